@@ -1,0 +1,118 @@
+// createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
+import { Hono } from 'hono';
+import { clientCredentialsGrant } from './auth/oauthToken.js';
+import type { AppDeps } from './deps.js';
+import { createGraphQLHandler } from './graphql/yoga.js';
+import { errorFields } from './logger.js';
+import { BodyError, parseBody, readLimited } from './rest/body.js';
+import type { AppEnv } from './rest/appEnv.js';
+import { errorBody } from './rest/envelope.js';
+import { restErrorResponse } from './rest/errors.js';
+import { methodsForPath, registerRoutes } from './rest/router.js';
+import { allRoutes } from './rest/routes/index.js';
+
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+
+  // one log line per request: method, route pattern, status, duration, org id (never a credential)
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    deps.logger.info('request', {
+      method: c.req.method,
+      route: c.get('route') ?? 'unmatched',
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      orgId: c.get('orgId') ?? null,
+    });
+  });
+
+  app.get('/healthz', async (c) => {
+    c.set('route', 'GET /healthz');
+    try {
+      await deps.db.$queryRaw`SELECT 1`;
+      return c.json({ status: 'ok' });
+    } catch (err) {
+      deps.logger.error('health check failed', errorFields(err));
+      return c.json({ status: 'unavailable' }, 503);
+    }
+  });
+
+  app.get('/.well-known/jwks.json', (c) => {
+    c.set('route', 'GET /.well-known/jwks.json');
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json({ keys: [deps.tokens.key.publicJwk] });
+  });
+
+  app.post('/oauth/token', async (c) => {
+    c.set('route', 'POST /oauth/token');
+    c.header('Cache-Control', 'no-store');
+    let body: unknown;
+    try {
+      body = (await parseBody(c.req.raw)).value;
+    } catch (err) {
+      if (err instanceof BodyError) return c.json({ error: 'invalid_request', error_description: err.message }, err.status === 413 ? 413 : 400);
+      throw err;
+    }
+    const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
+    if (result.status === 401) c.header('WWW-Authenticate', 'Basic realm="oauth"');
+    return c.json(result.body, result.status);
+  });
+
+  const yoga = createGraphQLHandler(deps);
+  app.on(['GET', 'POST'], '/graphql', async (c) => {
+    c.set('route', `${c.req.method} /graphql`);
+    const setOrgId = (orgId: string) => c.set('orgId', orgId);
+    if (c.req.method === 'GET') return yoga.fetch(c.req.raw, { deps, setOrgId });
+    let request: Request;
+    try {
+      request = await graphQLRequest(c.req.raw);
+    } catch (err) {
+      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST' } }] }, err.status);
+      throw err;
+    }
+    return yoga.fetch(request, { deps, setOrgId });
+  });
+
+  registerRoutes(app, allRoutes, deps);
+
+  const known = [
+    ...allRoutes.map((r) => ({ method: r.method, path: r.path })),
+    { method: 'GET', path: '/healthz' },
+    { method: 'GET', path: '/.well-known/jwks.json' },
+    { method: 'POST', path: '/oauth/token' },
+    { method: 'GET', path: '/graphql' },
+    { method: 'POST', path: '/graphql' },
+  ];
+
+  app.notFound((c) => {
+    const methods = methodsForPath(known, c.req.path);
+    if (methods.length > 0) {
+      c.set('route', `${c.req.method} (method not allowed)`);
+      c.header('Allow', methods.join(', '));
+      return c.json(errorBody(`Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`), 405);
+    }
+    return c.json(errorBody(`No route ${c.req.method} ${c.req.path}`), 404);
+  });
+
+  app.onError((err, c) => restErrorResponse(c, err, deps.logger));
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/**
+ * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
+ * application/x-www-form-urlencoded) read as the JSON it is.
+ */
+async function graphQLRequest(raw: Request): Promise<Request> {
+  const bytes = await readLimited(raw);
+  const headers = new Headers(raw.headers);
+  const type = (headers.get('content-type') ?? '').toLowerCase();
+  if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) {
+    headers.set('content-type', 'application/json');
+  }
+  headers.delete('content-length');
+  return new Request(raw.url, { method: raw.method, headers, body: bytes, signal: raw.signal });
+}

@@ -1,0 +1,35 @@
+// POST /oauth/token: the client-credentials grant (spec §5, CONTRACT §2). Errors follow RFC 6749
+// (`{error, error_description}`), not the /v1 envelope.
+import type { Db } from '../db/client.js';
+import { secretMatches } from './secrets.js';
+import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken, type TokenSettings } from './tokens.js';
+
+export type TokenResponse =
+  | { status: 200; body: { access_token: string; token_type: 'Bearer'; expires_in: number; scope: string } }
+  | { status: 400 | 401; body: { error: string; error_description: string } };
+
+const fail = (status: 400 | 401, error: string, description: string): TokenResponse => ({
+  status,
+  body: { error, error_description: description },
+});
+
+export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body: unknown, now: Date): Promise<TokenResponse> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(400, 'invalid_request', 'The body must be an object');
+  const { grant_type, client_id, client_secret, audience } = body as Record<string, unknown>;
+  if (grant_type === undefined) return fail(400, 'invalid_request', 'grant_type is required');
+  if (grant_type !== 'client_credentials') return fail(400, 'unsupported_grant_type', 'Only client_credentials is supported');
+  if (typeof client_id !== 'string' || !client_id) return fail(400, 'invalid_request', 'client_id is required');
+  if (typeof client_secret !== 'string' || !client_secret) return fail(400, 'invalid_request', 'client_secret is required');
+  if (typeof audience !== 'string' || !audience) return fail(400, 'invalid_request', 'audience is required');
+  const client = await db.oAuthClient.findUnique({ where: { clientId: client_id } });
+  // the same answer for an unknown client and a wrong secret
+  if (!client || client.revokedAt || !secretMatches(client_secret, client.secretHash)) {
+    return fail(401, 'invalid_client', 'Unknown client or wrong secret');
+  }
+  if (audience !== tokens.audience) return fail(400, 'invalid_grant', `audience must be ${tokens.audience}`);
+  const accessToken = await issueAccessToken(tokens, { clientId: client.clientId, orgId: client.orgId, scopes: client.scopes }, now);
+  return {
+    status: 200,
+    body: { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: client.scopes.join(' ') },
+  };
+}

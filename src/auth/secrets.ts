@@ -1,0 +1,43 @@
+// API keys and OAuth client secrets are long random tokens; only their SHA-256 is stored. A fast hash
+// is enough for 256-bit random secrets (no dictionary to guess from), and lets a key be found by its
+// hash with one index lookup on every request.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters of base62 drawn without modulo bias. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62]; // 248 = 4 * 62: keeps the draw uniform
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const API_KEY_PATTERN = /^svc-sk-v[12]-[0-9A-Za-z]{43}$/;
+
+export function generateApiKey(): string {
+  return `svc-sk-v2-${randomBase62(43)}`;
+}
+
+export function generateClientSecret(): string {
+  return randomBase62(48);
+}
+
+export function generateClientId(): string {
+  return `cli_${randomBase62(24)}`;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Compares a presented secret with a stored hash in constant time. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(secret), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

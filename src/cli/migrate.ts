@@ -1,0 +1,45 @@
+// `npm run db:migrate` applies pending migrations to DATABASE_URL;
+// `npm run db:migration -- <name>` writes prisma/migrations/<timestamp>_<name>/migration.sql from the schema's diff.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { applyMigrations, migrationsDir, pendingSchemaDiff } from '../db/migrations.js';
+
+async function main(): Promise<void> {
+  const [command, name] = process.argv.slice(2);
+  if (command === 'apply') {
+    const config = loadConfig();
+    const db = await openDatabase(config.databaseUrl);
+    try {
+      const applied = await applyMigrations(db.adapterFactory);
+      console.error(applied.length ? `Applied: ${applied.join(', ')}` : 'No pending migrations.');
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  if (command === 'new') {
+    if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error('Usage: npm run db:migration -- <name>   (lower-case letters, digits, _)');
+    const sql = await pendingSchemaDiff();
+    if (!sql.trim()) {
+      console.error('schema.prisma and the migrations agree: nothing to write.');
+      return;
+    }
+    const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const dir = join(migrationsDir, `${stamp}_${name}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'migration.sql'), sql);
+    console.error(`Wrote ${dir}/migration.sql`);
+    return;
+  }
+  throw new Error('Usage: migrate.ts apply | new <name>');
+}
+
+main().then(
+  () => process.exit(0), // the WASM schema engine can leave a timer that would hold the process for seconds
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  },
+);

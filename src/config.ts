@@ -1,0 +1,94 @@
+// Environment → typed, validated configuration (CONTRACT §1). A bad value stops the process with a
+// one-line error naming the variable, before anything is opened.
+import { z } from 'zod';
+
+const positiveInt = (name: string, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      if (!/^\d+$/.test(v) || Number(v) < 1) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a positive integer, got "${v}"` });
+        return z.NEVER;
+      }
+      return Number(v);
+    });
+
+const envSchema = z.object({
+  PORT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 4000;
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n > 65535) {
+        ctx.addIssue({ code: 'custom', message: `PORT must be an integer 0..65535, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  HOST: z.string().min(1).optional().default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .default('pglite:./data/pglite')
+    .refine((v) => /^pglite:.+/.test(v) || /^postgres(ql)?:\/\//.test(v), {
+      message: 'DATABASE_URL must be pglite:<dir>, pglite:memory or postgresql://…',
+    }),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'REDIS_URL must start with redis:// or rediss://' }),
+  RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 60),
+  CALL_REQUEST_READS_PER_SECOND: positiveInt('CALL_REQUEST_READS_PER_SECOND', 60),
+  CALL_REQUEST_MIN_POLL_SECONDS: positiveInt('CALL_REQUEST_MIN_POLL_SECONDS', 10),
+  OAUTH_AUDIENCE: z.string().optional(),
+  JWT_PRIVATE_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
+  NODE_ENV: z.string().optional().default('development'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  rateLimitPerMinute: number;
+  callRequestReadsPerSecond: number;
+  callRequestMinPollSeconds: number;
+  /** The `audience` a token request must name and the `aud` of issued tokens. */
+  oauthAudience: string;
+  /** Issuer of access tokens: the service's own base address. */
+  oauthIssuer: string;
+  jwtPrivateKey: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  production: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid configuration: ${String(issue.path[0] ?? '')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const base = `http://${e.HOST}:${e.PORT}`;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    callRequestReadsPerSecond: e.CALL_REQUEST_READS_PER_SECOND,
+    callRequestMinPollSeconds: e.CALL_REQUEST_MIN_POLL_SECONDS,
+    oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
+    oauthIssuer: base,
+    jwtPrivateKey: e.JWT_PRIVATE_KEY,
+    logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
+  };
+}

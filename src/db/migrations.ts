@@ -1,0 +1,114 @@
+// Migrations through Prisma's own WASM schema engine (the native engine cannot be downloaded here;
+// see ../shared/recipes/prisma-offline.md). `applyMigrations` records what it applied in
+// `_prisma_migrations` exactly as `prisma migrate deploy` does, and takes the engine's advisory lock
+// on PostgreSQL so that several instances starting at once apply each migration once.
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const schemaPath = join(projectRoot, 'prisma', 'schema.prisma');
+export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
+
+const filters = { externalTables: [], externalEnums: [] };
+
+// the engine reports a Rust panic's message through this global before it throws
+let lastPanic = '';
+(globalThis as { PRISMA_WASM_PANIC_REGISTRY?: unknown }).PRISMA_WASM_PANIC_REGISTRY ??= {
+  set_message(message: string) {
+    lastPanic = message;
+  },
+};
+export function lastEnginePanic(): string {
+  return lastPanic;
+}
+
+let wasmReady: Promise<void> | undefined;
+function loadWasm(): Promise<void> {
+  wasmReady ??= (async () => {
+    const require = createRequire(import.meta.url);
+    // the package's `exports` do not list the .wasm file: resolve its folder through an exported entry
+    const wasmPath = join(dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), {
+      './schema_engine_bg.js': engineBindings as unknown as WebAssembly.ModuleImports,
+    });
+    engineBindings.__wbg_set_wasm(instance.exports);
+    (instance.exports as { __wbindgen_start?: () => void }).__wbindgen_start?.();
+  })();
+  return wasmReady;
+}
+
+async function createEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<engineBindings.SchemaEngine> {
+  await loadWasm();
+  const schema = await readFile(schemaPath, 'utf8');
+  return engineBindings.SchemaEngine.new(
+    { datamodels: [['schema.prisma', schema]] },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
+
+export async function loadMigrationsList() {
+  const names = existsSync(migrationsDir)
+    ? (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    : [];
+  const lockPath = join(migrationsDir, 'migration_lock.toml');
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? await readFile(lockPath, 'utf8') : null },
+    shadowDbInitScript: '',
+    migrationDirectories: await Promise.all(
+      names.map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: { tag: 'ok' as const, value: await readFile(join(migrationsDir, name, 'migration.sql'), 'utf8') },
+        },
+      })),
+    ),
+  };
+}
+
+/** Applies pending migrations; answers the names of those applied. */
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const engine = await createEngine(adapterFactory);
+  try {
+    const out = await engine.applyMigrations({ migrationsList: await loadMigrationsList(), filters });
+    return out.appliedMigrationNames;
+  } finally {
+    engine.free();
+  }
+}
+
+/**
+ * The SQL that takes the migrations to the schema in schema.prisma, computed on throw-away in-memory
+ * PGlite databases (no server needed). Empty string when they agree.
+ */
+export async function pendingSchemaDiff(): Promise<string> {
+  const pglite = await PGlite.create();
+  try {
+    const engine = await createEngine(new PrismaPGlite(pglite));
+    try {
+      const schema = await readFile(schemaPath, 'utf8');
+      const result = await engine.diff({
+        from: { tag: 'migrations', ...(await loadMigrationsList()) },
+        to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
+        script: true,
+        exitCode: true,
+        shadowDatabaseUrl: null,
+        filters,
+      } as engineBindings.DiffParams);
+      return result.exitCode === 0 ? '' : (result.stdout ?? '');
+    } finally {
+      engine.free();
+    }
+  } finally {
+    await pglite.close();
+  }
+}

@@ -1,0 +1,146 @@
+// Local wall-clock helpers for the organization's IANA timezone.
+//
+// Every offset comes from luxon's IANAZone (Intl under the hood), never from the process
+// timezone. A "wall ms" is the local wall-clock reading encoded as if it were a UTC epoch
+// value (instant + offset); calendar fields are read from it with UTC arithmetic only, so
+// the result does not depend on process.env.TZ.
+import { DateTime, IANAZone } from 'luxon';
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+export const MINUTES_PER_DAY = 1440;
+
+/** `H:mm` or `HH:mm`, 00:00..23:59 (the office-hours pattern of the specification). */
+const LOCAL_TIME_PATTERN = /^([01]?[0-9]|2[0-3]):([0-5][0-9])$/;
+
+/** Minutes after local midnight for `H:mm`/`HH:mm`, or null when the string is not such a time. */
+export function parseLocalTime(value: string): number | null {
+  const match = LOCAL_TIME_PATTERN.exec(value);
+  if (!match) return null;
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+/** `HH:mm` for minutes after local midnight (0..1439). */
+export function formatLocalTime(minutes: number): string {
+  const hours = Math.floor(minutes / 60);
+  const mins = minutes % 60;
+  return `${String(hours).padStart(2, '0')}:${String(mins).padStart(2, '0')}`;
+}
+
+/** `H:mm` → `HH:mm`; a string that is not a local time is returned unchanged. */
+export function normalizeLocalTime(value: string): string {
+  const minutes = parseLocalTime(value);
+  return minutes === null ? value : formatLocalTime(minutes);
+}
+
+/** The luxon zone for an IANA name; throws a RangeError for an unknown zone. */
+export function resolveZone(timezone: string): IANAZone {
+  if (!IANAZone.isValidZone(timezone)) {
+    throw new RangeError(`timezone: unknown IANA timezone "${timezone}"`);
+  }
+  return IANAZone.create(timezone) as IANAZone;
+}
+
+export function isValidTimezone(timezone: string): boolean {
+  return IANAZone.isValidZone(timezone);
+}
+
+/** The wall clock of `zone` at one instant. */
+export interface WallClock {
+  year: number;
+  month: number; // 1..12
+  day: number; // 1..31
+  weekday: number; // ISO: 1 = Monday … 7 = Sunday
+  minuteOfDay: number; // 0..1439 (seconds are dropped)
+  offsetMinutes: number; // UTC offset in force at the instant
+  dayStartWallMs: number; // local midnight of this date, as wall ms
+}
+
+export function wallClockAt(zone: IANAZone, instantMs: number): WallClock {
+  const local = DateTime.fromMillis(instantMs, { zone });
+  const dayStartWallMs = Date.UTC(local.year, local.month - 1, local.day);
+  return {
+    year: local.year,
+    month: local.month,
+    day: local.day,
+    weekday: local.weekday,
+    minuteOfDay: local.hour * 60 + local.minute,
+    offsetMinutes: local.offset,
+    dayStartWallMs,
+  };
+}
+
+/** ISO weekday (1 = Monday … 7 = Sunday) of the date whose local midnight is `dayStartWallMs`. */
+export function weekdayOfWallDay(dayStartWallMs: number): number {
+  const sundayZero = new Date(dayStartWallMs).getUTCDay();
+  return sundayZero === 0 ? 7 : sundayZero;
+}
+
+/** Local midnight (wall ms) of the date that contains the wall ms. */
+export function wallDayStart(wallMs: number): number {
+  return Math.floor(wallMs / DAY_MS) * DAY_MS;
+}
+
+/** `YYYY-MM-DDTHH:mm` local wall time. */
+export function formatWallClock(wall: WallClock): string {
+  const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${formatLocalTime(wall.minuteOfDay)}`;
+}
+
+/** `YYYY-MM-DDTHH:mm:ssZ`: UTC, milliseconds dropped. */
+export function formatInstant(instantMs: number): string {
+  return new Date(instantMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export interface OffsetTransition {
+  at: number; // first instant (epoch ms) with the new offset
+  offsetBefore: number;
+  offsetAfter: number;
+}
+
+/**
+ * Offset changes of `zone` in (fromMs, toMs]. The zone is sampled every 6 hours and each change
+ * is located to the second by bisection (tz transitions happen on whole seconds; two transitions
+ * less than 6 hours apart do not occur in current tz data).
+ */
+export function offsetTransitions(zone: IANAZone, fromMs: number, toMs: number): OffsetTransition[] {
+  const STEP_MS = 6 * 3_600_000;
+  const transitions: OffsetTransition[] = [];
+  let previousMs = fromMs;
+  let previousOffset = zone.offset(fromMs);
+  while (previousMs < toMs) {
+    const currentMs = Math.min(previousMs + STEP_MS, toMs);
+    const currentOffset = zone.offset(currentMs);
+    if (currentOffset !== previousOffset) {
+      // Invariant: offset(lo s) === previousOffset, offset(hi s) !== previousOffset.
+      let lo = Math.floor(previousMs / 1000);
+      let hi = Math.ceil(currentMs / 1000);
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (zone.offset(mid * 1000) === previousOffset) lo = mid;
+        else hi = mid;
+      }
+      const at = hi * 1000;
+      if (at > fromMs && at <= toMs) {
+        transitions.push({ at, offsetBefore: previousOffset, offsetAfter: zone.offset(at) });
+      }
+    }
+    previousMs = currentMs;
+    previousOffset = currentOffset;
+  }
+  return transitions;
+}
+
+/**
+ * Every instant at which the wall clock of `zone` reads exactly `wallMs`, given the offsets that
+ * are in force in the period of interest: none for a local time inside a spring-forward gap, two
+ * for a local time in the repeated hour of a fall-back, one otherwise.
+ */
+export function instantsAtWallTime(zone: IANAZone, wallMs: number, offsets: readonly number[]): number[] {
+  const instants: number[] = [];
+  for (const offset of offsets) {
+    const instant = wallMs - offset * MINUTE_MS;
+    if (zone.offset(instant) === offset && !instants.includes(instant)) instants.push(instant);
+  }
+  return instants.sort((a, b) => a - b);
+}

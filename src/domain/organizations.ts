@@ -1,0 +1,78 @@
+// Organizations: reading one within reach, and switching communications off and on (spec §3, CONTRACT §3).
+import type { Db } from '../db/client.js';
+import { type Actor, assertReach, canReach, requireScope } from './access.js';
+import { Forbidden, NotFound } from './errors.js';
+import { uuidParam } from './ids.js';
+
+export interface OrganizationView {
+  id: string;
+  name: string;
+  timezone: string;
+  isAccount: boolean;
+  communicationsEnabled: boolean;
+  /** Null when there is no parent or the parent is outside the caller's reach. */
+  parentId: string | null;
+  childIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+type OrgRow = {
+  id: string;
+  name: string;
+  timezone: string;
+  isAccount: boolean;
+  communicationsEnabled: boolean;
+  parentId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  children: { id: string }[];
+};
+
+export function organizationView(actor: Actor, row: OrgRow): OrganizationView {
+  return {
+    id: row.id,
+    name: row.name,
+    timezone: row.timezone,
+    isAccount: row.isAccount,
+    communicationsEnabled: row.communicationsEnabled,
+    parentId: canReach(actor, row.parentId) ? row.parentId : null,
+    childIds: row.children.map((c) => c.id).filter((id) => canReach(actor, id)),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Loads an organization within the caller's reach, or throws NotFound. No scope check: callers do that. */
+export async function loadReachableOrganization(db: Db, actor: Actor, orgId: string): Promise<OrgRow> {
+  const id = uuidParam('orgId', orgId);
+  assertReach(actor, id);
+  const row = await db.organization.findUnique({ where: { id }, include: { children: { select: { id: true }, orderBy: { createdAt: 'asc' } } } });
+  if (!row) throw new NotFound('Organization');
+  return row;
+}
+
+export async function getOrganization(db: Db, actor: Actor, orgId: string): Promise<OrganizationView> {
+  requireScope(actor, 'organizations:read');
+  return organizationView(actor, await loadReachableOrganization(db, actor, orgId));
+}
+
+export interface CommunicationsChange {
+  status: 'enabled' | 'disabled';
+  changed: boolean;
+}
+
+/**
+ * Turns calls, chats and SMS off or on. The update is conditional on the current value so that
+ * concurrent callers agree on who changed it. Account organizations cannot be disabled (403, unchanged).
+ */
+export async function setCommunications(db: Db, actor: Actor, orgId: string, enabled: boolean): Promise<CommunicationsChange> {
+  requireScope(actor, 'organizations:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  if (!enabled && org.isAccount) throw new Forbidden('Account organizations cannot be disabled');
+  const result = await db.organization.updateMany({
+    where: { id: org.id, communicationsEnabled: !enabled },
+    data: { communicationsEnabled: enabled },
+  });
+  return { status: enabled ? 'enabled' : 'disabled', changed: result.count === 1 };
+}

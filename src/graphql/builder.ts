@@ -1,0 +1,41 @@
+// Configures the Pothos builder (plugins, Prisma types, context, scalars) and defines no types;
+// each type lives in graphql/schema/<entity>.ts with its queries and mutations beside it.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import ZodPlugin from '@pothos/plugin-zod';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import type PrismaTypes from '../generated/pothos-prisma-types.js';
+import { getDatamodel } from '../generated/pothos-prisma-types.js';
+import { InvalidInput, issuesFromZod } from '../domain/errors.js';
+import type { GraphQLContext } from './context.js';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [PrismaPlugin, ZodPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    // the client is taken from the context: every app (and every test) has its own database
+    client: (ctx) => ctx.deps.db,
+    dmmf: getDatamodel(),
+    exposeDescriptions: true,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  zod: {
+    // one error shape for every invalid input, on both surfaces (CONTRACT §5)
+    validationError: (zodError) => new InvalidInput(issuesFromZod(zodError)),
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver, {});
+builder.addScalarType('JSON', JSONResolver, {});
+
+builder.queryType({ description: 'Read operations. Every field requires a bearer credential (API key or OAuth access token).' });
+builder.mutationType({ description: 'Write operations. Every field requires a bearer credential with the matching :write scope.' });

@@ -1,0 +1,9 @@
+// Per-request variables shared by the middleware (request log) and the handlers.
+export interface AppEnv {
+  Variables: {
+    /** The matched route pattern, e.g. "GET /v1/organizations/:orgId/closures". */
+    route: string;
+    /** The credential owner's organization, once authenticated. */
+    orgId: string;
+  };
+}

@@ -1,0 +1,167 @@
+// Request bodies: JSON, application/x-www-form-urlencoded and multipart/form-data parsed into the same
+// plain value, so that one zod schema validates all three. Form keys may nest with brackets or dots
+// (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export class BodyError extends Error {
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type BodyKind = 'none' | 'json' | 'form';
+
+export interface ParsedBody {
+  kind: BodyKind;
+  value: unknown;
+}
+
+export async function readLimited(request: Request): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = request.headers.get('content-length');
+  if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
+const MAX_INDEX = 999;
+
+/** `a[b][0]`, `a.b.0`, `a[]` → ['a', 'b', '0'] / ['a', ''] */
+function keySegments(key: string): string[] {
+  const segments: string[] = [];
+  const head = /^[^[.]*/.exec(key)![0];
+  segments.push(head);
+  const rest = key.slice(head.length);
+  const re = /\[([^\]]*)\]|\.([^[.]*)/gy;
+  let match: RegExpExecArray | null;
+  let consumed = 0;
+  while ((match = re.exec(rest)) !== null) {
+    segments.push(match[1] ?? match[2] ?? '');
+    consumed = re.lastIndex;
+  }
+  if (consumed !== rest.length) throw new BodyError(400, `Malformed form field name "${key}"`);
+  for (const s of segments) if (FORBIDDEN_SEGMENTS.has(s)) throw new BodyError(400, `Form field name "${key}" is not allowed`);
+  return segments;
+}
+
+type Tree = Record<string, unknown> | unknown[];
+
+function assign(root: Record<string, unknown>, key: string, value: string): void {
+  const segments = keySegments(key);
+  let node: Tree = root;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const last = i === segments.length - 1;
+    const nextIsIndex = !last && /^\d*$/.test(segments[i + 1]!);
+    if (Array.isArray(node)) {
+      let index: number;
+      if (segment === '') index = last || !nextIsIndex ? node.length : node.length;
+      else if (/^\d+$/.test(segment) && Number(segment) <= MAX_INDEX) index = Number(segment);
+      else throw new BodyError(400, `Form field "${key}": "${segment}" is not an array index (0..${MAX_INDEX})`);
+      if (last) {
+        node[index] = value;
+        return;
+      }
+      // `breaks[][start]` continues the last element when it lacks that key, like PHP and qs do
+      if (segment === '' && node.length > 0) {
+        const prev = node[node.length - 1];
+        const nextKey = segments[i + 1]!;
+        if (prev && typeof prev === 'object' && !(nextKey in prev)) index = node.length - 1;
+      }
+      node[index] ??= nextIsIndex ? [] : {};
+      node = node[index] as Tree;
+    } else {
+      if (segment === '' && i > 0) throw new BodyError(400, `Malformed form field name "${key}"`);
+      if (last) {
+        const existing = node[segment];
+        // a repeated plain key collects its values, as in `applicableMediums=CHAT&applicableMediums=SMS`
+        if (existing === undefined) node[segment] = value;
+        else if (Array.isArray(existing)) existing.push(value);
+        else if (typeof existing === 'string') node[segment] = [existing, value];
+        else throw new BodyError(400, `Form field "${key}" is given both as a value and as an object`);
+        return;
+      }
+      const existing = node[segment];
+      if (existing === undefined) node[segment] = nextIsIndex ? [] : {};
+      else if (typeof existing !== 'object') throw new BodyError(400, `Form field "${key}" is given both as a value and as an object`);
+      node = node[segment] as Tree;
+    }
+  }
+}
+
+export function formEntriesToObject(entries: Iterable<[string, string]>): Record<string, unknown> {
+  const root: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of entries) assign(root, key, value);
+  return densify(root) as Record<string, unknown>;
+}
+
+/** Holes left by sparse indices (`a[0]`, `a[2]`) become undefined entries, which validation then names. */
+function densify(value: unknown): unknown {
+  if (Array.isArray(value)) return Array.from(value, densify);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = densify(v);
+    return out;
+  }
+  return value;
+}
+
+export async function parseBody(request: Request): Promise<ParsedBody> {
+  const bytes = await readLimited(request);
+  const contentType = (request.headers.get('content-type') ?? '').toLowerCase();
+  const mediaType = contentType.split(';')[0]!.trim();
+  if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };
+  if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {
+    try {
+      return { kind: 'json', value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
+    } catch {
+      throw new BodyError(400, 'The body is not valid JSON');
+    }
+  }
+  if (mediaType === 'application/x-www-form-urlencoded') {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new BodyError(400, 'The form body is not valid UTF-8');
+    }
+    return { kind: 'form', value: formEntriesToObject(new URLSearchParams(text)) };
+  }
+  if (mediaType === 'multipart/form-data') {
+    let form: FormData;
+    try {
+      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
+    } catch {
+      throw new BodyError(400, 'The multipart body is malformed');
+    }
+    const entries: [string, string][] = [];
+    for (const [key, value] of form.entries()) {
+      if (typeof value !== 'string') throw new BodyError(400, `${key}: file uploads are not accepted`);
+      entries.push([key, value]);
+    }
+    return { kind: 'form', value: formEntriesToObject(entries) };
+  }
+  throw new BodyError(415, `Unsupported content type "${mediaType}"; send application/json, application/x-www-form-urlencoded or multipart/form-data`);
+}

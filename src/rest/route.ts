@@ -1,0 +1,46 @@
+// A /v1 route is declared once, as data: method, path, the domain's zod schemas (used for form
+// coercion and for the OpenAPI document) and a handler that calls one domain function. The router
+// (rest/router.ts) adds authentication, body parsing, the envelope and error mapping to all of them.
+import type { z } from 'zod';
+import type { AppDeps } from '../deps.js';
+import type { Actor, Scope } from '../domain/access.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteContext {
+  actor: Actor;
+  deps: AppDeps;
+  params: Record<string, string>;
+  /** Query parameters as sent (strings); the domain parses them. */
+  query: Record<string, string>;
+  /** The body after parsing (and form coercion); undefined when there was none. */
+  body: unknown;
+  request: Request;
+}
+
+export interface RouteResult {
+  data: unknown;
+  message?: string;
+  status?: number;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** Hono path under the origin, e.g. "/v1/organizations/:orgId/closures". */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** The scope the domain function requires; documentation only (the domain enforces it). */
+  scope: Scope;
+  /** Which budget the request draws on (spec §8): the per-minute default, or call-request polling. */
+  budget?: 'perMinute' | 'callRequestPoll';
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  handler(ctx: RouteContext): Promise<RouteResult>;
+}
+
+export function defineRoute(def: RouteDef): RouteDef {
+  return def;
+}

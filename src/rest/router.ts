@@ -1,0 +1,46 @@
+// Registers every /v1 route on a Hono app with the same pipeline:
+// authenticate → parse the body (JSON | form | multipart) → domain handler → envelope.
+import type { Context, Hono } from 'hono';
+import { authenticate, bearerToken } from '../auth/authenticate.js';
+import type { AppDeps } from '../deps.js';
+import type { Actor } from '../domain/access.js';
+import { Unauthenticated } from '../domain/errors.js';
+import { parseBody } from './body.js';
+import { successBody } from './envelope.js';
+import { coerceFormBody } from './formCoercion.js';
+import type { RouteDef } from './route.js';
+import type { AppEnv } from './appEnv.js';
+
+export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
+  const token = bearerToken(c.req.header('authorization'));
+  if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+  const actor = await authenticate(deps.db, deps.tokens, token, deps.clock());
+  c.set('orgId', actor.orgId);
+  return actor;
+}
+
+export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[], deps: AppDeps): void {
+  for (const route of routes) {
+    app.on(route.method, route.path, async (c) => {
+      c.set('route', `${route.method} ${route.path}`);
+      const actor = await authenticateRequest(c, deps);
+      let body: unknown;
+      if (route.method !== 'GET' && route.method !== 'DELETE') {
+        const parsed = await parseBody(c.req.raw);
+        body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
+      }
+      const result = await route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });
+      return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
+    });
+  }
+}
+
+/** The paths and methods the app answers, for 405 (wrong method) versus 404 (no such path). */
+export function methodsForPath(routes: readonly { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of routes) {
+    const pattern = new RegExp('^' + r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[^/]+/g, '/[^/]+') + '/?$');
+    if (pattern.test(path)) methods.add(r.method);
+  }
+  return [...methods];
+}

@@ -1,0 +1,36 @@
+import { getOrganization, setCommunications } from '../../domain/organizations.js';
+import { defineRoute } from '../route.js';
+
+export const organizationRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId',
+    tag: 'Organizations',
+    summary: 'Get an organization',
+    scope: 'organizations:read',
+    handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps.db, actor, params.orgId!) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/disable',
+    tag: 'Organizations',
+    summary: 'Disable calls, chats and SMS for an organization',
+    description: 'Account organizations cannot be disabled (403, unchanged). `changed` is false when it was already disabled.',
+    scope: 'organizations:write',
+    handler: async ({ actor, deps, params }) => {
+      const data = await setCommunications(deps.db, actor, params.orgId!, false);
+      return { data, message: data.changed ? 'Communications disabled' : 'Communications were already disabled' };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/enable',
+    tag: 'Organizations',
+    summary: 'Re-enable calls, chats and SMS for an organization',
+    scope: 'organizations:write',
+    handler: async ({ actor, deps, params }) => {
+      const data = await setCommunications(deps.db, actor, params.orgId!, true);
+      return { data, message: data.changed ? 'Communications enabled' : 'Communications were already enabled' };
+    },
+  }),
+];

@@ -1,0 +1,77 @@
+// Entry point: validate configuration, open and migrate the database, create the demo data on a fresh
+// embedded database, listen, and shut down gracefully on SIGTERM/SIGINT (in-flight requests finish,
+// then the database closes).
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { DatabaseLockedError } from './db/pgliteLock.js';
+import { createDemoData } from './demo/demoData.js';
+import { createLogger, errorFields } from './logger.js';
+import { openRuntime } from './runtime.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  if (runtime.appliedMigrations.length) logger.info('migrations applied', { migrations: runtime.appliedMigrations });
+
+  let demoKey: string | undefined;
+  if (runtime.database.embedded && (await runtime.deps.db.organization.count()) === 0) {
+    const demo = await createDemoData(runtime.deps.db, config.oauthAudience);
+    demoKey = demo.organizations.account.apiKey;
+    if (config.databaseUrl !== 'pglite:memory') {
+      // kept beside the data folder (not in the database) so that later starts can show it again
+      const file = resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
+      writeFileSync(file, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
+    }
+  }
+
+  const app = createApp(runtime.deps);
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
+    const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
+    logger.info('listening', { address: base, database: runtime.database.kind });
+    if (demoKey) {
+      process.stderr.write(
+        `\nDemo data created on the embedded database.\n  Demo API key (account organization): ${demoKey}\n  GraphiQL: ${base}/graphql\n\n`,
+      );
+    }
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    const force = setTimeout(() => {
+      logger.warn('forcing shutdown: requests still open after 10 s');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    // stop accepting, let in-flight requests finish, then close the database
+    server.close(async (err) => {
+      if (err) logger.error('server close failed', errorFields(err));
+      try {
+        await runtime.close();
+      } finally {
+        clearTimeout(force);
+        logger.info('stopped');
+        process.exit(0);
+      }
+    });
+    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,155 @@
+// The API test harness: one database and one app per test file, the demo data set recreated before
+// every case, a fake clock, and small REST/GraphQL clients that go through the app's fetch handler
+// (no socket). Usage:
+//
+//   const t = useTestApp();
+//   it('…', async () => {
+//     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`);
+//     expect(res.status).toBe(200);
+//   });
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { loadSigningKey } from '../../src/auth/signingKey.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { AppDeps } from '../../src/deps.js';
+import { createDemoData, type DemoData } from '../../src/demo/demoData.js';
+import { createLogger } from '../../src/logger.js';
+import { openTestDatabase, type TestDatabase } from './testDatabase.js';
+
+export class FakeClock {
+  private fixed: Date | null = null;
+  now = (): Date => (this.fixed ? new Date(this.fixed) : new Date());
+  set(at: Date | string): void {
+    this.fixed = new Date(at);
+  }
+  advance(ms: number): void {
+    this.fixed = new Date(this.now().getTime() + ms);
+  }
+  /** Back to the real time. */
+  real(): void {
+    this.fixed = null;
+  }
+}
+
+export interface RestOptions {
+  /** Bearer token; defaults to the clinic's API key. `null` sends no Authorization header. */
+  token?: string | null;
+  /** A JSON body (sent as application/json). */
+  json?: unknown;
+  /** A form body: sent as application/x-www-form-urlencoded. */
+  form?: [string, string][] | Record<string, string>;
+  /** A multipart/form-data body. */
+  multipart?: [string, string][] | Record<string, string>;
+  /** A raw body with its own content type. */
+  raw?: { body: BodyInit; contentType?: string };
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  app: App;
+  deps: AppDeps;
+  db: TestDatabase;
+  clock: FakeClock;
+  /** The demo data set of CONTRACT §6, recreated before every case. */
+  demo: DemoData;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  rest<T = any>(method: string, path: string, options?: RestOptions): Promise<TestResponse<T>>;
+  gql<T = any>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<TestResponse<T>>;
+  /** An OAuth access token for one of the demo clients. */
+  accessToken(client: 'clinic' | 'clinicReadOnly'): Promise<string>;
+}
+
+export interface TestAppOptions {
+  /** Configuration overrides, as environment variables (e.g. RATE_LIMIT_PER_MINUTE). */
+  env?: Record<string, string>;
+  /** Create the demo data before each case (default true). */
+  seed?: boolean;
+}
+
+export function useTestApp(options: TestAppOptions = {}): TestApp {
+  const t = { clock: new FakeClock() } as TestApp;
+  let config: Config;
+
+  t.fetch = (path, init) => Promise.resolve(t.app.fetch(new Request(new URL(path, 'http://127.0.0.1:4000'), init)));
+
+  t.rest = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    const token = o.token === undefined ? t.demo.organizations.clinic.apiKey : o.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let body: BodyInit | undefined;
+    if (o.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    } else if (o.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(Array.isArray(o.form) ? o.form : Object.entries(o.form)).toString();
+    } else if (o.multipart) {
+      const fd = new FormData();
+      for (const [k, v] of Array.isArray(o.multipart) ? o.multipart : Object.entries(o.multipart)) fd.append(k, v);
+      body = fd;
+    } else if (o.raw) {
+      if (o.raw.contentType) headers['content-type'] = o.raw.contentType;
+      body = o.raw.body;
+    }
+    const res = await t.fetch(path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+
+  t.gql = async (query, variables, o = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...o.headers };
+    const token = o.token === undefined ? t.demo.organizations.clinic.apiKey : o.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    const res = await t.fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  };
+
+  t.accessToken = async (client) => {
+    const c = t.demo.oauthClients[client];
+    const res = await t.rest('POST', '/oauth/token', {
+      token: null,
+      json: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: config.oauthAudience },
+    });
+    if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.access_token as string;
+  };
+
+  beforeAll(async () => {
+    config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+    t.db = await openTestDatabase();
+    const key = await loadSigningKey(t.db.prisma, undefined);
+    t.deps = {
+      config,
+      db: t.db.prisma,
+      tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
+      logger: createLogger(config.logLevel),
+      clock: t.clock.now,
+    };
+    t.app = createApp(t.deps);
+  });
+
+  beforeEach(async () => {
+    t.clock.real();
+    await t.db.reset();
+    if (options.seed !== false) t.demo = await createDemoData(t.db.prisma, config.oauthAudience);
+  });
+
+  afterAll(async () => {
+    await t.db?.close();
+  });
+
+  return t;
+}

@@ -1,0 +1,24 @@
+// Two projects: every test on the embedded database (PGlite), and the API tests again on PostgreSQL
+// when TEST_DATABASE_URL is set. One database per test file, reset between cases (test/support).
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const postgres = process.env.TEST_DATABASE_URL;
+
+export default defineConfig({
+  test: {
+    root,
+    globalSetup: ['test/support/globalSetup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DB: 'pglite' } } },
+      ...(postgres
+        ? [{ extends: true, test: { name: 'postgres', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'postgres' } } }]
+        : []),
+    ],
+  },
+});
