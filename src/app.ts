@@ -6,12 +6,20 @@ import { createGraphQLHandler } from './graphql/yoga.js';
 import { errorFields } from './logger.js';
 import { BodyError, parseBody, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
+import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
+import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
+import { clientAddress } from './ratelimit/clientAddress.js';
+import { createRateLimiter } from './ratelimit/limiter.js';
 
-export function createApp(deps: AppDeps) {
+export function createApp(appDeps: AppDeps) {
+  // callers that build deps by hand (no limiter) get in-memory budgets; openRuntime and the tests pass theirs
+  const deps: AppDeps = appDeps.rateLimit
+    ? appDeps
+    : { ...appDeps, rateLimit: createRateLimiter({ ...appDeps.config, redisUrl: undefined }, appDeps.logger, appDeps.clock) };
   const app = new Hono<AppEnv>();
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential)
@@ -47,6 +55,13 @@ export function createApp(deps: AppDeps) {
   app.post('/oauth/token', async (c) => {
     c.set('route', 'POST /oauth/token');
     c.header('Cache-Control', 'no-store');
+    // client-secret guessing draws on the same per-address budget of failed authentications
+    const address = clientAddress(c, deps.config.trustProxy);
+    const refused = await addressOverBudget(deps.rateLimit, address);
+    if (refused) {
+      c.header('Retry-After', String(refused.retryAfter));
+      return c.json({ error: 'slow_down', error_description: refused.message }, 429);
+    }
     let body: unknown;
     try {
       body = (await parseBody(c.req.raw)).value;
@@ -55,7 +70,10 @@ export function createApp(deps: AppDeps) {
       throw err;
     }
     const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
-    if (result.status === 401) c.header('WWW-Authenticate', 'Basic realm="oauth"');
+    if (result.status === 401) {
+      c.header('WWW-Authenticate', 'Basic realm="oauth"');
+      await countFailedAuthentication(deps.rateLimit, address);
+    }
     return c.json(result.body, result.status);
   });
 
@@ -63,7 +81,8 @@ export function createApp(deps: AppDeps) {
   app.on(['GET', 'POST'], '/graphql', async (c) => {
     c.set('route', `${c.req.method} /graphql`);
     const setOrgId = (orgId: string) => c.set('orgId', orgId);
-    if (c.req.method === 'GET') return yoga.fetch(c.req.raw, { deps, setOrgId });
+    const address = clientAddress(c, deps.config.trustProxy);
+    if (c.req.method === 'GET') return yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address });
     let request: Request;
     try {
       request = await graphQLRequest(c.req.raw);
@@ -71,9 +90,10 @@ export function createApp(deps: AppDeps) {
       if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST' } }] }, err.status);
       throw err;
     }
-    return yoga.fetch(request, { deps, setOrgId });
+    return yoga.fetch(request, { deps, setOrgId, clientAddress: address });
   });
 
+  registerApiDocs(app, allRoutes);
   registerRoutes(app, allRoutes, deps);
 
   const known = [
@@ -83,6 +103,7 @@ export function createApp(deps: AppDeps) {
     { method: 'POST', path: '/oauth/token' },
     { method: 'GET', path: '/graphql' },
     { method: 'POST', path: '/graphql' },
+    ...API_DOCS_ROUTES,
   ];
 
   app.notFound((c) => {

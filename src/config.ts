@@ -44,6 +44,12 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 60),
   CALL_REQUEST_READS_PER_SECOND: positiveInt('CALL_REQUEST_READS_PER_SECOND', 60),
   CALL_REQUEST_MIN_POLL_SECONDS: positiveInt('CALL_REQUEST_MIN_POLL_SECONDS', 10),
+  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: positiveInt('UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE', 300),
+  RATE_LIMIT_KEY_PREFIX: z.string().optional().default('ocs:rl:'),
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0', ''], { message: 'TRUST_PROXY must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
   OAUTH_AUDIENCE: z.string().optional(),
   JWT_PRIVATE_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
@@ -58,6 +64,12 @@ export interface Config {
   rateLimitPerMinute: number;
   callRequestReadsPerSecond: number;
   callRequestMinPollSeconds: number;
+  /** Failed authentications per client address per minute before 429 (a flood of bad tokens). */
+  unauthenticatedRateLimitPerMinute: number;
+  /** Prefix of the rate-limit keys in Redis. */
+  rateLimitKeyPrefix: string;
+  /** Take the client address from the last X-Forwarded-For entry (only behind a proxy that sets it). */
+  trustProxy: boolean;
   /** The `audience` a token request must name and the `aud` of issued tokens. */
   oauthAudience: string;
   /** Issuer of access tokens: the service's own base address. */
@@ -85,6 +97,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callRequestReadsPerSecond: e.CALL_REQUEST_READS_PER_SECOND,
     callRequestMinPollSeconds: e.CALL_REQUEST_MIN_POLL_SECONDS,
+    unauthenticatedRateLimitPerMinute: e.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
+    rateLimitKeyPrefix: e.RATE_LIMIT_KEY_PREFIX,
+    trustProxy: e.TRUST_PROXY,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { Logger } from './logger.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
 
 export interface AppDeps {
   config: Config;
@@ -12,4 +13,8 @@ export interface AppDeps {
   logger: Logger;
   /** The time; tests replace it to move through windows and across daylight-saving changes. */
   clock: () => Date;
+  /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
+  demoApiKey?: string;
+  /** Rate-limit budgets (spec §8); createApp falls back to an in-memory limiter when absent. */
+  rateLimit?: RateLimiter;
 }

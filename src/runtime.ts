@@ -6,6 +6,7 @@ import { applyMigrations } from './db/migrations.js';
 import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
+import { createRateLimiter } from './ratelimit/limiter.js';
 
 export interface Runtime {
   database: Database;
@@ -19,14 +20,27 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
   try {
     const appliedMigrations = await applyMigrations(database.adapterFactory);
     const key = await loadSigningKey(database.prisma, config.jwtPrivateKey);
+    const clock = () => new Date();
+    // rate-limit counters: in memory, or in Redis (REDIS_URL) shared by every instance
+    const rateLimit = createRateLimiter(config, logger, clock);
+    // a short wait so the first requests are counted; a Redis that is down is not waited for (fail open)
+    await rateLimit.store.inner.ready(1_000);
     const deps: AppDeps = {
       config,
       db: database.prisma,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
       logger,
-      clock: () => new Date(),
+      clock,
+      rateLimit,
     };
-    return { database, deps, appliedMigrations, close: () => database.close() };
+    const close = async () => {
+      try {
+        await rateLimit.close();
+      } finally {
+        await database.close();
+      }
+    };
+    return { database, deps, appliedMigrations, close };
   } catch (err) {
     await database.close();
     throw err;

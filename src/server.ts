@@ -1,7 +1,7 @@
 // Entry point: validate configuration, open and migrate the database, create the demo data on a fresh
 // embedded database, listen, and shut down gracefully on SIGTERM/SIGINT (in-flight requests finish,
 // then the database closes).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -19,25 +19,32 @@ async function main(): Promise<void> {
   if (runtime.appliedMigrations.length) logger.info('migrations applied', { migrations: runtime.appliedMigrations });
 
   let demoKey: string | undefined;
-  if (runtime.database.embedded && (await runtime.deps.db.organization.count()) === 0) {
-    const demo = await createDemoData(runtime.deps.db, config.oauthAudience);
-    demoKey = demo.organizations.account.apiKey;
-    if (config.databaseUrl !== 'pglite:memory') {
-      // kept beside the data folder (not in the database) so that later starts can show it again
-      const file = resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
-      writeFileSync(file, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
+  let demoCreated = false;
+  if (runtime.database.embedded) {
+    // kept beside the data folder (not in the database) so that later starts can show it again
+    const credentialsFile =
+      config.databaseUrl === 'pglite:memory' ? undefined : resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
+    if ((await runtime.deps.db.organization.count()) === 0) {
+      const demo = await createDemoData(runtime.deps.db, config.oauthAudience);
+      demoKey = demo.organizations.account.apiKey;
+      demoCreated = true;
+      if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
+    } else if (credentialsFile) {
+      demoKey = readDemoKey(credentialsFile);
     }
   }
+  // GraphiQL opens with the demo key in its headers (embedded database only, never postgresql://)
+  runtime.deps.demoApiKey = demoKey;
 
   const app = createApp(runtime.deps);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
     const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
-    logger.info('listening', { address: base, database: runtime.database.kind });
-    if (demoKey) {
+    if (demoCreated) {
       process.stderr.write(
         `\nDemo data created on the embedded database.\n  Demo API key (account organization): ${demoKey}\n  GraphiQL: ${base}/graphql\n\n`,
       );
     }
+    logger.info('listening', { address: base, database: runtime.database.kind });
   });
 
   let stopping = false;
@@ -65,6 +72,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** The account organization's key from a demo-credentials.json written by an earlier start, if any. */
+function readDemoKey(file: string): string | undefined {
+  try {
+    const key = (JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown } } }).organizations?.account?.apiKey;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined; // no file (the data predates it, or it was deleted): GraphiQL just opens without a key
+  }
 }
 
 main().catch((err: unknown) => {

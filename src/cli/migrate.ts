@@ -33,7 +33,18 @@ async function main(): Promise<void> {
     console.error(`Wrote ${dir}/migration.sql`);
     return;
   }
-  throw new Error('Usage: migrate.ts apply | new <name>');
+  if (command === 'check') {
+    // exit code 2 when schema.prisma and the migrations disagree (used by the drift test)
+    const schemaFlag = process.argv.indexOf('--schema');
+    const sql = await pendingSchemaDiff(schemaFlag > 0 ? process.argv[schemaFlag + 1] : undefined);
+    if (sql.trim()) {
+      console.error('schema.prisma differs from prisma/migrations; run npm run db:migration -- <name>:\n' + sql);
+      process.exit(2);
+    }
+    console.error('schema.prisma and the migrations agree.');
+    return;
+  }
+  throw new Error('Usage: migrate.ts apply | new <name> | check');
 }
 
 main().then(

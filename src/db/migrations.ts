@@ -44,9 +44,9 @@ function loadWasm(): Promise<void> {
   return wasmReady;
 }
 
-async function createEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<engineBindings.SchemaEngine> {
+async function createEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory, path = schemaPath): Promise<engineBindings.SchemaEngine> {
   await loadWasm();
-  const schema = await readFile(schemaPath, 'utf8');
+  const schema = await readFile(path, 'utf8');
   return engineBindings.SchemaEngine.new(
     { datamodels: [['schema.prisma', schema]] },
     () => {},
@@ -90,15 +90,15 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
  * The SQL that takes the migrations to the schema in schema.prisma, computed on throw-away in-memory
  * PGlite databases (no server needed). Empty string when they agree.
  */
-export async function pendingSchemaDiff(): Promise<string> {
+export async function pendingSchemaDiff(path = schemaPath): Promise<string> {
   const pglite = await PGlite.create();
   try {
-    const engine = await createEngine(new PrismaPGlite(pglite));
+    const engine = await createEngine(new PrismaPGlite(pglite), path);
     try {
-      const schema = await readFile(schemaPath, 'utf8');
+      const schema = await readFile(path, 'utf8');
       const result = await engine.diff({
         from: { tag: 'migrations', ...(await loadMigrationsList()) },
-        to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
+        to: { tag: 'schemaDatamodel', files: [{ path, content: schema }] },
         script: true,
         exitCode: true,
         shadowDatabaseUrl: null,

@@ -4,14 +4,20 @@ import { authenticate, bearerToken } from '../auth/authenticate.js';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { authenticateWithinBudget } from '../ratelimit/authentication.js';
+import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
 import { maskGraphQLError } from './errors.js';
+import { abuseLimitPlugins } from './abuseLimits.js';
+import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
 
 export interface GraphQLServerContext {
   deps: AppDeps;
   /** Lets the request log name the caller's organization. */
   setOrgId?: (orgId: string) => void;
+  /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
+  clientAddress?: string;
 }
 
 export function createGraphQLHandler(deps: AppDeps) {
@@ -19,18 +25,25 @@ export function createGraphQLHandler(deps: AppDeps) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    graphiql: graphiqlOptions(deps.demoApiKey),
+    // the editor bundle is 9 MB: loaded on the first browser visit, not with every app
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,
+    parserAndValidationCache: true,
+    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus()],
     maskedErrors: { maskError: maskGraphQLError(deps.logger) },
-    context: ({ request, setOrgId }) => {
+    context: ({ request, setOrgId, clientAddress }) => {
       let pending: Promise<Actor> | undefined;
       return {
         deps,
         request,
         actor: () =>
           (pending ??= (async () => {
-            const token = bearerToken(request.headers.get('authorization'));
-            if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-            const actor = await authenticate(deps.db, deps.tokens, token, deps.clock());
+            const actor = await authenticateWithinBudget(deps.rateLimit, clientAddress ?? 'local', async () => {
+              const token = bearerToken(request.headers.get('authorization'));
+              if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+              return authenticate(deps.db, deps.tokens, token, deps.clock());
+            });
             setOrgId?.(actor.orgId);
             return actor;
           })()),

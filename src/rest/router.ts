@@ -1,10 +1,13 @@
 // Registers every /v1 route on a Hono app with the same pipeline:
-// authenticate → parse the body (JSON | form | multipart) → domain handler → envelope.
+// authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope.
 import type { Context, Hono } from 'hono';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { authenticateWithinBudget } from '../ratelimit/authentication.js';
+import { clientAddress } from '../ratelimit/clientAddress.js';
+import { limitRestRequest } from '../ratelimit/http.js';
 import { parseBody } from './body.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
@@ -12,9 +15,12 @@ import type { RouteDef } from './route.js';
 import type { AppEnv } from './appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
-  const token = bearerToken(c.req.header('authorization'));
-  if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-  const actor = await authenticate(deps.db, deps.tokens, token, deps.clock());
+  // failed attempts are budgeted per client address (ratelimit/authentication.ts)
+  const actor = await authenticateWithinBudget(deps.rateLimit, clientAddress(c, deps.config.trustProxy), async () => {
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+    return authenticate(deps.db, deps.tokens, token, deps.clock());
+  });
   c.set('orgId', actor.orgId);
   return actor;
 }
@@ -24,6 +30,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[], d
     app.on(route.method, route.path, async (c) => {
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
+      await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
         const parsed = await parseBody(c.req.raw);

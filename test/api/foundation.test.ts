@@ -24,3 +24,40 @@ describe('envelope and routing', () => {
     expect(res.body.success).toBe(false);
   });
 });
+
+describe('request bodies on a write route', () => {
+  const path = () => `/v1/organizations/${t.demo.organizations.clinic.id}/disable`;
+
+  it('answers 415 in the envelope for an unsupported content type', async () => {
+    const res = await t.rest('POST', path(), { raw: { body: '<x/>', contentType: 'application/xml' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('application/xml') });
+  });
+
+  it('answers 400 in the envelope for malformed JSON, and changes nothing', async () => {
+    const res = await t.rest('POST', path(), { raw: { body: '{"oops":', contentType: 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, data: {}, message: 'The body is not valid JSON' });
+    const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
+    expect(org.communicationsEnabled).toBe(true);
+  });
+
+  it('answers 413 in the envelope over 1 MiB', async () => {
+    const res = await t.rest('POST', path(), { raw: { body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }), contentType: 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('authenticates before it reads the body', async () => {
+    const res = await t.rest('POST', path(), { token: null, raw: { body: '<x/>', contentType: 'application/xml' } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('health and keys', () => {
+  it('answers /healthz without credentials', async () => {
+    const res = await t.rest('GET', '/healthz', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+});

@@ -7,6 +7,8 @@
 //     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`);
 //     expect(res.status).toBe(200);
 //   });
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadSigningKey } from '../../src/auth/signingKey.js';
@@ -14,6 +16,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createDemoData, type DemoData } from '../../src/demo/demoData.js';
 import { createLogger } from '../../src/logger.js';
+import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export class FakeClock {
@@ -45,6 +48,20 @@ export interface RestOptions {
   headers?: Record<string, string>;
 }
 
+export interface GqlOptions {
+  /** Bearer token; defaults to the clinic's API key. `null` sends no Authorization header. */
+  token?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** A GraphQL response body, `data` typed by the document. */
+export interface GraphQLBody<TResult> {
+  /** The result; null or partial when `errors` is present (a test expecting an error asserts that). */
+  data: TResult;
+  /** Undefined on success, else `[{message, path, extensions: {code, …}}]`; untyped so tests can read what they assert. */
+  errors: any;
+}
+
 export interface TestResponse<T = any> {
   status: number;
   headers: Headers;
@@ -60,7 +77,12 @@ export interface TestApp {
   demo: DemoData;
   fetch(path: string, init?: RequestInit): Promise<Response>;
   rest<T = any>(method: string, path: string, options?: RestOptions): Promise<TestResponse<T>>;
-  gql<T = any>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<TestResponse<T>>;
+  /** A typed document from test/generated (`graphql(\`…\`)`): typed variables and `data`. */
+  gql<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    ...args: {} extends TVariables ? [variables?: TVariables, options?: GqlOptions] : [variables: TVariables, options?: GqlOptions]
+  ): Promise<TestResponse<GraphQLBody<TResult>>>;
+  gql<T = any>(query: string, variables?: Record<string, unknown>, options?: GqlOptions): Promise<TestResponse<T>>;
   /** An OAuth access token for one of the demo clients. */
   accessToken(client: 'clinic' | 'clinicReadOnly'): Promise<string>;
 }
@@ -108,11 +130,11 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     return { status: res.status, headers: res.headers, body: parsed as any };
   };
 
-  t.gql = async (query, variables, o = {}) => {
+  t.gql = async (query: string | TypedDocumentNode<unknown, unknown>, variables?: unknown, o: GqlOptions = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...o.headers };
     const token = o.token === undefined ? t.demo.organizations.clinic.apiKey : o.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    const res = await t.fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const res = await t.fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }) });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   };
@@ -138,16 +160,21 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       logger: createLogger(config.logLevel),
       clock: t.clock.now,
     };
+    // in memory unless the env override sets REDIS_URL; the fake clock drives its windows
+    t.deps.rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
+    if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);
   });
 
   beforeEach(async () => {
     t.clock.real();
+    t.deps.rateLimit?.clear(); // fresh in-memory budgets per case (a Redis store is left alone)
     await t.db.reset();
     if (options.seed !== false) t.demo = await createDemoData(t.db.prisma, config.oauthAudience);
   });
 
   afterAll(async () => {
+    await t.deps?.rateLimit?.close();
     await t.db?.close();
   });
 

@@ -1,5 +1,16 @@
 // Imports every type module (each registers its types, queries and mutations) and builds the schema.
 import { builder } from '../builder.js';
+import { withRateLimits } from '../../ratelimit/graphql.js';
 import './organization.js';
+import './phoneNumber.js';
+import './insurance.js';
+import './callRequest.js';
+import './conversation.js';
+import './template.js';
+import './bot.js';
+import './closure.js';
+import './officeHours.js';
+import './availability.js';
 
-export const schema = builder.toSchema({ sortSchema: true });
+// every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
+export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

@@ -1,0 +1,51 @@
+// Queued call requests (spec §2 "Call request", §3): polling one request of an organization within reach.
+// The polling budget and the minimum poll interval (CONTRACT §3) wrap this function; it only reads.
+import type { Db } from '../db/client.js';
+import type { CallRequest } from '../generated/prisma/client.js';
+import { type Actor, canReach, requireScope } from './access.js';
+import { NotFound } from './errors.js';
+import { uuidParam } from './ids.js';
+
+export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'expired'] as const;
+export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
+
+/** A public reason for a failure (spec §2); present on `failed` requests only. */
+export interface CallRequestError {
+  category: string;
+  code: string;
+  message: string;
+}
+
+export interface CallRequestView {
+  callRequestId: string;
+  status: CallRequestStatus;
+  createdAt: string;
+  expiresAt: string;
+  /** When processing ended (completed, failed); null while pending. */
+  finishedAt: string | null;
+  /** The conversation the call started; null until there is one. */
+  conversationId: string | null;
+  error: CallRequestError | null;
+}
+
+export function callRequestView(row: CallRequest): CallRequestView {
+  const failed = row.errorCategory !== null || row.errorCode !== null || row.errorMessage !== null;
+  return {
+    callRequestId: row.id,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    conversationId: row.conversationId,
+    error: failed ? { category: row.errorCategory ?? 'request', code: row.errorCode ?? 'unknown', message: row.errorMessage ?? '' } : null,
+  };
+}
+
+/** One call request owned by an organization within reach, else 404. A failed request is data, not an error. */
+export async function getCallRequest(db: Db, actor: Actor, callRequestId: string): Promise<CallRequestView> {
+  requireScope(actor, 'call-requests:read');
+  const id = uuidParam('callRequestId', callRequestId);
+  const row = await db.callRequest.findUnique({ where: { id } });
+  if (!row || !canReach(actor, row.orgId)) throw new NotFound('Call request');
+  return callRequestView(row);
+}

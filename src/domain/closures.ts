@@ -1,0 +1,187 @@
+// Office closures (spec §2 "Office closure", §4 "Closures", CONTRACT §3): one-time intervals
+// (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { type Actor, requireScope } from './access.js';
+import { NotFound, parseInput } from './errors.js';
+import { uuidParam } from './ids.js';
+import { loadReachableOrganization } from './organizations.js';
+import { closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from './timeFormats.js';
+
+/** Names unknown properties instead of zod's generic text (closure bodies are closed, spec §4). */
+export function closedObjectError(what: string) {
+  return (iss: { code?: string; keys?: string[]; input?: unknown }) =>
+    iss.code === 'unrecognized_keys'
+      ? `unknown ${iss.keys && iss.keys.length > 1 ? 'properties' : 'property'}: ${(iss.keys ?? []).join(', ')}`
+      : iss.input === undefined
+        ? 'is required'
+        : `must be ${what}`;
+}
+
+/** Days in a month, counting 29 February (an annual closure on it applies in leap years only). */
+const MAX_DAY_OF_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+export const annualDateSchema = z
+  .strictObject(
+    {
+      month: z.int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..12') }).min(1, 'must be an integer 1..12').max(12, 'must be an integer 1..12'),
+      day: z.int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..31') }).min(1, 'must be an integer 1..31').max(31, 'must be an integer 1..31'),
+    },
+    { error: closedObjectError('an object {month, day}') },
+  )
+  .superRefine((value, ctx) => {
+    if (value.day > MAX_DAY_OF_MONTH[value.month - 1]!) {
+      ctx.addIssue({ code: 'custom', path: ['day'], message: `is not a day of month ${value.month} (${value.month}/${value.day} is not a calendar date)` });
+    }
+  });
+
+const description = nonBlankText(255);
+
+/** The closure's form: exactly one of annualDate, or startAt with endAt (null counts as absent). */
+function checkClosureForm(
+  value: { annualDate?: unknown; startAt?: string | null | undefined; endAt?: string | null | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const annual = value.annualDate !== undefined && value.annualDate !== null;
+  const hasStart = value.startAt !== undefined && value.startAt !== null;
+  const hasEnd = value.endAt !== undefined && value.endAt !== null;
+  if (annual && (hasStart || hasEnd)) {
+    ctx.addIssue({ code: 'custom', path: ['annualDate'], message: 'cannot be combined with startAt/endAt: a closure is either annual or timed' });
+    return;
+  }
+  if (!annual && !hasStart && !hasEnd) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'send either annualDate, or startAt and endAt' });
+    return;
+  }
+  if (hasStart && !hasEnd) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'is required with startAt' });
+  if (hasEnd && !hasStart) ctx.addIssue({ code: 'custom', path: ['startAt'], message: 'is required with endAt' });
+  if (hasStart && hasEnd) {
+    const start = closureInstantMs(value.startAt!);
+    const end = closureInstantMs(value.endAt!);
+    if (start !== null && end !== null && end <= start) ctx.addIssue({ code: 'custom', path: ['endAt'], message: 'must be after startAt' });
+  }
+}
+
+const formFields = {
+  startAt: closureInstantSchema.nullable().optional(),
+  endAt: closureInstantSchema.nullable().optional(),
+  annualDate: annualDateSchema.nullable().optional(),
+};
+
+/** Create: the greeting keys are required; null means "not configured" (CONTRACT §3). */
+export const createClosureSchema = z
+  .strictObject(
+    {
+      description,
+      chatGreeting: nonBlankText(500, { required: 'is required (send null when not configured)' }).nullable(),
+      phoneGreeting: nonBlankText(500, { required: 'is required (send null when not configured)' }).nullable(),
+      ...formFields,
+    },
+    { error: closedObjectError('an object') },
+  )
+  .superRefine(checkClosureForm);
+
+/** Update: description and the form are required; omitted greetings are kept; null or blank is refused. */
+export const updateClosureSchema = z
+  .strictObject(
+    {
+      description,
+      chatGreeting: nonBlankText(500, { null: 'cannot be null on update (omit it to keep the current greeting)' }).optional(),
+      phoneGreeting: nonBlankText(500, { null: 'cannot be null on update (omit it to keep the current greeting)' }).optional(),
+      ...formFields,
+    },
+    { error: closedObjectError('an object') },
+  )
+  .superRefine(checkClosureForm);
+
+export type CreateClosureInput = z.input<typeof createClosureSchema>;
+export type UpdateClosureInput = z.input<typeof updateClosureSchema>;
+
+interface ClosureBase {
+  id: string;
+  description: string;
+  chatGreeting: string | null;
+  phoneGreeting: string | null;
+}
+export type TimedClosureView = ClosureBase & { startAt: string; endAt: string };
+export type AnnualClosureView = ClosureBase & { annualDate: { month: number; day: number } };
+export type ClosureView = TimedClosureView | AnnualClosureView;
+
+type ClosureRow = {
+  id: string;
+  description: string;
+  chatGreeting: string | null;
+  phoneGreeting: string | null;
+  startAt: Date | null;
+  endAt: Date | null;
+  annualMonth: number | null;
+  annualDay: number | null;
+};
+
+export function closureView(row: ClosureRow): ClosureView {
+  const base = { id: row.id, description: row.description, chatGreeting: row.chatGreeting, phoneGreeting: row.phoneGreeting };
+  if (row.annualMonth !== null && row.annualDay !== null) return { ...base, annualDate: { month: row.annualMonth, day: row.annualDay } };
+  return { ...base, startAt: formatClosureInstant(row.startAt!), endAt: formatClosureInstant(row.endAt!) };
+}
+
+/** The stored columns of a validated form: the other form's columns are cleared (an update may switch forms). */
+function formColumns(input: { annualDate?: { month: number; day: number } | null; startAt?: string | null; endAt?: string | null }) {
+  if (input.annualDate) return { annualMonth: input.annualDate.month, annualDay: input.annualDate.day, startAt: null, endAt: null };
+  return { annualMonth: null, annualDay: null, startAt: new Date(closureInstantMs(input.startAt!)!), endAt: new Date(closureInstantMs(input.endAt!)!) };
+}
+
+export async function createClosure(db: Db, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
+  // validation first, as on GraphQL where plugin-zod checks the argument before the resolver runs
+  const data = parseInput(createClosureSchema, input);
+  requireScope(actor, 'closures:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const row = await db.closure.create({
+    data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+  });
+  return closureView(row);
+}
+
+export async function updateClosure(db: Db, actor: Actor, orgId: string, closureId: string, input: unknown): Promise<ClosureView> {
+  const data = parseInput(updateClosureSchema, input);
+  requireScope(actor, 'closures:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const id = uuidParam('closureId', closureId);
+  // one conditional statement: a closure of another organization is never touched, and omitted greetings stay
+  const result = await db.closure.updateMany({
+    where: { id, orgId: org.id },
+    data: {
+      description: data.description,
+      ...(data.chatGreeting !== undefined ? { chatGreeting: data.chatGreeting } : {}),
+      ...(data.phoneGreeting !== undefined ? { phoneGreeting: data.phoneGreeting } : {}),
+      ...formColumns(data),
+    },
+  });
+  if (result.count === 0) throw new NotFound('Closure');
+  const row = await db.closure.findFirst({ where: { id, orgId: org.id } });
+  if (!row) throw new NotFound('Closure'); // deleted in between
+  return closureView(row);
+}
+
+export async function listClosures(db: Db, actor: Actor, orgId: string): Promise<ClosureView[]> {
+  requireScope(actor, 'closures:read');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const rows = await db.closure.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return rows.map(closureView);
+}
+
+export async function getClosure(db: Db, actor: Actor, orgId: string, closureId: string): Promise<ClosureView> {
+  requireScope(actor, 'closures:read');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const row = await db.closure.findFirst({ where: { id: uuidParam('closureId', closureId), orgId: org.id } });
+  if (!row) throw new NotFound('Closure');
+  return closureView(row);
+}
+
+export async function deleteClosure(db: Db, actor: Actor, orgId: string, closureId: string): Promise<{ id: string; deleted: true }> {
+  requireScope(actor, 'closures:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const id = uuidParam('closureId', closureId);
+  const result = await db.closure.deleteMany({ where: { id, orgId: org.id } });
+  if (result.count === 0) throw new NotFound('Closure');
+  return { id, deleted: true };
+}

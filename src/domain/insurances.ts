@@ -1,0 +1,86 @@
+// Insurance acceptance settings (spec §2 "Insurance", §4): listing an organization's insurances and
+// a partial update of one of them.
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { Prisma, type Insurance } from '../generated/prisma/client.js';
+import { type Actor, requireScope } from './access.js';
+import { NotFound, parseInput } from './errors.js';
+import { uuidParam } from './ids.js';
+import { loadReachableOrganization } from './organizations.js';
+
+export const INSURANCE_TYPES = ['PPO', 'HMO', 'EPO', 'MEDICAID', 'MEDICARE'] as const;
+export const INSURANCE_STATUSES = ['IN_NETWORK', 'ACCEPTED', 'CAN_FILE', 'CONDITIONAL', 'NOT_ACCEPTED'] as const;
+/** The specification gives no limit for notes; 2000 characters keeps a record readable and bounded. */
+export const INSURANCE_NOTES_MAX = 2000;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/**
+ * Body of PATCH /v1/organizations/{orgId}/insurances/{insuranceId} and the GraphQL UpdateInsuranceInput.
+ * Only provided fields change; `notes: ""` clears the notes. An update that names no field is a 400
+ * ("nothing to update"): it is almost always a client mistake (a misnamed or dropped field).
+ */
+export const updateInsuranceInput = z
+  .strictObject({
+    type: z.enum(INSURANCE_TYPES, { error: oneOf(INSURANCE_TYPES) }).optional(),
+    status: z.enum(INSURANCE_STATUSES, { error: oneOf(INSURANCE_STATUSES) }).optional(),
+    notes: z
+      .string({ error: 'must be a string' })
+      .max(INSURANCE_NOTES_MAX, { error: `must be at most ${INSURANCE_NOTES_MAX} characters` })
+      .optional(),
+  })
+  .refine((input) => Object.values(input).some((v) => v !== undefined), {
+    error: 'nothing to update: send at least one of type, status, notes',
+  });
+export type UpdateInsuranceInput = z.infer<typeof updateInsuranceInput>;
+
+export interface InsuranceView {
+  id: string;
+  orgId: string;
+  name: string;
+  type: (typeof INSURANCE_TYPES)[number];
+  status: (typeof INSURANCE_STATUSES)[number];
+  notes: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function insuranceView(row: Insurance): InsuranceView {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    name: row.name,
+    type: row.type,
+    status: row.status,
+    notes: row.notes,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The organization's insurances by name. Scope insurances:read. */
+export async function listInsurances(db: Db, actor: Actor, orgId: string): Promise<InsuranceView[]> {
+  requireScope(actor, 'insurances:read');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const rows = await db.insurance.findMany({ where: { orgId: org.id }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+  return rows.map(insuranceView);
+}
+
+/**
+ * Updates the provided fields of one insurance of the organization. An insurance of another
+ * organization (even one within reach) is a 404 under this orgId. Scope insurances:write.
+ */
+export async function updateInsurance(db: Db, actor: Actor, orgId: string, insuranceId: string, input: unknown): Promise<InsuranceView> {
+  requireScope(actor, 'insurances:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const id = uuidParam('insuranceId', insuranceId);
+  const changes = parseInput(updateInsuranceInput, input ?? {});
+  try {
+    // one conditional statement: the row is updated only if it belongs to this organization
+    const row = await db.insurance.update({ where: { id, orgId: org.id }, data: changes });
+    return insuranceView(row);
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFound('Insurance');
+    throw err;
+  }
+}

@@ -1,0 +1,208 @@
+// Office hours: one record per day of the week with recurring breaks (spec §2 "Office hours",
+// §4 rules 1-7, CONTRACT §3). Times are local `HH:mm` in the organization's timezone.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { type Actor, requireScope } from './access.js';
+import type { DaySchedule, DayOfWeek } from './availability.js';
+import { closedObjectError } from './closures.js';
+import { InvalidInput, type Issue, parseInput } from './errors.js';
+import { loadReachableOrganization } from './organizations.js';
+import { localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
+
+export const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const satisfies readonly DayOfWeek[];
+
+export const dayOfWeekSchema = z.enum(DAYS_OF_WEEK, {
+  error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${DAYS_OF_WEEK.join(', ')}`),
+});
+
+export const officeBreakSchema = z
+  .strictObject(
+    { start: localTimeSchema, end: localTimeSchema, reason: nonBlankText(500), greeting: nonBlankText(500) },
+    { error: closedObjectError('an object {start, end, reason, greeting}') },
+  )
+  // rule 4
+  .superRefine((value, ctx) => {
+    if (minutesOf(value.start) >= minutesOf(value.end)) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
+  });
+
+type BreakTimes = { start: string; end: string };
+
+/** Rule 5 for breaks against open/close: each inside [open, close]; none overlapping (adjacent is fine). */
+function breakIssues(breaks: readonly BreakTimes[], open: string, close: string, path: (index: number) => string): Issue[] {
+  const issues: Issue[] = [];
+  const openMin = minutesOf(open);
+  const closeMin = minutesOf(close);
+  breaks.forEach((b, i) => {
+    if (minutesOf(b.start) < openMin || minutesOf(b.end) > closeMin) {
+      issues.push({ path: path(i), message: `must lie within open ${open} and close ${close} (is ${b.start}-${b.end})` });
+    }
+  });
+  const order = breaks.map((b, i) => ({ b, i })).sort((x, y) => minutesOf(x.b.start) - minutesOf(y.b.start));
+  let latest: { b: BreakTimes; i: number } | undefined;
+  for (const current of order) {
+    if (latest && minutesOf(current.b.start) < minutesOf(latest.b.end)) {
+      issues.push({ path: path(current.i), message: `overlaps ${path(latest.i)} (${latest.b.start}-${latest.b.end})` });
+    }
+    if (!latest || minutesOf(current.b.end) > minutesOf(latest.b.end)) latest = current;
+  }
+  return issues;
+}
+
+export const setOfficeHoursSchema = z
+  .strictObject(
+    {
+      dayOfWeek: dayOfWeekSchema,
+      isClosed: z.boolean({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be true or false') }),
+      open: localTimeSchema.nullable().optional(),
+      close: localTimeSchema.nullable().optional(),
+      breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).optional(),
+    },
+    { error: closedObjectError('an object') },
+  )
+  .superRefine((value, ctx) => {
+    if (value.isClosed) {
+      // rule 1
+      if (value.breaks && value.breaks.length > 0) ctx.addIssue({ code: 'custom', path: ['breaks'], message: 'must be empty when isClosed is true' });
+      return;
+    }
+    // rule 2
+    if (value.open == null) ctx.addIssue({ code: 'custom', path: ['open'], message: 'is required when isClosed is false' });
+    if (value.close == null) ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required when isClosed is false' });
+    if (value.open == null || value.close == null) return;
+    // CONTRACT §3: no overnight spans
+    if (minutesOf(value.open) >= minutesOf(value.close)) {
+      ctx.addIssue({ code: 'custom', path: ['close'], message: `must be after open (${value.open}); an overnight span is not allowed` });
+      return;
+    }
+    // rule 5
+    for (const issue of breakIssues(value.breaks ?? [], value.open, value.close, (i) => `breaks.${i}`)) {
+      ctx.addIssue({ code: 'custom', path: issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), message: issue.message });
+    }
+  });
+
+export type SetOfficeHoursInput = z.input<typeof setOfficeHoursSchema>;
+
+export const officeHoursQuerySchema = z.object({ dayOfWeek: dayOfWeekSchema.optional() });
+
+export interface OfficeBreakView {
+  start: string;
+  end: string;
+  reason: string;
+  greeting: string;
+}
+
+export interface OfficeHoursView {
+  dayOfWeek: DayOfWeek;
+  isClosed: boolean;
+  open: string | null;
+  close: string | null;
+  breaks: OfficeBreakView[];
+}
+
+type OfficeHoursRow = {
+  dayOfWeek: DayOfWeek;
+  isClosed: boolean;
+  open: string | null;
+  close: string | null;
+  breaks: { start: string; end: string; reason: string; greeting: string }[];
+};
+
+const byStart = (a: { start: string }, b: { start: string }): number => minutesOf(a.start) - minutesOf(b.start);
+
+function officeHoursView(row: OfficeHoursRow): OfficeHoursView {
+  return {
+    dayOfWeek: row.dayOfWeek,
+    isClosed: row.isClosed,
+    open: row.open,
+    close: row.close,
+    breaks: [...row.breaks].sort(byStart).map((b) => ({ start: b.start, end: b.end, reason: b.reason, greeting: b.greeting })),
+  };
+}
+
+/** Rule 4 of spec §2: a day without configured hours is reported as closed. */
+function unconfiguredDay(dayOfWeek: DayOfWeek): OfficeHoursView {
+  return { dayOfWeek, isClosed: true, open: null, close: null, breaks: [] };
+}
+
+/** The configured days of an organization, for availability (no reach check: the caller did it). */
+export async function loadDaySchedules(db: Db, orgId: string): Promise<DaySchedule[]> {
+  const rows = await db.officeHours.findMany({ where: { orgId }, include: { breaks: true } });
+  return rows.map(officeHoursView);
+}
+
+/** All seven days Monday..Sunday, or the one day asked for; unconfigured days as closed. */
+export async function getOfficeHours(db: Db, actor: Actor, orgId: string, query: unknown = {}): Promise<{ officeHours: OfficeHoursView[] }> {
+  const { dayOfWeek } = parseInput(officeHoursQuerySchema, query ?? {});
+  requireScope(actor, 'office-hours:read');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const rows = await db.officeHours.findMany({ where: { orgId: org.id, ...(dayOfWeek ? { dayOfWeek } : {}) }, include: { breaks: true } });
+  const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
+  return {
+    officeHours: days.map((day) => {
+      const row = rows.find((r) => r.dayOfWeek === day);
+      return row ? officeHoursView(row) : unconfiguredDay(day);
+    }),
+  };
+}
+
+/**
+ * Creates or updates one day. The row is created if missing and then locked (SELECT … FOR UPDATE)
+ * inside one transaction, so rules 6 and 7 are checked against the breaks that are really kept,
+ * and concurrent writers to the same day run one after the other. Any refusal rolls everything back.
+ *
+ * Decision: when isClosed is true, `open`/`close` are still validated if sent, but stored (and
+ * returned) as null: a closed day has no hours, and stale hours would suggest otherwise.
+ */
+export async function setOfficeHours(db: Db, actor: Actor, orgId: string, input: unknown): Promise<OfficeHoursView> {
+  const data = parseInput(setOfficeHoursSchema, input);
+  requireScope(actor, 'office-hours:write');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const open = data.isClosed ? null : data.open!;
+  const close = data.isClosed ? null : data.close!;
+
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
+        VALUES (${randomUUID()}::uuid, ${org.id}::uuid, ${data.dayOfWeek}::"DayOfWeek", true, NULL, NULL, now())
+        ON CONFLICT ("orgId", "dayOfWeek") DO NOTHING`;
+      const locked = await tx.$queryRaw<{ id: string }[]>`
+        SELECT "id" FROM "OfficeHours" WHERE "orgId" = ${org.id}::uuid AND "dayOfWeek" = ${data.dayOfWeek}::"DayOfWeek" FOR UPDATE`;
+      const officeHoursId = locked[0]!.id;
+
+      if (data.breaks === undefined) {
+        // rule 6: omitted breaks are kept, so they must be allowed by the new hours (rules 1 and 7)
+        const kept = (await tx.officeBreak.findMany({ where: { officeHoursId } })).sort(byStart);
+        if (kept.length > 0 && data.isClosed) {
+          throw InvalidInput.of('breaks', 'the day has breaks; send breaks: [] to close it (a closed day has no breaks)');
+        }
+        if (kept.length > 0 && open !== null && close !== null) {
+          // rule 7 (kept breaks never overlap one another: they passed rule 5 when written)
+          const outside = kept.filter((b) => minutesOf(b.start) < minutesOf(open) || minutesOf(b.end) > minutesOf(close));
+          if (outside.length > 0) {
+            throw new InvalidInput(
+              outside.map((b) => ({
+                path: 'breaks',
+                message: `the kept break ${b.start}-${b.end} must lie within open ${open} and close ${close}; send breaks to replace the breaks`,
+              })),
+            );
+          }
+        }
+      }
+
+      await tx.officeHours.update({ where: { id: officeHoursId }, data: { isClosed: data.isClosed, open, close } });
+      if (data.breaks !== undefined) {
+        await tx.officeBreak.deleteMany({ where: { officeHoursId } });
+        if (data.breaks.length > 0) {
+          await tx.officeBreak.createMany({
+            data: data.breaks.map((b) => ({ officeHoursId, start: b.start, end: b.end, reason: b.reason, greeting: b.greeting })),
+          });
+        }
+      }
+      const row = await tx.officeHours.findUniqueOrThrow({ where: { id: officeHoursId }, include: { breaks: true } });
+      return officeHoursView(row);
+    },
+    { maxWait: 15_000, timeout: 15_000 },
+  );
+}

@@ -1,0 +1,96 @@
+// Phone numbers (spec §2 "Phone number", §4): listing an organization's numbers and attaching a
+// number to a bot of the same organization.
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import type { PhoneNumber } from '../generated/prisma/client.js';
+import { type Actor, canReach, requireScope } from './access.js';
+import { InvalidInput, NotFound, parseInput } from './errors.js';
+import { uuidParam } from './ids.js';
+import { loadReachableOrganization } from './organizations.js';
+
+export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
+export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
+
+/** Body of POST /v1/phone-numbers/{phoneNumberId}/attach and the GraphQL attachPhoneNumber arguments. */
+export const attachPhoneNumberInput = z.strictObject({
+  botId: z.uuid({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a UUID') }),
+});
+export type AttachPhoneNumberInput = z.infer<typeof attachPhoneNumberInput>;
+
+export interface PhoneNumberView {
+  id: string;
+  orgId: string;
+  /** Null while the number is not attached to a bot. */
+  botId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  number: string;
+  name: string;
+  language: (typeof LANGUAGES)[number];
+  outbound: boolean;
+  verifiedCallerId: string;
+  callbackForwardingNumber: string;
+  voiceId: (typeof VOICE_IDS)[number];
+  speed: number;
+  stability: number;
+  similarity: number;
+  style: number;
+  customGreeting: string;
+  customClosedGreeting: string;
+}
+
+export function phoneNumberView(row: PhoneNumber): PhoneNumberView {
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    botId: row.botId,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    number: row.number,
+    name: row.name,
+    language: row.language,
+    outbound: row.outbound,
+    verifiedCallerId: row.verifiedCallerId,
+    callbackForwardingNumber: row.callbackForwardingNumber,
+    voiceId: row.voiceId,
+    speed: row.speed,
+    stability: row.stability,
+    similarity: row.similarity,
+    style: row.style,
+    customGreeting: row.customGreeting,
+    customClosedGreeting: row.customClosedGreeting,
+  };
+}
+
+/** The organization's phone numbers, oldest first. Scope organizations:read (route table). */
+export async function listPhoneNumbers(db: Db, actor: Actor, orgId: string): Promise<PhoneNumberView[]> {
+  requireScope(actor, 'organizations:read');
+  const org = await loadReachableOrganization(db, actor, orgId);
+  const rows = await db.phoneNumber.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return rows.map(phoneNumberView);
+}
+
+/**
+ * Attaches a phone number to a bot. A phone number or bot that is missing or outside the caller's
+ * reach is a 404 (a foreign tenant's bot is indistinguishable from a missing one); a bot within reach
+ * that belongs to another organization than the number is a 400 naming botId.
+ */
+export async function attachPhoneNumber(db: Db, actor: Actor, phoneNumberId: string, input: unknown): Promise<PhoneNumberView> {
+  requireScope(actor, 'phone-numbers:write');
+  const id = uuidParam('phoneNumberId', phoneNumberId);
+  const { botId: rawBotId } = parseInput(attachPhoneNumberInput, input ?? {});
+  const botId = rawBotId.toLowerCase();
+
+  // checked and written in one transaction with the bot row share-locked, so that the bot cannot move or
+  // vanish between the check and the write
+  return db.$transaction(async (tx) => {
+    const phone = await tx.phoneNumber.findUnique({ where: { id } });
+    if (!phone || !canReach(actor, phone.orgId)) throw new NotFound('Phone number');
+    const bots = await tx.$queryRaw<{ id: string; orgId: string }[]>`SELECT "id", "orgId" FROM "Bot" WHERE "id" = ${botId}::uuid FOR SHARE`;
+    const bot = bots[0];
+    if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+    if (bot.orgId !== phone.orgId) throw InvalidInput.of('botId', "must be a bot of the phone number's organization");
+    const updated = await tx.phoneNumber.update({ where: { id }, data: { botId } });
+    return phoneNumberView(updated);
+  });
+}

@@ -1,0 +1,73 @@
+// Time and text formats shared by closures, office hours and availability (spec §2, CONTRACT §3-4).
+// Each schema's output is a value the same schema accepts again, so that GraphQL (which validates the
+// argument with plugin-zod first) and the domain (which parses once more) reach the same verdict.
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { formatLocalTime, parseLocalTime } from './localTime.js';
+
+/** The closure instant pattern of spec §2: UTC, seconds zero, no fractional seconds. */
+export const CLOSURE_INSTANT_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):00Z$/;
+
+/** Epoch ms of a `YYYY-MM-DDTHH:mm:00Z` string that names a real date-time, else null. */
+export function closureInstantMs(value: string): number | null {
+  const m = CLOSURE_INSTANT_PATTERN.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute] = m.slice(1).map(Number) as [number, number, number, number, number];
+  if (month < 1 || month > 12 || hour > 23 || minute > 59) return null;
+  const ms = Date.UTC(year, month - 1, day, hour, minute);
+  // Date.UTC rolls 30 February over into March; a real date survives the round trip
+  const back = new Date(ms);
+  if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
+  return ms;
+}
+
+/** `YYYY-MM-DDTHH:mm:00Z` for a stored closure instant (seconds and milliseconds are zero by construction). */
+export function formatClosureInstant(at: Date): string {
+  return `${at.toISOString().slice(0, 16)}:00Z`;
+}
+
+export const closureInstantSchema = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+  .regex(CLOSURE_INSTANT_PATTERN, { message: 'must match YYYY-MM-DDTHH:mm:00Z (UTC, seconds zero, no fractional seconds)' })
+  .refine((value) => closureInstantMs(value) !== null, { message: 'is not a real date and time', abort: true });
+
+/** Local time of day `H:mm` or `HH:mm` (spec §2); returned normalized to `HH:mm`. */
+export const localTimeSchema = z
+  .string({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be a string') })
+  .refine((value) => parseLocalTime(value) !== null, { message: 'must be a time H:mm or HH:mm between 00:00 and 23:59', abort: true })
+  .transform((value) => formatLocalTime(parseLocalTime(value)!));
+
+/** Minutes after local midnight of an already validated local time. */
+export function minutesOf(time: string): number {
+  const minutes = parseLocalTime(time);
+  if (minutes === null) throw new RangeError(`not a local time: ${time}`);
+  return minutes;
+}
+
+const hasNonWhitespace = (value: string): boolean => /\S/.test(value);
+
+/** A free text of 1..max characters with at least one non-whitespace character. */
+export function nonBlankText(max: number, messages: { required?: string; null?: string } = {}) {
+  return z
+    .string({
+      error: (iss) =>
+        iss.input === undefined ? (messages.required ?? 'is required') : iss.input === null ? (messages.null ?? 'cannot be null') : 'must be a string',
+    })
+    .min(1, { message: `must be 1 to ${max} characters` })
+    .max(max, { message: `must be 1 to ${max} characters` })
+    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' });
+}
+
+/**
+ * An ISO-8601 instant (a date-time with `Z` or an offset), e.g. `2026-03-09T13:30:00Z` or
+ * `2026-03-09T09:30:00-04:00`. A local date-time without an offset is not an instant.
+ */
+export const isoInstantSchema = z
+  .string({ error: 'must be an ISO-8601 instant such as 2026-03-09T13:30:00Z' })
+  .refine((value) => /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value) && DateTime.fromISO(value, { setZone: true }).isValid, {
+    message: 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z',
+  });
+
+export function isoInstantToDate(value: string): Date {
+  return DateTime.fromISO(value, { setZone: true }).toJSDate();
+}

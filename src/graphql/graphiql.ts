@@ -1,0 +1,87 @@
+// GraphiQL on a browser GET of /graphql: served from node_modules (@graphql-yoga/render-graphiql inlines
+// the editor, so no CDN is needed), opened on example operations. On the embedded demo database the
+// demo API key is already in the headers, so that a newcomer can run them at once.
+import type { GraphiQLOptions } from 'graphql-yoga';
+
+export const GRAPHIQL_EXAMPLES = `# Office Communications Service — GraphQL
+#
+# Every field needs "Authorization: Bearer <API key or OAuth access token>" (the Headers tab below).
+# Pick an operation with the run button (▶); ids come from the first one.
+
+# Who am I: the credential's organization, its child organizations and scopes.
+query Viewer {
+  viewer {
+    scopes
+    organization {
+      id
+      name
+      timezone
+      isAccount
+      children { id name timezone }
+    }
+  }
+}
+
+# One organization with its parent (null outside your reach), office hours and closures.
+query Organization($id: ID!) {
+  organization(id: $id) {
+    id
+    name
+    communicationsEnabled
+    parent { id name }
+    officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } }
+    closures { id description startAt endAt annualDate { month day } chatGreeting phoneGreeting }
+  }
+}
+
+# Is the office open right now on the phone, and which greeting would a caller hear?
+query Availability($id: ID!) {
+  organization(id: $id) {
+    availability(medium: PHONE) {
+      state
+      officeOpen
+      greeting
+      nextChangeAt
+      availableTemplates { id name }
+    }
+  }
+}
+
+# The newest conversations, 20 at a time.
+query Conversations {
+  conversations(offset: 0, limit: 20) {
+    items { conversationId medium status topic startTime }
+    pagination { offset limit totalCount }
+  }
+}
+
+# Workflow templates of your organization.
+query Templates {
+  templates { id name version applicableMediums officeHoursAvailability }
+}
+
+# Close the office for a holiday every year (variables: {"id": "<organization id>"}).
+mutation CreateClosure($id: ID!) {
+  createClosure(
+    orgId: $id
+    input: {
+      description: "Independence Day"
+      annualDate: { month: 7, day: 4 }
+      chatGreeting: null
+      phoneGreeting: "We are closed for Independence Day."
+    }
+  ) {
+    id
+    description
+  }
+}
+`;
+
+export function graphiqlOptions(demoApiKey: string | undefined): GraphiQLOptions {
+  return {
+    title: 'Office Communications Service — GraphiQL',
+    defaultQuery: GRAPHIQL_EXAMPLES,
+    headers: JSON.stringify(demoApiKey ? { Authorization: `Bearer ${demoApiKey}` } : { Authorization: 'Bearer <API key>' }, null, 2),
+    defaultEditorToolsVisibility: 'headers',
+  };
+}

@@ -1,0 +1,81 @@
+// Availability on GraphQL: Organization.availability(at, medium, phoneNumberId), the same object as
+// GET /v1/organizations/{orgId}/availability (CONTRACT §4).
+import type { Availability } from '../../domain/availability.js';
+import { getAvailability } from '../../domain/availabilityQuery.js';
+import { builder } from '../builder.js';
+import { MediumEnum } from './enums.js';
+import { OrganizationRef } from './organization.js';
+
+const AvailabilityStateEnum = builder.enumType('AvailabilityState', {
+  description: 'CLOSURE: a closure applies; CLOSED: outside office hours; BREAK: in a break (phone only); OPEN: open.',
+  values: ['CLOSURE', 'CLOSED', 'BREAK', 'OPEN'] as const,
+});
+
+const AvailabilityClosure = builder.objectRef<{ id: string; description: string }>('AvailabilityClosure').implement({
+  description: 'The closure that applies.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Closure id.' }),
+    description: t.exposeString('description', { description: 'Name or reason of the closure.' }),
+  }),
+});
+
+const AvailabilityBreak = builder.objectRef<{ start: string; end: string; reason: string }>('AvailabilityBreak').implement({
+  description: 'The break that applies.',
+  fields: (t) => ({
+    start: t.exposeString('start', { description: 'Start, local `HH:mm`.' }),
+    end: t.exposeString('end', { description: 'End, local `HH:mm`.' }),
+    reason: t.exposeString('reason', { description: 'Why the office pauses.' }),
+  }),
+});
+
+const AvailableTemplate = builder.objectRef<{ id: string; name: string }>('AvailableTemplate').implement({
+  description: 'A workflow template usable at that instant for that medium.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Template id.' }),
+    name: t.exposeString('name', { description: 'Template name.' }),
+  }),
+});
+
+const AvailabilityRef = builder.objectRef<Availability>('Availability').implement({
+  description: 'Which state an organization is in at an instant, which greeting a caller hears, which templates may be used, and when the state next changes.',
+  fields: (t) => ({
+    at: t.exposeString('at', { description: 'The instant, UTC (`YYYY-MM-DDTHH:mm:ssZ`).' }),
+    timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
+    localTime: t.exposeString('localTime', { description: 'Local wall time at the instant, `YYYY-MM-DDTHH:mm`.' }),
+    state: t.field({ type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.', resolve: (a) => a.state }),
+    officeOpen: t.exposeBoolean('officeOpen', { description: 'True only for OPEN.' }),
+    closure: t.field({ type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.', resolve: (a) => a.closure }),
+    break: t.field({ type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.', resolve: (a) => a.break }),
+    greeting: t.string({ nullable: true, description: 'The greeting for the medium and state; null when none is configured.', resolve: (a) => a.greeting }),
+    availableTemplates: t.field({
+      type: [AvailableTemplate],
+      description: "The organization's templates usable for the medium in this state.",
+      resolve: (a) => a.availableTemplates,
+    }),
+    nextChangeAt: t.string({
+      nullable: true,
+      description: 'The next instant at which the state changes, looking ahead at most 8 days; null if none.',
+      resolve: (a) => a.nextChangeAt,
+    }),
+  }),
+});
+
+builder.prismaObjectFields(OrganizationRef, (t) => ({
+  availability: t.field({
+    type: AvailabilityRef,
+    description: 'Availability at an instant (default now) for a medium, with the greetings of one of its phone numbers. Scope office-hours:read.',
+    args: {
+      at: t.arg({ type: 'DateTime', description: 'The instant; default now.' }),
+      medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
+      phoneNumberId: t.arg.id({ description: "One of the organization's phone numbers, for its greetings." }),
+    },
+    resolve: async (org, args, ctx) =>
+      getAvailability(
+        ctx.deps.db,
+        await ctx.actor(),
+        org.id,
+        { at: args.at ?? undefined, medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
+        ctx.deps.clock(),
+      ),
+  }),
+}));

@@ -1,0 +1,43 @@
+// The REST step: after authentication (the owner is known), before the handler. One atomic count on
+// the route's budget; the X-RateLimit-* headers describe that budget on every answer of the route
+// (success or error); past it, RateLimited → 429 + Retry-After + the error envelope (rest/errors.ts).
+import type { Context } from 'hono';
+import type { Actor } from '../domain/access.js';
+import { RateLimited } from '../domain/errors.js';
+import type { Budget, Decision, RateLimiter } from './limiter.js';
+
+export interface LimitedRoute {
+  method: string;
+  path: string;
+  budget?: 'perMinute' | 'callRequestPoll';
+}
+
+/** The key a request counts under: every call-request poll of an owner shares one budget. */
+export function budgetKey(route: LimitedRoute): { budget: Budget; pattern: string } {
+  if (route.budget === 'callRequestPoll') return { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS };
+  return { budget: 'perMinute', pattern: `${route.method} ${route.path}` };
+}
+
+/** The pattern name of the shared call-request polling budget (REST route and GraphQL field). */
+export const CALL_REQUEST_POLLS = 'call-request polls';
+
+export function rateLimitHeaders(d: Decision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(Math.floor(d.resetAt / 1000)),
+  };
+}
+
+export function limitMessage(d: Pick<Decision, 'limit' | 'windowMs' | 'retryAfter'>, pattern: string): string {
+  const per = d.windowMs === 1000 ? 'second' : 'minute';
+  return `Rate limit exceeded: ${d.limit} requests per ${per} for ${pattern}; retry after ${d.retryAfter} s`;
+}
+
+export async function limitRestRequest(c: Context, limiter: RateLimiter | undefined, actor: Actor, route: LimitedRoute): Promise<void> {
+  if (!limiter) return;
+  const { budget, pattern } = budgetKey(route);
+  const decision = await limiter.hit(budget, actor.orgId, pattern);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  if (!decision.allowed) throw new RateLimited(decision.retryAfter, limitMessage(decision, pattern));
+}

@@ -1,0 +1,146 @@
+// The budgets of spec §8 over the counter store. Windows are FIXED and aligned to the app clock
+// (`deps.clock()`): a per-minute window runs from hh:mm:00.000 to hh:mm+1:00.000, a per-second one
+// from one whole second to the next. A fixed window makes each decision a single atomic INCR on a
+// key named after the window (no read-then-write, no clock shared between instances beyond the time
+// itself), which is what lets several instances share one budget exactly. The cost is the usual
+// fixed-window burst: up to 2×limit across a window boundary; the spec asks for "per minute".
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { MemoryStore } from './memoryStore.js';
+import { RedisStore } from './redisStore.js';
+import { type CounterStore, FailOpenStore } from './store.js';
+
+/**
+ * - perMinute: RATE_LIMIT_PER_MINUTE per organization per endpoint pattern.
+ * - callRequestPoll: CALL_REQUEST_READS_PER_SECOND per credential owner, all call-request polls together.
+ * - unauthenticated: failed authentications per client address per minute.
+ */
+export type Budget = 'perMinute' | 'callRequestPoll' | 'unauthenticated';
+
+export interface Decision {
+  allowed: boolean;
+  /** The count after this request; null when the store could not answer (fail open). */
+  count: number | null;
+  limit: number;
+  remaining: number;
+  /** End of the current window, epoch milliseconds (a whole second). */
+  resetAt: number;
+  /** Whole seconds until the window ends, at least 1 (Retry-After). */
+  retryAfter: number;
+  windowMs: number;
+}
+
+export class RateLimiter {
+  readonly store: FailOpenStore;
+
+  constructor(
+    inner: CounterStore,
+    private readonly config: Pick<Config, 'rateLimitPerMinute' | 'callRequestReadsPerSecond' | 'callRequestMinPollSeconds' | 'unauthenticatedRateLimitPerMinute'>,
+    private readonly clock: () => Date,
+    logger: Logger,
+  ) {
+    this.store = new FailOpenStore(inner, logger);
+  }
+
+  budget(budget: Budget): { limit: number; windowMs: number } {
+    switch (budget) {
+      case 'perMinute':
+        return { limit: this.config.rateLimitPerMinute, windowMs: 60_000 };
+      case 'callRequestPoll':
+        return { limit: this.config.callRequestReadsPerSecond, windowMs: 1_000 };
+      case 'unauthenticated':
+        return { limit: this.config.unauthenticatedRateLimitPerMinute, windowMs: 60_000 };
+    }
+  }
+
+  /**
+   * Counts one request of `subject` (an organization id or a client address) on `pattern` (e.g.
+   * "GET /v1/organizations/:orgId") and decides: the n-th request of a window is allowed while n ≤ limit.
+   */
+  async hit(budget: Budget, subject: string, pattern: string): Promise<Decision> {
+    const { limit, windowMs } = this.budget(budget);
+    const now = this.clock().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    // rejected requests count too: harmless in a fixed window, and it keeps the decision one INCR
+    const count = await this.store.increment(this.key(budget, subject, pattern, start), 2 * windowMs);
+    return this.decide(count, limit, windowMs, start, now, (n) => n <= limit);
+  }
+
+  /** The decision the next request would get, without counting it (unauthenticated pre-check). */
+  async peek(budget: Budget, subject: string, pattern: string): Promise<Decision> {
+    const { limit, windowMs } = this.budget(budget);
+    const now = this.clock().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    const count = await this.store.get(this.key(budget, subject, pattern, start));
+    return this.decide(count, limit, windowMs, start, now, (n) => n < limit);
+  }
+
+  /** Seconds until the current window of `budget` ends (≥ 1). */
+  retryAfter(budget: Budget): number {
+    const { windowMs } = this.budget(budget);
+    const now = this.clock().getTime();
+    return Math.max(1, Math.ceil((Math.floor(now / windowMs) * windowMs + windowMs - now) / 1000));
+  }
+
+  /**
+   * The minimum interval between two polls of one pending call request by one owner: answers 0 and
+   * records this poll, or the whole seconds still to wait (≥ 1). A refused poll does not restart the
+   * interval (otherwise a client polling a little too often would never get through).
+   */
+  async claimPoll(orgId: string, callRequestId: string): Promise<number> {
+    const intervalMs = this.config.callRequestMinPollSeconds * 1000;
+    const wait = await this.store.claimInterval(`poll:${orgId}:${callRequestId}`, this.clock().getTime(), intervalMs);
+    if (wait === null || wait <= 0) return 0;
+    return Math.max(1, Math.ceil(wait / 1000));
+  }
+
+  /** Forgets every counter of an in-memory store (tests); a Redis store is left alone. */
+  clear(): void {
+    if (this.store.inner instanceof MemoryStore) this.store.inner.clear();
+  }
+
+  close(): Promise<void> {
+    return this.store.inner.close();
+  }
+
+  private key(budget: Budget, subject: string, pattern: string, windowStart: number): string {
+    return `${budget}:${subject}:${pattern}:${windowStart}`;
+  }
+
+  private decide(
+    count: number | null,
+    limit: number,
+    windowMs: number,
+    start: number,
+    now: number,
+    allows: (n: number) => boolean,
+  ): Decision {
+    const resetAt = start + windowMs;
+    const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+    if (count === null) return { allowed: true, count: null, limit, remaining: limit, resetAt, retryAfter, windowMs };
+    return { allowed: allows(count), count, limit, remaining: Math.max(0, limit - count), resetAt, retryAfter, windowMs };
+  }
+}
+
+export type RateLimitConfig = Pick<
+  Config,
+  | 'redisUrl'
+  | 'rateLimitKeyPrefix'
+  | 'rateLimitPerMinute'
+  | 'callRequestReadsPerSecond'
+  | 'callRequestMinPollSeconds'
+  | 'unauthenticatedRateLimitPerMinute'
+>;
+
+/** In memory, or in Redis when `redisUrl` is set. Close it with `close()`. */
+export function createRateLimiter(config: RateLimitConfig, logger: Logger, clock: () => Date): RateLimiter {
+  if (!config.redisUrl) return new RateLimiter(new MemoryStore(), config, clock, logger);
+  let limiter: RateLimiter | undefined;
+  const redis = new RedisStore({
+    url: config.redisUrl,
+    keyPrefix: config.rateLimitKeyPrefix,
+    onError: (err) => limiter?.store.reportFailure(err),
+  });
+  limiter = new RateLimiter(redis, config, clock, logger);
+  return limiter;
+}

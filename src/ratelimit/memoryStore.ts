@@ -1,0 +1,79 @@
+// In-process counters: the default, exact for one instance. Node runs one request's store call at a
+// time, so a Map update is atomic here. Expired keys are swept now and then so memory stays bounded.
+import type { CounterStore } from './store.js';
+
+interface Entry {
+  value: number;
+  expiresAt: number;
+}
+
+export class MemoryStore implements CounterStore {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private operations = 0;
+
+  /** `now` paces expiry only (window keys already carry their window); tests may replace it. */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    const now = this.now();
+    this.sweepNowAndThen(now);
+    const entry = this.live(key, now);
+    if (entry) {
+      entry.value += 1;
+      return entry.value;
+    }
+    this.entries.set(key, { value: 1, expiresAt: now + ttlMs });
+    return 1;
+  }
+
+  async get(key: string): Promise<number> {
+    return this.live(key, this.now())?.value ?? 0;
+  }
+
+  async claimInterval(key: string, nowMs: number, intervalMs: number): Promise<number> {
+    const now = this.now();
+    this.sweepNowAndThen(now);
+    const entry = this.live(key, now);
+    if (entry) {
+      const elapsed = nowMs - entry.value;
+      // a mark "in the future" (the clock went back) waits the whole interval rather than none
+      if (elapsed < intervalMs) return Math.min(intervalMs, intervalMs - elapsed);
+    }
+    this.entries.set(key, { value: nowMs, expiresAt: now + 2 * intervalMs });
+    return 0;
+  }
+
+  async ready(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.entries.clear();
+  }
+
+  /** Forgets every counter (tests: a fresh budget per case). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** Number of keys held (tests: the sweep keeps memory bounded). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private live(key: string, now: number): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private sweepNowAndThen(now: number): void {
+    if (++this.operations % 1000 !== 0) return;
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}

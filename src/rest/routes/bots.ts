@@ -1,0 +1,33 @@
+import { exportBotWorkflows, importBotWorkflows, importWorkflowsInputSchema, listBots } from '../../domain/workflows.js';
+import { defineRoute } from '../route.js';
+
+export const botRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId/bots',
+    tag: 'Bots',
+    summary: "List an organization's bots",
+    scope: 'bots:read',
+    handler: async ({ actor, deps, params }) => ({ data: { bots: await listBots(deps.db, actor, params.orgId!) } }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/bots/:botId/workflows',
+    tag: 'Workflows',
+    summary: "Export a bot's workflows in the portable form",
+    description: 'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
+    scope: 'bots:read',
+    handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps.db, actor, params.botId!) } }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/bots/:botId/workflows/import',
+    tag: 'Workflows',
+    summary: 'Import exported workflows into a bot',
+    description:
+      'Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot\'s existing workflows, in one transaction. Answers the created workflows with their new ids.',
+    scope: 'templates:write',
+    body: importWorkflowsInputSchema,
+    handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps.db, actor, params.botId!, body) } }),
+  }),
+];

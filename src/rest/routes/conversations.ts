@@ -1,0 +1,16 @@
+import { listConversations, listConversationsInput } from '../../domain/conversations.js';
+import { defineRoute } from '../route.js';
+
+export const conversationRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/conversations',
+    tag: 'Conversations',
+    summary: 'List conversations, newest first',
+    description:
+      "Query: `offset` (integer ≥ 0, default 0), `limit` (1..100, default 20), `orgId`, `botId`, `includeArchived` and `includeChildren` (`true`|`false`, default false). Without `orgId` the list is the credential owner's organization. `includeChildren=true` is for account organizations only (400 otherwise); an `orgId` or `botId` outside the caller's reach is a 404; unknown query parameters are a 400. Order: newest `startTime` first, ties by id.",
+    scope: 'conversations:read',
+    query: listConversationsInput,
+    handler: async ({ actor, deps, query }) => ({ data: await listConversations(deps.db, actor, query) }),
+  }),
+];

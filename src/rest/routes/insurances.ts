@@ -1,0 +1,27 @@
+import { listInsurances, updateInsurance, updateInsuranceInput } from '../../domain/insurances.js';
+import { defineRoute } from '../route.js';
+
+export const insuranceRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId/insurances',
+    tag: 'Insurances',
+    summary: "List an organization's insurance acceptance settings",
+    description: '`data` = `{insurances: [insurance]}`, by name.',
+    scope: 'insurances:read',
+    handler: async ({ actor, deps, params }) => ({ data: { insurances: await listInsurances(deps.db, actor, params.orgId!) } }),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/v1/organizations/:orgId/insurances/:insuranceId',
+    tag: 'Insurances',
+    summary: 'Update an insurance (only the provided fields)',
+    description:
+      'Body: any of `type`, `status`, `notes` (at most 2000 characters; `""` clears). A body naming no field is a 400 ("nothing to update"); unknown properties are a 400. An insurance of another organization is a 404 under this `orgId`.',
+    scope: 'insurances:write',
+    body: updateInsuranceInput,
+    handler: async ({ actor, deps, params, body }) => ({
+      data: await updateInsurance(deps.db, actor, params.orgId!, params.insuranceId!, body),
+    }),
+  }),
+];

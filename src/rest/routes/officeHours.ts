@@ -1,0 +1,24 @@
+import { getOfficeHours, officeHoursQuerySchema, setOfficeHours, setOfficeHoursSchema } from '../../domain/officeHours.js';
+import { defineRoute } from '../route.js';
+
+export const officeHoursRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/office-hours',
+    tag: 'Office hours',
+    summary: 'Set the office hours of one day (create or update)',
+    description: 'Omitting `breaks` keeps the existing breaks; `[]` clears them. Times are `H:mm` or `HH:mm`, returned as `HH:mm`.',
+    scope: 'office-hours:write',
+    body: setOfficeHoursSchema,
+    handler: async ({ actor, deps, params, body }) => ({ data: await setOfficeHours(deps.db, actor, params.orgId!, body) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId/office-hours',
+    tag: 'Office hours',
+    summary: 'Office hours of every day (Monday..Sunday), or of one day',
+    scope: 'office-hours:read',
+    query: officeHoursQuerySchema,
+    handler: async ({ actor, deps, params, query }) => ({ data: await getOfficeHours(deps.db, actor, params.orgId!, query) }),
+  }),
+];

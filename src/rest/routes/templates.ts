@@ -1,0 +1,35 @@
+import { createTemplate, createTemplateInputSchema, listTemplates, updateTemplate, updateTemplateInputSchema } from '../../domain/templates.js';
+import { defineRoute } from '../route.js';
+
+export const templateRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/templates',
+    tag: 'Templates',
+    summary: "List the credential owner organization's workflow templates",
+    description: 'Oldest first. The list items carry no `workflow`; GraphQL `templates` includes it.',
+    scope: 'templates:read',
+    handler: async ({ actor, deps }) => ({ data: { templates: await listTemplates(deps.db, actor) } }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/templates',
+    tag: 'Templates',
+    summary: 'Create a workflow template',
+    description: '`name` is required; the answer is the full template with `version` 1. JSON, form-urlencoded or multipart.',
+    scope: 'templates:write',
+    body: createTemplateInputSchema,
+    handler: async ({ actor, deps, body }) => ({ data: await createTemplate(deps.db, actor, body) }),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/v1/templates/:templateId',
+    tag: 'Templates',
+    summary: 'Update a workflow template',
+    description:
+      "Every field is optional; an omitted field keeps its value. `version` grows by one when the workflow definition changes. A template outside the credential owner's organization is a 404.",
+    scope: 'templates:write',
+    body: updateTemplateInputSchema,
+    handler: async ({ actor, deps, params, body }) => ({ data: await updateTemplate(deps.db, actor, params.templateId!, body) }),
+  }),
+];

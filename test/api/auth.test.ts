@@ -1,0 +1,226 @@
+// Credentials (CONTRACT §2): API keys, OAuth client credentials and the JWTs they yield, scopes and reach.
+import { generateKeyPair, SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { issueAccessToken } from '../../src/auth/tokens.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+async function expectRejected(token: string) {
+  const orgPath = `/v1/organizations/${t.demo.organizations.clinic.id}`;
+  const rest = await t.rest('GET', orgPath, { token });
+  expect(rest.status).toBe(401);
+  expect(rest.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  expect(rest.body).toMatchObject({ success: false, data: {} });
+  const gql = await t.gql('{ viewer { organization { id } } }', {}, { token });
+  expect(gql.status).toBe(401);
+  expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  expect(gql.body.data).toBeNull();
+}
+
+describe('OAuth client credentials', () => {
+  it('issues a 24 h bearer token that works on REST and GraphQL', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const res = await t.rest('POST', '/oauth/token', {
+      token: null,
+      json: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: t.deps.config.oauthAudience },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 86400 });
+    expect(res.body.scope.split(' ').sort()).toEqual([...c.scopes].sort());
+    const [header, payload] = res.body.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    expect(header.alg).toBe('ES256');
+    expect(payload).toMatchObject({ sub: c.clientId, org: t.demo.organizations.clinic.id, aud: t.deps.config.oauthAudience });
+    expect(payload.exp - payload.iat).toBe(86400);
+
+    const rest = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: res.body.access_token });
+    expect(rest.status).toBe(200);
+    const gql = await t.gql('{ viewer { organization { id } scopes } }', {}, { token: res.body.access_token });
+    expect(gql.body.data.viewer.organization.id).toBe(t.demo.organizations.clinic.id);
+  });
+
+  it('accepts a form-encoded token request', async () => {
+    const c = t.demo.oauthClients.clinicReadOnly;
+    const res = await t.rest('POST', '/oauth/token', {
+      token: null,
+      form: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: t.deps.config.oauthAudience },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.scope.split(' ').every((s: string) => s.endsWith(':read'))).toBe(true);
+  });
+
+  it('answers RFC 6749 errors', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const aud = t.deps.config.oauthAudience;
+    const cases: [Record<string, string>, number, string][] = [
+      [{ client_id: c.clientId, client_secret: c.clientSecret, audience: aud }, 400, 'invalid_request'],
+      [{ grant_type: 'password', client_id: c.clientId, client_secret: c.clientSecret, audience: aud }, 400, 'unsupported_grant_type'],
+      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: 'wrong', audience: aud }, 401, 'invalid_client'],
+      [{ grant_type: 'client_credentials', client_id: 'cli_unknown', client_secret: c.clientSecret, audience: aud }, 401, 'invalid_client'],
+      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: 'https://elsewhere.example/v1' }, 400, 'invalid_grant'],
+      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, error] of cases) {
+      const res = await t.rest('POST', '/oauth/token', { token: null, json: body });
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status, error });
+    }
+    const malformed = await t.rest('POST', '/oauth/token', { token: null, raw: { body: '{nope', contentType: 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toBe('invalid_request');
+  });
+
+  it('publishes the verification key at /.well-known/jwks.json', async () => {
+    const res = await t.rest('GET', '/.well-known/jwks.json', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body.keys).toHaveLength(1);
+    expect(res.body.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
+    expect(res.body.keys[0].d).toBeUndefined();
+  });
+});
+
+describe('rejected credentials are 401 on both surfaces', () => {
+  it('no credential at all', async () => {
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: null });
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/Authorization/);
+  });
+
+  it('an expired token', async () => {
+    const token = await t.accessToken('clinic');
+    t.clock.advance(24 * 3600 * 1000 + 1000);
+    await expectRejected(token);
+  });
+
+  it('a tampered token', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const [h, p, s] = token.split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    payload.scope = 'organizations:write closures:write';
+    await expectRejected(`${h}.${b64url(payload)}.${s}`);
+  });
+
+  it('a token for another audience, signed with the service key', async () => {
+    const claims = { clientId: t.demo.oauthClients.clinic.clientId, orgId: t.demo.organizations.clinic.id, scopes: ['organizations:read'] };
+    await expectRejected(await issueAccessToken({ ...t.deps.tokens, audience: 'https://other.example/v1' }, claims, new Date()));
+    await expectRejected(await issueAccessToken({ ...t.deps.tokens, issuer: 'https://issuer.example' }, claims, new Date()));
+  });
+
+  it('an alg: none token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const payload = {
+      iss: t.deps.tokens.issuer,
+      aud: t.deps.tokens.audience,
+      sub: t.demo.oauthClients.clinic.clientId,
+      org: t.demo.organizations.clinic.id,
+      scope: 'organizations:read',
+      iat: now,
+      exp: now + 3600,
+    };
+    await expectRejected(`${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(payload)}.`);
+  });
+
+  it('a token signed by another key', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const token = await new SignJWT({ org: t.demo.organizations.clinic.id, scope: 'organizations:read' })
+      .setProtectedHeader({ alg: 'ES256', kid: t.deps.tokens.key.kid })
+      .setIssuer(t.deps.tokens.issuer)
+      .setAudience(t.deps.tokens.audience)
+      .setSubject(t.demo.oauthClients.clinic.clientId)
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    await expectRejected(token);
+  });
+
+  it('a malformed, unknown or revoked API key', async () => {
+    await expectRejected('svc-sk-v2-short');
+    await expectRejected(`svc-sk-v2-${'A'.repeat(43)}`);
+    await t.db.prisma.apiKey.updateMany({ where: { orgId: t.demo.organizations.clinic.id }, data: { revokedAt: new Date() } });
+    await expectRejected(t.demo.organizations.clinic.apiKey);
+  });
+
+  it('a token of a revoked OAuth client', async () => {
+    const token = await t.accessToken('clinic');
+    await t.db.prisma.oAuthClient.update({ where: { clientId: t.demo.oauthClients.clinic.clientId }, data: { revokedAt: new Date() } });
+    await expectRejected(token);
+  });
+
+  it('a header that is not "Bearer <token>"', async () => {
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, {
+      token: null,
+      headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+    });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('reach and scopes', () => {
+  it("gives 404 for another tenant's organization, exactly like a missing one", async () => {
+    const foreign = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}`);
+    const missing = await t.rest('GET', '/v1/organizations/6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f');
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    const gql = await t.gql('query($id: ID!) { organization(id: $id) { id name } }', { id: t.demo.organizations.other.id });
+    expect(gql.body.data.organization).toBeNull();
+    expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('lets an account organization reach its children but not a child reach its parent', async () => {
+    const account = t.demo.organizations.account;
+    const child = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic2.id}`, { token: account.apiKey });
+    expect(child.status).toBe(200);
+    const sibling = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic2.id}`);
+    expect(sibling.status).toBe(404);
+    const parent = await t.rest('GET', `/v1/organizations/${account.id}`);
+    expect(parent.status).toBe(404);
+    const gql = await t.gql('{ viewer { organization { id parent { id } } } }');
+    expect(gql.body.data.viewer.organization.parent).toBeNull();
+    const fromAccount = await t.gql('{ viewer { organization { children { id parent { id } } } } }', {}, { token: account.apiKey });
+    const children = fromAccount.body.data.viewer.organization.children;
+    expect(children.map((c: { id: string }) => c.id).sort()).toEqual([t.demo.organizations.clinic.id, t.demo.organizations.clinic2.id].sort());
+    expect(children.every((c: { parent: { id: string } }) => c.parent.id === account.id)).toBe(true);
+  });
+
+  it('gives a read-only OAuth client 403 on a write, and leaves the data unchanged', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const rest = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`, { token });
+    expect(rest.status).toBe(403);
+    expect(rest.body).toMatchObject({ success: false, data: {} });
+    const gql = await t.gql('mutation($id: ID!) { disableOrganization(orgId: $id) { changed } }', { id: t.demo.organizations.clinic.id }, { token });
+    expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
+    expect(org.communicationsEnabled).toBe(true);
+    const read = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token });
+    expect(read.status).toBe(200);
+  });
+
+  it('lists the scopes of the credential in viewer', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const gql = await t.gql('{ viewer { scopes } }', {}, { token });
+    expect(gql.body.data.viewer.scopes).toEqual(t.demo.oauthClients.clinicReadOnly.scopes.slice().sort());
+  });
+});
+
+describe('secrets at rest', () => {
+  it('keeps no plaintext API key or client secret anywhere in the database', async () => {
+    const secrets = [
+      ...Object.values(t.demo.organizations).map((o) => o.apiKey),
+      t.demo.oauthClients.clinic.clientSecret,
+      t.demo.oauthClients.clinicReadOnly.clientSecret,
+    ];
+    // dump every text-like column of every table and search it
+    const tables = await t.db.prisma.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
+    let dump = '';
+    for (const { tablename } of tables) {
+      const rows = await t.db.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(x)::text AS row FROM "${tablename}" x`);
+      dump += rows.map((r) => r.row).join('\n');
+    }
+    expect(dump.length).toBeGreaterThan(1000);
+    for (const secret of secrets) {
+      expect(dump).not.toContain(secret);
+      expect(dump).not.toContain(secret.slice(-20));
+    }
+    expect(dump).toMatch(/"hash":"[0-9a-f]{64}"/);
+  });
+});

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+// Each pending (queued) request is polled at most once per case: a second poll within the minimum
+// poll interval is a 429 (CONTRACT §3), which is another file's subject.
+
+const FIELDS = ['callRequestId', 'conversationId', 'createdAt', 'error', 'expiresAt', 'finishedAt', 'status'];
+const QUERY = `query ($id: ID!) {
+  callRequest(id: $id) { id callRequestId status createdAt expiresAt finishedAt conversationId error { category code message } }
+}`;
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+const poll = (id: string, token?: string | null) => t.rest('GET', `/v1/call-requests/${id}`, token === undefined ? {} : { token });
+const gqlPoll = (id: string, token?: string | null) => t.gql(QUERY, { id }, token === undefined ? {} : { token });
+
+const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+describe('GET /v1/call-requests/{callRequestId}', () => {
+  it('answers a queued request', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(Object.keys(res.body.data).sort()).toEqual(FIELDS);
+    expect(res.body.data).toEqual({
+      callRequestId: id,
+      status: 'queued',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: null,
+      conversationId: null,
+      error: null,
+    });
+    expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.parse(res.body.data.createdAt));
+  });
+
+  it('answers a failed request with 200, status failed and the error object', async () => {
+    const id = t.demo.callRequests.clinic.failed;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(res.body.data).toEqual({
+      callRequestId: id,
+      status: 'failed',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: isoInstant,
+      conversationId: null,
+      error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+    });
+  });
+
+  it('answers a completed request with the conversation it started', async () => {
+    const id = t.demo.callRequests.clinic.completed;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      callRequestId: id,
+      status: 'completed',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: isoInstant,
+      conversationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      error: null,
+    });
+    // the conversation is the clinic's newest one
+    const conversations = await t.rest('GET', '/v1/conversations?limit=1');
+    expect(conversations.body.data.conversations[0].conversationId).toBe(res.body.data.conversationId);
+  });
+
+  it("answers a child organization's request to the account key", async () => {
+    const res = await poll(t.demo.callRequests.clinic.failed, t.demo.organizations.account.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.data.status).toBe('failed');
+  });
+
+  it("answers 404 for another tenant's request, exactly like a missing one", async () => {
+    const foreign = await poll(t.demo.callRequests.other.queued);
+    const missing = await poll(MISSING);
+    const sibling = await poll(t.demo.callRequests.clinic.completed, t.demo.organizations.clinic2.apiKey);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect(sibling.status).toBe(404);
+    expect(sibling.body).toEqual(missing.body);
+  });
+
+  it('answers 400 naming callRequestId when it is not a UUID', async () => {
+    const res = await poll('not-a-uuid');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('callRequestId: must be a UUID');
+  });
+
+  it('is readable with a read-only token, and needs a credential', async () => {
+    const readOnly = await poll(t.demo.callRequests.clinic.failed, await t.accessToken('clinicReadOnly'));
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.body.data.status).toBe('failed');
+    const anonymous = await poll(t.demo.callRequests.clinic.failed, null);
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('GraphQL callRequest', () => {
+  it('answers a queued request like REST does', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const res = await gqlPoll(id);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.callRequest).toEqual({
+      id,
+      callRequestId: id,
+      status: 'queued',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: null,
+      conversationId: null,
+      error: null,
+    });
+  });
+
+  it('answers the failed and the completed request with the same fields as REST', async () => {
+    for (const id of [t.demo.callRequests.clinic.failed, t.demo.callRequests.clinic.completed]) {
+      const gql = await gqlPoll(id);
+      const rest = await poll(id);
+      expect(gql.body.errors).toBeUndefined();
+      const { id: gqlId, ...fields } = gql.body.data.callRequest;
+      expect(gqlId).toBe(id);
+      expect(fields).toEqual(rest.body.data);
+    }
+    const failed = await gqlPoll(t.demo.callRequests.clinic.failed);
+    expect(failed.body.data.callRequest.error).toEqual({ category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' });
+    const completed = await gqlPoll(t.demo.callRequests.clinic.completed);
+    expect(completed.body.data.callRequest.conversationId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("answers NOT_FOUND for another tenant's request and a missing one", async () => {
+    for (const id of [t.demo.callRequests.other.queued, MISSING]) {
+      const res = await gqlPoll(id);
+      expect(res.body.data).toEqual({ callRequest: null });
+      expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers BAD_USER_INPUT for an id that is not a UUID', async () => {
+    const res = await gqlPoll('nope');
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'callRequestId', message: 'must be a UUID' }] });
+  });
+
+  it('requires a credential', async () => {
+    const res = await gqlPoll(t.demo.callRequests.clinic.failed, null);
+    expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  });
+});

@@ -1,0 +1,84 @@
+// Every closure rule case through REST (JSON; a subset as form and multipart) and GraphQL: both
+// surfaces must give the same verdict, and a rejection must name the same field(s) with the same words.
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/testApp.js';
+import { type ClosureCase, closureCases, existingClosure, FORM_KINDS, graphqlOutcome, type Outcome, restOutcome } from './cases/closureCases.js';
+
+const t = useTestApp();
+
+const FIELDS = 'id description chatGreeting phoneGreeting startAt endAt annualDate { month day }';
+const CREATE = `mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { ${FIELDS} } }`;
+const UPDATE = `mutation($orgId: ID!, $id: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $id, input: $input) { ${FIELDS} } }`;
+
+const orgId = () => t.demo.organizations.clinic.id;
+
+async function existingId(c: ClosureCase): Promise<string> {
+  const res = await t.rest('POST', `/v1/organizations/${orgId()}/closures`, { json: existingClosure[c.existing!] });
+  expect(res.status).toBe(200);
+  return res.body.data.id;
+}
+
+async function closurePath(c: ClosureCase): Promise<string> {
+  return c.op === 'create' ? `/v1/organizations/${orgId()}/closures` : `/v1/organizations/${orgId()}/closures/${await existingId(c)}`;
+}
+
+async function viaRest(c: ClosureCase, kind: 'json' | 'form' | 'multipart'): Promise<Outcome> {
+  const body = kind === 'json' ? { json: c.input } : { [kind]: c.form! };
+  return restOutcome(await t.rest('POST', await closurePath(c), body));
+}
+
+/** The GraphQL Closure in the REST shape: the other form's null fields dropped. */
+function asRestShape(closure: Record<string, unknown>): Record<string, unknown> {
+  const { startAt, endAt, annualDate, ...rest } = closure;
+  return annualDate ? { ...rest, annualDate } : { ...rest, startAt, endAt };
+}
+
+async function viaGraphql(c: ClosureCase): Promise<Outcome> {
+  if (c.op === 'create') return graphqlOutcome(await t.gql(CREATE, { orgId: orgId(), input: c.input }), 'createClosure');
+  const outcome = graphqlOutcome(await t.gql(UPDATE, { orgId: orgId(), id: await existingId(c), input: c.input }), 'updateClosure');
+  return outcome;
+}
+
+const withoutId = (data: Record<string, unknown> | undefined) => {
+  const { id: _id, ...rest } = data ?? {};
+  return rest;
+};
+
+describe('closure rules: REST and GraphQL agree', () => {
+  it('has enough cases', () => {
+    expect(closureCases.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(closureCases.map((c) => c.name)).size).toBe(closureCases.length);
+  });
+
+  for (const c of closureCases) {
+    it(`${c.op}: ${c.name} → ${c.accepted ? 'accepted' : `rejected (${c.field || 'input'})`}`, async () => {
+      const rest = await viaRest(c, 'json');
+      const gql = await viaGraphql(c);
+      expect(rest.accepted, `REST: ${rest.message}`).toBe(c.accepted);
+      expect(gql.accepted, `GraphQL: ${gql.message}`).toBe(c.accepted);
+
+      if (c.accepted) {
+        expect(rest.data).toMatchObject(c.data ?? {});
+        expect(rest.data!.id).toEqual(expect.any(String));
+        expect(withoutId(asRestShape(gql.data!))).toEqual(withoutId(rest.data));
+      } else {
+        const field = c.field!;
+        expect(rest.issues.map((i) => i.path)).toContain(field);
+        if (field) expect(rest.message).toContain(`${field}: `);
+        if (c.graphqlTypeError) {
+          expect(gql.typeError).toBe(true);
+          expect(gql.message).toContain(c.graphqlTypeError);
+        } else {
+          expect(gql.issues).toEqual(rest.issues);
+        }
+      }
+
+      for (const kind of c.form ? FORM_KINDS : []) {
+        const viaForm = await viaRest(c, kind);
+        expect(viaForm.accepted, `${kind}: ${viaForm.message}`).toBe(c.accepted);
+        if (c.accepted) expect(withoutId(viaForm.data)).toEqual(withoutId(rest.data));
+        else expect(viaForm.issues.map((i) => i.path)).toContain(c.field);
+      }
+    });
+  }
+});

@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+const FIELDS = [
+  'id', 'orgId', 'botId', 'createdAt', 'updatedAt', 'number', 'name', 'language', 'outbound', 'verifiedCallerId',
+  'callbackForwardingNumber', 'voiceId', 'speed', 'stability', 'similarity', 'style', 'customGreeting', 'customClosedGreeting',
+];
+const SELECTION = FIELDS.join(' ');
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const ATTACH = `mutation ($phoneNumberId: ID!, $botId: ID!) { attachPhoneNumber(phoneNumberId: $phoneNumberId, botId: $botId) { ${SELECTION} } }`;
+const LIST = `query ($id: ID!) { organization(id: $id) { id phoneNumbers { ${SELECTION} } } }`;
+
+const clinicId = () => t.demo.organizations.clinic.id;
+const attach = (phoneNumberId: string, body: Parameters<typeof t.rest>[2]) => t.rest('POST', `/v1/phone-numbers/${phoneNumberId}/attach`, body);
+const listPhoneNumbers = async (orgId = clinicId(), token?: string) =>
+  (await t.rest('GET', `/v1/organizations/${orgId}/phone-numbers`, token ? { token } : {})).body.data.phoneNumbers as Record<string, unknown>[];
+const billingLine = async () => (await listPhoneNumbers()).find((p) => p.id === t.demo.phoneNumbers.clinic[1])!;
+
+describe('GET /v1/organizations/{orgId}/phone-numbers', () => {
+  it("lists the organization's phone numbers with every field", async () => {
+    const res = await t.rest('GET', `/v1/organizations/${clinicId()}/phone-numbers`);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(Object.keys(res.body.data)).toEqual(['phoneNumbers']);
+    expect(res.body.data.phoneNumbers).toHaveLength(2);
+    for (const p of res.body.data.phoneNumbers) expect(Object.keys(p).sort()).toEqual([...FIELDS].sort());
+    const [main, billing] = res.body.data.phoneNumbers;
+    expect(main).toEqual({
+      id: t.demo.phoneNumbers.clinic[0],
+      orgId: clinicId(),
+      botId: t.demo.bots.clinic[0],
+      createdAt: isoInstant,
+      updatedAt: isoInstant,
+      number: '+15550101',
+      name: 'Downtown main line',
+      language: 'ENGLISH',
+      outbound: true,
+      verifiedCallerId: '+15550101',
+      callbackForwardingNumber: '+15550199',
+      voiceId: 'FRIENDLY_BRIGHT',
+      speed: 1,
+      stability: 0.5,
+      similarity: 0.75,
+      style: 0,
+      customGreeting: 'Thanks for calling Downtown main line, how can I help?',
+      customClosedGreeting: 'Downtown main line is closed right now; leave a message and we will call you back.',
+    });
+    expect(billing).toMatchObject({ id: t.demo.phoneNumbers.clinic[1], botId: null, number: '+15550102', name: 'Downtown billing' });
+  });
+
+  it("lists a child's numbers to the account key; answers 404 for another tenant's organization", async () => {
+    expect(await listPhoneNumbers(clinicId(), t.demo.organizations.account.apiKey)).toHaveLength(2);
+    const foreign = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/phone-numbers`);
+    const missing = await t.rest('GET', `/v1/organizations/${MISSING}/phone-numbers`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+  });
+
+  it('is readable with a read-only token (scope organizations:read)', async () => {
+    const res = await t.rest('GET', `/v1/organizations/${clinicId()}/phone-numbers`, { token: await t.accessToken('clinicReadOnly') });
+    expect(res.status).toBe(200);
+    expect(res.body.data.phoneNumbers).toHaveLength(2);
+  });
+});
+
+describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
+  const encodings: [string, (botId: string) => Parameters<typeof t.rest>[2]][] = [
+    ['JSON', (botId) => ({ json: { botId } })],
+    ['form-urlencoded', (botId) => ({ form: { botId } })],
+    ['multipart', (botId) => ({ multipart: { botId } })],
+  ];
+  for (const [name, body] of encodings) {
+    it(`attaches a number to a bot of its organization (${name}) and answers the whole record`, async () => {
+      const before = await billingLine();
+      const botId = t.demo.bots.clinic[1]!;
+      const res = await attach(t.demo.phoneNumbers.clinic[1]!, body(botId));
+      expect(res.status).toBe(200);
+      expect(res.body.success).toBe(true);
+      expect(res.body.data).toEqual({ ...before, botId, updatedAt: isoInstant });
+      expect(await billingLine()).toEqual(res.body.data);
+    });
+  }
+
+  it('moves an attached number to another bot, and accepts an upper-case UUID', async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[0]!, { json: { botId: t.demo.bots.clinic[1]!.toUpperCase() } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.botId).toBe(t.demo.bots.clinic[1]);
+  });
+
+  it("attaches a child's number with the account key", async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: t.demo.organizations.account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.data.botId).toBe(t.demo.bots.clinic[0]);
+  });
+
+  it("answers 400 naming botId for a bot of another organization within reach, and changes nothing", async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic2[0] }, token: t.demo.organizations.account.apiKey });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, data: {}, message: expect.stringMatching(/^botId: /) });
+    expect((await billingLine()).botId).toBeNull();
+  });
+
+  const invalid: [string, Parameters<typeof t.rest>[2], string][] = [
+    ['a missing botId', { json: {} }, 'botId: is required'],
+    ['no body', {}, 'botId: is required'],
+    ['a botId that is not a UUID', { json: { botId: 'front-desk' } }, 'botId: must be a UUID'],
+    ['a numeric botId', { json: { botId: 7 } }, 'botId: must be a UUID'],
+    ['an unknown property', { json: { botId: '00000000-0000-4000-8000-000000000000', orgId: 'x' } }, 'orgId'],
+    ['a body that is not an object', { json: 'bot' }, ''],
+  ];
+  for (const [name, body, message] of invalid) {
+    it(`answers 400 for ${name}`, async () => {
+      const res = await attach(t.demo.phoneNumbers.clinic[1]!, body);
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(res.body.data).toEqual({});
+      expect(res.body.message).toContain(message);
+      expect((await billingLine()).botId).toBeNull();
+    });
+  }
+
+  it('answers 400 naming phoneNumberId when it is not a UUID', async () => {
+    const res = await attach('main-line', { json: { botId: t.demo.bots.clinic[0] } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('phoneNumberId: must be a UUID');
+  });
+
+  it("answers 404 for a bot of another tenant, exactly like a missing bot", async () => {
+    const missing = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: MISSING } });
+    const foreign = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.other[0] } });
+    // a sibling clinic is outside a clinic key's reach
+    const sibling = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic2[0] } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect(sibling.status).toBe(404);
+    expect(sibling.body).toEqual(missing.body);
+    expect((await billingLine()).botId).toBeNull();
+  });
+
+  it("answers 404 for another tenant's phone number, exactly like a missing one, and leaves it alone", async () => {
+    const missing = await attach(MISSING, { json: { botId: t.demo.bots.clinic[0] } });
+    const foreign = await attach(t.demo.phoneNumbers.other[0]!, { json: { botId: t.demo.bots.clinic[0] } });
+    const foreignBoth = await attach(t.demo.phoneNumbers.other[0]!, { json: { botId: t.demo.bots.other[0] } });
+    expect(missing.status).toBe(404);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect(foreignBoth.body).toEqual(missing.body);
+    const other = await listPhoneNumbers(t.demo.organizations.other.id, t.demo.organizations.other.apiKey);
+    expect(other[0]!.botId).toBe(t.demo.bots.other[0]);
+  });
+
+  it('answers 403 to a read-only client and changes nothing', async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: await t.accessToken('clinicReadOnly') });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('phone-numbers:write') });
+    expect((await billingLine()).botId).toBeNull();
+  });
+
+  it('answers 401 without a credential', async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: null });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('GraphQL phone numbers', () => {
+  it('lists Organization.phoneNumbers like REST', async () => {
+    const res = await t.gql(LIST, { id: clinicId() });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.organization.phoneNumbers).toEqual(await listPhoneNumbers());
+  });
+
+  it('attaches with attachPhoneNumber and answers the whole record', async () => {
+    const before = await billingLine();
+    const res = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic[1] });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.attachPhoneNumber).toEqual({ ...before, botId: t.demo.bots.clinic[1], updatedAt: isoInstant });
+    expect(await billingLine()).toEqual(res.body.data.attachPhoneNumber);
+  });
+
+  it('answers BAD_USER_INPUT naming botId for a bot of another organization within reach', async () => {
+    const res = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic2[0] }, { token: t.demo.organizations.account.apiKey });
+    expect(res.body.data).toBeNull();
+    expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(res.body.errors[0].extensions.issues).toEqual([{ path: 'botId', message: expect.any(String) }]);
+    const malformed = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: 'nope' });
+    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'botId', message: 'must be a UUID' }] });
+  });
+
+  it("answers NOT_FOUND for another tenant's phone number or bot", async () => {
+    for (const vars of [
+      { phoneNumberId: t.demo.phoneNumbers.other[0], botId: t.demo.bots.clinic[0] },
+      { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.other[0] },
+      { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: MISSING },
+    ]) {
+      const res = await t.gql(ATTACH, vars);
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    expect((await billingLine()).botId).toBeNull();
+  });
+
+  it('answers FORBIDDEN to a read-only client', async () => {
+    const res = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic[0] }, { token: await t.accessToken('clinicReadOnly') });
+    expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await billingLine()).botId).toBeNull();
+  });
+});

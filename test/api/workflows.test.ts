@@ -1,0 +1,257 @@
+// Bots and their workflows through REST and GraphQL (spec §2 "Workflow", §4 "Workflows"): the list of an
+// organization's bots, the portable export of a bot's workflows, and its import into another bot.
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+const STEP_FIELDS = 'title description instructions order examples action actionMetadata { templateName templateBody }';
+const WORKFLOW_FIELDS = `id title description enabled usageContext steps { ${STEP_FIELDS} childSteps { ${STEP_FIELDS} } }`;
+const BOT = `query($id: ID!) { bot(id: $id) { id name createdAt workflows { ${WORKFLOW_FIELDS} } } }`;
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
+
+/** The demo bot workflow (src/demo/demoData.ts) in the export form, without its id. */
+function demoExport(title: string) {
+  return {
+    title,
+    description: `${title} for new and returning patients`,
+    enabled: true,
+    usageContext: 'Use when the caller asks to book, move or cancel a visit.',
+    steps: [
+      {
+        title: 'Identify the patient',
+        description: 'Ask for name and date of birth.',
+        instructions: 'Confirm the spelling of the last name.',
+        order: 1,
+        examples: ['May I have your full name?', 'What is your date of birth?'],
+        action: 'COLLECT_INFO',
+        actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}, DOB: {{dob}}' },
+        childSteps: [
+          {
+            title: 'New patient',
+            description: 'Collect insurance details.',
+            instructions: 'Ask for the insurance carrier and member id.',
+            order: 1,
+            examples: ['Which insurance do you have?'],
+            action: 'COLLECT_INFO',
+            actionMetadata: { templateName: 'insurance', templateBody: 'Carrier: {{carrier}}' },
+          },
+        ],
+      },
+      {
+        title: 'Offer a time',
+        description: 'Propose the next open slots.',
+        instructions: 'Offer at most three slots.',
+        order: 2,
+        examples: ['I have Tuesday at 10 or Wednesday at 2.'],
+        action: 'SEND_SMS',
+        actionMetadata: { templateName: 'confirmation', templateBody: 'Your visit is booked for {{time}}.' },
+        childSteps: [],
+      },
+    ],
+  };
+}
+
+const withoutId = ({ id: _id, ...rest }: { id: string }) => rest;
+
+describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
+  it("lists the organization's bots, oldest first", async () => {
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}/bots`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        bots: [
+          { id: t.demo.bots.clinic[0], name: 'Front desk', createdAt: expect.stringMatching(ISO) },
+          { id: t.demo.bots.clinic[1], name: 'After hours', createdAt: expect.stringMatching(ISO) },
+        ],
+      },
+    });
+    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id name createdAt } } }', { id: t.demo.organizations.clinic.id });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.organization.bots.map((b: any) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(res.body.data.bots);
+  });
+
+  it("lets an account organization list a child's bots", async () => {
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic2.id}/bots`, { token: t.demo.organizations.account.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.data.bots.map((b: any) => b.id)).toEqual(t.demo.bots.clinic2);
+  });
+
+  it("answers 404 for another tenant's organization", async () => {
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/bots`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, data: {}, message: 'Organization not found' });
+    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id } } }', { id: t.demo.organizations.other.id });
+    expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('GET /v1/bots/{botId}/workflows and Query.bot', () => {
+  it("exports every workflow of the bot in the portable form, steps ordered, child steps nested", async () => {
+    const res = await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(res.body.data.workflows).toEqual([{ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ...demoExport('Front desk scheduling') }]);
+  });
+
+  it('answers the same workflows on GraphQL', async () => {
+    const rest = await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`);
+    const res = await t.gql(BOT, { id: t.demo.bots.clinic[0] });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.bot).toMatchObject({ id: t.demo.bots.clinic[0], name: 'Front desk', createdAt: expect.any(String) });
+    expect(res.body.data.bot.workflows).toEqual(rest.body.data.workflows);
+  });
+
+  it('orders workflows and steps by order, whatever order they were created in', async () => {
+    const botId = t.demo.bots.clinic[1]!;
+    const wf = await t.db.prisma.workflow.create({ data: { botId, title: 'First', order: -5 } });
+    await t.db.prisma.workflowStep.createMany({
+      data: [
+        { workflowId: wf.id, title: 'c', order: 3 },
+        { workflowId: wf.id, title: 'a', order: 1 },
+        { workflowId: wf.id, title: 'b', order: 2 },
+      ],
+    });
+    const res = await t.rest('GET', `/v1/bots/${botId}/workflows`);
+    expect(res.body.data.workflows.map((w: any) => w.title)).toEqual(['First', 'After hours scheduling']);
+    expect(res.body.data.workflows[0].steps.map((s: any) => s.title)).toEqual(['a', 'b', 'c']);
+    expect(res.body.data.workflows[0].steps[0]).toEqual({
+      title: 'a',
+      description: '',
+      instructions: '',
+      order: 1,
+      examples: [],
+      action: '',
+      actionMetadata: null,
+      childSteps: [],
+    });
+  });
+
+  it("answers 404 for another tenant's bot and an unknown bot; 400 for a malformed id", async () => {
+    for (const id of [t.demo.bots.other[0], UNKNOWN]) {
+      const res = await t.rest('GET', `/v1/bots/${id}/workflows`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, data: {}, message: 'Bot not found' });
+      const gql = await t.gql(BOT, { id });
+      expect(gql.body.data.bot).toBeNull();
+      expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    const bad = await t.rest('GET', '/v1/bots/nope/workflows');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('botId: must be a UUID');
+    expect((await t.gql(BOT, { id: 'nope' })).body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+
+  it("lets an account organization read its child's bot, and a child not its sibling's", async () => {
+    const account = await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`, { token: t.demo.organizations.account.apiKey });
+    expect(account.status).toBe(200);
+    expect(account.body.data.workflows[0].title).toBe('Lakeside desk scheduling');
+    const sibling = await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`);
+    expect(sibling.status).toBe(404);
+  });
+
+  it('is readable with a read-only OAuth client', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    expect((await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`, { token })).status).toBe(200);
+    expect((await t.gql(BOT, { id: t.demo.bots.clinic[0] }, { token })).body.data.bot.workflows).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/bots/{botId}/workflows/import', () => {
+  it('round-trips: export one bot, import into another, export again gives the same content', async () => {
+    const [source, target] = t.demo.bots.clinic as [string, string];
+    const exported = (await t.rest('GET', `/v1/bots/${source}/workflows`)).body.data;
+    const before = (await t.rest('GET', `/v1/bots/${target}/workflows`)).body.data.workflows;
+
+    const imported = await t.rest('POST', `/v1/bots/${target}/workflows/import`, { json: exported });
+    expect(imported.status).toBe(200);
+    expect(imported.body.success).toBe(true);
+    const created = imported.body.data.workflows;
+    expect(created.map(withoutId)).toEqual(exported.workflows.map(withoutId));
+    expect(created[0].id).not.toBe(exported.workflows[0].id);
+
+    const after = (await t.rest('GET', `/v1/bots/${target}/workflows`)).body.data.workflows;
+    // the copies come after the bot's own workflows, which are untouched
+    expect(after).toEqual([...before, ...created]);
+    expect(after.slice(before.length).map(withoutId)).toEqual(exported.workflows.map(withoutId));
+    // the source is unchanged
+    expect((await t.rest('GET', `/v1/bots/${source}/workflows`)).body.data).toEqual(exported);
+    // GraphQL sees the copies too
+    expect((await t.gql(BOT, { id: target })).body.data.bot.workflows).toEqual(after);
+  });
+
+  it("imports into a child's bot with the account's key, and copies several workflows in order", async () => {
+    const workflows = [
+      { title: 'One', steps: [{ title: 'x' }] },
+      { title: 'Two', enabled: false, steps: [{ title: 'y', order: 2 }, { title: 'z', order: 1, childSteps: [{ title: 'w' }] }] },
+      { title: 'Three' },
+    ];
+    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows/import`, { token: t.demo.organizations.account.apiKey, json: { workflows } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.workflows.map((w: any) => [w.title, w.enabled, w.steps.map((s: any) => s.title)])).toEqual([
+      ['One', true, ['x']],
+      ['Two', false, ['z', 'y']],
+      ['Three', true, []],
+    ]);
+    expect(res.body.data.workflows[1].steps[0].childSteps).toEqual([
+      { title: 'w', description: '', instructions: '', order: 1, examples: [], action: '', actionMetadata: null },
+    ]);
+    const all = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`, { token: t.demo.organizations.account.apiKey })).body.data.workflows;
+    expect(all.map((w: any) => w.title)).toEqual(['Lakeside desk scheduling', 'One', 'Two', 'Three']);
+  });
+
+  it('accepts an empty list', async () => {
+    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, { json: { workflows: [] } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ workflows: [] });
+  });
+
+  it("answers 404 for another tenant's bot and an unknown bot, and writes nothing there", async () => {
+    const exported = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`)).body.data;
+    for (const id of [t.demo.bots.other[0], UNKNOWN]) {
+      const res = await t.rest('POST', `/v1/bots/${id}/workflows/import`, { json: exported });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, data: {}, message: 'Bot not found' });
+    }
+    const other = await t.rest('GET', `/v1/bots/${t.demo.bots.other[0]}/workflows`, { token: t.demo.organizations.other.apiKey });
+    expect(other.body.data.workflows.map((w: any) => w.title)).toEqual(['Rezeption scheduling']);
+  });
+
+  it('answers 403 to a read-only OAuth client', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, { token, json: { workflows: [{ title: 'x' }] } });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain('templates:write');
+    expect((await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[1]}/workflows`)).body.data.workflows).toHaveLength(1);
+  });
+
+  const invalid: { name: string; body: unknown; message: string }[] = [
+    { name: 'no workflows', body: {}, message: 'workflows: is required' },
+    { name: 'workflows not an array', body: { workflows: 'x' }, message: 'workflows: must be an array of workflows' },
+    { name: 'more than 100 workflows', body: { workflows: Array.from({ length: 101 }, (_, i) => ({ title: `W${i}` })) }, message: 'workflows: must have at most 100 workflows' },
+    {
+      name: 'more than 200 steps in a workflow',
+      body: { workflows: [{ title: 'W', steps: Array.from({ length: 201 }, (_, i) => ({ title: `S${i}` })) }] },
+      message: 'workflows.0.steps: must have at most 200 steps',
+    },
+    { name: 'a workflow without title', body: { workflows: [{ title: 'ok' }, { steps: [] }] }, message: 'workflows.1.title: is required' },
+    {
+      name: 'nested child steps',
+      body: { workflows: [{ title: 'W', steps: [{ title: 'S', childSteps: [{ title: 'C', childSteps: [{ title: 'D' }] }] }] }] },
+      message: 'workflows.0.steps.0.childSteps.0.childSteps: child steps cannot have childSteps (one level only)',
+    },
+    { name: 'a template-only property', body: { workflows: [{ title: 'W', order: 1 }] }, message: 'workflows.0: unknown property "order"' },
+    { name: 'an unknown top-level property', body: { workflows: [], bot: 'x' }, message: 'unknown property "bot"' },
+  ];
+  for (const c of invalid) {
+    it(`refuses ${c.name} (400) and writes nothing`, async () => {
+      const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, { json: c.body });
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      expect(res.body.message).toContain(c.message);
+      expect((await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[1]}/workflows`)).body.data.workflows).toHaveLength(1);
+    });
+  }
+});

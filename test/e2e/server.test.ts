@@ -1,0 +1,146 @@
+// The real processes: `npm start`, the single-owner lock on a PGlite folder, graceful shutdown,
+// configuration errors, `npm run seed -- --json`, `npm run admin`, and the migrations drift check.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runScript, startServer } from '../support/processes.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'ocs-e2e-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+// real processes on a shared two-core machine: generous time
+vi.setConfig({ testTimeout: 180_000 });
+
+describe('npm start on an embedded database', () => {
+  it('creates demo data once, answers GraphQL, owns its folder alone and shuts down cleanly', async () => {
+    const dir = join(scratch, 'db1', 'pglite');
+    const env = { DATABASE_URL: `pglite:${dir}` };
+    const first = await startServer(env);
+    try {
+      // the banner goes to stderr just before the listening line goes to stdout
+      for (let i = 0; i < 40 && !first.output().stderr.includes('GraphiQL'); i++) await new Promise((r) => setTimeout(r, 50));
+      const key = /Demo API key \(account organization\): (svc-sk-v2-[0-9A-Za-z]{43})/.exec(first.output().stderr)?.[1];
+      expect(key).toBeDefined();
+      expect(first.output().stderr).toContain(`GraphiQL: ${first.baseUrl}/graphql`);
+
+      // exactly what the README's curl sends (curl -d uses application/x-www-form-urlencoded)
+      const res = await fetch(`${first.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: '{"query":"{viewer{organization{id name}}}"}',
+      });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { viewer: { organization: { name: string } } } };
+      expect(body.data.viewer.organization.name).toBe('Bright Smiles Dental Group');
+
+      // a second process on the same folder stops with a clear error naming the owner
+      const second = await runScript('src/server.ts', [], { ...env, PORT: '0' });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
+
+      // the request log names method, route pattern, status, org — and never the key
+      const log = first.output().stdout;
+      expect(log).toMatch(/"msg":"request","method":"POST","route":"POST \/graphql","status":200,"durationMs":[\d.]+,"orgId":"[0-9a-f-]{36}"/);
+      expect(log).not.toContain(key!.slice(10));
+
+      expect(await first.stop('SIGTERM')).toBe(0);
+      expect(first.output().stdout).toContain('"msg":"stopped"');
+
+      // restarting on the same folder: data intact, no second demo data set
+      const again = await startServer(env);
+      try {
+        expect(again.output().stderr).not.toContain('Demo API key');
+        const count = await fetch(`${again.baseUrl}/v1/organizations/${JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8')).organizations.account.id}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(count.status).toBe(200);
+      } finally {
+        expect(await again.stop('SIGINT')).toBe(0);
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('refuses a bad configuration value with one line naming the variable', async () => {
+    const res = await runScript('src/server.ts', [], { PORT: 'eighty', DATABASE_URL: 'pglite:memory' });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain('PORT');
+    const db = await runScript('src/server.ts', [], { DATABASE_URL: "mysql://nope" });
+    expect(db.code).toBe(1);
+    expect(db.stderr).toContain('DATABASE_URL');
+  });
+});
+
+describe('command line', () => {
+  it('npm run seed -- --json prints exactly the demo data document', async () => {
+    const env = { DATABASE_URL: `pglite:${join(scratch, 'seed', 'pglite')}` };
+    const res = await runScript('src/cli/seed.ts', ['--json'], env);
+    expect(res.code).toBe(0);
+    const doc = JSON.parse(res.stdout);
+    const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
+    const key = expect.stringMatching(/^svc-sk-v2-[0-9A-Za-z]{43}$/);
+    expect(Object.keys(doc).sort()).toEqual(
+      ['organizations', 'oauthClients', 'bots', 'phoneNumbers', 'insurances', 'templates', 'callRequests', 'conversations', 'oauthAudience'].sort(),
+    );
+    expect(doc.organizations).toEqual({
+      account: { id: uuid, timezone: 'America/New_York', apiKey: key },
+      clinic: { id: uuid, timezone: 'America/New_York', apiKey: key, parentId: doc.organizations.account.id },
+      clinic2: { id: uuid, timezone: 'America/Chicago', apiKey: key, parentId: doc.organizations.account.id },
+      other: { id: uuid, timezone: 'Europe/Berlin', apiKey: key },
+    });
+    expect(doc.oauthClients.clinic.scopes).toHaveLength(14);
+    expect(doc.oauthClients.clinicReadOnly.scopes.every((s: string) => s.endsWith(':read'))).toBe(true);
+    expect(doc.bots).toEqual({ clinic: [uuid, uuid], clinic2: [uuid], other: [uuid] });
+    expect(doc.phoneNumbers).toEqual({ clinic: [uuid, uuid], other: [uuid] });
+    expect(doc.insurances).toEqual({ clinic: [uuid, uuid], other: [uuid] });
+    expect(doc.templates).toEqual({ clinic: [uuid, uuid, uuid], other: [uuid] });
+    expect(doc.callRequests).toEqual({ clinic: { queued: uuid, failed: uuid, completed: uuid }, other: { queued: uuid } });
+    expect(doc.conversations).toEqual({ clinic: { total: 45, archived: 5 }, clinic2: { total: 7, archived: 0 }, other: { total: 3, archived: 0 } });
+    expect(doc.oauthAudience).toBe('http://127.0.0.1:4000/v1');
+    // logs never reach stdout
+    expect(res.stdout.trim().startsWith('{')).toBe(true);
+
+    const twice = await runScript('src/cli/seed.ts', ['--json'], env);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('empty database');
+  });
+
+  it('npm run admin creates organizations, bots, keys and OAuth clients', async () => {
+    const env = { DATABASE_URL: `pglite:${join(scratch, 'admin', 'pglite')}` };
+    const help = await runScript('src/cli/admin.ts', ['--help'], env);
+    expect(help.stdout).toContain('create-oauth-client');
+    const org = await runScript('src/cli/admin.ts', ['create-org', '--name', 'Test Clinic', '--timezone', 'Asia/Tokyo'], env);
+    expect(org.code).toBe(0);
+    const orgId = JSON.parse(org.stdout).id as string;
+    const bot = await runScript('src/cli/admin.ts', ['create-bot', '--org', orgId, '--name', 'Desk'], env);
+    expect(JSON.parse(bot.stdout).orgId).toBe(orgId);
+    const key = await runScript('src/cli/admin.ts', ['create-api-key', '--org', orgId], env);
+    expect(JSON.parse(key.stdout).apiKey).toMatch(/^svc-sk-v2-[0-9A-Za-z]{43}$/);
+    const client = await runScript('src/cli/admin.ts', ['create-oauth-client', '--org', orgId, '--scopes', 'closures:read closures:write'], env);
+    expect(JSON.parse(client.stdout).scopes).toEqual(['closures:read', 'closures:write']);
+    const badScope = await runScript('src/cli/admin.ts', ['create-oauth-client', '--org', orgId, '--scopes', 'everything'], env);
+    expect(badScope.code).not.toBe(0);
+    expect(badScope.stderr).toContain('unknown scope');
+    const badZone = await runScript('src/cli/admin.ts', ['create-org', '--name', 'X', '--timezone', 'Mars/Olympus'], env);
+    expect(badZone.code).toBe(2);
+    expect(badZone.stderr).toContain('timezone');
+  });
+});
+
+describe('migrations', () => {
+  it('agree with schema.prisma (a drifted schema is detected)', async () => {
+    const ok = await runScript('src/cli/migrate.ts', ['check'], {});
+    expect(ok.stderr).toContain('agree');
+    expect(ok.code).toBe(0);
+
+    const drifted = join(scratch, 'drifted.prisma');
+    const schema = readFileSync(join('prisma', 'schema.prisma'), 'utf8').replace('model Bot {\n', 'model Bot {\n  nickname String?\n');
+    writeFileSync(drifted, schema);
+    const bad = await runScript('src/cli/migrate.ts', ['check', '--schema', drifted], {});
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('nickname');
+  });
+});
