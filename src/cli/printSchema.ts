@@ -3,9 +3,7 @@
 // differs from a fresh print.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-// the CommonJS entry that Pothos uses: under vitest a bare 'graphql' resolves to the .mjs copy, whose
-// instanceof checks reject the schema's types ("from another module or realm")
-import { lexicographicSortSchema, printSchema } from 'graphql/index.js';
+import { lexicographicSortSchema, printSchema } from 'graphql';
 import { schema } from '../graphql/schema/index.js';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../../schema.graphql', import.meta.url));

@@ -1,5 +1,6 @@
 // Queued call requests (spec §2 "Call request", §3): polling one request of an organization within reach.
 // The polling budget and the minimum poll interval (CONTRACT §3) wrap this function; it only reads.
+import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { CallRequest } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
@@ -8,6 +9,22 @@ import { uuidParam } from './ids.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
+
+const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
+
+/** The call request record as answered (documentation of the response; see CallRequestView). */
+export const callRequestSchema = z.object({
+  callRequestId: z.uuid(),
+  status: z.enum(CALL_REQUEST_STATUSES),
+  createdAt: instant,
+  expiresAt: instant,
+  finishedAt: instant.nullable().describe('When processing ended; null while pending.'),
+  conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
+  error: z
+    .object({ category: z.string(), code: z.string(), message: z.string() })
+    .nullable()
+    .describe('A public reason for failure (status failed); null otherwise.'),
+});
 
 /** A public reason for a failure (spec §2); present on `failed` requests only. */
 export interface CallRequestError {

@@ -13,9 +13,7 @@ export function closedObjectError(what: string) {
   return (iss: { code?: string; keys?: string[]; input?: unknown }) =>
     iss.code === 'unrecognized_keys'
       ? `unknown ${iss.keys && iss.keys.length > 1 ? 'properties' : 'property'}: ${(iss.keys ?? []).join(', ')}`
-      : iss.input === undefined
-        ? 'is required'
-        : `must be ${what}`;
+      : `must be ${what}`;
 }
 
 /** Days in a month, counting 29 February (an annual closure on it applies in leap years only). */
@@ -77,7 +75,7 @@ export const createClosureSchema = z
       phoneGreeting: nonBlankText(500, { required: 'is required (send null when not configured)' }).nullable(),
       ...formFields,
     },
-    { error: closedObjectError('an object') },
+    { error: closedObjectError('an object (send a JSON, form or multipart body)') },
   )
   .superRefine(checkClosureForm);
 
@@ -90,7 +88,7 @@ export const updateClosureSchema = z
       phoneGreeting: nonBlankText(500, { null: 'cannot be null on update (omit it to keep the current greeting)' }).optional(),
       ...formFields,
     },
-    { error: closedObjectError('an object') },
+    { error: closedObjectError('an object (send a JSON, form or multipart body)') },
   )
   .superRefine(checkClosureForm);
 

@@ -44,14 +44,38 @@ const uuidFilter = z.preprocess(
  * a different list.
  */
 export const listConversationsInput = z.strictObject({
-  offset: integerParam(0, CONVERSATIONS_MAX_OFFSET, 0),
-  limit: integerParam(1, CONVERSATIONS_MAX_LIMIT, CONVERSATIONS_DEFAULT_LIMIT),
-  orgId: uuidFilter,
-  botId: uuidFilter,
-  includeArchived: booleanParam,
-  includeChildren: booleanParam,
+  offset: integerParam(0, CONVERSATIONS_MAX_OFFSET, 0).describe('Items to skip.'),
+  limit: integerParam(1, CONVERSATIONS_MAX_LIMIT, CONVERSATIONS_DEFAULT_LIMIT).describe('Page size.'),
+  orgId: uuidFilter.describe("Filter by organization (the credential owner's by default); outside the caller's reach a 404."),
+  botId: uuidFilter.describe("Filter by bot; outside the caller's reach a 404."),
+  includeArchived: booleanParam.describe('Include archived conversations.'),
+  includeChildren: booleanParam.describe("Include the child organizations' conversations; account organizations only (400 otherwise)."),
 });
 export type ListConversationsInput = z.input<typeof listConversationsInput>;
+
+const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
+
+/** The answer of the conversations list (documentation of the response; see ConversationPage). */
+export const conversationPageSchema = z.object({
+  conversations: z.array(
+    z.object({
+      conversationId: z.uuid(),
+      orgId: z.uuid(),
+      botId: z.uuid().nullable(),
+      conversationTags: z.array(z.string()),
+      medium: z.enum(CONVERSATION_MEDIUMS),
+      toNumber: z.string(),
+      fromNumber: z.string(),
+      summary: z.string(),
+      topic: z.string(),
+      duration: z.int().describe('Seconds.'),
+      startTime: instant,
+      endTime: instant.nullable(),
+      status: z.enum(CONVERSATION_STATUSES),
+    }),
+  ),
+  pagination: z.object({ offset: z.int(), limit: z.int(), totalCount: z.int() }),
+});
 
 export interface ConversationView {
   conversationId: string;

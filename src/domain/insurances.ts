@@ -34,6 +34,20 @@ export const updateInsuranceInput = z
   });
 export type UpdateInsuranceInput = z.infer<typeof updateInsuranceInput>;
 
+const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
+
+/** The insurance record as answered (documentation of the response; see InsuranceView). */
+export const insuranceSchema = z.object({
+  id: z.uuid(),
+  orgId: z.uuid(),
+  name: z.string(),
+  type: z.enum(INSURANCE_TYPES),
+  status: z.enum(INSURANCE_STATUSES),
+  notes: z.string(),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
 export interface InsuranceView {
   id: string;
   orgId: string;

@@ -8,7 +8,7 @@ import type { DaySchedule, DayOfWeek } from './availability.js';
 import { closedObjectError } from './closures.js';
 import { InvalidInput, type Issue, parseInput } from './errors.js';
 import { loadReachableOrganization } from './organizations.js';
-import { localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
+import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
 
 export const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const satisfies readonly DayOfWeek[];
 
@@ -23,6 +23,7 @@ export const officeBreakSchema = z
   )
   // rule 4
   .superRefine((value, ctx) => {
+    if (!isLocalTime(value.start) || !isLocalTime(value.end)) return; // already reported
     if (minutesOf(value.start) >= minutesOf(value.end)) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
   });
 
@@ -58,7 +59,7 @@ export const setOfficeHoursSchema = z
       close: localTimeSchema.nullable().optional(),
       breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).optional(),
     },
-    { error: closedObjectError('an object') },
+    { error: closedObjectError('an object (send a JSON, form or multipart body)') },
   )
   .superRefine((value, ctx) => {
     if (value.isClosed) {
@@ -69,14 +70,18 @@ export const setOfficeHoursSchema = z
     // rule 2
     if (value.open == null) ctx.addIssue({ code: 'custom', path: ['open'], message: 'is required when isClosed is false' });
     if (value.close == null) ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required when isClosed is false' });
-    if (value.open == null || value.close == null) return;
+    if (!isLocalTime(value.open) || !isLocalTime(value.close)) return; // missing or already reported
     // CONTRACT §3: no overnight spans
     if (minutesOf(value.open) >= minutesOf(value.close)) {
       ctx.addIssue({ code: 'custom', path: ['close'], message: `must be after open (${value.open}); an overnight span is not allowed` });
       return;
     }
     // rule 5
-    for (const issue of breakIssues(value.breaks ?? [], value.open, value.close, (i) => `breaks.${i}`)) {
+    // only breaks with valid times take part (the others are already reported); indexes stay those sent
+    const breaks = Array.isArray(value.breaks) ? value.breaks : [];
+    const checked = breaks.flatMap((b, i) => (b && isLocalTime(b.start) && isLocalTime(b.end) && minutesOf(b.start) < minutesOf(b.end) ? [{ b, i }] : []));
+    const issues = breakIssues(checked.map((c) => c.b), value.open, value.close, (k) => `breaks.${checked[k]!.i}`);
+    for (const issue of issues) {
       ctx.addIssue({ code: 'custom', path: issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), message: issue.message });
     }
   });

@@ -1,7 +1,8 @@
 // Organizations: reading one within reach, and switching communications off and on (spec §3, CONTRACT §3).
+import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
-import { Forbidden, NotFound } from './errors.js';
+import { Forbidden, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 
 export interface OrganizationView {
@@ -62,13 +63,17 @@ export interface CommunicationsChange {
   changed: boolean;
 }
 
+/** Disable and enable take no body; a body, if sent, must be empty (unknown properties are a 400 on every write route). */
+export const communicationsInput = z.strictObject({});
+
 /**
  * Turns calls, chats and SMS off or on. The update is conditional on the current value so that
  * concurrent callers agree on who changed it. Account organizations cannot be disabled (403, unchanged).
  */
-export async function setCommunications(db: Db, actor: Actor, orgId: string, enabled: boolean): Promise<CommunicationsChange> {
+export async function setCommunications(db: Db, actor: Actor, orgId: string, enabled: boolean, input?: unknown): Promise<CommunicationsChange> {
   requireScope(actor, 'organizations:write');
   const org = await loadReachableOrganization(db, actor, orgId);
+  parseInput(communicationsInput, input ?? {});
   if (!enabled && org.isAccount) throw new Forbidden('Account organizations cannot be disabled');
   const result = await db.organization.updateMany({
     where: { id: org.id, communicationsEnabled: !enabled },

@@ -17,6 +17,30 @@ export const attachPhoneNumberInput = z.strictObject({
 });
 export type AttachPhoneNumberInput = z.infer<typeof attachPhoneNumberInput>;
 
+const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
+
+/** The phone number record as answered (documentation of the response; see PhoneNumberView). */
+export const phoneNumberSchema = z.object({
+  id: z.uuid(),
+  orgId: z.uuid(),
+  botId: z.uuid().nullable().describe('The bot the number is attached to; null while unattached.'),
+  createdAt: instant,
+  updatedAt: instant,
+  number: z.string(),
+  name: z.string(),
+  language: z.enum(LANGUAGES),
+  outbound: z.boolean(),
+  verifiedCallerId: z.string(),
+  callbackForwardingNumber: z.string(),
+  voiceId: z.enum(VOICE_IDS),
+  speed: z.number(),
+  stability: z.number(),
+  similarity: z.number(),
+  style: z.number(),
+  customGreeting: z.string().describe('The greeting while the office is open.'),
+  customClosedGreeting: z.string().describe('The greeting while the office is closed.'),
+});
+
 export interface PhoneNumberView {
   id: string;
   orgId: string;

@@ -219,7 +219,7 @@ export async function updateTemplate(db: Db, actor: Actor, templateId: string, r
   const row = await db.$transaction(async (tx) => {
     // lock the row first: the comparison below and the bump must see the latest committed definition
     const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid`;
+      SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
     if (locked.length === 0) throw new NotFound('Template');
     const current = await tx.workflowTemplate.findUniqueOrThrow({ where: { id } });
 

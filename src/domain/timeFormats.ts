@@ -14,9 +14,12 @@ export function closureInstantMs(value: string): number | null {
   if (!m) return null;
   const [year, month, day, hour, minute] = m.slice(1).map(Number) as [number, number, number, number, number];
   if (month < 1 || month > 12 || hour > 23 || minute > 59) return null;
-  const ms = Date.UTC(year, month - 1, day, hour, minute);
-  // Date.UTC rolls 30 February over into March; a real date survives the round trip
-  const back = new Date(ms);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0..99 as they are; it rolls 30 February over into
+  // March, so a real date is one that survives the round trip
+  const back = new Date(0);
+  back.setUTCFullYear(year, month - 1, day);
+  back.setUTCHours(hour, minute, 0, 0);
+  const ms = back.getTime();
   if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
   return ms;
 }
@@ -44,7 +47,13 @@ export function minutesOf(time: string): number {
   return minutes;
 }
 
-const hasNonWhitespace = (value: string): boolean => /\S/.test(value);
+/** True when `value` is a valid local time (so that cross-field rules only look at valid fields). */
+export function isLocalTime(value: unknown): value is string {
+  return typeof value === 'string' && parseLocalTime(value) !== null;
+}
+
+// an empty string is reported once, by the length rule
+const hasNonWhitespace = (value: string): boolean => value.length === 0 || /\S/.test(value);
 
 /** A free text of 1..max characters with at least one non-whitespace character. */
 export function nonBlankText(max: number, messages: { required?: string; null?: string } = {}) {
@@ -53,8 +62,8 @@ export function nonBlankText(max: number, messages: { required?: string; null?: 
       error: (iss) =>
         iss.input === undefined ? (messages.required ?? 'is required') : iss.input === null ? (messages.null ?? 'cannot be null') : 'must be a string',
     })
-    .min(1, { message: `must be 1 to ${max} characters` })
-    .max(max, { message: `must be 1 to ${max} characters` })
+    // characters are counted as code points, so an emoji is one character
+    .refine((value) => value.length > 0 && [...value].length <= max, { message: `must be 1 to ${max} characters` })
     .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' });
 }
 

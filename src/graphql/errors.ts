@@ -13,10 +13,15 @@ function domainErrorOf(error: unknown): DomainError | undefined {
   return undefined;
 }
 
+/** By name, not instanceof: a second copy of graphql (ESM next to CJS) must not change the answer. */
+function asGraphQLError(error: unknown): GraphQLError | undefined {
+  return error instanceof Error && error.name === 'GraphQLError' ? (error as GraphQLError) : undefined;
+}
+
 export function maskGraphQLError(logger: Logger) {
   return (error: unknown, message: string): Error => {
     const domain = domainErrorOf(error);
-    const graphQLError = error instanceof GraphQLError ? error : undefined;
+    const graphQLError = asGraphQLError(error);
     if (domain) {
       const extensions: Record<string, unknown> = { code: domain.code };
       if (domain instanceof InvalidInput) extensions.issues = domain.issues;
@@ -30,8 +35,18 @@ export function maskGraphQLError(logger: Logger) {
         extensions,
       });
     }
-    // errors raised by GraphQL itself (syntax, validation, variables) are the client's and keep their text
-    if (graphQLError && !graphQLError.originalError) return graphQLError;
+    // errors raised by GraphQL itself (syntax, validation, a variable of the wrong type, which graphql-js
+    // wraps in a second GraphQLError) are the client's: they keep their text and are BAD_USER_INPUT
+    if (graphQLError && (!graphQLError.originalError || asGraphQLError(graphQLError.originalError))) {
+      const code = (graphQLError.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
+      return new GraphQLError(graphQLError.message, {
+        nodes: graphQLError.nodes,
+        source: graphQLError.source,
+        positions: graphQLError.positions,
+        path: graphQLError.path,
+        extensions: { ...graphQLError.extensions, code, http: { status: 400 } },
+      });
+    }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
     return new GraphQLError(message, {
       nodes: graphQLError?.nodes,

@@ -5,10 +5,12 @@ import type { GraphiQLOptions } from 'graphql-yoga';
 
 export const GRAPHIQL_EXAMPLES = `# Office Communications Service — GraphQL
 #
-# Every field needs "Authorization: Bearer <API key or OAuth access token>" (the Headers tab below).
-# Pick an operation with the run button (▶); ids come from the first one.
+# Every field needs a credential: the Headers tab below sends
+#   {"Authorization": "Bearer <API key or OAuth access token>"}
+# Run an operation with the run button (▶); the first one gives
+# the ids the others take as variables (Variables tab: {"id": "…"}).
 
-# Who am I: the credential's organization, its child organizations and scopes.
+# Who am I: the credential's organization, its children and scopes.
 query Viewer {
   viewer {
     scopes
@@ -22,7 +24,8 @@ query Viewer {
   }
 }
 
-# One organization with its parent (null outside your reach), office hours and closures.
+# One organization: its parent (null outside your reach),
+# office hours and closures.
 query Organization($id: ID!) {
   organization(id: $id) {
     id
@@ -34,7 +37,7 @@ query Organization($id: ID!) {
   }
 }
 
-# Is the office open right now on the phone, and which greeting would a caller hear?
+# Is the office open now for phone calls; what does a caller hear?
 query Availability($id: ID!) {
   organization(id: $id) {
     availability(medium: PHONE) {
@@ -60,7 +63,7 @@ query Templates {
   templates { id name version applicableMediums officeHoursAvailability }
 }
 
-# Close the office for a holiday every year (variables: {"id": "<organization id>"}).
+# Close the office every year on a holiday.
 mutation CreateClosure($id: ID!) {
   createClosure(
     orgId: $id

@@ -61,7 +61,6 @@ function fieldLimiterOf(limiter: RateLimiter, budget: 'perMinute' | 'callRequest
 /** Counts one root field against its REST twin's budget; throws RateLimited past it. */
 export async function limitRootField(limiter: RateLimiter, orgId: string, typeName: string, fieldName: string, args: Record<string, unknown>): Promise<void> {
   const { budget, pattern } = budgetOfRootField(typeName, fieldName);
-  if (budget === 'unauthenticated') return;
   const { limit, windowMs } = limiter.budget(budget);
   const refused = await fieldLimiterOf(limiter, budget)(
     // the library reads only `fieldName` from info: the pattern is the field identity

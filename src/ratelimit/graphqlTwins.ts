@@ -24,7 +24,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
 /** Query.callRequest shares the owner's per-second polling budget with GET /v1/call-requests/:callRequestId. */
 const POLLING_FIELDS = new Set(['Query.callRequest']);
 
-export function budgetOfRootField(typeName: string, fieldName: string): { budget: Budget; pattern: string } {
+export function budgetOfRootField(typeName: string, fieldName: string): { budget: Exclude<Budget, 'unauthenticated'>; pattern: string } {
   const field = `${typeName}.${fieldName}`;
   if (POLLING_FIELDS.has(field)) return { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS };
   return { budget: 'perMinute', pattern: GRAPHQL_TWINS[field] ?? `${typeName.toUpperCase()} ${fieldName}` };

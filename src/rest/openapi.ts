@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES } from './body.js';
 type JsonSchema = Record<string, unknown>;
 type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
 
-const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** `/v1/organizations/:orgId` → `/v1/organizations/{orgId}` */
 export function openApiPath(path: string): string {

@@ -2,6 +2,7 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { issueAccessToken } from '../../src/auth/tokens.js';
+import { graphql } from '../generated/index.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -14,7 +15,7 @@ async function expectRejected(token: string) {
   expect(rest.status).toBe(401);
   expect(rest.headers.get('www-authenticate')).toMatch(/^Bearer/);
   expect(rest.body).toMatchObject({ success: false, data: {} });
-  const gql = await t.gql('{ viewer { organization { id } } }', {}, { token });
+  const gql = await t.gql(graphql(`query AuthViewerOrganization { viewer { organization { id } } }`), {}, { token });
   expect(gql.status).toBe(401);
   expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   expect(gql.body.data).toBeNull();
@@ -37,7 +38,7 @@ describe('OAuth client credentials', () => {
 
     const rest = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: res.body.access_token });
     expect(rest.status).toBe(200);
-    const gql = await t.gql('{ viewer { organization { id } scopes } }', {}, { token: res.body.access_token });
+    const gql = await t.gql(graphql(`query AuthViewerWithScopes { viewer { organization { id } scopes } }`), {}, { token: res.body.access_token });
     expect(gql.body.data.viewer.organization.id).toBe(t.demo.organizations.clinic.id);
   });
 
@@ -161,7 +162,7 @@ describe('reach and scopes', () => {
     const missing = await t.rest('GET', '/v1/organizations/6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f');
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { id name } }', { id: t.demo.organizations.other.id });
+    const gql = await t.gql(graphql(`query AuthOrganization($id: ID!) { organization(id: $id) { id name } }`), { id: t.demo.organizations.other.id });
     expect(gql.body.data.organization).toBeNull();
     expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
@@ -174,7 +175,7 @@ describe('reach and scopes', () => {
     expect(sibling.status).toBe(404);
     const parent = await t.rest('GET', `/v1/organizations/${account.id}`);
     expect(parent.status).toBe(404);
-    const gql = await t.gql('{ viewer { organization { id parent { id } } } }');
+    const gql = await t.gql(graphql(`query AuthViewerParent { viewer { organization { id parent { id } } } }`));
     expect(gql.body.data.viewer.organization.parent).toBeNull();
     const fromAccount = await t.gql('{ viewer { organization { children { id parent { id } } } } }', {}, { token: account.apiKey });
     const children = fromAccount.body.data.viewer.organization.children;
@@ -187,7 +188,7 @@ describe('reach and scopes', () => {
     const rest = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`, { token });
     expect(rest.status).toBe(403);
     expect(rest.body).toMatchObject({ success: false, data: {} });
-    const gql = await t.gql('mutation($id: ID!) { disableOrganization(orgId: $id) { changed } }', { id: t.demo.organizations.clinic.id }, { token });
+    const gql = await t.gql(graphql(`mutation AuthDisableOrganization($id: ID!) { disableOrganization(orgId: $id) { changed } }`), { id: t.demo.organizations.clinic.id }, { token });
     expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
     expect(org.communicationsEnabled).toBe(true);
@@ -197,7 +198,7 @@ describe('reach and scopes', () => {
 
   it('lists the scopes of the credential in viewer', async () => {
     const token = await t.accessToken('clinicReadOnly');
-    const gql = await t.gql('{ viewer { scopes } }', {}, { token });
+    const gql = await t.gql(graphql(`query AuthViewerScopes { viewer { scopes } }`), {}, { token });
     expect(gql.body.data.viewer.scopes).toEqual(t.demo.oauthClients.clinicReadOnly.scopes.slice().sort());
   });
 });

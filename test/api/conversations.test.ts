@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
-import { invalidPagingCases, pagingCases } from './conversations.cases.js';
+import { invalidPagingCases, pagingCases } from './cases/conversationCases.js';
 
 const t = useTestApp();
 

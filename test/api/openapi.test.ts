@@ -2,7 +2,8 @@
 // GET /v1/docs shows it; both are public.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { openApiPath } from '../../src/rest/openapi.js';
+import { z } from 'zod';
+import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -26,7 +27,7 @@ describe('GET /v1/openapi.json', () => {
     const doc = await openApiDocument();
     expect(doc.openapi).toBe('3.1.0');
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(structuredClone(doc) as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
@@ -64,6 +65,16 @@ describe('GET /v1/openapi.json', () => {
       expect(res.status, `${method} ${url}`).not.toBe(405);
       if (res.status === 404) expect(res.body.message, `${method} ${url}`).not.toMatch(/^No route/);
     }
+  });
+
+  it('keeps recursive and reused schemas valid (their definitions move to components)', async () => {
+    const step: z.ZodType = z.lazy(() => z.object({ title: z.string(), childSteps: z.array(step) }));
+    const doc = buildOpenApiDocument([
+      { method: 'POST', path: '/v1/things/:thingId', tag: 'Things', summary: 'A thing', scope: 'templates:write', body: z.object({ steps: z.array(step) }), handler: async () => ({ data: {} }) },
+    ]);
+    expect(JSON.stringify(doc)).not.toContain('#/$defs/');
+    const result = await new Validator().validate(structuredClone(doc) as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
   });
 
   it('needs no credential, and answers 405 to another method', async () => {

@@ -7,11 +7,14 @@ import {
   isObjectType,
   isScalarType,
   isSpecifiedScalarType,
+  parse,
+  validate,
   type GraphQLArgument,
   type GraphQLNamedType,
-} from 'graphql/index.js'; // the schema's own (CommonJS) copy of graphql, see src/cli/printSchema.ts
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printedSchema, SCHEMA_FILE } from '../../src/cli/printSchema.js';
+import { GRAPHIQL_EXAMPLES } from '../../src/graphql/graphiql.js';
 import { schema } from '../../src/graphql/schema/index.js';
 
 const blank = (text: string | null | undefined) => !text || text.trim() === '';
@@ -38,8 +41,8 @@ function undocumented(): string[] {
   return missing;
 }
 
-describe('schema.graphql', () => {
-  it('is the current printed schema', () => {
+describe('the GraphQL schema', () => {
+  it('is printed, current, in schema.graphql', () => {
     let committed = '';
     try {
       committed = readFileSync(SCHEMA_FILE, 'utf8');
@@ -47,6 +50,10 @@ describe('schema.graphql', () => {
       /* missing: reported below like a stale file */
     }
     expect(committed === printedSchema(), 'schema.graphql is stale: run `npm run schema:print` and commit the result').toBe(true);
+  });
+
+  it('accepts the example operations GraphiQL opens with', () => {
+    expect(validate(schema, parse(GRAPHIQL_EXAMPLES)).map((e) => e.message)).toEqual([]);
   });
 
   it('documents every type, field and argument', () => {

@@ -105,7 +105,7 @@ builder.mutationFields((t) => ({
     description: 'Creates a timed or annual closure. Scope closures:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: CreateClosureInput, required: true, validate: { schema: createClosureSchema } }),
+      input: t.arg({ type: CreateClosureInput, required: true, description: 'The closure; checked by the same rules as POST /v1/organizations/{orgId}/closures.', validate: { schema: createClosureSchema } }),
     },
     resolve: async (_root, args, ctx) => createClosure(ctx.deps.db, await ctx.actor(), String(args.orgId), args.input),
   }),
@@ -115,7 +115,7 @@ builder.mutationFields((t) => ({
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       closureId: t.arg.id({ required: true, description: 'Closure id.' }),
-      input: t.arg({ type: UpdateClosureInput, required: true, validate: { schema: updateClosureSchema } }),
+      input: t.arg({ type: UpdateClosureInput, required: true, description: 'The new description and form, and any greetings to replace.', validate: { schema: updateClosureSchema } }),
     },
     resolve: async (_root, args, ctx) => updateClosure(ctx.deps.db, await ctx.actor(), String(args.orgId), String(args.closureId), args.input),
   }),

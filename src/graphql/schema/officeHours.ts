@@ -66,7 +66,7 @@ builder.mutationFields((t) => ({
     description: 'Sets the office hours of one day (create or update), with its breaks. Scope office-hours:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: SetOfficeHoursInput, required: true, validate: { schema: setOfficeHoursSchema } }),
+      input: t.arg({ type: SetOfficeHoursInput, required: true, description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/office-hours.', validate: { schema: setOfficeHoursSchema } }),
     },
     resolve: async (_root, args, ctx) => setOfficeHours(ctx.deps.db, await ctx.actor(), String(args.orgId), args.input),
   }),

@@ -1,4 +1,4 @@
-import { getCallRequest } from '../../domain/callRequests.js';
+import { callRequestSchema, getCallRequest } from '../../domain/callRequests.js';
 import { enforceCallRequestPollInterval } from '../../ratelimit/callRequestPolling.js';
 import { defineRoute } from '../route.js';
 
@@ -12,6 +12,7 @@ export const callRequestRoutes = [
       'A failed request is a 200 with `status: "failed"` and `error {category, code, message}`. Draws on the per-second polling budget; a pending request may be polled at most every 10 seconds.',
     scope: 'call-requests:read',
     budget: 'callRequestPoll',
+    response: callRequestSchema,
     handler: async ({ actor, deps, params }) => {
       const data = await getCallRequest(deps.db, actor, params.callRequestId!);
       await enforceCallRequestPollInterval(deps, actor, data.callRequestId, data.status); // needs the status

@@ -1,4 +1,4 @@
-import { listConversations, listConversationsInput } from '../../domain/conversations.js';
+import { conversationPageSchema, listConversations, listConversationsInput } from '../../domain/conversations.js';
 import { defineRoute } from '../route.js';
 
 export const conversationRoutes = [
@@ -11,6 +11,7 @@ export const conversationRoutes = [
       "Query: `offset` (integer ≥ 0, default 0), `limit` (1..100, default 20), `orgId`, `botId`, `includeArchived` and `includeChildren` (`true`|`false`, default false). Without `orgId` the list is the credential owner's organization. `includeChildren=true` is for account organizations only (400 otherwise); an `orgId` or `botId` outside the caller's reach is a 404; unknown query parameters are a 400. Order: newest `startTime` first, ties by id.",
     scope: 'conversations:read',
     query: listConversationsInput,
+    response: conversationPageSchema,
     handler: async ({ actor, deps, query }) => ({ data: await listConversations(deps.db, actor, query) }),
   }),
 ];

@@ -1,4 +1,5 @@
-import { listInsurances, updateInsurance, updateInsuranceInput } from '../../domain/insurances.js';
+import { z } from 'zod';
+import { insuranceSchema, listInsurances, updateInsurance, updateInsuranceInput } from '../../domain/insurances.js';
 import { defineRoute } from '../route.js';
 
 export const insuranceRoutes = [
@@ -9,6 +10,7 @@ export const insuranceRoutes = [
     summary: "List an organization's insurance acceptance settings",
     description: '`data` = `{insurances: [insurance]}`, by name.',
     scope: 'insurances:read',
+    response: z.object({ insurances: z.array(insuranceSchema) }),
     handler: async ({ actor, deps, params }) => ({ data: { insurances: await listInsurances(deps.db, actor, params.orgId!) } }),
   }),
   defineRoute({
@@ -20,6 +22,7 @@ export const insuranceRoutes = [
       'Body: any of `type`, `status`, `notes` (at most 2000 characters; `""` clears). A body naming no field is a 400 ("nothing to update"); unknown properties are a 400. An insurance of another organization is a 404 under this `orgId`.',
     scope: 'insurances:write',
     body: updateInsuranceInput,
+    response: insuranceSchema,
     handler: async ({ actor, deps, params, body }) => ({
       data: await updateInsurance(deps.db, actor, params.orgId!, params.insuranceId!, body),
     }),

@@ -1,4 +1,4 @@
-import { getOrganization, setCommunications } from '../../domain/organizations.js';
+import { communicationsInput, getOrganization, setCommunications } from '../../domain/organizations.js';
 import { defineRoute } from '../route.js';
 
 export const organizationRoutes = [
@@ -17,8 +17,9 @@ export const organizationRoutes = [
     summary: 'Disable calls, chats and SMS for an organization',
     description: 'Account organizations cannot be disabled (403, unchanged). `changed` is false when it was already disabled.',
     scope: 'organizations:write',
-    handler: async ({ actor, deps, params }) => {
-      const data = await setCommunications(deps.db, actor, params.orgId!, false);
+    body: communicationsInput,
+    handler: async ({ actor, deps, params, body }) => {
+      const data = await setCommunications(deps.db, actor, params.orgId!, false, body);
       return { data, message: data.changed ? 'Communications disabled' : 'Communications were already disabled' };
     },
   }),
@@ -28,8 +29,9 @@ export const organizationRoutes = [
     tag: 'Organizations',
     summary: 'Re-enable calls, chats and SMS for an organization',
     scope: 'organizations:write',
-    handler: async ({ actor, deps, params }) => {
-      const data = await setCommunications(deps.db, actor, params.orgId!, true);
+    body: communicationsInput,
+    handler: async ({ actor, deps, params, body }) => {
+      const data = await setCommunications(deps.db, actor, params.orgId!, true, body);
       return { data, message: data.changed ? 'Communications enabled' : 'Communications were already enabled' };
     },
   }),

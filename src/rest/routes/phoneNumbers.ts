@@ -1,4 +1,5 @@
-import { attachPhoneNumber, attachPhoneNumberInput, listPhoneNumbers } from '../../domain/phoneNumbers.js';
+import { z } from 'zod';
+import { attachPhoneNumber, attachPhoneNumberInput, listPhoneNumbers, phoneNumberSchema } from '../../domain/phoneNumbers.js';
 import { defineRoute } from '../route.js';
 
 export const phoneNumberRoutes = [
@@ -9,6 +10,7 @@ export const phoneNumberRoutes = [
     summary: "List an organization's phone numbers",
     description: '`data` = `{phoneNumbers: [phoneNumber]}`, oldest first.',
     scope: 'organizations:read',
+    response: z.object({ phoneNumbers: z.array(phoneNumberSchema) }),
     handler: async ({ actor, deps, params }) => ({ data: { phoneNumbers: await listPhoneNumbers(deps.db, actor, params.orgId!) } }),
   }),
   defineRoute({
@@ -20,6 +22,7 @@ export const phoneNumberRoutes = [
       "The bot must belong to the phone number's organization (400 naming `botId` otherwise). A phone number or bot that is missing or outside the caller's reach is a 404.",
     scope: 'phone-numbers:write',
     body: attachPhoneNumberInput,
+    response: phoneNumberSchema,
     handler: async ({ actor, deps, params, body }) => ({
       data: await attachPhoneNumber(deps.db, actor, params.phoneNumberId!, body),
       message: 'Phone number attached',

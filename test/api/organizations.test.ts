@@ -1,0 +1,246 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+const ORG = `query ($id: ID!) {
+  organization(id: $id) { id name timezone isAccount communicationsEnabled parent { id } children { id name } }
+}`;
+const DISABLE = 'mutation ($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }';
+const ENABLE = 'mutation ($orgId: ID!) { enableOrganization(orgId: $orgId) { status changed } }';
+
+const ids = () => t.demo.organizations;
+const getOrg = (id: string, token?: string | null) => t.rest('GET', `/v1/organizations/${id}`, token === undefined ? {} : { token });
+const post = (id: string, action: 'disable' | 'enable', token?: string | null) =>
+  t.rest('POST', `/v1/organizations/${id}/${action}`, token === undefined ? {} : { token });
+const enabled = async (id: string) => (await getOrg(id, ids().account.apiKey)).body.data.communicationsEnabled as boolean;
+
+describe('GET /v1/organizations/{orgId}', () => {
+  it('answers the own organization with every field; a parent outside reach reads as null', async () => {
+    const res = await getOrg(ids().clinic.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        id: ids().clinic.id,
+        name: 'Bright Smiles Downtown',
+        timezone: 'America/New_York',
+        isAccount: false,
+        communicationsEnabled: true,
+        parentId: null,
+        childIds: [],
+        createdAt: isoInstant,
+        updatedAt: isoInstant,
+      },
+    });
+  });
+
+  it('answers an account organization with its children, and a child with its parent, to the account key', async () => {
+    const account = await getOrg(ids().account.id, ids().account.apiKey);
+    expect(account.status).toBe(200);
+    expect(account.body.data).toMatchObject({
+      id: ids().account.id,
+      name: 'Bright Smiles Dental Group',
+      isAccount: true,
+      parentId: null,
+      childIds: [ids().clinic.id, ids().clinic2.id],
+    });
+    const child = await getOrg(ids().clinic2.id, ids().account.apiKey);
+    expect(child.body.data).toMatchObject({ id: ids().clinic2.id, timezone: 'America/Chicago', parentId: ids().account.id, childIds: [] });
+  });
+
+  it("answers 404 for another tenant's, a sibling's or the parent organization, exactly like a missing one", async () => {
+    const missing = await getOrg(MISSING);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    for (const id of [ids().other.id, ids().clinic2.id, ids().account.id]) {
+      const res = await getOrg(id);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(missing.body);
+    }
+  });
+
+  it('answers 400 for a malformed id and 401 without a credential', async () => {
+    const malformed = await getOrg('downtown');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('orgId: must be a UUID');
+    expect((await getOrg(ids().clinic.id, null)).status).toBe(401);
+  });
+
+  it('is readable with a read-only token', async () => {
+    const res = await getOrg(ids().clinic.id, await t.accessToken('clinicReadOnly'));
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(ids().clinic.id);
+  });
+});
+
+describe('POST /v1/organizations/{orgId}/disable and /enable', () => {
+  it('disables once (changed true), then answers changed false; enable is the inverse', async () => {
+    const first = await post(ids().clinic.id, 'disable');
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ success: true, data: { status: 'disabled', changed: true }, message: expect.any(String) });
+    expect(await enabled(ids().clinic.id)).toBe(false);
+
+    const second = await post(ids().clinic.id, 'disable');
+    expect(second.status).toBe(200);
+    expect(second.body.data).toEqual({ status: 'disabled', changed: false });
+    expect(await enabled(ids().clinic.id)).toBe(false);
+
+    const enable = await post(ids().clinic.id, 'enable');
+    expect(enable.status).toBe(200);
+    expect(enable.body).toEqual({ success: true, data: { status: 'enabled', changed: true }, message: expect.any(String) });
+    expect(await enabled(ids().clinic.id)).toBe(true);
+
+    const again = await post(ids().clinic.id, 'enable');
+    expect(again.body.data).toEqual({ status: 'enabled', changed: false });
+  });
+
+  it('ignores an empty JSON body', async () => {
+    const res = await t.rest('POST', `/v1/organizations/${ids().clinic.id}/disable`, { json: {} });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ status: 'disabled', changed: true });
+  });
+
+  it('answers 400 for a body with properties (the routes take none), and changes nothing', async () => {
+    for (const body of [{ json: { reason: 'holiday' } }, { form: { reason: 'holiday' } }]) {
+      const res = await t.rest('POST', `/v1/organizations/${ids().clinic.id}/disable`, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('reason'), errors: expect.any(Array) });
+    }
+    expect(await enabled(ids().clinic.id)).toBe(true);
+  });
+
+  it("lets the account key disable and enable a child; the sibling stays untouched", async () => {
+    const res = await post(ids().clinic2.id, 'disable', ids().account.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ status: 'disabled', changed: true });
+    expect(await enabled(ids().clinic2.id)).toBe(false);
+    expect(await enabled(ids().clinic.id)).toBe(true);
+    expect((await post(ids().clinic2.id, 'enable', ids().account.apiKey)).body.data).toEqual({ status: 'enabled', changed: true });
+  });
+
+  it('refuses to disable an account organization with 403, and it stays enabled', async () => {
+    const res = await post(ids().account.id, 'disable', ids().account.apiKey);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringMatching(/account/i) });
+    expect(await enabled(ids().account.id)).toBe(true);
+    // enabling an enabled account organization is allowed and changes nothing
+    const enable = await post(ids().account.id, 'enable', ids().account.apiKey);
+    expect(enable.status).toBe(200);
+    expect(enable.body.data).toEqual({ status: 'enabled', changed: false });
+  });
+
+  it("answers 404 for another tenant's organization, exactly like a missing one, and leaves it alone", async () => {
+    for (const action of ['disable', 'enable'] as const) {
+      const missing = await post(MISSING, action);
+      const foreign = await post(ids().other.id, action);
+      const parent = await post(ids().account.id, action);
+      expect(missing.status).toBe(404);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toEqual(missing.body);
+      expect(parent.status).toBe(404);
+      expect(parent.body).toEqual(missing.body);
+    }
+    const other = await getOrg(ids().other.id, ids().other.apiKey);
+    expect(other.body.data.communicationsEnabled).toBe(true);
+  });
+
+  it('answers 403 to a read-only client and changes nothing', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    for (const action of ['disable', 'enable'] as const) {
+      const res = await post(ids().clinic.id, action, token);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('organizations:write') });
+    }
+    expect(await enabled(ids().clinic.id)).toBe(true);
+  });
+
+  it('answers 401 without a credential and 400 for a malformed id', async () => {
+    expect((await post(ids().clinic.id, 'disable', null)).status).toBe(401);
+    const malformed = await post('downtown', 'disable');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('orgId: must be a UUID');
+  });
+
+  it('agrees under concurrent disables: exactly one reports changed', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => post(ids().clinic.id, 'disable')));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(results.filter((r) => r.body.data.changed)).toHaveLength(1);
+  });
+});
+
+describe('GraphQL organizations', () => {
+  it('answers organization(id) with its fields; parent and children follow reach', async () => {
+    const res = await t.gql(ORG, { id: ids().clinic.id });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.organization).toEqual({
+      id: ids().clinic.id,
+      name: 'Bright Smiles Downtown',
+      timezone: 'America/New_York',
+      isAccount: false,
+      communicationsEnabled: true,
+      parent: null,
+      children: [],
+    });
+    const account = await t.gql(ORG, { id: ids().account.id }, { token: ids().account.apiKey });
+    expect(account.body.data.organization).toMatchObject({
+      isAccount: true,
+      parent: null,
+      children: [
+        { id: ids().clinic.id, name: 'Bright Smiles Downtown' },
+        { id: ids().clinic2.id, name: 'Bright Smiles Lakeside' },
+      ],
+    });
+    const child = await t.gql(ORG, { id: ids().clinic.id }, { token: ids().account.apiKey });
+    expect(child.body.data.organization.parent).toEqual({ id: ids().account.id });
+  });
+
+  it("answers NOT_FOUND for another tenant's organization and BAD_USER_INPUT for a malformed id", async () => {
+    for (const id of [ids().other.id, MISSING]) {
+      const res = await t.gql(ORG, { id });
+      expect(res.body.data).toEqual({ organization: null });
+      expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    const malformed = await t.gql(ORG, { id: 'downtown' });
+    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'orgId', message: 'must be a UUID' }] });
+  });
+
+  it('disables and enables with changed, like REST', async () => {
+    const first = await t.gql(DISABLE, { orgId: ids().clinic.id });
+    expect(first.body).toEqual({ data: { disableOrganization: { status: 'disabled', changed: true } } });
+    const second = await t.gql(DISABLE, { orgId: ids().clinic.id });
+    expect(second.body.data.disableOrganization).toEqual({ status: 'disabled', changed: false });
+    expect(await enabled(ids().clinic.id)).toBe(false);
+    const enable = await t.gql(ENABLE, { orgId: ids().clinic.id });
+    expect(enable.body.data.enableOrganization).toEqual({ status: 'enabled', changed: true });
+    const again = await t.gql(ENABLE, { orgId: ids().clinic.id });
+    expect(again.body.data.enableOrganization).toEqual({ status: 'enabled', changed: false });
+    expect(await enabled(ids().clinic.id)).toBe(true);
+  });
+
+  it('answers FORBIDDEN for an account organization, which stays enabled', async () => {
+    const res = await t.gql(DISABLE, { orgId: ids().account.id }, { token: ids().account.apiKey });
+    expect(res.body.data).toBeNull();
+    expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await enabled(ids().account.id)).toBe(true);
+  });
+
+  it("answers NOT_FOUND for another tenant's organization", async () => {
+    for (const mutation of [DISABLE, ENABLE]) {
+      const res = await t.gql(mutation, { orgId: ids().other.id });
+      expect(res.body.data).toBeNull();
+      expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers FORBIDDEN to a read-only client', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    for (const mutation of [DISABLE, ENABLE]) {
+      const res = await t.gql(mutation, { orgId: ids().clinic.id }, { token });
+      expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+    expect(await enabled(ids().clinic.id)).toBe(true);
+  });
+});

@@ -1,0 +1,113 @@
+// The real service in a real browser: `npm start` on an embedded in-memory database (which creates the
+// demo data) serves GraphiQL at /graphql with the demo key already in its headers, so that a query typed
+// into the editor and run with the run button answers at once. Headless Chromium (Debian's package,
+// driven by playwright-core); without it the test is skipped locally and fails under CI.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRAPHIQL_EXAMPLES } from '../../src/graphql/graphiql.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const chromiumMissing = !existsSync(CHROMIUM);
+
+/** Starts `src/server.ts` on a free port and resolves with its address, read from the `listening` log line. */
+function startService(): Promise<{ child: ChildProcessWithoutNullStreams; address: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'pglite:memory', LOG_LEVEL: 'info', REDIS_URL: '', NODE_ENV: 'development' },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; address?: string };
+          if (entry.msg === 'listening' && entry.address) resolve({ child, address: entry.address, output: () => output });
+        } catch {
+          /* not a log line */
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.on('exit', (code) => reject(new Error(`the service exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+/** The text of a Monaco editor, which renders spaces as no-break spaces. */
+async function editorText(lines: Locator): Promise<string> {
+  return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () => {
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (chromiumMissing) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+    service = await startService();
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    page = await browser.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (service) {
+      service.child.kill('SIGTERM');
+      expect(await stopped(service.child), service.output()).toBe(0);
+    }
+  });
+
+  it('runs a query typed into the editor, authenticated with the demo key', async () => {
+    await page.goto(`${service!.address}/graphql`);
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.waitFor({ timeout: 30_000 });
+    const firstExample = /^(?:query|mutation) (\w+)/m.exec(GRAPHIQL_EXAMPLES)![1];
+    await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: 10_000 }).toBe(firstExample); // the examples
+
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.type('{ viewer { organization { name } } }');
+    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 }).toBe('{ viewer { organization { name } } }');
+    // GraphiQL takes the editor's text in after a short debounce; the tab then names the new operation
+    await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: 10_000 }).toBe('<untitled>');
+
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window .view-lines');
+    await expect.poll(() => editorText(result), { timeout: 15_000 }).toContain('"name": "Bright Smiles Dental Group"');
+    expect(await editorText(result)).not.toContain('errors');
+  });
+
+  it('shows the REST reference at /v1/docs, from local files', async () => {
+    const docs = await browser!.newPage();
+    const failed: string[] = [];
+    docs.on('requestfailed', (request) => failed.push(request.url()));
+    await docs.goto(`${service!.address}/v1/docs`);
+    await expect.poll(() => docs.locator('.opblock').count(), { timeout: 15_000 }).toBeGreaterThan(10);
+    expect(await docs.locator('.opblock-summary-path').first().innerText()).toMatch(/^\/v1\//);
+    expect(failed).toEqual([]);
+  });
+});

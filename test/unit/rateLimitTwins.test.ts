@@ -1,0 +1,29 @@
+// The GraphQL → REST twin table of the rate limits stays in step with the route registry and the schema.
+import { describe, expect, it } from 'vitest';
+import { schema } from '../../src/graphql/schema/index.js';
+import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/ratelimit/graphqlTwins.js';
+import { allRoutes } from '../../src/rest/routes/index.js';
+
+const rootFields = () =>
+  [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) => Object.keys(type.getFields()).map((f) => `${type.name}.${f}`));
+
+describe('rate-limit twins', () => {
+  it('names only registered REST patterns and existing root fields', () => {
+    const patterns = new Set(allRoutes.map((r) => `${r.method} ${r.path}`));
+    for (const [field, pattern] of Object.entries(GRAPHQL_TWINS)) {
+      expect(patterns, field).toContain(pattern);
+      expect(rootFields(), pattern).toContain(field);
+    }
+  });
+
+  it('gives every root field a budget: its twin, the polling budget, or its own pattern', () => {
+    const own = rootFields().filter((f) => {
+      const [type, field] = f.split('.') as [string, string];
+      return /^(QUERY|MUTATION) /.test(budgetOfRootField(type, field).pattern);
+    });
+    expect(own).toEqual(['Query.viewer']);
+    expect(budgetOfRootField('Query', 'callRequest').budget).toBe('callRequestPoll');
+    const pollRoute = allRoutes.find((r) => r.path === '/v1/call-requests/:callRequestId');
+    expect(pollRoute?.budget).toBe('callRequestPoll');
+  });
+});
