@@ -76,7 +76,8 @@ const median = (xs: number[]) => {
 
 async function main() {
   const service = await start(['src/server.ts'], { PORT: '0', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000' }, (line) => {
-    const m = /"msg":"listening","address":"http:\/\/[^:]+:(\d+)"/.exec(line);
+    // with LOG_LEVEL=warn the listening line is not logged; the demo banner names the address
+    const m = /GraphiQL: http:\/\/[^:]+:(\d+)\/graphql/.exec(line);
     return m ? Number(m[1]) : null;
   });
   // the demo key is printed on stderr when the embedded database is created

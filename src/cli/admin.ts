@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { SCOPES } from '../domain/access.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
+import { runCli, UsageError } from './runCli.js';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -19,8 +20,6 @@ Commands:
 
 Scopes: ${SCOPES.join(' ')}
 Every command prints one JSON document on stdout.`;
-
-class UsageError extends Error {}
 
 function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
@@ -100,10 +99,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0), // the WASM schema engine can leave a timer that would hold the process for seconds
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(err instanceof UsageError ? 2 : 1);
-  },
-);
+runCli(main);

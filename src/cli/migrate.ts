@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { applyMigrations, migrationsDir, pendingSchemaDiff } from '../db/migrations.js';
+import { runCli } from './runCli.js';
 
 async function main(): Promise<void> {
   const [command, name] = process.argv.slice(2);
@@ -47,10 +48,4 @@ async function main(): Promise<void> {
   throw new Error('Usage: migrate.ts apply | new <name> | check');
 }
 
-main().then(
-  () => process.exit(0), // the WASM schema engine can leave a timer that would hold the process for seconds
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exit(1);
-  },
-);
+runCli(main);

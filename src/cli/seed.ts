@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { createDemoData } from '../demo/demoData.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
+import { runCli } from './runCli.js';
 
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
@@ -22,10 +23,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0), // the WASM schema engine can leave a timer that would hold the process for seconds
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runCli(main);

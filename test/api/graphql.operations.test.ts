@@ -173,6 +173,47 @@ const OfficeStatusQuery = graphql(`
   }
 `);
 
+const OrganizationResourcesQuery = graphql(`
+  query DashboardOrganizationResources($id: ID!) {
+    organization(id: $id) {
+      bots {
+        id
+        name
+      }
+      phoneNumbers {
+        id
+        number
+        botId
+        customGreeting
+      }
+      insurances {
+        id
+        name
+        type
+        status
+      }
+    }
+  }
+`);
+
+const BotWorkflowsQuery = graphql(`
+  query DashboardBotWorkflows($id: ID!) {
+    bot(id: $id) {
+      name
+      workflows {
+        title
+        enabled
+        steps {
+          title
+          childSteps {
+            title
+          }
+        }
+      }
+    }
+  }
+`);
+
 describe('dashboard GraphQL operations', () => {
   it('viewer: the credential owner, its children and scopes', async () => {
     const { organizations } = t.demo;
@@ -210,6 +251,25 @@ describe('dashboard GraphQL operations', () => {
     const res = await t.gql(OrganizationTreeQuery, { id: t.demo.organizations.other.id });
     expect(res.body.data.organization).toBeNull();
     expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('organization { bots phoneNumbers insurances } and bot { workflows }', async () => {
+    const { bots, phoneNumbers, insurances, organizations } = t.demo;
+    const res = await t.gql(OrganizationResourcesQuery, { id: organizations.clinic.id });
+    expect(res.body.errors).toBeUndefined();
+    const org = res.body.data.organization!;
+    expect(org.bots.map((b) => b.id).sort()).toEqual([...bots.clinic].sort());
+    expect(org.phoneNumbers.map((p) => p.id).sort()).toEqual([...phoneNumbers.clinic].sort());
+    expect(org.phoneNumbers.find((p) => p.id === phoneNumbers.clinic[0])).toMatchObject({ number: '+15550101', botId: bots.clinic[0] });
+    expect(org.insurances.map((i) => i.id).sort()).toEqual([...insurances.clinic].sort());
+
+    const bot = await t.gql(BotWorkflowsQuery, { id: bots.clinic[0]! });
+    expect(bot.body.errors).toBeUndefined();
+    expect(bot.body.data.bot?.workflows.length).toBeGreaterThan(0);
+    expect(bot.body.data.bot?.workflows.some((w) => w.steps.some((step) => step.childSteps.length > 0))).toBe(true);
+
+    const foreign = await t.gql(BotWorkflowsQuery, { id: bots.other[0]! });
+    expect(foreign.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it('templates: the organization’s templates with their workflows', async () => {

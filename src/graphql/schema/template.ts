@@ -13,6 +13,8 @@ import type { ActionMetadata, ChildStep, Step, TemplateWorkflow } from '../../do
 import { builder } from '../builder.js';
 import { MediumEnum, OfficeHoursAvailabilityEnum } from './enums.js';
 
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 // ── output types ──────────────────────────────────────────────────────────────────────────────
 
 export const StepActionMetadataType = builder.objectRef<ActionMetadata>('StepActionMetadata').implement({
@@ -23,39 +25,33 @@ export const StepActionMetadataType = builder.objectRef<ActionMetadata>('StepAct
   }),
 });
 
-export const WorkflowChildStepType = builder.objectRef<ChildStep>('WorkflowChildStep').implement({
-  description: 'A child step of a workflow step: the same fields as a step, without further child steps.',
-  fields: (t) => ({
-    title: t.exposeString('title', { description: 'Step title.' }),
-    description: t.exposeString('description', { description: 'Step description.' }),
-    instructions: t.exposeString('instructions', { description: 'Instructions for the agent at this step.' }),
-    order: t.exposeInt('order', { description: 'Position among its sibling steps (ascending).' }),
-    examples: t.exposeStringList('examples', { description: 'Example utterances.' }),
-    action: t.exposeString('action', { description: 'The action taken at this step ("" for none).' }),
+/** The fields a step and a child step share; `orderDescription` differs. */
+function stepFields<S extends ChildStep>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, S>, orderDescription: string) {
+  return {
+    title: t.string({ description: 'Step title.', resolve: (s: S) => s.title }),
+    description: t.string({ description: 'Step description.', resolve: (s: S) => s.description }),
+    instructions: t.string({ description: 'Instructions for the agent at this step.', resolve: (s: S) => s.instructions }),
+    order: t.int({ description: orderDescription, resolve: (s: S) => s.order }),
+    examples: t.stringList({ description: 'Example utterances.', resolve: (s: S) => s.examples }),
+    action: t.string({ description: 'The action taken at this step ("" for none).', resolve: (s: S) => s.action }),
     actionMetadata: t.field({
       type: StepActionMetadataType,
       nullable: true,
       description: 'The action metadata (templateName, templateBody); null when the step has none.',
-      resolve: (s) => s.actionMetadata,
+      resolve: (s: S) => s.actionMetadata,
     }),
-  }),
+  };
+}
+
+export const WorkflowChildStepType = builder.objectRef<ChildStep>('WorkflowChildStep').implement({
+  description: 'A child step of a workflow step: the same fields as a step, without further child steps.',
+  fields: (t) => stepFields(t, 'Position among its sibling steps (ascending).'),
 });
 
 export const WorkflowStepType = builder.objectRef<Step>('WorkflowStep').implement({
   description: 'A step of a workflow, with optional child steps (one level) and an optional action.',
   fields: (t) => ({
-    title: t.exposeString('title', { description: 'Step title.' }),
-    description: t.exposeString('description', { description: 'Step description.' }),
-    instructions: t.exposeString('instructions', { description: 'Instructions for the agent at this step.' }),
-    order: t.exposeInt('order', { description: 'Position among the workflow steps (ascending).' }),
-    examples: t.exposeStringList('examples', { description: 'Example utterances.' }),
-    action: t.exposeString('action', { description: 'The action taken at this step ("" for none).' }),
-    actionMetadata: t.field({
-      type: StepActionMetadataType,
-      nullable: true,
-      description: 'The action metadata (templateName, templateBody); null when the step has none.',
-      resolve: (s) => s.actionMetadata,
-    }),
+    ...stepFields(t, 'Position among the workflow steps (ascending).'),
     childSteps: t.field({
       type: [WorkflowChildStepType],
       description: 'Child steps, ordered by order; they have no further child steps.',
