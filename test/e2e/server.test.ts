@@ -2,6 +2,7 @@
 // configuration errors, `npm run seed -- --json`, `npm run admin`, and the migrations drift check.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runScript, startServer } from '../support/processes.js';
@@ -60,6 +61,41 @@ describe('npm start on an embedded database', () => {
       }
     } finally {
       await first.stop();
+    }
+  });
+
+  it('lets a request in flight finish on SIGTERM, then exits 0', async () => {
+    const server = await startServer({ DATABASE_URL: 'pglite:memory' });
+    try {
+      for (let i = 0; i < 40 && !server.output().stderr.includes('GraphiQL'); i++) await new Promise((r) => setTimeout(r, 50));
+      const key = /Demo API key \(account organization\): (\S+)/.exec(server.output().stderr)![1]!;
+      const body = JSON.stringify({ query: '{ viewer { organization { name } } }' });
+      // the request is sent in two halves: SIGTERM arrives between them, while it is in flight
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port: server.port, path: '/graphql', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res.on('data', (d) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+        setTimeout(() => {
+          server.child.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(10)), 500);
+        }, 200);
+      });
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text).data.viewer.organization.name).toBe('Bright Smiles Dental Group');
+      expect(await server.stop()).toBe(0);
+      expect(server.output().stdout).toContain('"msg":"shutting down","signal":"SIGTERM"');
+      // no new connection is accepted after the signal
+      await expect(fetch(`${server.baseUrl}/healthz`)).rejects.toThrow();
+    } finally {
+      await server.stop();
     }
   });
 
