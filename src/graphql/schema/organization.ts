@@ -64,13 +64,13 @@ builder.mutationFields((t) => ({
   disableOrganization: t.field({
     type: CommunicationsChange,
     description: 'Disables calls, chats and SMS for an organization. Account organizations cannot be disabled (FORBIDDEN). Scope organizations:write.',
-    args: { orgId: t.arg.id({ required: true }) },
+    args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
     resolve: async (_root, args, ctx) => setCommunications(ctx.deps.db, await ctx.actor(), String(args.orgId), false),
   }),
   enableOrganization: t.field({
     type: CommunicationsChange,
     description: 'Re-enables calls, chats and SMS for an organization. Scope organizations:write.',
-    args: { orgId: t.arg.id({ required: true }) },
+    args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
     resolve: async (_root, args, ctx) => setCommunications(ctx.deps.db, await ctx.actor(), String(args.orgId), true),
   }),
 }));
