@@ -4,6 +4,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.js';
 import { useTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
+import { graphql } from '../generated/index.js';
 
 // one database for the file; the small-budget cases run against a second app over it
 const t = useTestApp();
@@ -149,7 +150,7 @@ describe('small configured budgets', () => {
   it('gives root fields without a REST twin their own pattern (viewer)', async () => {
     t.clock.set(ORG_PATTERN_START);
     await times(5, () => t.rest('GET', orgPath(t)));
-    const res = await t.gql('{ viewer { scopes } }');
+    const res = await t.gql(graphql(`query RateLimitViewer { viewer { scopes } }`));
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
   });
@@ -178,7 +179,7 @@ describe('small configured budgets', () => {
     const orgId = t.demo.organizations.clinic.id;
     const rest = await times(5, () => t.rest('POST', `${orgPath(t)}/enable`));
     expect(rest.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    const res = await t.gql('mutation($orgId: ID!) { enableOrganization(orgId: $orgId) { status } }', { orgId });
+    const res = await t.gql(graphql(`mutation RateLimitEnableOrganization($orgId: ID!) { enableOrganization(orgId: $orgId) { status } }`), { orgId });
     expect(res.status).toBe(429);
     expect(res.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
@@ -255,14 +256,14 @@ describe('small configured budgets', () => {
   it('answers 429 per client address after a flood of failed authentications, before verifying', async () => {
     t.clock.set(ORG_PATTERN_START);
     const bad = 'svc-sk-v2-' + 'x'.repeat(43);
-    const failures = await times(4, (i) => (i % 2 ? t.gql('{ viewer { scopes } }', {}, { token: bad }) : t.rest('GET', orgPath(t), { token: i ? bad : null })));
+    const failures = await times(4, (i) => (i % 2 ? t.gql(graphql(`query RateLimitViewer2 { viewer { scopes } }`), {}, { token: bad }) : t.rest('GET', orgPath(t), { token: i ? bad : null })));
     expect(failures.map((r) => r.status)).toEqual([401, 401, 401, 401]);
 
     expectLimited(await t.rest('GET', orgPath(t), { token: bad }));
     // once over budget, even a valid key from this address waits (it cannot be told apart unverified)
     const valid = await t.rest('GET', orgPath(t));
     expectLimited(valid, 50);
-    const viaGraphQL = await t.gql('{ viewer { scopes } }', {}, { token: bad });
+    const viaGraphQL = await t.gql(graphql(`query RateLimitViewer3 { viewer { scopes } }`), {}, { token: bad });
     expect(viaGraphQL.status).toBe(429);
     expect(viaGraphQL.body.errors[0].extensions.code).toBe('RATE_LIMITED');
     const token = await t.rest('POST', '/oauth/token', { token: null, json: { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' } });

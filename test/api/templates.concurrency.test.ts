@@ -2,13 +2,14 @@
 // changes the stored workflow definition, never otherwise; no bump is lost or doubled.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import { graphql } from '../generated/index.js';
 
 const t = useTestApp();
 
 const workflow = (title: string) => ({ title, steps: [{ title: 'Greet', order: 1, childSteps: [{ title: 'Ask', order: 1 }] }] });
 
 async function version(id: string): Promise<number> {
-  const res = await t.gql('{ templates { id version } }');
+  const res = await t.gql(graphql(`query TemplatesConcurrencyTemplates { templates { id version } }`));
   return (res.body.data.templates as { id: string; version: number }[]).find((tpl) => tpl.id === id)!.version;
 }
 

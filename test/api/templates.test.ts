@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
 import { invalidTemplateCases } from './cases/templateCases.js';
+import { graphql } from '../generated/index.js';
+import { demoWorkflow } from './cases/demoWorkflow.js';
 
 const t = useTestApp();
 
@@ -12,48 +14,6 @@ const UPDATE = `mutation($id: ID!, $input: TemplateInput!) { updateTemplate(id: 
 const CREATE = `mutation($input: TemplateInput!) { createTemplate(input: $input) { ${TEMPLATE_FIELDS} } }`;
 const TEMPLATES = `{ templates { ${TEMPLATE_FIELDS} } }`;
 
-/** The demo data's workflow (src/demo/demoData.ts) in its canonical answer form. */
-function demoWorkflow(title: string) {
-  return {
-    title,
-    description: `${title} for new and returning patients`,
-    enabled: true,
-    usageContext: 'Use when the caller asks to book, move or cancel a visit.',
-    order: 1,
-    steps: [
-      {
-        title: 'Identify the patient',
-        description: 'Ask for name and date of birth.',
-        instructions: 'Confirm the spelling of the last name.',
-        order: 1,
-        examples: ['May I have your full name?', 'What is your date of birth?'],
-        action: 'COLLECT_INFO',
-        actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}, DOB: {{dob}}' },
-        childSteps: [
-          {
-            title: 'New patient',
-            description: 'Collect insurance details.',
-            instructions: 'Ask for the insurance carrier and member id.',
-            order: 1,
-            examples: ['Which insurance do you have?'],
-            action: 'COLLECT_INFO',
-            actionMetadata: { templateName: 'insurance', templateBody: 'Carrier: {{carrier}}' },
-          },
-        ],
-      },
-      {
-        title: 'Offer a time',
-        description: 'Propose the next open slots.',
-        instructions: 'Offer at most three slots.',
-        order: 2,
-        examples: ['I have Tuesday at 10 or Wednesday at 2.'],
-        action: 'SEND_SMS',
-        actionMetadata: { templateName: 'confirmation', templateBody: 'Your visit is booked for {{time}}.' },
-        childSteps: [],
-      },
-    ],
-  };
-}
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
@@ -99,14 +59,14 @@ describe('GET /v1/templates and Query.templates', () => {
     expect(account.body.data.templates).toEqual([]);
     const other = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
     expect(other.body.data.templates.map((tpl: any) => tpl.id)).toEqual(t.demo.templates.other);
-    const gql = await t.gql('{ templates { id } }', {}, { token: t.demo.organizations.account.apiKey });
+    const gql = await t.gql(graphql(`query TemplatesTemplates { templates { id } }`), {}, { token: t.demo.organizations.account.apiKey });
     expect(gql.body.data.templates).toEqual([]);
   });
 
   it('is readable with a read-only OAuth client', async () => {
     const token = await t.accessToken('clinicReadOnly');
     expect((await t.rest('GET', '/v1/templates', { token })).status).toBe(200);
-    expect((await t.gql('{ templates { id } }', {}, { token })).body.data.templates).toHaveLength(3);
+    expect((await t.gql(graphql(`query TemplatesTemplates2 { templates { id } }`), {}, { token })).body.data.templates).toHaveLength(3);
   });
 });
 

@@ -2,6 +2,8 @@
 // organization's bots, the portable export of a bot's workflows, and its import into another bot.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import { graphql } from '../generated/index.js';
+import { demoExport } from './cases/demoWorkflow.js';
 
 const t = useTestApp();
 
@@ -11,47 +13,6 @@ const BOT = `query($id: ID!) { bot(id: $id) { id name createdAt workflows { ${WO
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
-/** The demo bot workflow (src/demo/demoData.ts) in the export form, without its id. */
-function demoExport(title: string) {
-  return {
-    title,
-    description: `${title} for new and returning patients`,
-    enabled: true,
-    usageContext: 'Use when the caller asks to book, move or cancel a visit.',
-    steps: [
-      {
-        title: 'Identify the patient',
-        description: 'Ask for name and date of birth.',
-        instructions: 'Confirm the spelling of the last name.',
-        order: 1,
-        examples: ['May I have your full name?', 'What is your date of birth?'],
-        action: 'COLLECT_INFO',
-        actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}, DOB: {{dob}}' },
-        childSteps: [
-          {
-            title: 'New patient',
-            description: 'Collect insurance details.',
-            instructions: 'Ask for the insurance carrier and member id.',
-            order: 1,
-            examples: ['Which insurance do you have?'],
-            action: 'COLLECT_INFO',
-            actionMetadata: { templateName: 'insurance', templateBody: 'Carrier: {{carrier}}' },
-          },
-        ],
-      },
-      {
-        title: 'Offer a time',
-        description: 'Propose the next open slots.',
-        instructions: 'Offer at most three slots.',
-        order: 2,
-        examples: ['I have Tuesday at 10 or Wednesday at 2.'],
-        action: 'SEND_SMS',
-        actionMetadata: { templateName: 'confirmation', templateBody: 'Your visit is booked for {{time}}.' },
-        childSteps: [],
-      },
-    ],
-  };
-}
 
 const withoutId = ({ id: _id, ...rest }: { id: string }) => rest;
 
@@ -83,7 +44,7 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/bots`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, data: {}, message: 'Organization not found' });
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id } } }', { id: t.demo.organizations.other.id });
+    const gql = await t.gql(graphql(`query WorkflowsForeignOrganizationBots($id: ID!) { organization(id: $id) { bots { id } } }`), { id: t.demo.organizations.other.id });
     expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
