@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import { Forbidden, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import type { Organization } from '../generated/prisma/client.js';
 
 export interface OrganizationView {
   id: string;
@@ -18,17 +19,7 @@ export interface OrganizationView {
   updatedAt: string;
 }
 
-type OrgRow = {
-  id: string;
-  name: string;
-  timezone: string;
-  isAccount: boolean;
-  communicationsEnabled: boolean;
-  parentId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  children: { id: string }[];
-};
+type OrgRow = Organization & { children: { id: string }[] };
 
 export function organizationView(actor: Actor, row: OrgRow): OrganizationView {
   return {

@@ -84,18 +84,8 @@ export const updateTemplateInputSchema = z.strictObject(
   objectError('the body must be an object'),
 );
 
-/** POST /v1/templates, Mutation.createTemplate: the same fields, `name` required. */
-export const createTemplateInputSchema = z.strictObject(
-  {
-    name: templateFields.name,
-    description: templateFields.description.optional(),
-    variables: templateFields.variables.optional(),
-    applicableMediums: templateFields.applicableMediums.optional(),
-    officeHoursAvailability: templateFields.officeHoursAvailability.optional(),
-    workflow: templateFields.workflow.optional(),
-  },
-  objectError('the body must be an object'),
-);
+/** POST /v1/templates, Mutation.createTemplate: the same fields (still closed), `name` required. */
+export const createTemplateInputSchema = updateTemplateInputSchema.extend({ name: templateFields.name });
 
 export type UpdateTemplateInput = z.output<typeof updateTemplateInputSchema>;
 export type CreateTemplateInput = z.output<typeof createTemplateInputSchema>;

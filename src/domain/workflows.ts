@@ -12,6 +12,7 @@ import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
+import type { WorkflowStep } from '../generated/prisma/client.js';
 import {
   canonicalPortableWorkflow,
   type ChildStep,
@@ -78,18 +79,11 @@ export async function getBot(db: Db, actor: Actor, botId: string): Promise<BotSu
   return botSummary(await loadReachableBot(db, actor, botId));
 }
 
-interface StepRow {
-  id: string;
-  parentStepId: string | null;
-  title: string;
-  description: string;
-  instructions: string;
-  order: number;
-  examples: string[];
-  action: string;
-  templateName: string | null;
-  templateBody: string | null;
-}
+/** The columns of a workflow step row that the portable form is built from. */
+type StepRow = Pick<
+  WorkflowStep,
+  'id' | 'parentStepId' | 'title' | 'description' | 'instructions' | 'order' | 'examples' | 'action' | 'templateName' | 'templateBody'
+>;
 
 function childStepOf(row: StepRow): ChildStep {
   return {
