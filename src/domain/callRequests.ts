@@ -45,24 +45,29 @@ export interface CallRequestView {
   error: CallRequestError | null;
 }
 
-export function callRequestView(row: CallRequest): CallRequestView {
+/**
+ * The record as answered at `now`. A request still pending when its `expiresAt` has passed will never be
+ * placed, so it reads as `expired` (finished at its expiry) rather than `queued` forever.
+ */
+export function callRequestView(row: CallRequest, now: Date): CallRequestView {
   const failed = row.errorCategory !== null || row.errorCode !== null || row.errorMessage !== null;
+  const lapsed = (row.status === 'queued' || row.status === 'in_progress') && row.expiresAt.getTime() <= now.getTime();
   return {
     callRequestId: row.id,
-    status: row.status,
+    status: lapsed ? 'expired' : row.status,
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
-    finishedAt: row.finishedAt?.toISOString() ?? null,
+    finishedAt: lapsed ? row.expiresAt.toISOString() : (row.finishedAt?.toISOString() ?? null),
     conversationId: row.conversationId,
     error: failed ? { category: row.errorCategory ?? 'request', code: row.errorCode ?? 'unknown', message: row.errorMessage ?? '' } : null,
   };
 }
 
 /** One call request owned by an organization within reach, else 404. A failed request is data, not an error. */
-export async function getCallRequest(db: Db, actor: Actor, callRequestId: string): Promise<CallRequestView> {
+export async function getCallRequest(db: Db, actor: Actor, callRequestId: string, now: Date): Promise<CallRequestView> {
   requireScope(actor, 'call-requests:read');
   const id = uuidParam('callRequestId', callRequestId);
   const row = await db.callRequest.findUnique({ where: { id } });
   if (!row || !canReach(actor, row.orgId)) throw new NotFound('Call request');
-  return callRequestView(row);
+  return callRequestView(row, now);
 }

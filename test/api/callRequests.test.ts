@@ -36,6 +36,22 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.parse(res.body.data.createdAt));
   });
 
+  it('answers a queued request whose expiry has passed as expired, on both surfaces', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const row = await t.db.prisma.callRequest.findUniqueOrThrow({ where: { id } });
+    t.clock.set(new Date(row.expiresAt.getTime() + 1000));
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'expired', finishedAt: row.expiresAt.toISOString(), error: null });
+    // a finished request may be polled again at once
+    const gql = await gqlPoll(id);
+    expect(gql.body.data.callRequest).toMatchObject({ status: 'expired', finishedAt: row.expiresAt.toISOString() });
+    // one second before its expiry it is still queued
+    t.clock.set(new Date(row.expiresAt.getTime() - 1000));
+    const other = await poll(t.demo.callRequests.other.queued, t.demo.organizations.other.apiKey);
+    expect(other.body.data.status).toBe('queued');
+  });
+
   it('answers a failed request with 200, status failed and the error object', async () => {
     const id = t.demo.callRequests.clinic.failed;
     const res = await poll(id);
