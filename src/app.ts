@@ -13,13 +13,8 @@ import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
 import { clientAddress } from './ratelimit/clientAddress.js';
-import { createRateLimiter } from './ratelimit/limiter.js';
 
-export function createApp(appDeps: AppDeps) {
-  // callers that build deps by hand (no limiter) get in-memory budgets; openRuntime and the tests pass theirs
-  const deps: AppDeps = appDeps.rateLimit
-    ? appDeps
-    : { ...appDeps, rateLimit: createRateLimiter({ ...appDeps.config, redisUrl: undefined }, appDeps.logger, appDeps.clock) };
+export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential)

@@ -15,6 +15,6 @@ export interface AppDeps {
   clock: () => Date;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
   demoApiKey?: string;
-  /** Rate-limit budgets (spec §8); createApp falls back to an in-memory limiter when absent. */
-  rateLimit?: RateLimiter;
+  /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */
+  rateLimit: RateLimiter;
 }

@@ -3,7 +3,7 @@
 import type { Db } from '../db/client.js';
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
-import { API_KEY_PATTERN, hashSecret, secretMatches } from './secrets.js';
+import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
 const ownerSelect = { id: true, isAccount: true, children: { select: { id: true } } } as const;
@@ -29,8 +29,9 @@ export function bearerToken(header: string | null | undefined): string | null {
 export async function authenticate(db: Db, tokens: TokenSettings, token: string, now: Date): Promise<Actor> {
   if (token.startsWith('svc-sk-')) {
     if (!API_KEY_PATTERN.test(token)) throw new Unauthenticated('Invalid API key');
-    const row = await db.apiKey.findUnique({ where: { hash: hashSecret(token) }, include: { org: { select: ownerSelect } } });
-    if (!row || !secretMatches(token, row.hash) || row.revokedAt) throw new Unauthenticated('Invalid API key');
+    const hash = hashSecret(token); // hashed once: the lookup key and the constant-time comparison
+    const row = await db.apiKey.findUnique({ where: { hash }, include: { org: { select: ownerSelect } } });
+    if (!row || !hashesEqual(hash, row.hash) || row.revokedAt) throw new Unauthenticated('Invalid API key');
     return actorFor(row.org, SCOPES, { kind: 'apiKey', id: row.id });
   }
   const claims = await verifyAccessToken(tokens, token, now);

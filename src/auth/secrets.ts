@@ -35,9 +35,14 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** Compares a presented secret with a stored hash in constant time. */
-export function secretMatches(secret: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(secret), 'hex');
+/** Compares two hex hashes in constant time. */
+export function hashesEqual(hash: string, storedHash: string): boolean {
+  const a = Buffer.from(hash, 'hex');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Compares a presented secret with a stored hash in constant time. */
+export function secretMatches(secret: string, storedHash: string): boolean {
+  return hashesEqual(hashSecret(secret), storedHash);
 }

@@ -1,10 +1,8 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga } from 'graphql-yoga';
-import { authenticate, bearerToken } from '../auth/authenticate.js';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
-import { Unauthenticated } from '../domain/errors.js';
-import { authenticateWithinBudget } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
 import { maskGraphQLError } from './errors.js';
@@ -39,11 +37,7 @@ export function createGraphQLHandler(deps: AppDeps) {
         request,
         actor: () =>
           (pending ??= (async () => {
-            const actor = await authenticateWithinBudget(deps.rateLimit, clientAddress ?? 'local', async () => {
-              const token = bearerToken(request.headers.get('authorization'));
-              if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-              return authenticate(deps.db, deps.tokens, token, deps.clock());
-            });
+            const actor = await authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local');
             setOrgId?.(actor.orgId);
             return actor;
           })()),

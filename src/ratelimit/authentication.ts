@@ -4,6 +4,8 @@
 // answer 429 before any verification; valid credentials from it wait for the next window too (they
 // cannot be told apart without verifying). The failure itself is one atomic increment, so at most
 // `limit` 401s are answered per address and window, also across instances.
+import { authenticate, bearerToken } from '../auth/authenticate.js';
+import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { RateLimited, Unauthenticated } from '../domain/errors.js';
 import type { RateLimiter } from './limiter.js';
@@ -14,12 +16,7 @@ function refused(retryAfter: number): RateLimited {
   return new RateLimited(retryAfter, `Too many failed authentications from this address; retry after ${retryAfter} s`);
 }
 
-export async function authenticateWithinBudget(
-  limiter: RateLimiter | undefined,
-  address: string,
-  verify: () => Promise<Actor>,
-): Promise<Actor> {
-  if (!limiter) return verify();
+async function authenticateWithinBudget(limiter: RateLimiter, address: string, verify: () => Promise<Actor>): Promise<Actor> {
   const before = await limiter.peek('unauthenticated', address, PATTERN);
   if (!before.allowed) throw refused(before.retryAfter);
   try {
@@ -33,13 +30,24 @@ export async function authenticateWithinBudget(
   }
 }
 
+/**
+ * The caller of a /v1 request or a GraphQL operation, from its `Authorization: Bearer <token>` header,
+ * under the per-address budget of failed attempts. Both surfaces call this one function.
+ */
+export async function authenticateBearer(deps: AppDeps, authorization: string | null | undefined, address: string): Promise<Actor> {
+  return authenticateWithinBudget(deps.rateLimit, address, async () => {
+    const token = bearerToken(authorization);
+    if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+    return authenticate(deps.db, deps.tokens, token, deps.clock());
+  });
+}
+
 /** For routes that authenticate on their own (POST /oauth/token): the same budget, checked and counted. */
-export async function addressOverBudget(limiter: RateLimiter | undefined, address: string): Promise<RateLimited | null> {
-  if (!limiter) return null;
+export async function addressOverBudget(limiter: RateLimiter, address: string): Promise<RateLimited | null> {
   const before = await limiter.peek('unauthenticated', address, PATTERN);
   return before.allowed ? null : refused(before.retryAfter);
 }
 
-export async function countFailedAuthentication(limiter: RateLimiter | undefined, address: string): Promise<void> {
-  await limiter?.hit('unauthenticated', address, PATTERN);
+export async function countFailedAuthentication(limiter: RateLimiter, address: string): Promise<void> {
+  await limiter.hit('unauthenticated', address, PATTERN);
 }

@@ -15,7 +15,7 @@ export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['com
  * restart the interval.
  */
 export async function enforceCallRequestPollInterval(deps: AppDeps, actor: Actor, callRequestId: string, status: string): Promise<void> {
-  if (!deps.rateLimit || FINISHED_CALL_REQUEST_STATUSES.has(status)) return;
+  if (FINISHED_CALL_REQUEST_STATUSES.has(status)) return;
   const wait = await deps.rateLimit.claimPoll(actor.orgId, callRequestId);
   if (wait > 0) {
     throw new RateLimited(

@@ -80,11 +80,8 @@ export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
-        const limiter = ctx.deps.rateLimit;
-        if (limiter) {
-          const actor = await ctx.actor(); // after authentication: the owner is known
-          await limitRootField(limiter, actor.orgId, type.name, field.name, args);
-        }
+        const actor = await ctx.actor(); // after authentication: the owner is known
+        await limitRootField(ctx.deps.rateLimit, actor.orgId, type.name, field.name, args);
         return resolve(parent, args, ctx, info);
       };
     }

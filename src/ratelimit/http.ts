@@ -34,8 +34,7 @@ export function limitMessage(d: Pick<Decision, 'limit' | 'windowMs' | 'retryAfte
   return `Rate limit exceeded: ${d.limit} requests per ${per} for ${pattern}; retry after ${d.retryAfter} s`;
 }
 
-export async function limitRestRequest(c: Context, limiter: RateLimiter | undefined, actor: Actor, route: LimitedRoute): Promise<void> {
-  if (!limiter) return;
+export async function limitRestRequest(c: Context, limiter: RateLimiter, actor: Actor, route: LimitedRoute): Promise<void> {
   const { budget, pattern } = budgetKey(route);
   const decision = await limiter.hit(budget, actor.orgId, pattern);
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);

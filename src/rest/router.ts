@@ -1,11 +1,9 @@
 // Registers every /v1 route on a Hono app with the same pipeline:
 // authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope.
 import type { Context, Hono } from 'hono';
-import { authenticate, bearerToken } from '../auth/authenticate.js';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
-import { Unauthenticated } from '../domain/errors.js';
-import { authenticateWithinBudget } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../ratelimit/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
 import { parseBody } from './body.js';
@@ -16,11 +14,7 @@ import type { AppEnv } from './appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
   // failed attempts are budgeted per client address (ratelimit/authentication.ts)
-  const actor = await authenticateWithinBudget(deps.rateLimit, clientAddress(c, deps.config.trustProxy), async () => {
-    const token = bearerToken(c.req.header('authorization'));
-    if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-    return authenticate(deps.db, deps.tokens, token, deps.clock());
-  });
+  const actor = await authenticateBearer(deps, c.req.header('authorization'), clientAddress(c, deps.config.trustProxy));
   c.set('orgId', actor.orgId);
   return actor;
 }

@@ -153,22 +153,23 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
     t.db = await openTestDatabase();
     const key = await loadSigningKey(t.db.prisma, undefined);
+    const logger = createLogger(config.logLevel);
     t.deps = {
       config,
       db: t.db.prisma,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
-      logger: createLogger(config.logLevel),
+      logger,
       clock: t.clock.now,
+      // in memory unless the env override sets REDIS_URL; the fake clock drives its windows
+      rateLimit: createRateLimiter(config, logger, t.clock.now),
     };
-    // in memory unless the env override sets REDIS_URL; the fake clock drives its windows
-    t.deps.rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
     if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);
   });
 
   beforeEach(async () => {
     t.clock.real();
-    t.deps.rateLimit?.clear(); // fresh in-memory budgets per case (a Redis store is left alone)
+    t.deps.rateLimit.clear(); // fresh in-memory budgets per case (a Redis store is left alone)
     await t.db.reset();
     if (options.seed !== false) t.demo = await createDemoData(t.db.prisma, config.oauthAudience);
   });
