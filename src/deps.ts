@@ -1,18 +1,15 @@
 // What the app is built from. Tests build their own (an in-memory database, a fake clock), so nothing
 // here is a global.
 import type { Config } from './config.js';
-import type { Db } from './db/client.js';
+import type { DomainDeps } from './domain/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
-export interface AppDeps {
+export interface AppDeps extends DomainDeps {
   config: Config;
-  db: Db;
   tokens: TokenSettings;
   logger: Logger;
-  /** The time; tests replace it to move through windows and across daylight-saving changes. */
-  clock: () => Date;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
   demoApiKey?: string;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */

@@ -2,6 +2,7 @@
 // templates and (optionally) phone number, and hands them to the pure computeAvailability.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import { type Availability, computeAvailability, type Medium } from './availability.js';
 import { NotFound, parseInput } from './errors.js';
@@ -28,12 +29,13 @@ export const availabilityQuerySchema = z.object({
 
 export type AvailabilityQuery = z.input<typeof availabilityQuerySchema>;
 
-/** Availability of an organization at `query.at` (default `now`). Scope office-hours:read. */
-export async function getAvailability(db: Db, actor: Actor, orgId: string, query: unknown, now: Date): Promise<Availability> {
+/** Availability of an organization at `query.at` (default: now). Scope office-hours:read. */
+export async function getAvailability(deps: DomainDeps, actor: Actor, orgId: string, query: unknown): Promise<Availability> {
+  const { db } = deps;
   const parsed = parseInput(availabilityQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
-  const at = parsed.at == null ? now : parsed.at instanceof Date ? parsed.at : isoInstantToDate(parsed.at);
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const at = parsed.at == null ? deps.clock() : parsed.at instanceof Date ? parsed.at : isoInstantToDate(parsed.at);
 
   const [officeHours, closures, templates, phoneNumber] = await Promise.all([
     loadDaySchedules(db, org.id),

@@ -2,6 +2,7 @@
 // The polling budget and the minimum poll interval (CONTRACT §3) wrap this function; it only reads.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import type { CallRequest } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound } from './errors.js';
@@ -64,10 +65,11 @@ export function callRequestView(row: CallRequest, now: Date): CallRequestView {
 }
 
 /** One call request owned by an organization within reach, else 404. A failed request is data, not an error. */
-export async function getCallRequest(db: Db, actor: Actor, callRequestId: string, now: Date): Promise<CallRequestView> {
+export async function getCallRequest(deps: DomainDeps, actor: Actor, callRequestId: string): Promise<CallRequestView> {
+  const { db } = deps;
   requireScope(actor, 'call-requests:read');
   const id = uuidParam('callRequestId', callRequestId);
   const row = await db.callRequest.findUnique({ where: { id } });
   if (!row || !canReach(actor, row.orgId)) throw new NotFound('Call request');
-  return callRequestView(row, now);
+  return callRequestView(row, deps.clock());
 }

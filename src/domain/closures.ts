@@ -2,6 +2,7 @@
 // (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
@@ -128,21 +129,23 @@ function formColumns(input: { annualDate?: { month: number; day: number } | null
   return { annualMonth: null, annualDay: null, startAt: new Date(closureInstantMs(input.startAt!)!), endAt: new Date(closureInstantMs(input.endAt!)!) };
 }
 
-export async function createClosure(db: Db, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
+export async function createClosure(deps: DomainDeps, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
+  const { db } = deps;
   // validation first, as on GraphQL where plugin-zod checks the argument before the resolver runs
   const data = parseInput(createClosureSchema, input);
   requireScope(actor, 'closures:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const row = await db.closure.create({
     data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
   });
   return closureView(row);
 }
 
-export async function updateClosure(db: Db, actor: Actor, orgId: string, closureId: string, input: unknown): Promise<ClosureView> {
+export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: string, closureId: string, input: unknown): Promise<ClosureView> {
+  const { db } = deps;
   const data = parseInput(updateClosureSchema, input);
   requireScope(actor, 'closures:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('closureId', closureId);
   // one conditional statement: a closure of another organization is never touched, and omitted greetings stay
   const result = await db.closure.updateMany({
@@ -160,24 +163,27 @@ export async function updateClosure(db: Db, actor: Actor, orgId: string, closure
   return closureView(row);
 }
 
-export async function listClosures(db: Db, actor: Actor, orgId: string): Promise<ClosureView[]> {
+export async function listClosures(deps: DomainDeps, actor: Actor, orgId: string): Promise<ClosureView[]> {
+  const { db } = deps;
   requireScope(actor, 'closures:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await db.closure.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
   return rows.map(closureView);
 }
 
-export async function getClosure(db: Db, actor: Actor, orgId: string, closureId: string): Promise<ClosureView> {
+export async function getClosure(deps: DomainDeps, actor: Actor, orgId: string, closureId: string): Promise<ClosureView> {
+  const { db } = deps;
   requireScope(actor, 'closures:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const row = await db.closure.findFirst({ where: { id: uuidParam('closureId', closureId), orgId: org.id } });
   if (!row) throw new NotFound('Closure');
   return closureView(row);
 }
 
-export async function deleteClosure(db: Db, actor: Actor, orgId: string, closureId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteClosure(deps: DomainDeps, actor: Actor, orgId: string, closureId: string): Promise<{ id: string; deleted: true }> {
+  const { db } = deps;
   requireScope(actor, 'closures:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('closureId', closureId);
   const result = await db.closure.deleteMany({ where: { id, orgId: org.id } });
   if (result.count === 0) throw new NotFound('Closure');

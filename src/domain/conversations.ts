@@ -2,6 +2,7 @@
 // conversations, newest first, with the total count of the same filter.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
@@ -123,7 +124,8 @@ export function conversationView(row: Conversation): ConversationView {
  * `botId` outside the caller's reach is a 404. Newest `startTime` first, ties by id; the count and
  * the page are read in one repeatable-read transaction so that they agree. Scope conversations:read.
  */
-export async function listConversations(db: Db, actor: Actor, input: unknown): Promise<ConversationPage> {
+export async function listConversations(deps: DomainDeps, actor: Actor, input: unknown): Promise<ConversationPage> {
+  const { db } = deps;
   requireScope(actor, 'conversations:read');
   const query = parseInput(listConversationsInput, input ?? {});
   if (query.includeChildren && !actor.ownerIsAccount) {

@@ -2,6 +2,7 @@
 // a partial update of one of them.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { Prisma, type Insurance } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
@@ -73,9 +74,10 @@ export function insuranceView(row: Insurance): InsuranceView {
 }
 
 /** The organization's insurances by name. Scope insurances:read. */
-export async function listInsurances(db: Db, actor: Actor, orgId: string): Promise<InsuranceView[]> {
+export async function listInsurances(deps: DomainDeps, actor: Actor, orgId: string): Promise<InsuranceView[]> {
+  const { db } = deps;
   requireScope(actor, 'insurances:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await db.insurance.findMany({ where: { orgId: org.id }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
   return rows.map(insuranceView);
 }
@@ -84,9 +86,10 @@ export async function listInsurances(db: Db, actor: Actor, orgId: string): Promi
  * Updates the provided fields of one insurance of the organization. An insurance of another
  * organization (even one within reach) is a 404 under this orgId. Scope insurances:write.
  */
-export async function updateInsurance(db: Db, actor: Actor, orgId: string, insuranceId: string, input: unknown): Promise<InsuranceView> {
+export async function updateInsurance(deps: DomainDeps, actor: Actor, orgId: string, insuranceId: string, input: unknown): Promise<InsuranceView> {
+  const { db } = deps;
   requireScope(actor, 'insurances:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('insuranceId', insuranceId);
   const changes = parseInput(updateInsuranceInput, input ?? {});
   try {

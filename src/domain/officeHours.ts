@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import type { DaySchedule, DayOfWeek } from './availability.js';
 import { closedObjectError } from './closures.js';
@@ -137,10 +138,11 @@ export async function loadDaySchedules(db: Db, orgId: string): Promise<DaySchedu
 }
 
 /** All seven days Monday..Sunday, or the one day asked for; unconfigured days as closed. */
-export async function getOfficeHours(db: Db, actor: Actor, orgId: string, query: unknown = {}): Promise<{ officeHours: OfficeHoursView[] }> {
+export async function getOfficeHours(deps: DomainDeps, actor: Actor, orgId: string, query: unknown = {}): Promise<{ officeHours: OfficeHoursView[] }> {
+  const { db } = deps;
   const { dayOfWeek } = parseInput(officeHoursQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await db.officeHours.findMany({ where: { orgId: org.id, ...(dayOfWeek ? { dayOfWeek } : {}) }, include: { breaks: true } });
   const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
   return {
@@ -159,10 +161,11 @@ export async function getOfficeHours(db: Db, actor: Actor, orgId: string, query:
  * Decision: when isClosed is true, `open`/`close` are still validated if sent, but stored (and
  * returned) as null: a closed day has no hours, and stale hours would suggest otherwise.
  */
-export async function setOfficeHours(db: Db, actor: Actor, orgId: string, input: unknown): Promise<OfficeHoursView> {
+export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: string, input: unknown): Promise<OfficeHoursView> {
+  const { db } = deps;
   const data = parseInput(setOfficeHoursSchema, input);
   requireScope(actor, 'office-hours:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const open = data.isClosed ? null : data.open!;
   const close = data.isClosed ? null : data.close!;
 

@@ -1,6 +1,7 @@
 // Organizations: reading one within reach, and switching communications off and on (spec §3, CONTRACT §3).
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import { Forbidden, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
@@ -36,7 +37,8 @@ export function organizationView(actor: Actor, row: OrgRow): OrganizationView {
 }
 
 /** Loads an organization within the caller's reach, or throws NotFound. No scope check: callers do that. */
-export async function loadReachableOrganization(db: Db, actor: Actor, orgId: string): Promise<OrgRow> {
+export async function loadReachableOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrgRow> {
+  const { db } = deps;
   const id = uuidParam('orgId', orgId);
   assertReach(actor, id);
   const row = await db.organization.findUnique({ where: { id }, include: { children: { select: { id: true }, orderBy: { createdAt: 'asc' } } } });
@@ -44,9 +46,10 @@ export async function loadReachableOrganization(db: Db, actor: Actor, orgId: str
   return row;
 }
 
-export async function getOrganization(db: Db, actor: Actor, orgId: string): Promise<OrganizationView> {
+export async function getOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationView> {
+  const { db } = deps;
   requireScope(actor, 'organizations:read');
-  return organizationView(actor, await loadReachableOrganization(db, actor, orgId));
+  return organizationView(actor, await loadReachableOrganization(deps, actor, orgId));
 }
 
 export interface CommunicationsChange {
@@ -61,9 +64,10 @@ export const communicationsInput = z.strictObject({});
  * Turns calls, chats and SMS off or on. The update is conditional on the current value so that
  * concurrent callers agree on who changed it. Account organizations cannot be disabled (403, unchanged).
  */
-export async function setCommunications(db: Db, actor: Actor, orgId: string, enabled: boolean, input?: unknown): Promise<CommunicationsChange> {
+export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: string, enabled: boolean, input?: unknown): Promise<CommunicationsChange> {
+  const { db } = deps;
   requireScope(actor, 'organizations:write');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   parseInput(communicationsInput, input ?? {});
   if (!enabled && org.isAccount) throw new Forbidden('Account organizations cannot be disabled');
   const result = await db.organization.updateMany({

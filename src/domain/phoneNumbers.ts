@@ -2,6 +2,7 @@
 // number to a bot of the same organization.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import type { PhoneNumber } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
@@ -87,9 +88,10 @@ export function phoneNumberView(row: PhoneNumber): PhoneNumberView {
 }
 
 /** The organization's phone numbers, oldest first. Scope organizations:read (route table). */
-export async function listPhoneNumbers(db: Db, actor: Actor, orgId: string): Promise<PhoneNumberView[]> {
+export async function listPhoneNumbers(deps: DomainDeps, actor: Actor, orgId: string): Promise<PhoneNumberView[]> {
+  const { db } = deps;
   requireScope(actor, 'organizations:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await db.phoneNumber.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   return rows.map(phoneNumberView);
 }
@@ -99,7 +101,8 @@ export async function listPhoneNumbers(db: Db, actor: Actor, orgId: string): Pro
  * reach is a 404 (a foreign tenant's bot is indistinguishable from a missing one); a bot within reach
  * that belongs to another organization than the number is a 400 naming botId.
  */
-export async function attachPhoneNumber(db: Db, actor: Actor, phoneNumberId: string, input: unknown): Promise<PhoneNumberView> {
+export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string, input: unknown): Promise<PhoneNumberView> {
+  const { db } = deps;
   requireScope(actor, 'phone-numbers:write');
   const id = uuidParam('phoneNumberId', phoneNumberId);
   const { botId: rawBotId } = parseInput(attachPhoneNumberInput, input ?? {});

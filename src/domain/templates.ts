@@ -7,6 +7,7 @@
 // comparison so that concurrent updates neither lose nor double a bump.
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
@@ -166,20 +167,23 @@ const ownTemplates = (actor: Actor) => ({ orgId: actor.orgId });
 const listOrder = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
 /** GET /v1/templates: the credential owner's templates, oldest first, without workflows. */
-export async function listTemplates(db: Db, actor: Actor): Promise<TemplateSummary[]> {
+export async function listTemplates(deps: DomainDeps, actor: Actor): Promise<TemplateSummary[]> {
+  const { db } = deps;
   requireScope(actor, 'templates:read');
   const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
   return rows.map(summaryOf);
 }
 
 /** Query.templates: the same list, with each template's workflow. */
-export async function listTemplatesWithWorkflows(db: Db, actor: Actor): Promise<TemplateView[]> {
+export async function listTemplatesWithWorkflows(deps: DomainDeps, actor: Actor): Promise<TemplateView[]> {
+  const { db } = deps;
   requireScope(actor, 'templates:read');
   const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
   return rows.map(viewOf);
 }
 
-export async function createTemplate(db: Db, actor: Actor, rawInput: unknown): Promise<TemplateView> {
+export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: unknown): Promise<TemplateView> {
+  const { db } = deps;
   requireScope(actor, 'templates:write');
   const input = parseInput(createTemplateInputSchema, rawInput ?? {});
   const row = await db.workflowTemplate.create({
@@ -201,7 +205,8 @@ export async function createTemplate(db: Db, actor: Actor, rawInput: unknown): P
 // a burst of concurrent updates needs more than Prisma's default 2 s to start and 5 s to finish.
 const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 20_000 };
 
-export async function updateTemplate(db: Db, actor: Actor, templateId: string, rawInput: unknown): Promise<TemplateView> {
+export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId: string, rawInput: unknown): Promise<TemplateView> {
+  const { db } = deps;
   requireScope(actor, 'templates:write');
   const id = uuidParam('templateId', templateId);
   // an absent body changes nothing (every field is optional)

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DomainDeps } from './deps.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
@@ -58,7 +59,8 @@ export function botSummary(row: BotRow): BotSummary {
 }
 
 /** Loads a bot within the caller's reach, or throws NotFound. No scope check: callers do that. */
-export async function loadReachableBot(db: Db, actor: Actor, botId: string): Promise<BotRow> {
+export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotRow> {
+  const { db } = deps;
   const id = uuidParam('botId', botId);
   const bot = await db.bot.findUnique({ where: { id }, select: { id: true, orgId: true, name: true, createdAt: true } });
   if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
@@ -66,17 +68,19 @@ export async function loadReachableBot(db: Db, actor: Actor, botId: string): Pro
 }
 
 /** GET /v1/organizations/{orgId}/bots, Organization.bots: oldest first. */
-export async function listBots(db: Db, actor: Actor, orgId: string): Promise<BotSummary[]> {
+export async function listBots(deps: DomainDeps, actor: Actor, orgId: string): Promise<BotSummary[]> {
+  const { db } = deps;
   requireScope(actor, 'bots:read');
-  const org = await loadReachableOrganization(db, actor, orgId);
+  const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await db.bot.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   return rows.map(botSummary);
 }
 
 /** Query.bot(id). */
-export async function getBot(db: Db, actor: Actor, botId: string): Promise<BotSummary> {
+export async function getBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotSummary> {
+  const { db } = deps;
   requireScope(actor, 'bots:read');
-  return botSummary(await loadReachableBot(db, actor, botId));
+  return botSummary(await loadReachableBot(deps, actor, botId));
 }
 
 /** The columns of a workflow step row that the portable form is built from. */
@@ -119,16 +123,18 @@ async function readWorkflows(db: Db, where: { botId: string } | { id: { in: stri
 }
 
 /** GET /v1/bots/{botId}/workflows, Bot.workflows: every workflow of the bot in the portable form. */
-export async function exportBotWorkflows(db: Db, actor: Actor, botId: string): Promise<ExportedWorkflow[]> {
+export async function exportBotWorkflows(deps: DomainDeps, actor: Actor, botId: string): Promise<ExportedWorkflow[]> {
+  const { db } = deps;
   requireScope(actor, 'bots:read');
-  const bot = await loadReachableBot(db, actor, botId);
+  const bot = await loadReachableBot(deps, actor, botId);
   return readWorkflows(db, { botId: bot.id });
 }
 
 const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 30_000 };
 
 /** POST /v1/bots/{botId}/workflows/import: creates copies of the given workflows in the bot; answers them with their new ids. */
-export async function importBotWorkflows(db: Db, actor: Actor, botId: string, rawInput: unknown): Promise<ExportedWorkflow[]> {
+export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: string, rawInput: unknown): Promise<ExportedWorkflow[]> {
+  const { db } = deps;
   requireScope(actor, 'templates:write');
   const id = uuidParam('botId', botId);
   const input = parseInput(importWorkflowsInputSchema, rawInput ?? {});

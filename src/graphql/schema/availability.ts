@@ -71,11 +71,10 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     },
     resolve: async (org, args, ctx) =>
       getAvailability(
-        ctx.deps.db,
+        ctx.deps,
         await ctx.actor(),
         org.id,
         { at: args.at ?? undefined, medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
-        ctx.deps.clock(),
       ),
   }),
 }));

@@ -26,7 +26,7 @@ export const BotType = builder.objectRef<BotSummary>('Bot').implement({
     workflows: t.field({
       type: [BotWorkflowType],
       description: 'Every workflow of the bot in the portable export form, ordered by order. Scope bots:read.',
-      resolve: async (bot, _args, ctx) => exportBotWorkflows(ctx.deps.db, await ctx.actor(), bot.id),
+      resolve: async (bot, _args, ctx) => exportBotWorkflows(ctx.deps, await ctx.actor(), bot.id),
     }),
   }),
 });
@@ -37,7 +37,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "A bot of an organization within the caller's reach (NOT_FOUND otherwise). Scope bots:read.",
     args: { id: t.arg.id({ required: true, description: 'Bot id.' }) },
-    resolve: async (_root, args, ctx) => getBot(ctx.deps.db, await ctx.actor(), String(args.id)),
+    resolve: async (_root, args, ctx) => getBot(ctx.deps, await ctx.actor(), String(args.id)),
   }),
 }));
 
@@ -45,6 +45,6 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   bots: t.field({
     type: [BotType],
     description: "The organization's bots, oldest first. Scope bots:read.",
-    resolve: async (org, _args, ctx) => listBots(ctx.deps.db, await ctx.actor(), org.id),
+    resolve: async (org, _args, ctx) => listBots(ctx.deps, await ctx.actor(), org.id),
   }),
 }));

@@ -42,7 +42,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Call request id.' }) },
     resolve: async (_root, args, ctx) => {
       const actor = await ctx.actor();
-      const view = await getCallRequest(ctx.deps.db, actor, String(args.id), ctx.deps.clock());
+      const view = await getCallRequest(ctx.deps, actor, String(args.id));
       await enforceCallRequestPollInterval(ctx.deps, actor, view.callRequestId, view.status); // needs the status
       return view;
     },

@@ -95,7 +95,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   closures: t.field({
     type: [ClosureRef],
     description: 'Office closures, newest first. Scope closures:read.',
-    resolve: async (org, _args, ctx) => listClosures(ctx.deps.db, await ctx.actor(), org.id),
+    resolve: async (org, _args, ctx) => listClosures(ctx.deps, await ctx.actor(), org.id),
   }),
 }));
 
@@ -107,7 +107,7 @@ builder.mutationFields((t) => ({
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       input: t.arg({ type: CreateClosureInput, required: true, description: 'The closure; checked by the same rules as POST /v1/organizations/{orgId}/closures.', validate: { schema: createClosureSchema } }),
     },
-    resolve: async (_root, args, ctx) => createClosure(ctx.deps.db, await ctx.actor(), String(args.orgId), args.input),
+    resolve: async (_root, args, ctx) => createClosure(ctx.deps, await ctx.actor(), String(args.orgId), args.input),
   }),
   updateClosure: t.field({
     type: ClosureRef,
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
       closureId: t.arg.id({ required: true, description: 'Closure id.' }),
       input: t.arg({ type: UpdateClosureInput, required: true, description: 'The new description and form, and any greetings to replace.', validate: { schema: updateClosureSchema } }),
     },
-    resolve: async (_root, args, ctx) => updateClosure(ctx.deps.db, await ctx.actor(), String(args.orgId), String(args.closureId), args.input),
+    resolve: async (_root, args, ctx) => updateClosure(ctx.deps, await ctx.actor(), String(args.orgId), String(args.closureId), args.input),
   }),
   deleteClosure: t.boolean({
     description: 'Deletes a closure; true when it was deleted (a missing one is NOT_FOUND). Scope closures:write.',
@@ -125,6 +125,6 @@ builder.mutationFields((t) => ({
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       closureId: t.arg.id({ required: true, description: 'Closure id.' }),
     },
-    resolve: async (_root, args, ctx) => (await deleteClosure(ctx.deps.db, await ctx.actor(), String(args.orgId), String(args.closureId))).deleted,
+    resolve: async (_root, args, ctx) => (await deleteClosure(ctx.deps, await ctx.actor(), String(args.orgId), String(args.closureId))).deleted,
   }),
 }));

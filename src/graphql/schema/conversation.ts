@@ -58,6 +58,6 @@ builder.queryFields((t) => ({
       includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
     },
     // the arguments go to the domain's schema, which also parses the REST query strings
-    resolve: async (_root, args, ctx) => listConversations(ctx.deps.db, await ctx.actor(), { ...args }),
+    resolve: async (_root, args, ctx) => listConversations(ctx.deps, await ctx.actor(), { ...args }),
   }),
 }));

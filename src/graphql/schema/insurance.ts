@@ -39,7 +39,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   insurances: t.field({
     type: [InsuranceRef],
     description: "The organization's insurance acceptance settings, by name. Scope insurances:read.",
-    resolve: async (org, _args, ctx) => listInsurances(ctx.deps.db, await ctx.actor(), org.id),
+    resolve: async (org, _args, ctx) => listInsurances(ctx.deps, await ctx.actor(), org.id),
   }),
 }));
 
@@ -55,6 +55,6 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) =>
       // the input goes to the domain as sent (omitted fields absent), where it is validated once
-      updateInsurance(ctx.deps.db, await ctx.actor(), String(args.orgId), String(args.insuranceId), { ...args.input }),
+      updateInsurance(ctx.deps, await ctx.actor(), String(args.orgId), String(args.insuranceId), { ...args.input }),
   }),
 }));

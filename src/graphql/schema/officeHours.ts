@@ -56,7 +56,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     description: 'Office hours of every day, Monday to Sunday, or of one day; unconfigured days as closed. Scope office-hours:read.',
     args: { dayOfWeek: t.arg({ type: DayOfWeekEnum, description: 'Only this day.' }) },
     resolve: async (org, args, ctx) =>
-      (await getOfficeHours(ctx.deps.db, await ctx.actor(), org.id, args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {})).officeHours,
+      (await getOfficeHours(ctx.deps, await ctx.actor(), org.id, args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {})).officeHours,
   }),
 }));
 
@@ -68,6 +68,6 @@ builder.mutationFields((t) => ({
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       input: t.arg({ type: SetOfficeHoursInput, required: true, description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/office-hours.', validate: { schema: setOfficeHoursSchema } }),
     },
-    resolve: async (_root, args, ctx) => setOfficeHours(ctx.deps.db, await ctx.actor(), String(args.orgId), args.input),
+    resolve: async (_root, args, ctx) => setOfficeHours(ctx.deps, await ctx.actor(), String(args.orgId), args.input),
   }),
 }));

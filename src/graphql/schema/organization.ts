@@ -44,8 +44,8 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Organization id.' }) },
     resolve: async (_root, args, ctx) => {
       const actor = await ctx.actor();
-      const view = await getOrganization(ctx.deps.db, actor, String(args.id));
-      return loadReachableOrganization(ctx.deps.db, actor, view.id);
+      const view = await getOrganization(ctx.deps, actor, String(args.id));
+      return loadReachableOrganization(ctx.deps, actor, view.id);
     },
   }),
 }));
@@ -65,13 +65,13 @@ builder.mutationFields((t) => ({
     type: CommunicationsChange,
     description: 'Disables calls, chats and SMS for an organization. Account organizations cannot be disabled (FORBIDDEN). Scope organizations:write.',
     args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
-    resolve: async (_root, args, ctx) => setCommunications(ctx.deps.db, await ctx.actor(), String(args.orgId), false),
+    resolve: async (_root, args, ctx) => setCommunications(ctx.deps, await ctx.actor(), String(args.orgId), false),
   }),
   enableOrganization: t.field({
     type: CommunicationsChange,
     description: 'Re-enables calls, chats and SMS for an organization. Scope organizations:write.',
     args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
-    resolve: async (_root, args, ctx) => setCommunications(ctx.deps.db, await ctx.actor(), String(args.orgId), true),
+    resolve: async (_root, args, ctx) => setCommunications(ctx.deps, await ctx.actor(), String(args.orgId), true),
   }),
 }));
 
@@ -83,7 +83,7 @@ const Viewer = builder.objectRef<{ orgId: string; scopes: string[] }>('Viewer').
       description: 'The credential owner organization.',
       resolve: async (viewer, _args, ctx) => {
         const actor = await ctx.actor();
-        return loadReachableOrganization(ctx.deps.db, actor, viewer.orgId);
+        return loadReachableOrganization(ctx.deps, actor, viewer.orgId);
       },
     }),
     scopes: t.exposeStringList('scopes', { description: 'Scopes of the credential.' }),

@@ -42,7 +42,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   phoneNumbers: t.field({
     type: [PhoneNumberRef],
     description: "The organization's phone numbers, oldest first. Scope organizations:read.",
-    resolve: async (org, _args, ctx) => listPhoneNumbers(ctx.deps.db, await ctx.actor(), org.id),
+    resolve: async (org, _args, ctx) => listPhoneNumbers(ctx.deps, await ctx.actor(), org.id),
   }),
 }));
 
@@ -56,6 +56,6 @@ builder.mutationFields((t) => ({
       botId: t.arg.id({ required: true, description: 'The bot to attach it to; must belong to the same organization.' }),
     },
     resolve: async (_root, args, ctx) =>
-      attachPhoneNumber(ctx.deps.db, await ctx.actor(), String(args.phoneNumberId), { botId: String(args.botId) }),
+      attachPhoneNumber(ctx.deps, await ctx.actor(), String(args.phoneNumberId), { botId: String(args.botId) }),
   }),
 }));

@@ -187,7 +187,7 @@ builder.queryFields((t) => ({
   templates: t.field({
     type: [WorkflowTemplateType],
     description: "Workflow templates of the credential owner's organization, oldest first, with their workflows. Scope templates:read.",
-    resolve: async (_root, _args, ctx) => listTemplatesWithWorkflows(ctx.deps.db, await ctx.actor()),
+    resolve: async (_root, _args, ctx) => listTemplatesWithWorkflows(ctx.deps, await ctx.actor()),
   }),
 }));
 
@@ -196,7 +196,7 @@ builder.mutationFields((t) => ({
     type: WorkflowTemplateType,
     description: "Creates a workflow template in the credential owner's organization, with version 1. Scope templates:write.",
     args: { input: t.arg({ type: TemplateInput, required: true, description: 'The template; name is required.' }) },
-    resolve: async (_root, args, ctx) => createTemplate(ctx.deps.db, await ctx.actor(), args.input),
+    resolve: async (_root, args, ctx) => createTemplate(ctx.deps, await ctx.actor(), args.input),
   }),
   updateTemplate: t.field({
     type: WorkflowTemplateType,
@@ -206,6 +206,6 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Template id.' }),
       input: t.arg({ type: TemplateInput, required: true, description: 'The fields to change.' }),
     },
-    resolve: async (_root, args, ctx) => updateTemplate(ctx.deps.db, await ctx.actor(), String(args.id), args.input),
+    resolve: async (_root, args, ctx) => updateTemplate(ctx.deps, await ctx.actor(), String(args.id), args.input),
   }),
 }));

@@ -10,6 +10,6 @@ export const availabilityRoutes = [
     description: '`medium` is required; `at` is an ISO-8601 instant (default now); `phoneNumberId` picks the greetings of one of the organization\'s phone numbers.',
     scope: 'office-hours:read',
     query: availabilityQuerySchema,
-    handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps.db, actor, params.orgId!, query, deps.clock()) }),
+    handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps, actor, params.orgId!, query) }),
   }),
 ];

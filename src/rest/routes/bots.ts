@@ -8,7 +8,7 @@ export const botRoutes = [
     tag: 'Bots',
     summary: "List an organization's bots",
     scope: 'bots:read',
-    handler: async ({ actor, deps, params }) => ({ data: { bots: await listBots(deps.db, actor, params.orgId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: { bots: await listBots(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
     method: 'GET',
@@ -17,7 +17,7 @@ export const botRoutes = [
     summary: "Export a bot's workflows in the portable form",
     description: 'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
     scope: 'bots:read',
-    handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps.db, actor, params.botId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps, actor, params.botId!) } }),
   }),
   defineRoute({
     method: 'POST',
@@ -28,6 +28,6 @@ export const botRoutes = [
       'Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot\'s existing workflows, in one transaction. Answers the created workflows with their new ids.',
     scope: 'templates:write',
     body: importWorkflowsInputSchema,
-    handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps.db, actor, params.botId!, body) } }),
+    handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps, actor, params.botId!, body) } }),
   }),
 ];

@@ -14,7 +14,7 @@ export const callRequestRoutes = [
     budget: 'callRequestPoll',
     response: callRequestSchema,
     handler: async ({ actor, deps, params }) => {
-      const data = await getCallRequest(deps.db, actor, params.callRequestId!, deps.clock());
+      const data = await getCallRequest(deps, actor, params.callRequestId!);
       await enforceCallRequestPollInterval(deps, actor, data.callRequestId, data.status); // needs the status
       return { data };
     },

@@ -10,7 +10,7 @@ export const closureRoutes = [
     description: 'Either `startAt` and `endAt` (UTC, `YYYY-MM-DDTHH:mm:00Z`) or `annualDate` `{month, day}`. The greeting keys are required; null means not configured.',
     scope: 'closures:write',
     body: createClosureSchema,
-    handler: async ({ actor, deps, params, body }) => ({ data: await createClosure(deps.db, actor, params.orgId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({ data: await createClosure(deps, actor, params.orgId!, body) }),
   }),
   defineRoute({
     method: 'GET',
@@ -18,7 +18,7 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'List closures, newest first',
     scope: 'closures:read',
-    handler: async ({ actor, deps, params }) => ({ data: { closures: await listClosures(deps.db, actor, params.orgId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: { closures: await listClosures(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
     method: 'GET',
@@ -26,7 +26,7 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'Get a closure',
     scope: 'closures:read',
-    handler: async ({ actor, deps, params }) => ({ data: await getClosure(deps.db, actor, params.orgId!, params.closureId!) }),
+    handler: async ({ actor, deps, params }) => ({ data: await getClosure(deps, actor, params.orgId!, params.closureId!) }),
   }),
   defineRoute({
     method: 'POST',
@@ -36,7 +36,7 @@ export const closureRoutes = [
     description: '`description` and the form (`annualDate`, or `startAt` and `endAt`) are required; the closure may switch form. Omitted greetings are kept; null or blank ones are refused.',
     scope: 'closures:write',
     body: updateClosureSchema,
-    handler: async ({ actor, deps, params, body }) => ({ data: await updateClosure(deps.db, actor, params.orgId!, params.closureId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({ data: await updateClosure(deps, actor, params.orgId!, params.closureId!, body) }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -44,6 +44,6 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'Delete a closure',
     scope: 'closures:write',
-    handler: async ({ actor, deps, params }) => ({ data: await deleteClosure(deps.db, actor, params.orgId!, params.closureId!) }),
+    handler: async ({ actor, deps, params }) => ({ data: await deleteClosure(deps, actor, params.orgId!, params.closureId!) }),
   }),
 ];

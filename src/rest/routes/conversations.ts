@@ -12,6 +12,6 @@ export const conversationRoutes = [
     scope: 'conversations:read',
     query: listConversationsInput,
     response: conversationPageSchema,
-    handler: async ({ actor, deps, query }) => ({ data: await listConversations(deps.db, actor, query) }),
+    handler: async ({ actor, deps, query }) => ({ data: await listConversations(deps, actor, query) }),
   }),
 ];

@@ -11,7 +11,7 @@ export const insuranceRoutes = [
     description: '`data` = `{insurances: [insurance]}`, by name.',
     scope: 'insurances:read',
     response: z.object({ insurances: z.array(insuranceSchema) }),
-    handler: async ({ actor, deps, params }) => ({ data: { insurances: await listInsurances(deps.db, actor, params.orgId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: { insurances: await listInsurances(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
     method: 'PATCH',
@@ -24,7 +24,7 @@ export const insuranceRoutes = [
     body: updateInsuranceInput,
     response: insuranceSchema,
     handler: async ({ actor, deps, params, body }) => ({
-      data: await updateInsurance(deps.db, actor, params.orgId!, params.insuranceId!, body),
+      data: await updateInsurance(deps, actor, params.orgId!, params.insuranceId!, body),
     }),
   }),
 ];

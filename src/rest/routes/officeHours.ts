@@ -10,7 +10,7 @@ export const officeHoursRoutes = [
     description: 'Omitting `breaks` keeps the existing breaks; `[]` clears them. Times are `H:mm` or `HH:mm`, returned as `HH:mm`.',
     scope: 'office-hours:write',
     body: setOfficeHoursSchema,
-    handler: async ({ actor, deps, params, body }) => ({ data: await setOfficeHours(deps.db, actor, params.orgId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({ data: await setOfficeHours(deps, actor, params.orgId!, body) }),
   }),
   defineRoute({
     method: 'GET',
@@ -19,6 +19,6 @@ export const officeHoursRoutes = [
     summary: 'Office hours of every day (Monday..Sunday), or of one day',
     scope: 'office-hours:read',
     query: officeHoursQuerySchema,
-    handler: async ({ actor, deps, params, query }) => ({ data: await getOfficeHours(deps.db, actor, params.orgId!, query) }),
+    handler: async ({ actor, deps, params, query }) => ({ data: await getOfficeHours(deps, actor, params.orgId!, query) }),
   }),
 ];

@@ -8,7 +8,7 @@ export const organizationRoutes = [
     tag: 'Organizations',
     summary: 'Get an organization',
     scope: 'organizations:read',
-    handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps.db, actor, params.orgId!) }),
+    handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps, actor, params.orgId!) }),
   }),
   defineRoute({
     method: 'POST',
@@ -19,7 +19,7 @@ export const organizationRoutes = [
     scope: 'organizations:write',
     body: communicationsInput,
     handler: async ({ actor, deps, params, body }) => {
-      const data = await setCommunications(deps.db, actor, params.orgId!, false, body);
+      const data = await setCommunications(deps, actor, params.orgId!, false, body);
       return { data, message: data.changed ? 'Communications disabled' : 'Communications were already disabled' };
     },
   }),
@@ -31,7 +31,7 @@ export const organizationRoutes = [
     scope: 'organizations:write',
     body: communicationsInput,
     handler: async ({ actor, deps, params, body }) => {
-      const data = await setCommunications(deps.db, actor, params.orgId!, true, body);
+      const data = await setCommunications(deps, actor, params.orgId!, true, body);
       return { data, message: data.changed ? 'Communications enabled' : 'Communications were already enabled' };
     },
   }),

@@ -11,7 +11,7 @@ export const phoneNumberRoutes = [
     description: '`data` = `{phoneNumbers: [phoneNumber]}`, oldest first.',
     scope: 'organizations:read',
     response: z.object({ phoneNumbers: z.array(phoneNumberSchema) }),
-    handler: async ({ actor, deps, params }) => ({ data: { phoneNumbers: await listPhoneNumbers(deps.db, actor, params.orgId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: { phoneNumbers: await listPhoneNumbers(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
     method: 'POST',
@@ -24,7 +24,7 @@ export const phoneNumberRoutes = [
     body: attachPhoneNumberInput,
     response: phoneNumberSchema,
     handler: async ({ actor, deps, params, body }) => ({
-      data: await attachPhoneNumber(deps.db, actor, params.phoneNumberId!, body),
+      data: await attachPhoneNumber(deps, actor, params.phoneNumberId!, body),
       message: 'Phone number attached',
     }),
   }),

@@ -9,7 +9,7 @@ export const templateRoutes = [
     summary: "List the credential owner organization's workflow templates",
     description: 'Oldest first. The list items carry no `workflow`; GraphQL `templates` includes it.',
     scope: 'templates:read',
-    handler: async ({ actor, deps }) => ({ data: { templates: await listTemplates(deps.db, actor) } }),
+    handler: async ({ actor, deps }) => ({ data: { templates: await listTemplates(deps, actor) } }),
   }),
   defineRoute({
     method: 'POST',
@@ -19,7 +19,7 @@ export const templateRoutes = [
     description: '`name` is required; the answer is the full template with `version` 1. JSON, form-urlencoded or multipart.',
     scope: 'templates:write',
     body: createTemplateInputSchema,
-    handler: async ({ actor, deps, body }) => ({ data: await createTemplate(deps.db, actor, body) }),
+    handler: async ({ actor, deps, body }) => ({ data: await createTemplate(deps, actor, body) }),
   }),
   defineRoute({
     method: 'PUT',
@@ -30,6 +30,6 @@ export const templateRoutes = [
       "Every field is optional; an omitted field keeps its value. `version` grows by one when the workflow definition changes. A template outside the credential owner's organization is a 404.",
     scope: 'templates:write',
     body: updateTemplateInputSchema,
-    handler: async ({ actor, deps, params, body }) => ({ data: await updateTemplate(deps.db, actor, params.templateId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({ data: await updateTemplate(deps, actor, params.templateId!, body) }),
   }),
 ];
