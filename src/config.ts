@@ -50,6 +50,17 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0', ''], { message: 'TRUST_PROXY must be true or false' })
     .optional()
     .transform((v) => v === 'true' || v === '1'),
+  DB_POOL_SIZE: positiveInt('DB_POOL_SIZE', 10),
+  DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
+  DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 2_000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
+  READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
+  READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
+  CHANGES_CHANNEL: z
+    .string()
+    .optional()
+    .default('ocs_changes')
+    .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
   OAUTH_AUDIENCE: z.string().optional(),
   JWT_PRIVATE_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
@@ -70,6 +81,12 @@ export interface Config {
   rateLimitKeyPrefix: string;
   /** Take the client address from the last X-Forwarded-For entry (only behind a proxy that sets it). */
   trustProxy: boolean;
+  /** How much database work may run and wait, and for how long (503 past it). */
+  database: { poolSize: number; maxWaiting: number; queueTimeoutMs: number; statementTimeoutMs: number };
+  /** The read model's bound (entries per kind) and the lifetime of an entry while the change channel is up. */
+  readModel: { maxEntries: number; maxAgeMs: number };
+  /** The channel changes travel on between instances (Redis channel or PostgreSQL NOTIFY channel). */
+  changesChannel: string;
   /** The `audience` a token request must name and the `aud` of issued tokens. */
   oauthAudience: string;
   /** Issuer of access tokens: the service's own base address. */
@@ -100,6 +117,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     unauthenticatedRateLimitPerMinute: e.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
     rateLimitKeyPrefix: e.RATE_LIMIT_KEY_PREFIX,
     trustProxy: e.TRUST_PROXY,
+    database: {
+      poolSize: e.DB_POOL_SIZE,
+      maxWaiting: e.DB_MAX_WAITING,
+      queueTimeoutMs: e.DB_QUEUE_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    },
+    readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
+    changesChannel: e.CHANGES_CHANNEL,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

@@ -1,5 +1,6 @@
 // What the app is built from. Tests build their own (an in-memory database, a fake clock), so nothing
 // here is a global.
+import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import type { DomainDeps } from './domain/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
@@ -14,4 +15,6 @@ export interface AppDeps extends DomainDeps {
   demoApiKey?: string;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */
   rateLimit: RateLimiter;
+  /** The change feed: publishes writes, and carries other instances' changes to the read model and to subscriptions. */
+  changes: ChangeFeed;
 }

@@ -1,5 +1,8 @@
-// Opens what the app needs from a Config: the database (migrated), the signing key, the logger.
-// Shared by the server, the command-line tools and the benchmark.
+// Opens what the app needs from a Config: the database (migrated), the signing key, the rate limiter,
+// the change feed and the read model it keeps fresh. Shared by the server, the command-line tools and
+// the benchmark.
+import { createChangeFeed } from './changes/createFeed.js';
+import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations } from './db/migrations.js';
@@ -7,24 +10,42 @@ import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
+import { ReadModel } from './readmodel/readModel.js';
 
 export interface Runtime {
   database: Database;
   deps: AppDeps;
+  changes: ChangeFeed;
   appliedMigrations: string[];
   close(): Promise<void>;
 }
 
 export async function openRuntime(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Runtime> {
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { limits: config.database });
+  const closers: (() => Promise<void>)[] = [() => database.close()];
+  const close = async () => {
+    for (const closeOne of closers.reverse()) {
+      try {
+        await closeOne();
+      } catch (err) {
+        logger.warn('closing failed', { error: String(err) });
+      }
+    }
+  };
   try {
     const appliedMigrations = await applyMigrations(database.adapterFactory);
     const key = await loadSigningKey(database.prisma, config.jwtPrivateKey);
     const clock = () => new Date();
     // rate-limit counters: in memory, or in Redis (REDIS_URL) shared by every instance
     const rateLimit = createRateLimiter(config, logger, clock);
-    // a short wait so the first requests are counted; a Redis that is down is not waited for (fail open)
-    await rateLimit.store.inner.ready(1_000);
+    closers.push(() => rateLimit.close());
+    // changes between instances: Redis pub/sub, PostgreSQL NOTIFY, or none (embedded database)
+    const changes = createChangeFeed(config, logger);
+    closers.push(() => changes.close());
+    const readModel = new ReadModel(database.prisma, { ...config.readModel, clock });
+    changes.subscribe(readModel);
+    // short waits so the first requests are counted and hear of changes; what is down is not waited for
+    await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
     const deps: AppDeps = {
       config,
       db: database.prisma,
@@ -32,17 +53,12 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       logger,
       clock,
       rateLimit,
+      readModel,
+      changes,
     };
-    const close = async () => {
-      try {
-        await rateLimit.close();
-      } finally {
-        await database.close();
-      }
-    };
-    return { database, deps, appliedMigrations, close };
+    return { database, deps, changes, appliedMigrations, close };
   } catch (err) {
-    await database.close();
+    await close();
     throw err;
   }
 }

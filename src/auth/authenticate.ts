@@ -1,20 +1,17 @@
 // Bearer credential → Actor. API keys (svc-sk-v2-…, svc-sk-v1-…) carry every scope; OAuth access
-// tokens carry their client's scopes. The owner's reach is read in the same query.
-import type { Db } from '../db/client.js';
+// tokens carry their client's scopes. Credentials, verified tokens and the owner's reach come from the
+// read model: a warm request authenticates without a statement, and a revoked key or client, a changed
+// scope or a new child organization reaches it through the change feed.
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
+import type { DomainDeps } from '../domain/deps.js';
 import { Unauthenticated } from '../domain/errors.js';
+import type { OrganizationRecord } from '../readmodel/records.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
-const ownerSelect = { id: true, isAccount: true, children: { select: { id: true } } } as const;
-
-function actorFor(
-  owner: { id: string; isAccount: boolean; children: { id: string }[] },
-  scopes: Iterable<Scope>,
-  credential: Actor['credential'],
-): Actor {
+function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, credential: Actor['credential']): Actor {
   const reach = new Set([owner.id]);
-  if (owner.isAccount) for (const child of owner.children) reach.add(child.id);
+  if (owner.isAccount) for (const child of owner.childIds) reach.add(child);
   return { orgId: owner.id, ownerIsAccount: owner.isAccount, reach, scopes: new Set(scopes), credential };
 }
 
@@ -26,19 +23,30 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-export async function authenticate(db: Db, tokens: TokenSettings, token: string, now: Date): Promise<Actor> {
+export async function authenticate(deps: DomainDeps, tokens: TokenSettings, token: string): Promise<Actor> {
+  const { readModel } = deps;
   if (token.startsWith('svc-sk-')) {
     if (!API_KEY_PATTERN.test(token)) throw new Unauthenticated('Invalid API key');
     const hash = hashSecret(token); // hashed once: the lookup key and the constant-time comparison
-    const row = await db.apiKey.findUnique({ where: { hash }, include: { org: { select: ownerSelect } } });
-    if (!row || !hashesEqual(hash, row.hash) || row.revokedAt) throw new Unauthenticated('Invalid API key');
-    return actorFor(row.org, SCOPES, { kind: 'apiKey', id: row.id });
+    const key = await readModel.apiKey(hash);
+    if (!key || !hashesEqual(hash, key.hash) || key.revoked) throw new Unauthenticated('Invalid API key');
+    const owner = await readModel.organization(key.orgId);
+    if (!owner) throw new Unauthenticated('Invalid API key');
+    return actorFor(owner, SCOPES, { kind: 'apiKey', id: key.id });
   }
-  const claims = await verifyAccessToken(tokens, token, now);
-  if (!claims) throw new Unauthenticated('Invalid or expired access token');
-  const client = await db.oAuthClient.findUnique({ where: { clientId: claims.clientId }, include: { org: { select: ownerSelect } } });
-  if (!client || client.revokedAt || client.orgId !== claims.orgId) throw new Unauthenticated('Invalid or expired access token');
+  const now = deps.clock();
+  let claims = readModel.verifiedToken(token, now.getTime());
+  if (!claims) {
+    const verified = await verifyAccessToken(tokens, token, now);
+    if (!verified) throw new Unauthenticated('Invalid or expired access token');
+    claims = verified;
+    readModel.rememberToken(token, verified);
+  }
+  const client = await readModel.oauthClient(claims.clientId);
+  if (!client || client.revoked || client.orgId !== claims.orgId) throw new Unauthenticated('Invalid or expired access token');
+  const owner = await readModel.organization(client.orgId);
+  if (!owner) throw new Unauthenticated('Invalid or expired access token');
   // a token never grants more than its client holds now
   const scopes = claims.scopes.filter(isScope).filter((s) => client.scopes.includes(s));
-  return actorFor(client.org, scopes, { kind: 'oauth', id: client.id });
+  return actorFor(owner, scopes, { kind: 'oauth', id: client.id });
 }

@@ -18,6 +18,11 @@ export interface AccessClaims {
   scopes: string[];
 }
 
+export interface VerifiedClaims extends AccessClaims {
+  /** When the token expires (its `exp`), epoch milliseconds. */
+  expiresAtMs: number;
+}
+
 export async function issueAccessToken(settings: TokenSettings, claims: AccessClaims, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   return new SignJWT({ org: claims.orgId, scope: claims.scopes.join(' ') })
@@ -31,7 +36,7 @@ export async function issueAccessToken(settings: TokenSettings, claims: AccessCl
 }
 
 /** Answers the claims of a valid token, or null for any token that must be refused. */
-export async function verifyAccessToken(settings: TokenSettings, token: string, now: Date): Promise<AccessClaims | null> {
+export async function verifyAccessToken(settings: TokenSettings, token: string, now: Date): Promise<VerifiedClaims | null> {
   try {
     const { payload } = await jwtVerify(token, settings.key.publicKey, {
       algorithms: [settings.key.alg],
@@ -41,7 +46,7 @@ export async function verifyAccessToken(settings: TokenSettings, token: string, 
       requiredClaims: ['exp', 'sub', 'iss', 'aud'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || typeof payload.scope !== 'string') return null;
-    return { clientId: payload.sub, orgId: payload.org, scopes: payload.scope.split(' ').filter(Boolean) };
+    return { clientId: payload.sub, orgId: payload.org, scopes: payload.scope.split(' ').filter(Boolean), expiresAtMs: payload.exp! * 1000 };
   } catch {
     return null;
   }

@@ -1,7 +1,8 @@
 // `npm run admin -- <command>`: creates organizations, bots, API keys and OAuth clients.
 // Secrets are printed once and stored only as hashes.
 import { parseArgs } from 'node:util';
-import { createApiKey, createOAuthClient } from '../auth/provisioning.js';
+import { createApiKey, createOAuthClient, createOrganization, revokeApiKey, revokeOAuthClient, setOAuthClientScopes } from '../auth/provisioning.js';
+import { InvalidInput } from '../domain/errors.js';
 import { loadConfig } from '../config.js';
 import { SCOPES } from '../domain/access.js';
 import { createLogger } from '../logger.js';
@@ -17,6 +18,11 @@ Commands:
   create-oauth-client --org <orgId> [--name <label>] [--scopes "<scope> <scope>…"]   (default: every scope)
   list-orgs
   revoke-api-key --id <apiKeyId>
+  revoke-oauth-client --id <clientId>
+  set-oauth-scopes --id <clientId> --scopes "<scope> <scope>…"
+
+Revocations, scope changes and new child organizations reach running instances at once, through the
+change channel (Redis or PostgreSQL NOTIFY) of the configured REDIS_URL / DATABASE_URL.
 
 Scopes: ${SCOPES.join(' ')}
 Every command prints one JSON document on stdout.`;
@@ -25,15 +31,6 @@ function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
-}
-
-function validTimezone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function main(): Promise<void> {
@@ -61,19 +58,16 @@ async function main(): Promise<void> {
   const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
   try {
     switch (command) {
-      case 'create-org': {
-        const timezone = required(values, 'timezone');
-        if (!validTimezone(timezone)) throw new UsageError(`--timezone: unknown IANA timezone "${timezone}"`);
-        if (values.parent) {
-          const parent = await db.organization.findUnique({ where: { id: values.parent } });
-          if (!parent?.isAccount) throw new UsageError('--parent must name an account organization');
-        }
-        const org = await db.organization.create({
-          data: { name: required(values, 'name'), timezone, isAccount: values.account ?? false, parentId: values.parent ?? null },
-        });
-        print(org);
+      case 'create-org':
+        print(
+          await createOrganization(runtime.deps, {
+            name: required(values, 'name'),
+            timezone: required(values, 'timezone'),
+            isAccount: values.account ?? false,
+            parentId: values.parent ?? null,
+          }),
+        );
         break;
-      }
       case 'create-bot':
         print(await db.bot.create({ data: { orgId: required(values, 'org'), name: required(values, 'name') } }));
         break;
@@ -89,11 +83,21 @@ async function main(): Promise<void> {
         print(await db.organization.findMany({ orderBy: { createdAt: 'asc' } }));
         break;
       case 'revoke-api-key':
-        print(await db.apiKey.update({ where: { id: required(values, 'id') }, data: { revokedAt: new Date() }, select: { id: true, revokedAt: true } }));
+        print(await revokeApiKey(runtime.deps, required(values, 'id')));
+        break;
+      case 'revoke-oauth-client':
+        print(await revokeOAuthClient(runtime.deps, required(values, 'id')));
+        break;
+      case 'set-oauth-scopes':
+        print(await setOAuthClientScopes(runtime.deps, required(values, 'id'), required(values, 'scopes').split(/[\s,]+/).filter(Boolean)));
         break;
       default:
         throw new UsageError(`Unknown command "${command}"\n\n${HELP}`);
     }
+  } catch (err) {
+    // the domain's own wording ("timezone: unknown IANA timezone …") is the usage error
+    if (err instanceof InvalidInput) throw new UsageError(err.message);
+    throw err;
   } finally {
     await runtime.close();
   }

@@ -1,30 +1,57 @@
 // One PrismaClient type for the three databases DATABASE_URL can name: PGlite in a folder, PGlite
-// in memory, or a PostgreSQL server through @prisma/adapter-pg.
+// in memory, or a PostgreSQL server through @prisma/adapter-pg. Prisma talks to the database through
+// an instrumented adapter (instrumentedAdapter.ts): every statement is gated, timed and observed.
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { DatabaseGate } from './gate.js';
+import { type DatabaseObserver, instrumentAdapterFactory } from './instrumentedAdapter.js';
 import { acquireFolderLock, type FolderLock } from './pgliteLock.js';
 
 export type Db = PrismaClient;
 
 export interface Database {
   prisma: PrismaClient;
-  /** The adapter factory the migration engine drives. */
+  /** The adapter factory the migration engine drives (not gated: migrations run before serving). */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   kind: 'pglite' | 'postgres';
   /** True for PGlite (a folder or memory): demo data may be created on first start. */
   embedded: boolean;
+  /** The bound on work waiting for the database. */
+  gate: DatabaseGate;
+  /** Told about every statement (metrics, tests); add and remove freely. */
+  observers: Set<DatabaseObserver>;
   close(): Promise<void>;
 }
+
+/** How much database work may run and wait, and for how long (config.ts: DB_*). */
+export interface DatabaseLimits {
+  /** Connections to a PostgreSQL server (PGlite runs one statement at a time). */
+  poolSize: number;
+  maxWaiting: number;
+  queueTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = { poolSize: 10, maxWaiting: 100, queueTimeoutMs: 2_000, statementTimeoutMs: 10_000 };
 
 export interface OpenOptions {
   /** A data directory to load a PGlite from (a tarball made by `dumpDataDir`), used by tests. */
   loadDataDir?: Blob;
+  limits?: DatabaseLimits;
+}
+
+function instrumented(raw: SqlMigrationAwareDriverAdapterFactory, maxConcurrent: number, limits: DatabaseLimits) {
+  const gate = new DatabaseGate({ maxConcurrent, maxWaiting: limits.maxWaiting, queueTimeoutMs: limits.queueTimeoutMs, breakerMs: 1_000 });
+  const observers = new Set<DatabaseObserver>();
+  const prisma = new PrismaClient({ adapter: instrumentAdapterFactory(raw, { gate, statementTimeoutMs: limits.statementTimeoutMs, observers }) });
+  return { gate, observers, prisma };
 }
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
+  const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
   if (url.startsWith('pglite:')) {
     const target = url.slice('pglite:'.length);
     const inMemory = target === 'memory';
@@ -38,12 +65,15 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       throw err;
     }
     const adapterFactory = new PrismaPGlite(pglite);
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    // PGlite runs one statement at a time: one slot, so that our queue is the only queue
+    const { gate, observers, prisma } = instrumented(adapterFactory, 1, limits);
     return {
       prisma,
       adapterFactory,
       kind: 'pglite',
       embedded: true,
+      gate,
+      observers,
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -51,13 +81,23 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       },
     };
   }
-  const adapterFactory = new PrismaPg({ connectionString: url, max: 10 });
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const adapterFactory = new PrismaPg({
+    connectionString: url,
+    max: limits.poolSize,
+    // fail fast when the server is unreachable instead of waiting for the OS's TCP timeout
+    connectionTimeoutMillis: 2_000,
+    // the server cancels a statement that runs too long (the gate stops waiting for it as well)
+    statement_timeout: limits.statementTimeoutMs,
+    idleTimeoutMillis: 30_000,
+  });
+  const { gate, observers, prisma } = instrumented(adapterFactory, limits.poolSize, limits);
   return {
     prisma,
     adapterFactory,
     kind: 'postgres',
     embedded: false,
+    gate,
+    observers,
     async close() {
       await prisma.$disconnect();
     },

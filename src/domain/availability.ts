@@ -20,6 +20,7 @@
 //   closure edges, offset transitions, and every instant whose wall clock reads a local midnight,
 //   open, close, or break edge), so only candidates are evaluated.
 import type { IANAZone } from 'luxon';
+import { TimedClosureIndex } from './closureIndex.js';
 import {
   DAY_MS,
   MINUTE_MS,
@@ -107,6 +108,14 @@ export interface Availability {
 
 export type ScheduleInput = Omit<AvailabilityInput, 'templates' | 'phoneNumber'>;
 
+/** What a schedule is compiled from: everything that does not depend on the instant or the medium. */
+export interface ScheduleRules {
+  timezone: string;
+  /** Only configured days; a missing day is closed. */
+  officeHours: DaySchedule[];
+  closures: ClosureRule[];
+}
+
 export interface StateAtResult {
   state: AvailabilityState;
   closure: ClosureRule | null;
@@ -138,25 +147,18 @@ interface CompiledDay {
   breaks: CompiledBreak[];
 }
 
-interface TimedClosure {
-  rule: ClosureRule;
-  startMs: number;
-  endMs: number;
-}
-
-interface AnnualClosure {
-  rule: ClosureRule;
-  month: number;
-  day: number;
-}
-
-/** The schedule prepared once for many evaluations. */
-interface CompiledSchedule {
+/**
+ * A schedule prepared once for many evaluations (the read model keeps one per organization): days by
+ * weekday, timed closures indexed by time (closureIndex.ts) and annual closures by date, each already
+ * resolved to the closure that wins there. Evaluating an instant costs a binary search and one
+ * wall-clock reading, however many closures the organization has.
+ */
+export interface CompiledSchedule {
+  timezone: string;
   zone: IANAZone;
-  medium: Medium;
   days: Map<number, CompiledDay>; // ISO weekday → open day; absent = closed
-  timed: TimedClosure[]; // in precedence order
-  annual: AnnualClosure[]; // in precedence order
+  timed: TimedClosureIndex;
+  annual: Map<number, ClosureRule>; // month * 32 + day → the winning annual closure
 }
 
 function byClosurePrecedence(a: ClosureRule, b: ClosureRule): number {
@@ -180,7 +182,7 @@ function compileDay(schedule: DaySchedule): CompiledDay | null {
   return { open, close, breaks };
 }
 
-function compileSchedule(input: ScheduleInput): CompiledSchedule {
+export function compileSchedule(input: ScheduleRules): CompiledSchedule {
   const zone = resolveZone(input.timezone);
   const days = new Map<number, CompiledDay>();
   const seen = new Set<number>();
@@ -191,36 +193,32 @@ function compileSchedule(input: ScheduleInput): CompiledSchedule {
     const day = compileDay(schedule);
     if (day) days.set(weekday, day);
   }
+  // precedence (CONTRACT §3): timed over annual, then the earliest created
   const sorted = [...input.closures].sort(byClosurePrecedence);
-  const timed: TimedClosure[] = [];
-  const annual: AnnualClosure[] = [];
+  const timed: { rule: ClosureRule; startMs: number; endMs: number }[] = [];
+  const annual = new Map<number, ClosureRule>();
   for (const rule of sorted) {
     if (rule.startAt !== null && rule.endAt !== null) {
       timed.push({ rule, startMs: rule.startAt.getTime(), endMs: rule.endAt.getTime() });
     } else if (rule.annualMonth !== null && rule.annualDay !== null) {
-      annual.push({ rule, month: rule.annualMonth, day: rule.annualDay });
+      const key = rule.annualMonth * 32 + rule.annualDay;
+      if (!annual.has(key)) annual.set(key, rule);
     }
   }
-  return { zone, medium: input.medium, days, timed, annual };
+  return { timezone: input.timezone, zone, days, timed: new TimedClosureIndex(timed), annual };
 }
 
-function evaluate(schedule: CompiledSchedule, instantMs: number): StateAtResult {
-  for (const closure of schedule.timed) {
-    if (closure.startMs <= instantMs && instantMs < closure.endMs) {
-      return { state: 'CLOSURE', closure: closure.rule, break: null };
-    }
-  }
+export function evaluateAt(schedule: CompiledSchedule, medium: Medium, instantMs: number): StateAtResult {
+  const timed = schedule.timed.ruleAt(instantMs);
+  if (timed) return { state: 'CLOSURE', closure: timed, break: null };
   const wall = wallClockAt(schedule.zone, instantMs);
-  for (const closure of schedule.annual) {
-    if (closure.month === wall.month && closure.day === wall.day) {
-      return { state: 'CLOSURE', closure: closure.rule, break: null };
-    }
-  }
+  const annual = schedule.annual.get(wall.month * 32 + wall.day);
+  if (annual) return { state: 'CLOSURE', closure: annual, break: null };
   const day = schedule.days.get(wall.weekday);
   if (!day || wall.minuteOfDay < day.open || wall.minuteOfDay >= day.close) {
     return { state: 'CLOSED', closure: null, break: null };
   }
-  if (schedule.medium === 'PHONE') {
+  if (medium === 'PHONE') {
     for (const pause of day.breaks) {
       if (pause.start <= wall.minuteOfDay && wall.minuteOfDay < pause.end) {
         return { state: 'BREAK', closure: null, break: pause.rule };
@@ -238,19 +236,16 @@ function toInstantMs(at: Date): number {
 
 /** The state at `at` (the input's own `at` is ignored), with the closure or break that causes it. */
 export function stateAt(input: ScheduleInput, at: Date): StateAtResult {
-  return evaluate(compileSchedule(input), toInstantMs(at));
+  return evaluateAt(compileSchedule(input), input.medium, toInstantMs(at));
 }
 
 /** Instants in (fromMs, toMs] at which the state may change, ascending, without duplicates. */
-function candidateInstants(schedule: CompiledSchedule, fromMs: number, toMs: number): number[] {
+export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number): number[] {
   const { zone } = schedule;
   const candidates = new Set<number>();
   const inWindow = (ms: number): boolean => ms > fromMs && ms <= toMs;
 
-  for (const closure of schedule.timed) {
-    if (inWindow(closure.startMs)) candidates.add(closure.startMs);
-    if (inWindow(closure.endMs)) candidates.add(closure.endMs);
-  }
+  schedule.timed.edgesIn(fromMs, toMs, (ms) => candidates.add(ms));
 
   // The wall clock jumps at an offset change (into a gap, or back over a repeated hour).
   const transitions = offsetTransitions(zone, fromMs, toMs);
@@ -269,7 +264,7 @@ function candidateInstants(schedule: CompiledSchedule, fromMs: number, toMs: num
     const day = schedule.days.get(weekdayOfWallDay(dayStart));
     if (day) {
       boundaries.push(day.open, day.close);
-      if (schedule.medium === 'PHONE') {
+      if (medium === 'PHONE') {
         for (const pause of day.breaks) boundaries.push(pause.start, pause.end);
       }
     }
@@ -282,11 +277,29 @@ function candidateInstants(schedule: CompiledSchedule, fromMs: number, toMs: num
   return [...candidates].sort((a, b) => a - b);
 }
 
-function nextChangeMs(schedule: CompiledSchedule, atMs: number, current: AvailabilityState): number | null {
-  for (const candidate of candidateInstants(schedule, atMs, atMs + LOOKAHEAD_MS)) {
-    if (evaluate(schedule, candidate).state !== current) return candidate;
+/** The first instant in (fromMs, toMs] whose state differs from `current`, or null. */
+export function firstChangeIn(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number, current: AvailabilityState): number | null {
+  for (const candidate of candidateInstants(schedule, medium, fromMs, toMs)) {
+    if (evaluateAt(schedule, medium, candidate).state !== current) return candidate;
   }
   return null;
+}
+
+/** The first instant in (atMs, atMs + LOOKAHEAD_MS] whose state differs from `current`, or null. */
+export function nextChangeMs(schedule: CompiledSchedule, medium: Medium, atMs: number, current: AvailabilityState): number | null {
+  return firstChangeIn(schedule, medium, atMs, atMs + LOOKAHEAD_MS, current);
+}
+
+/**
+ * Until when an answer computed at `atMs` stays exactly right for every later instant: its
+ * `nextChangeAt` when there is one (nothing changes before it, so nothing in the answer does); when
+ * there is none within the lookahead, until a change first comes within the lookahead of the instant
+ * asked about (looked for up to `horizonMs` further).
+ */
+export function answerValidUntil(schedule: CompiledSchedule, medium: Medium, atMs: number, body: AvailabilityBody, horizonMs: number): number {
+  if (body.nextChangeAt !== null) return Date.parse(body.nextChangeAt);
+  const beyond = firstChangeIn(schedule, medium, atMs + LOOKAHEAD_MS, atMs + LOOKAHEAD_MS + horizonMs, body.state);
+  return beyond === null ? atMs + horizonMs : beyond - LOOKAHEAD_MS;
 }
 
 /** A greeting that is missing, empty or blank is "not configured". */
@@ -294,11 +307,7 @@ function configured(greeting: string | null | undefined): string | null {
   return greeting !== null && greeting !== undefined && greeting.trim() !== '' ? greeting : null;
 }
 
-function greetingFor(
-  medium: Medium,
-  current: StateAtResult,
-  phoneNumber: PhoneGreetings | null,
-): string | null {
+export function greetingFor(medium: Medium, current: StateAtResult, phoneNumber: PhoneGreetings | null): string | null {
   if (medium === 'CHAT') {
     return current.state === 'CLOSURE' ? configured(current.closure?.chatGreeting) : null;
   }
@@ -329,16 +338,26 @@ function templateAvailable(template: TemplateRule, medium: Medium, officeOpen: b
   }
 }
 
-export function computeAvailability(input: AvailabilityInput): Availability {
-  const atMs = toInstantMs(input.at);
-  const schedule = compileSchedule(input);
-  const current = evaluate(schedule, atMs);
+export function availableTemplates(templates: readonly TemplateRule[], medium: Medium, officeOpen: boolean): { id: string; name: string }[] {
+  return templates.filter((template) => templateAvailable(template, medium, officeOpen)).map((template) => ({ id: template.id, name: template.name }));
+}
+
+/** What availability answers besides the instant itself: constant from `at` until `nextChangeAt`. */
+export type AvailabilityBody = Omit<Availability, 'at' | 'localTime'>;
+
+/** Availability at `atMs` from a compiled schedule, without the instant's own fields (`at`, `localTime`). */
+export function availabilityBody(
+  schedule: CompiledSchedule,
+  atMs: number,
+  medium: Medium,
+  templates: readonly TemplateRule[],
+  phoneNumber: PhoneGreetings | null,
+): AvailabilityBody {
+  const current = evaluateAt(schedule, medium, atMs);
   const officeOpen = current.state === 'OPEN';
-  const next = nextChangeMs(schedule, atMs, current.state);
+  const next = nextChangeMs(schedule, medium, atMs, current.state);
   return {
-    at: formatInstant(atMs),
-    timezone: input.timezone,
-    localTime: formatWallClock(wallClockAt(schedule.zone, atMs)),
+    timezone: schedule.timezone,
     state: current.state,
     officeOpen,
     closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
@@ -349,10 +368,30 @@ export function computeAvailability(input: AvailabilityInput): Availability {
           reason: current.break.reason,
         }
       : null,
-    greeting: greetingFor(input.medium, current, input.phoneNumber),
-    availableTemplates: input.templates
-      .filter((template) => templateAvailable(template, input.medium, officeOpen))
-      .map((template) => ({ id: template.id, name: template.name })),
+    greeting: greetingFor(medium, current, phoneNumber),
+    availableTemplates: availableTemplates(templates, medium, officeOpen),
     nextChangeAt: next === null ? null : formatInstant(next),
   };
+}
+
+/** Adds the instant's own fields to an availability body. */
+export function availabilityAt(schedule: CompiledSchedule, atMs: number, body: AvailabilityBody): Availability {
+  return {
+    at: formatInstant(atMs),
+    timezone: body.timezone,
+    localTime: formatWallClock(wallClockAt(schedule.zone, atMs)),
+    state: body.state,
+    officeOpen: body.officeOpen,
+    closure: body.closure,
+    break: body.break,
+    greeting: body.greeting,
+    availableTemplates: body.availableTemplates,
+    nextChangeAt: body.nextChangeAt,
+  };
+}
+
+export function computeAvailability(input: AvailabilityInput): Availability {
+  const atMs = toInstantMs(input.at);
+  const schedule = compileSchedule(input);
+  return availabilityAt(schedule, atMs, availabilityBody(schedule, atMs, input.medium, input.templates, input.phoneNumber));
 }

@@ -1,13 +1,14 @@
-// Availability at an instant (CONTRACT §4): loads the organization's office hours, closures,
-// templates and (optionally) phone number, and hands them to the pure computeAvailability.
+// Availability at an instant (CONTRACT §4), from the organization's compiled schedule in the read model
+// (no statement when warm). An answer is remembered on the schedule for as long as it stays exactly
+// right (until its nextChangeAt): a voice agent asking on every call costs a map lookup and the
+// formatting of the instant.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
+import type { OrgSchedule } from '../readmodel/records.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
-import { type Availability, computeAvailability, type Medium } from './availability.js';
+import { type Availability, answerValidUntil, availabilityAt, availabilityBody, type Medium, type PhoneGreetings } from './availability.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidSchema } from './ids.js';
-import { loadDaySchedules } from './officeHours.js';
 import { loadReachableOrganization } from './organizations.js';
 import { isoInstantSchema, isoInstantToDate } from './timeFormats.js';
 
@@ -29,39 +30,47 @@ export const availabilityQuerySchema = z.object({
 
 export type AvailabilityQuery = z.input<typeof availabilityQuerySchema>;
 
+/** How long an answer without a next change within the lookahead is reused (it is then looked at again). */
+const NO_CHANGE_REUSE_MS = 60_000;
+
+/** An instant argument: a Date (GraphQL), an ISO-8601 string (REST), or now. */
+export function instantMs(deps: DomainDeps, at: string | Date | null | undefined): number {
+  return (at == null ? deps.clock() : at instanceof Date ? at : isoInstantToDate(at)).getTime();
+}
+
+/** The compiled schedule of an organization the caller may reach, able to answer from `fromMs` on. */
+export async function loadSchedule(deps: DomainDeps, orgId: string, fromMs: number): Promise<OrgSchedule> {
+  const schedule = await deps.readModel.schedule(orgId, fromMs);
+  if (!schedule) throw new NotFound('Organization');
+  return schedule;
+}
+
+/** The greetings of one of the organization's phone numbers; a number of another organization is not found, like a missing one. */
+export function phoneGreetingsOf(schedule: OrgSchedule, phoneNumberId: string | null | undefined): PhoneGreetings | null {
+  if (phoneNumberId == null) return null;
+  const greetings = schedule.phoneGreetings.get(phoneNumberId.toLowerCase());
+  if (!greetings) throw new NotFound('Phone number');
+  return greetings;
+}
+
+/** Availability at `atMs` from a schedule, reusing a remembered answer while it is exactly right. */
+export function availabilityFromSchedule(schedule: OrgSchedule, atMs: number, medium: Medium, phoneNumberId: string | null | undefined): Availability {
+  const phone = phoneGreetingsOf(schedule, phoneNumberId);
+  const key = `${medium}|${phoneNumberId?.toLowerCase() ?? ''}` as const;
+  let answer = schedule.answers.get(key);
+  if (!answer || atMs < answer.fromMs || atMs >= answer.untilMs) {
+    const body = availabilityBody(schedule.compiled, atMs, medium, schedule.templates, phone);
+    answer = { fromMs: atMs, untilMs: answerValidUntil(schedule.compiled, medium, atMs, body, NO_CHANGE_REUSE_MS), body };
+    schedule.answers.set(key, answer);
+  }
+  return availabilityAt(schedule.compiled, atMs, answer.body);
+}
+
 /** Availability of an organization at `query.at` (default: now). Scope office-hours:read. */
 export async function getAvailability(deps: DomainDeps, actor: Actor, orgId: string, query: unknown): Promise<Availability> {
-  const { db } = deps;
   const parsed = parseInput(availabilityQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const at = parsed.at == null ? deps.clock() : parsed.at instanceof Date ? parsed.at : isoInstantToDate(parsed.at);
-
-  const [officeHours, closures, templates, phoneNumber] = await Promise.all([
-    loadDaySchedules(db, org.id),
-    db.closure.findMany({ where: { orgId: org.id } }),
-    db.workflowTemplate.findMany({
-      where: { orgId: org.id },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      select: { id: true, name: true, applicableMediums: true, officeHoursAvailability: true },
-    }),
-    parsed.phoneNumberId == null
-      ? Promise.resolve(null)
-      : db.phoneNumber.findFirst({
-          where: { id: parsed.phoneNumberId.toLowerCase(), orgId: org.id },
-          select: { customGreeting: true, customClosedGreeting: true },
-        }),
-  ]);
-  // a phone number of another organization is not found, exactly like a missing one
-  if (parsed.phoneNumberId != null && phoneNumber === null) throw new NotFound('Phone number');
-
-  return computeAvailability({
-    at,
-    timezone: org.timezone,
-    medium: parsed.medium,
-    officeHours,
-    closures,
-    templates,
-    phoneNumber,
-  });
+  const atMs = instantMs(deps, parsed.at);
+  return availabilityFromSchedule(await loadSchedule(deps, org.id, atMs), atMs, parsed.medium, parsed.phoneNumberId);
 }

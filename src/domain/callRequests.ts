@@ -1,7 +1,6 @@
 // Queued call requests (spec §2 "Call request", §3): polling one request of an organization within reach.
 // The polling budget and the minimum poll interval (CONTRACT §3) wrap this function; it only reads.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import type { CallRequest } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';

@@ -1,11 +1,11 @@
 // Office closures (spec §2 "Office closure", §4 "Closures", CONTRACT §3): one-time intervals
 // (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
 import { closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from './timeFormats.js';
 
@@ -138,6 +138,7 @@ export async function createClosure(deps: DomainDeps, actor: Actor, orgId: strin
   const row = await db.closure.create({
     data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
   });
+  deps.changes.publish({ kind: 'closures', orgId: org.id });
   return closureView(row);
 }
 
@@ -158,16 +159,17 @@ export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: strin
     },
   });
   if (result.count === 0) throw new NotFound('Closure');
+  deps.changes.publish({ kind: 'closures', orgId: org.id });
   const row = await db.closure.findFirst({ where: { id, orgId: org.id } });
   if (!row) throw new NotFound('Closure'); // deleted in between
   return closureView(row);
 }
 
 export async function listClosures(deps: DomainDeps, actor: Actor, orgId: string): Promise<ClosureView[]> {
-  const { db } = deps;
   requireScope(actor, 'closures:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await db.closure.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  // newest first, ties by id (batched per request: GraphQL asks for many organizations' closures at once)
+  const rows = await batchOf(deps).closures.load(org.id);
   return rows.map(closureView);
 }
 
@@ -187,5 +189,6 @@ export async function deleteClosure(deps: DomainDeps, actor: Actor, orgId: strin
   const id = uuidParam('closureId', closureId);
   const result = await db.closure.deleteMany({ where: { id, orgId: org.id } });
   if (result.count === 0) throw new NotFound('Closure');
+  deps.changes.publish({ kind: 'closures', orgId: org.id });
   return { id, deleted: true };
 }

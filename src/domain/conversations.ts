@@ -1,7 +1,6 @@
 // The conversations list (spec §2 "Conversation", §4; CONTRACT §3): one page of an organization's
 // conversations, newest first, with the total count of the same filter.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';

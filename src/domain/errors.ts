@@ -9,7 +9,7 @@ export interface Issue {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHENTICATED' | 'RATE_LIMITED';
+  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHENTICATED' | 'RATE_LIMITED' | 'UNAVAILABLE';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -47,6 +47,17 @@ export class RateLimited extends DomainError {
   constructor(
     readonly retryAfter: number,
     message = `Rate limit exceeded; retry after ${retryAfter} s`,
+  ) {
+    super(message);
+  }
+}
+
+/** 503: the service cannot take the work now (overloaded, or its database is unreachable); `retryAfter` in whole seconds. */
+export class Unavailable extends DomainError {
+  readonly code = 'UNAVAILABLE' as const;
+  constructor(
+    message: string,
+    readonly retryAfter = 1,
   ) {
     super(message);
   }

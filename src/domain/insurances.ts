@@ -1,12 +1,12 @@
 // Insurance acceptance settings (spec §2 "Insurance", §4): listing an organization's insurances and
 // a partial update of one of them.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import { Prisma, type Insurance } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
 
 export const INSURANCE_TYPES = ['PPO', 'HMO', 'EPO', 'MEDICAID', 'MEDICARE'] as const;
@@ -75,10 +75,9 @@ export function insuranceView(row: Insurance): InsuranceView {
 
 /** The organization's insurances by name. Scope insurances:read. */
 export async function listInsurances(deps: DomainDeps, actor: Actor, orgId: string): Promise<InsuranceView[]> {
-  const { db } = deps;
   requireScope(actor, 'insurances:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await db.insurance.findMany({ where: { orgId: org.id }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+  const rows = await batchOf(deps).insurances.load(org.id); // by name, ties by id
   return rows.map(insuranceView);
 }
 

@@ -2,12 +2,12 @@
 // §4 rules 1-7, CONTRACT §3). Times are local `HH:mm` in the organization's timezone.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
-import type { DaySchedule, DayOfWeek } from './availability.js';
+import type { DayOfWeek } from './availability.js';
 import { closedObjectError } from './closures.js';
 import { InvalidInput, type Issue, parseInput } from './errors.js';
+import { loadSchedule } from './availabilityQuery.js';
 import { loadReachableOrganization } from './organizations.js';
 import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
 
@@ -131,24 +131,17 @@ function unconfiguredDay(dayOfWeek: DayOfWeek): OfficeHoursView {
   return { dayOfWeek, isClosed: true, open: null, close: null, breaks: [] };
 }
 
-/** The configured days of an organization, for availability (no reach check: the caller did it). */
-export async function loadDaySchedules(db: Db, orgId: string): Promise<DaySchedule[]> {
-  const rows = await db.officeHours.findMany({ where: { orgId }, include: { breaks: true } });
-  return rows.map(officeHoursView);
-}
-
-/** All seven days Monday..Sunday, or the one day asked for; unconfigured days as closed. */
+/** All seven days Monday..Sunday, or the one day asked for; unconfigured days as closed. Read from the compiled schedule. */
 export async function getOfficeHours(deps: DomainDeps, actor: Actor, orgId: string, query: unknown = {}): Promise<{ officeHours: OfficeHoursView[] }> {
-  const { db } = deps;
   const { dayOfWeek } = parseInput(officeHoursQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await db.officeHours.findMany({ where: { orgId: org.id, ...(dayOfWeek ? { dayOfWeek } : {}) }, include: { breaks: true } });
+  const schedule = await loadSchedule(deps, org.id, deps.clock().getTime());
   const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
   return {
     officeHours: days.map((day) => {
-      const row = rows.find((r) => r.dayOfWeek === day);
-      return row ? officeHoursView(row) : unconfiguredDay(day);
+      const configured = schedule.officeHours.find((d) => d.dayOfWeek === day);
+      return configured ? officeHoursView(configured) : unconfiguredDay(day);
     }),
   };
 }
@@ -169,7 +162,7 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
   const open = data.isClosed ? null : data.open!;
   const close = data.isClosed ? null : data.close!;
 
-  return db.$transaction(
+  const view = await db.$transaction(
     async (tx) => {
       await tx.$executeRaw`
         INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
@@ -213,4 +206,6 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
     },
     { maxWait: 15_000, timeout: 15_000 },
   );
+  deps.changes.publish({ kind: 'officeHours', orgId: org.id });
+  return view;
 }

@@ -1,11 +1,11 @@
 // Organizations: reading one within reach, and switching communications off and on (spec §3, CONTRACT §3).
+// Organizations are read from the read model (one statement on a miss, none when warm).
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
-import type { DomainDeps } from './deps.js';
+import type { OrganizationRecord } from '../readmodel/records.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
+import type { DomainDeps } from './deps.js';
 import { Forbidden, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
-import type { Organization } from '../generated/prisma/client.js';
 
 export interface OrganizationView {
   id: string;
@@ -20,34 +20,36 @@ export interface OrganizationView {
   updatedAt: string;
 }
 
-type OrgRow = Organization & { children: { id: string }[] };
-
-export function organizationView(actor: Actor, row: OrgRow): OrganizationView {
+export function organizationView(actor: Actor, org: OrganizationRecord): OrganizationView {
   return {
-    id: row.id,
-    name: row.name,
-    timezone: row.timezone,
-    isAccount: row.isAccount,
-    communicationsEnabled: row.communicationsEnabled,
-    parentId: canReach(actor, row.parentId) ? row.parentId : null,
-    childIds: row.children.map((c) => c.id).filter((id) => canReach(actor, id)),
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    id: org.id,
+    name: org.name,
+    timezone: org.timezone,
+    isAccount: org.isAccount,
+    communicationsEnabled: org.communicationsEnabled,
+    parentId: canReach(actor, org.parentId) ? org.parentId : null,
+    childIds: org.childIds.filter((id) => canReach(actor, id)),
+    createdAt: org.createdAt.toISOString(),
+    updatedAt: org.updatedAt.toISOString(),
   };
 }
 
 /** Loads an organization within the caller's reach, or throws NotFound. No scope check: callers do that. */
-export async function loadReachableOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrgRow> {
-  const { db } = deps;
+export async function loadReachableOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationRecord> {
   const id = uuidParam('orgId', orgId);
   assertReach(actor, id);
-  const row = await db.organization.findUnique({ where: { id }, include: { children: { select: { id: true }, orderBy: { createdAt: 'asc' } } } });
-  if (!row) throw new NotFound('Organization');
-  return row;
+  const org = await deps.readModel.organization(id);
+  if (!org) throw new NotFound('Organization');
+  return org;
+}
+
+/** Organizations by id that are within the caller's reach, in the order asked; others are left out. */
+export async function reachableOrganizations(deps: DomainDeps, actor: Actor, ids: readonly string[]): Promise<OrganizationRecord[]> {
+  const records = await deps.readModel.organizations(ids.filter((id) => canReach(actor, id)));
+  return records.filter((r): r is OrganizationRecord => r !== undefined);
 }
 
 export async function getOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationView> {
-  const { db } = deps;
   requireScope(actor, 'organizations:read');
   return organizationView(actor, await loadReachableOrganization(deps, actor, orgId));
 }
@@ -65,14 +67,14 @@ export const communicationsInput = z.strictObject({});
  * concurrent callers agree on who changed it. Account organizations cannot be disabled (403, unchanged).
  */
 export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: string, enabled: boolean, input?: unknown): Promise<CommunicationsChange> {
-  const { db } = deps;
   requireScope(actor, 'organizations:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   parseInput(communicationsInput, input ?? {});
   if (!enabled && org.isAccount) throw new Forbidden('Account organizations cannot be disabled');
-  const result = await db.organization.updateMany({
+  const result = await deps.db.organization.updateMany({
     where: { id: org.id, communicationsEnabled: !enabled },
     data: { communicationsEnabled: enabled },
   });
+  if (result.count === 1) deps.changes.publish({ kind: 'organization', orgId: org.id });
   return { status: enabled ? 'enabled' : 'disabled', changed: result.count === 1 };
 }

@@ -1,12 +1,12 @@
 // Phone numbers (spec §2 "Phone number", §4): listing an organization's numbers and attaching a
 // number to a bot of the same organization.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import type { PhoneNumber } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
@@ -89,10 +89,9 @@ export function phoneNumberView(row: PhoneNumber): PhoneNumberView {
 
 /** The organization's phone numbers, oldest first. Scope organizations:read (route table). */
 export async function listPhoneNumbers(deps: DomainDeps, actor: Actor, orgId: string): Promise<PhoneNumberView[]> {
-  const { db } = deps;
   requireScope(actor, 'organizations:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await db.phoneNumber.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const rows = await batchOf(deps).phoneNumbers.load(org.id); // oldest first
   return rows.map(phoneNumberView);
 }
 
@@ -110,7 +109,7 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
 
   // checked and written in one transaction with the bot row share-locked, so that the bot cannot move or
   // vanish between the check and the write
-  return db.$transaction(async (tx) => {
+  const view = await db.$transaction(async (tx) => {
     const phone = await tx.phoneNumber.findUnique({ where: { id } });
     if (!phone || !canReach(actor, phone.orgId)) throw new NotFound('Phone number');
     const bots = await tx.$queryRaw<{ id: string; orgId: string }[]>`SELECT "id", "orgId" FROM "Bot" WHERE "id" = ${botId}::uuid FOR SHARE`;
@@ -120,4 +119,6 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     const updated = await tx.phoneNumber.update({ where: { id }, data: { botId } });
     return phoneNumberView(updated);
   });
+  deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  return view;
 }

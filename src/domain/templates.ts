@@ -6,7 +6,6 @@
 // canonical form, see workflowShape.ts) and never otherwise; the template row is locked for the
 // comparison so that concurrent updates neither lose nor double a bump.
 import { z } from 'zod';
-import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
@@ -198,6 +197,7 @@ export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: u
       workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
     },
   });
+  deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
   return viewOf(row);
 }
 
@@ -234,5 +234,6 @@ export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId:
     if (Object.keys(data).length === 0) return current;
     return tx.workflowTemplate.update({ where: { id }, data });
   }, TRANSACTION_OPTIONS);
+  deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
   return viewOf(row);
 }

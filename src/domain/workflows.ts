@@ -12,6 +12,7 @@ import type { DomainDeps } from './deps.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
 import type { WorkflowStep } from '../generated/prisma/client.js';
 import {
@@ -69,16 +70,14 @@ export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: st
 
 /** GET /v1/organizations/{orgId}/bots, Organization.bots: oldest first. */
 export async function listBots(deps: DomainDeps, actor: Actor, orgId: string): Promise<BotSummary[]> {
-  const { db } = deps;
   requireScope(actor, 'bots:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await db.bot.findMany({ where: { orgId: org.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const rows = await batchOf(deps).bots.load(org.id); // oldest first
   return rows.map(botSummary);
 }
 
 /** Query.bot(id). */
 export async function getBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotSummary> {
-  const { db } = deps;
   requireScope(actor, 'bots:read');
   return botSummary(await loadReachableBot(deps, actor, botId));
 }

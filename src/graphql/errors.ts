@@ -1,6 +1,7 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (CONTRACT §5); anything else is masked.
 import { GraphQLError } from 'graphql';
-import { DomainError, InvalidInput, RateLimited } from '../domain/errors.js';
+import { asUnavailable } from '../db/gate.js';
+import { DomainError, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 
@@ -8,6 +9,8 @@ function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof DomainError) return current;
+    const unavailable = asUnavailable(current);
+    if (unavailable) return unavailable;
     current = (current as { originalError?: unknown }).originalError;
   }
   return undefined;
@@ -25,7 +28,8 @@ export function maskGraphQLError(logger: Logger) {
     if (domain) {
       const extensions: Record<string, unknown> = { code: domain.code };
       if (domain instanceof InvalidInput) extensions.issues = domain.issues;
-      if (domain instanceof RateLimited) extensions.retryAfter = domain.retryAfter;
+      if (domain instanceof RateLimited || domain instanceof Unavailable) extensions.retryAfter = domain.retryAfter;
+      if (domain instanceof Unavailable) extensions.http = { status: 503, headers: { 'Retry-After': String(domain.retryAfter) } };
       if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
       return new GraphQLError(domain.message, {
         nodes: graphQLError?.nodes,

@@ -2,6 +2,7 @@
 import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
+import { createRequestBatch } from '../domain/batch.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
@@ -33,7 +34,8 @@ export function createGraphQLHandler(deps: AppDeps) {
     context: ({ request, setOrgId, clientAddress }) => {
       let pending: Promise<Actor> | undefined;
       return {
-        deps,
+        // one batch per operation: nested per-organization lists load together (domain/batch.ts)
+        deps: { ...deps, batch: createRequestBatch(deps.db) },
         request,
         actor: () =>
           (pending ??= (async () => {

@@ -38,7 +38,7 @@ export async function authenticateBearer(deps: AppDeps, authorization: string | 
   return authenticateWithinBudget(deps.rateLimit, address, async () => {
     const token = bearerToken(authorization);
     if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-    return authenticate(deps.db, deps.tokens, token, deps.clock());
+    return authenticate(deps, deps.tokens, token);
   });
 }
 

@@ -1,18 +1,21 @@
 // Maps anything thrown while answering a /v1 request to a status and the error envelope.
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
 import type { Context } from 'hono';
-import { DomainError, InvalidInput, RateLimited, Unauthenticated } from '../domain/errors.js';
+import { asUnavailable } from '../db/gate.js';
+import { DomainError, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 import { BodyError } from './body.js';
 import { errorBody, statusOf } from './envelope.js';
 
-export function restErrorResponse(c: Context, err: unknown, logger: Logger): Response {
-  if (err instanceof BodyError) return c.json(errorBody(err.message), err.status);
+export function restErrorResponse(c: Context, thrown: unknown, logger: Logger): Response {
+  if (thrown instanceof BodyError) return c.json(errorBody(thrown.message), thrown.status);
+  // a database that cannot take the work now is a 503 with Retry-After, wherever it was noticed
+  const err = asUnavailable(thrown) ?? thrown;
   if (err instanceof DomainError) {
     const status = statusOf(err);
     if (err instanceof Unauthenticated) c.header('WWW-Authenticate', 'Bearer realm="office-communications", error="invalid_token"');
-    if (err instanceof RateLimited) c.header('Retry-After', String(err.retryAfter));
+    if (err instanceof RateLimited || err instanceof Unavailable) c.header('Retry-After', String(err.retryAfter));
     return c.json(errorBody(err.message, err instanceof InvalidInput ? err.issues : undefined), status);
   }
   logger.error('unhandled error', { ...errorFields(err), path: c.req.path });

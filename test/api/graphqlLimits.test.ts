@@ -1,10 +1,10 @@
 // GraphQL abuse limits (CONTRACT §5): an operation that is too deep, has too many aliases or directives,
 // costs too much or is too long is refused with a message naming the limit, before any resolver runs.
-// The proof: the app under test counts every database operation, and a refused operation makes none
-// (a resolver's first act, authenticating the caller, is a database read).
+// The proof: every SQL statement is counted (the database's statement observers), the read model is
+// emptied before each operation, and a refused operation makes none (a resolver's first act,
+// authenticating the caller, is then a database read).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import type { Db } from '../../src/db/client.js';
 import { GRAPHQL_LIMITS } from '../../src/graphql/abuseLimits.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -15,19 +15,13 @@ let app: App;
 let productionApp: App;
 
 beforeAll(() => {
-  const countingDb = t.deps.db.$extends({
-    query: {
-      $allOperations({ args, query }) {
-        databaseOperations++;
-        return query(args);
-      },
-    },
-  }) as unknown as Db;
-  app = createApp({ ...t.deps, db: countingDb });
-  productionApp = createApp({ ...t.deps, db: countingDb, config: { ...t.deps.config, production: true } });
+  t.db.observers.add({ onStatement: () => databaseOperations++ });
+  app = createApp(t.deps);
+  productionApp = createApp({ ...t.deps, config: { ...t.deps.config, production: true } });
 });
 
 async function send(query: string, target: App = app) {
+  t.deps.readModel.clear();
   databaseOperations = 0;
   const res = await target.fetch(
     new Request('http://127.0.0.1:4000/graphql', {

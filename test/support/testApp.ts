@@ -17,6 +17,8 @@ import type { AppDeps } from '../../src/deps.js';
 import { createDemoData, type DemoData } from '../../src/demo/demoData.js';
 import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { createChangeFeed } from '../../src/changes/createFeed.js';
+import { ReadModel } from '../../src/readmodel/readModel.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export class FakeClock {
@@ -154,6 +156,10 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     t.db = await openTestDatabase();
     const key = await loadSigningKey(t.db.prisma, undefined);
     const logger = createLogger(config.logLevel);
+    const changes = createChangeFeed(config, logger);
+    const readModel = new ReadModel(t.db.prisma, { ...config.readModel, clock: t.clock.now });
+    changes.subscribe(readModel);
+    await changes.start(2_000);
     t.deps = {
       config,
       db: t.db.prisma,
@@ -162,6 +168,8 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       clock: t.clock.now,
       // in memory unless the env override sets REDIS_URL; the fake clock drives its windows
       rateLimit: createRateLimiter(config, logger, t.clock.now),
+      readModel,
+      changes,
     };
     if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);
@@ -171,11 +179,13 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     t.clock.real();
     t.deps.rateLimit.clear(); // fresh in-memory budgets per case (a Redis store is left alone)
     await t.db.reset();
+    t.deps.readModel.clear(); // the database was emptied behind the change feed's back
     if (options.seed !== false) t.demo = await createDemoData(t.db.prisma, config.oauthAudience);
   });
 
   afterAll(async () => {
     await t.deps?.rateLimit?.close();
+    await t.deps?.changes?.close();
     await t.db?.close();
   });
 

@@ -1,5 +1,5 @@
 import { canReach } from '../../domain/access.js';
-import { getOrganization, loadReachableOrganization, setCommunications } from '../../domain/organizations.js';
+import { getOrganization, loadReachableOrganization, reachableOrganizations, setCommunications } from '../../domain/organizations.js';
 import { builder } from '../builder.js';
 
 export const OrganizationRef = builder.prismaObject('Organization', {
@@ -22,7 +22,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
       resolve: async (org, _args, ctx) => {
         const actor = await ctx.actor();
         if (!org.parentId || !canReach(actor, org.parentId)) return null;
-        return ctx.deps.db.organization.findUnique({ where: { id: org.parentId } });
+        return (await ctx.deps.readModel.organization(org.parentId)) ?? null;
       },
     }),
     children: t.field({
@@ -30,8 +30,9 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
       description: "Child organizations within the caller's reach (empty for a location).",
       resolve: async (org, _args, ctx) => {
         const actor = await ctx.actor();
-        const rows = await ctx.deps.db.organization.findMany({ where: { parentId: org.id }, orderBy: { createdAt: 'asc' } });
-        return rows.filter((r) => canReach(actor, r.id));
+        // the children of every organization of the operation are read together (read model, one statement when cold)
+        const record = await ctx.deps.readModel.organization(org.id);
+        return reachableOrganizations(ctx.deps, actor, record?.childIds ?? []);
       },
     }),
 }));
@@ -44,6 +45,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Organization id.' }) },
     resolve: async (_root, args, ctx) => {
       const actor = await ctx.actor();
+      // getOrganization checks the scope and the reach; the record is then already in the read model
       const view = await getOrganization(ctx.deps, actor, String(args.id));
       return loadReachableOrganization(ctx.deps, actor, view.id);
     },

@@ -1,0 +1,62 @@
+// Changes over Redis pub/sub (REDIS_URL), through graphql-yoga's Redis event target: the channel every
+// multi-instance deployment of this service already has for its shared rate limits.
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Redis } from 'ioredis';
+import type { ChangeTransport, TransportHandlers } from './transport.js';
+
+export class RedisTransport implements ChangeTransport {
+  readonly name = 'redis' as const;
+  private readonly publisher: Redis;
+  private readonly subscriber: Redis;
+  private readonly channel: string;
+
+  constructor(url: string, channel: string) {
+    this.channel = channel;
+    const common = {
+      connectTimeout: 2_000,
+      // reconnect forever, at most every second: the channel comes back by itself
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+    };
+    // publishing fails at once while disconnected (the feed logs it; the receivers fall back to short expiry)
+    this.publisher = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000, lazyConnect: true });
+    // the subscriber queues its SUBSCRIBE until connected and subscribes again after every reconnect
+    this.subscriber = new Redis(url, { ...common, lazyConnect: true });
+    // without listeners an 'error' event would crash the process; the connection events below report the state
+    this.publisher.on('error', () => {});
+    this.subscriber.on('error', () => {});
+  }
+
+  async start(handlers: TransportHandlers, timeoutMs: number): Promise<void> {
+    // the event target receives (and dispatches) the channel's messages; send() publishes itself so that a
+    // failed PUBLISH is reported to the feed instead of being dropped unseen
+    const target = createRedisEventTarget<CustomEvent<string>>({
+      publishClient: this.publisher,
+      subscribeClient: this.subscriber,
+      serializer: { stringify: (v: unknown) => String(v), parse: (v: string) => v },
+    });
+    target.addEventListener(this.channel, (event) => handlers.onMessage(String(event.detail)));
+    // 'ready' comes after every (re)connection, once the subscriptions are restored
+    this.subscriber.on('ready', () => handlers.onConnection(true));
+    this.subscriber.on('close', () => handlers.onConnection(false));
+    await Promise.race([
+      Promise.allSettled([this.subscriber.connect(), this.publisher.connect()]),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    ]);
+    if (this.subscriber.status !== 'ready') handlers.onConnection(false);
+  }
+
+  async send(text: string): Promise<void> {
+    await this.publisher.publish(this.channel, text);
+  }
+
+  async close(): Promise<void> {
+    for (const client of [this.subscriber, this.publisher]) {
+      try {
+        if (client.status === 'ready') await client.quit();
+        else client.disconnect();
+      } catch {
+        client.disconnect();
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+// How changes travel between instances. The feed (feed.ts) does not care which one carries them.
+export interface TransportHandlers {
+  /** A message from any instance, this one included (the feed drops its own). */
+  onMessage(text: string): void;
+  /** The channel went up or down; while it is down, messages may be lost. */
+  onConnection(connected: boolean): void;
+}
+
+export interface ChangeTransport {
+  readonly name: 'local' | 'redis' | 'postgres';
+  /** Starts listening; resolves once connected, or after `timeoutMs` either way (the feed then reports it down). */
+  start(handlers: TransportHandlers, timeoutMs: number): Promise<void>;
+  /** Sends to every instance; rejects when the channel is down. */
+  send(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * One process and nothing else (the embedded database is owned by one process): nothing to send to,
+ * and a channel that can never be lost.
+ */
+export class LocalTransport implements ChangeTransport {
+  readonly name = 'local' as const;
+  async start(handlers: TransportHandlers): Promise<void> {
+    handlers.onConnection(true);
+  }
+  async send(): Promise<void> {}
+  async close(): Promise<void> {}
+}

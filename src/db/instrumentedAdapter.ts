@@ -1,0 +1,157 @@
+// Every SQL statement the service sends passes through here, under the driver adapter Prisma talks to:
+// the one place that bounds the work waiting for the database (gate.ts), puts a time limit on each
+// statement, turns a lost connection into DatabaseUnavailableError (503), and tells an observer about
+// each statement (metrics; the statement-count test).
+//
+// A transaction takes one slot for its whole life and its statements take none: a transaction that
+// holds a connection must never wait behind work that waits for that connection.
+import type {
+  SqlDriverAdapter,
+  SqlMigrationAwareDriverAdapterFactory,
+  SqlQuery,
+  SqlResultSet,
+  Transaction,
+} from '@prisma/driver-adapter-utils';
+import { type DatabaseGate, DatabaseUnavailableError } from './gate.js';
+
+export interface StatementEvent {
+  sql: string;
+  /** Milliseconds the statement ran (after it got its slot). */
+  durationMs: number;
+  /** Milliseconds it waited for a slot (0 inside a transaction). */
+  waitedMs: number;
+  error?: unknown;
+}
+
+export interface DatabaseObserver {
+  onStatement(event: StatementEvent): void;
+}
+
+export interface InstrumentOptions {
+  gate: DatabaseGate;
+  /** A statement that takes longer fails with DatabaseUnavailableError('timeout'). */
+  statementTimeoutMs: number;
+  observers: Set<DatabaseObserver>;
+}
+
+/** Driver errors that mean the database cannot be reached (rather than a bad statement). */
+function isConnectionFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const kind = (e as { cause?: { kind?: string } }).cause?.kind ?? (e as { kind?: string }).kind;
+    if (kind === 'DatabaseNotReachable' || kind === 'ConnectionClosed' || kind === 'SocketTimeout' || kind === 'TooManyConnections') return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03'].includes(code)) return true;
+    const message = e instanceof Error ? e.message : '';
+    if (/timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError('timeout', `The database did not answer within ${ms} ms; retry shortly`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+class Instrumented {
+  constructor(private readonly options: InstrumentOptions) {}
+
+  /** Runs one statement: in a new slot (outside a transaction) or in the transaction's. */
+  async statement<T>(query: SqlQuery, inTransaction: boolean, run: () => Promise<T>): Promise<T> {
+    const { gate, statementTimeoutMs, observers } = this.options;
+    const waitStart = performance.now();
+    const release = inTransaction ? () => {} : await gate.acquire();
+    const waitedMs = inTransaction ? 0 : performance.now() - waitStart;
+    const started = performance.now();
+    let error: unknown;
+    const running = run();
+    // the slot is held until the driver is really done, even when the caller stopped waiting
+    running.then(release, release);
+    try {
+      return await withTimeout(running, statementTimeoutMs);
+    } catch (err) {
+      error = err;
+      if (isConnectionFailure(err)) {
+        gate.reportUnreachable();
+        throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
+      }
+      throw err;
+    } finally {
+      const event: StatementEvent = { sql: query.sql, durationMs: performance.now() - started, waitedMs, ...(error ? { error } : {}) };
+      for (const observer of observers) observer.onStatement(event);
+    }
+  }
+
+  transaction(tx: Transaction, release: () => void): Transaction {
+    const self = this;
+    let done = false;
+    const finish = () => {
+      if (!done) {
+        done = true;
+        release();
+      }
+    };
+    return new Proxy(tx, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'queryRaw') return (q: SqlQuery) => self.statement(q, true, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery) => self.statement(q, true, () => target.executeRaw(q));
+        if (property === 'commit' || property === 'rollback') {
+          return async () => {
+            try {
+              return await (value as () => Promise<void>).call(target);
+            } finally {
+              finish();
+            }
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+
+  adapter(inner: SqlDriverAdapter): SqlDriverAdapter {
+    const self = this;
+    return new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'queryRaw') return (q: SqlQuery): Promise<SqlResultSet> => self.statement(q, false, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery): Promise<number> => self.statement(q, false, () => target.executeRaw(q));
+        if (property === 'startTransaction') {
+          return async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
+            const release = await self.options.gate.acquire();
+            try {
+              return self.transaction(await withTimeout(target.startTransaction(...args), self.options.statementTimeoutMs), release);
+            } catch (err) {
+              release();
+              if (isConnectionFailure(err)) {
+                self.options.gate.reportUnreachable();
+                throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
+              }
+              throw err;
+            }
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
+/** The factory Prisma gets: the same adapter, every statement gated, timed and observed. */
+export function instrumentAdapterFactory(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  options: InstrumentOptions,
+): SqlMigrationAwareDriverAdapterFactory {
+  const instrumented = new Instrumented(options);
+  return new Proxy(factory, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property === 'connect') return async () => instrumented.adapter(await target.connect());
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,103 @@
+// A bounded cache that loads what it misses: least-recently-used entries are dropped past `max`, every
+// entry expires after the TTL the read model sets (long while the change channel is up, a second while
+// it is down), concurrent misses of one key share one load, and misses of the same tick are loaded
+// together (DataLoader), so that N organizations cost one statement, not N.
+//
+// A load races with invalidation: a write may commit, and its change arrive, while a load that began
+// before it is still reading. Such a load's result is handed to the callers that were waiting for it
+// (they asked before the write completed) but never stored, so no stale value outlives its change.
+import DataLoader from 'dataloader';
+import { LRUCache } from 'lru-cache';
+
+export interface LoadingCacheOptions<K extends string, V extends {}> {
+  max: number;
+  /** Loads several keys at once; a key missing from the answer does not exist (not cached). */
+  loadMany(keys: readonly K[]): Promise<Map<K, V>>;
+  /** The TTL, in milliseconds, for an entry stored now. */
+  ttl(): number;
+}
+
+interface InFlight<V> {
+  promise: Promise<V | undefined>;
+  stale: boolean;
+}
+
+export class LoadingCache<K extends string, V extends {}> {
+  private readonly entries: LRUCache<K, V>;
+  private readonly inFlight = new Map<K, InFlight<V>>();
+  private readonly loader: DataLoader<K, V | undefined>;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly options: LoadingCacheOptions<K, V>) {
+    this.entries = new LRUCache<K, V>({ max: options.max, ttl: 60_000, ttlAutopurge: false, updateAgeOnGet: false });
+    this.loader = new DataLoader<K, V | undefined>(
+      async (keys) => {
+        const found = await options.loadMany(keys);
+        return keys.map((k) => found.get(k));
+      },
+      { cache: false, maxBatchSize: 500 },
+    );
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The cached value, without loading. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  get(key: K): Promise<V | undefined> {
+    const cached = this.entries.get(key);
+    if (cached !== undefined) {
+      this.hits++;
+      return Promise.resolve(cached);
+    }
+    this.misses++;
+    const running = this.inFlight.get(key);
+    if (running) return running.promise;
+    const flight: InFlight<V> = { stale: false, promise: Promise.resolve(undefined) };
+    flight.promise = this.loader.load(key).then(
+      (value) => {
+        if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+        if (value !== undefined && !flight.stale) this.entries.set(key, value, { ttl: this.options.ttl() });
+        return value;
+      },
+      (err: unknown) => {
+        if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+        throw err;
+      },
+    );
+    this.inFlight.set(key, flight);
+    return flight.promise;
+  }
+
+  getMany(keys: readonly K[]): Promise<(V | undefined)[]> {
+    return Promise.all(keys.map((k) => this.get(k)));
+  }
+
+  invalidate(key: K): void {
+    this.entries.delete(key);
+    const running = this.inFlight.get(key);
+    if (running) {
+      running.stale = true;
+      this.inFlight.delete(key);
+    }
+  }
+
+  /** Forgets every entry for which `matches` is true (a scan: for rare changes such as revoked credentials). */
+  invalidateWhere(matches: (value: V, key: K) => boolean): void {
+    for (const [key, value] of this.entries.entries()) if (matches(value, key)) this.entries.delete(key);
+    // a load in flight may be about to store a matching value: let none of them store
+    for (const flight of this.inFlight.values()) flight.stale = true;
+    this.inFlight.clear();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    for (const flight of this.inFlight.values()) flight.stale = true;
+    this.inFlight.clear();
+  }
+}

@@ -1,0 +1,158 @@
+// The read model: what the hot path reads, held in memory — organizations (with their children, i.e.
+// every credential owner's reach), API keys and OAuth clients, verified access tokens, and each
+// organization's compiled schedule (office hours, breaks, the closures that can still apply indexed by
+// time, templates, phone-number greetings). It is the one cache of the service.
+//
+// - Bounded: every part is an LRU of at most READ_MODEL_MAX_ENTRIES entries.
+// - Filled on first use, in one statement per kind for all the keys missed together (loaders.ts).
+// - Invalidated by the change feed: every write publishes what it changed; this instance forgets it at
+//   once (before the write answers) and every other instance as soon as the message arrives.
+// - Never stale for long: entries expire after READ_MODEL_MAX_AGE_SECONDS even when no change says so
+//   (a write made outside the service), and after one second while the channel to the other instances
+//   is down; when the channel comes back everything is forgotten, since changes may have been missed.
+import { LRUCache } from 'lru-cache';
+import type { Change } from '../changes/change.js';
+import type { ChangeListener } from '../changes/feed.js';
+import type { Db } from '../db/client.js';
+import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from './loaders.js';
+import { LoadingCache } from './loadingCache.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from './records.js';
+
+export interface ReadModelOptions {
+  maxEntries: number;
+  /** Lifetime of an entry while the change channel is up. */
+  maxAgeMs: number;
+  /** Lifetime of an entry while it is down. */
+  fallbackAgeMs?: number;
+  /** The app's clock: which closures can still apply is decided by it. */
+  clock: () => Date;
+}
+
+export interface ReadModelStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+/** How far back the cached schedule reaches: an `at` a little in the past still reads it. */
+const SCHEDULE_LOOKBACK_MS = 60 * 60_000;
+
+export class ReadModel implements ChangeListener {
+  /** False until the change feed reports its channel up: until then entries live only briefly. */
+  private channelUp = false;
+  private readonly organizationCache: LoadingCache<string, OrganizationRecord>;
+  private readonly apiKeyCache: LoadingCache<string, ApiKeyRecord>;
+  private readonly oauthClientCache: LoadingCache<string, OAuthClientRecord>;
+  private readonly scheduleCache: LoadingCache<string, OrgSchedule>;
+  private readonly tokenCache: LRUCache<string, VerifiedToken>;
+  private tokenHits = 0;
+  private tokenMisses = 0;
+
+  constructor(
+    private readonly db: Db,
+    options: ReadModelOptions,
+  ) {
+    const ttl = () => (this.channelUp ? options.maxAgeMs : (options.fallbackAgeMs ?? 1_000));
+    const max = options.maxEntries;
+    this.organizationCache = new LoadingCache({ max, ttl, loadMany: (ids) => loadOrganizations(db, ids) });
+    this.apiKeyCache = new LoadingCache({ max, ttl, loadMany: (hashes) => loadApiKeys(db, hashes) });
+    this.oauthClientCache = new LoadingCache({ max, ttl, loadMany: (ids) => loadOAuthClients(db, ids) });
+    this.scheduleCache = new LoadingCache({
+      max,
+      ttl,
+      loadMany: (ids) => loadSchedules(db, ids, new Date(options.clock().getTime() - SCHEDULE_LOOKBACK_MS)),
+    });
+    this.tokenCache = new LRUCache({ max });
+  }
+
+  // ── reads ────────────────────────────────────────────────────────────────────────────────────
+
+  organization(id: string): Promise<OrganizationRecord | undefined> {
+    return this.organizationCache.get(id);
+  }
+
+  organizations(ids: readonly string[]): Promise<(OrganizationRecord | undefined)[]> {
+    return this.organizationCache.getMany(ids);
+  }
+
+  apiKey(hash: string): Promise<ApiKeyRecord | undefined> {
+    return this.apiKeyCache.get(hash);
+  }
+
+  oauthClient(clientId: string): Promise<OAuthClientRecord | undefined> {
+    return this.oauthClientCache.get(clientId);
+  }
+
+  /**
+   * The organization's compiled schedule, able to answer for instants from `fromMs` on. The cached one
+   * reaches back an hour before it was loaded; an older instant reads a schedule loaded for it (not kept).
+   */
+  async schedule(orgId: string, fromMs: number): Promise<OrgSchedule | undefined> {
+    const cached = await this.scheduleCache.get(orgId);
+    if (!cached || fromMs >= cached.validFromMs) return cached;
+    return (await loadSchedules(this.db, [orgId], new Date(fromMs))).get(orgId);
+  }
+
+  /** A verified access token's claims, if it was verified before and has not expired at `nowMs`. */
+  verifiedToken(token: string, nowMs: number): VerifiedToken | undefined {
+    const claims = this.tokenCache.get(token);
+    if (claims && claims.expiresAtMs > nowMs) {
+      this.tokenHits++;
+      return claims;
+    }
+    this.tokenMisses++;
+    return undefined;
+  }
+
+  rememberToken(token: string, claims: VerifiedToken): void {
+    this.tokenCache.set(token, claims);
+  }
+
+  stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules', ReadModelStats> {
+    const of = (c: { hits: number; misses: number; size: number }) => ({ hits: c.hits, misses: c.misses, entries: c.size });
+    const apiKeys = of(this.apiKeyCache);
+    const clients = of(this.oauthClientCache);
+    return {
+      organizations: of(this.organizationCache),
+      credentials: { hits: apiKeys.hits + clients.hits, misses: apiKeys.misses + clients.misses, entries: apiKeys.entries + clients.entries },
+      tokens: { hits: this.tokenHits, misses: this.tokenMisses, entries: this.tokenCache.size },
+      schedules: of(this.scheduleCache),
+    };
+  }
+
+  // ── invalidation ────────────────────────────────────────────────────────────────────────────
+
+  onChange(change: Change): void {
+    switch (change.kind) {
+      case 'organization':
+        // the timezone lives in the schedule too
+        this.organizationCache.invalidate(change.orgId);
+        this.scheduleCache.invalidate(change.orgId);
+        break;
+      case 'officeHours':
+      case 'closures':
+      case 'templates':
+      case 'phoneNumbers':
+        this.scheduleCache.invalidate(change.orgId);
+        break;
+      case 'credentials':
+        this.apiKeyCache.invalidateWhere((r) => r.orgId === change.orgId);
+        this.oauthClientCache.invalidateWhere((r) => r.orgId === change.orgId);
+        break;
+    }
+  }
+
+  onChannel(connected: boolean): void {
+    this.channelUp = connected;
+    // lost: what is held may already be stale (changes were missed before the loss was noticed);
+    // back: changes sent while it was down never arrived
+    this.clear();
+  }
+
+  clear(): void {
+    this.organizationCache.clear();
+    this.apiKeyCache.clear();
+    this.oauthClientCache.clear();
+    this.scheduleCache.clear();
+  }
+}

@@ -1,0 +1,65 @@
+// What the read model holds: plain records, each loaded in one statement (loaders.ts), never mutated
+// after they are built (a change replaces them).
+import type { Availability, CompiledSchedule, DaySchedule, Medium, PhoneGreetings, TemplateRule } from '../domain/availability.js';
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  timezone: string;
+  isAccount: boolean;
+  communicationsEnabled: boolean;
+  parentId: string | null;
+  /** Children, oldest first. */
+  childIds: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  /** The SHA-256 the key was found by (compared again in constant time). */
+  hash: string;
+  revoked: boolean;
+}
+
+export interface OAuthClientRecord {
+  id: string;
+  clientId: string;
+  orgId: string;
+  scopes: string[];
+  revoked: boolean;
+}
+
+/** A verified access token's claims, kept until the token expires (the signature check is the costly part). */
+export interface VerifiedToken {
+  clientId: string;
+  orgId: string;
+  scopes: string[];
+  expiresAtMs: number;
+}
+
+/** Availability for one medium and phone number, without the instant's own fields, valid over [fromMs, untilMs). */
+export interface AvailabilityAnswer {
+  fromMs: number;
+  untilMs: number;
+  body: Omit<Availability, 'at' | 'localTime'>;
+}
+
+/**
+ * Everything availability needs about one organization, compiled: its timezone, configured office
+ * hours, the closures that can still apply, its templates and its phone numbers' greetings.
+ */
+export interface OrgSchedule {
+  orgId: string;
+  timezone: string;
+  /** Configured days, breaks sorted by start (unconfigured days are closed). */
+  officeHours: DaySchedule[];
+  compiled: CompiledSchedule;
+  /** Timed closures that ended before this instant were not loaded: the schedule answers for instants from here on. */
+  validFromMs: number;
+  templates: TemplateRule[];
+  phoneGreetings: Map<string, PhoneGreetings>;
+  /** Answers computed from this schedule, by `medium|phoneNumberId` (bounded by 4 × phone numbers + 4). */
+  answers: Map<`${Medium}|${string}`, AvailabilityAnswer>;
+}
