@@ -20,6 +20,8 @@ export interface StatementEvent {
   durationMs: number;
   /** Milliseconds it waited for a slot (0 inside a transaction). */
   waitedMs: number;
+  /** BEGIN, COMMIT, ROLLBACK, SAVEPOINT…: transaction control, which some drivers send as statements and others do not. */
+  control: boolean;
   error?: unknown;
 }
 
@@ -47,6 +49,8 @@ function isConnectionFailure(err: unknown): boolean {
   }
   return false;
 }
+
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION|START TRANSACTION)\b/i;
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -80,7 +84,13 @@ class Instrumented {
       }
       throw err;
     } finally {
-      const event: StatementEvent = { sql: query.sql, durationMs: performance.now() - started, waitedMs, ...(error ? { error } : {}) };
+      const event: StatementEvent = {
+        sql: query.sql,
+        durationMs: performance.now() - started,
+        waitedMs,
+        control: TRANSACTION_CONTROL.test(query.sql),
+        ...(error ? { error } : {}),
+      };
       for (const observer of observers) observer.onStatement(event);
     }
   }

@@ -6,6 +6,9 @@ import DataLoader from 'dataloader';
 import type { Db } from '../db/client.js';
 import type { Bot, Closure, Insurance, PhoneNumber } from '../generated/prisma/client.js';
 
+// a batch collects every load until the event loop turns (sibling resolvers arrive after different numbers of awaits)
+const options = { batchScheduleFn: (dispatch: () => void) => setImmediate(dispatch) };
+
 function groupBy<T extends { orgId: string }>(rows: T[], keys: readonly string[]): T[][] {
   const groups = new Map<string, T[]>(keys.map((k) => [k, []]));
   for (const row of rows) groups.get(row.orgId)?.push(row);
@@ -16,15 +19,19 @@ export function createRequestBatch(db: Db) {
   return {
     closures: new DataLoader<string, Closure[]>(async (orgIds) =>
       groupBy(await db.closure.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }), orgIds),
+      options,
     ),
     phoneNumbers: new DataLoader<string, PhoneNumber[]>(async (orgIds) =>
       groupBy(await db.phoneNumber.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }), orgIds),
+      options,
     ),
     insurances: new DataLoader<string, Insurance[]>(async (orgIds) =>
       groupBy(await db.insurance.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }), orgIds),
+      options,
     ),
     bots: new DataLoader<string, Bot[]>(async (orgIds) =>
       groupBy(await db.bot.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }), orgIds),
+      options,
     ),
   };
 }

@@ -36,7 +36,9 @@ export class LoadingCache<K extends string, V extends {}> {
         const found = await options.loadMany(keys);
         return keys.map((k) => found.get(k));
       },
-      { cache: false, maxBatchSize: 500 },
+      // a batch collects every miss until the event loop turns, not only those of one microtask: GraphQL
+      // resolvers of sibling objects reach the cache after different numbers of awaits
+      { cache: false, maxBatchSize: 500, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
     );
   }
 

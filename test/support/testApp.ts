@@ -87,6 +87,8 @@ export interface TestApp {
   gql<T = any>(query: string, variables?: Record<string, unknown>, options?: GqlOptions): Promise<TestResponse<T>>;
   /** An OAuth access token for one of the demo clients. */
   accessToken(client: 'clinic' | 'clinicReadOnly'): Promise<string>;
+  /** Runs `work` and answers the SQL statements it sent (their text; transaction control left out), with its result. */
+  statements<T>(work: () => Promise<T>): Promise<{ result: T; sql: string[] }>;
 }
 
 export interface TestAppOptions {
@@ -149,6 +151,18 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     });
     if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.access_token as string;
+  };
+
+  t.statements = async (work) => {
+    const sql: string[] = [];
+    const observer = { onStatement: (e: { sql: string; control: boolean }) => (e.control ? undefined : sql.push(e.sql)) };
+    t.db.observers.add(observer);
+    try {
+      const result = await work();
+      return { result, sql };
+    } finally {
+      t.db.observers.delete(observer);
+    }
   };
 
   beforeAll(async () => {
