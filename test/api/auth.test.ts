@@ -1,4 +1,5 @@
 // Credentials (CONTRACT §2): API keys, OAuth client credentials and the JWTs they yield, scopes and reach.
+import { revokeApiKey, revokeOAuthClient } from '../../src/auth/provisioning.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { issueAccessToken } from '../../src/auth/tokens.js';
@@ -137,13 +138,13 @@ describe('rejected credentials are 401 on both surfaces', () => {
   it('a malformed, unknown or revoked API key', async () => {
     await expectRejected('svc-sk-v2-short');
     await expectRejected(`svc-sk-v2-${'A'.repeat(43)}`);
-    await t.db.prisma.apiKey.updateMany({ where: { orgId: t.demo.organizations.clinic.id }, data: { revokedAt: new Date() } });
+    for (const key of await t.db.prisma.apiKey.findMany({ where: { orgId: t.demo.organizations.clinic.id } })) await revokeApiKey(t.deps, key.id);
     await expectRejected(t.demo.organizations.clinic.apiKey);
   });
 
   it('a token of a revoked OAuth client', async () => {
     const token = await t.accessToken('clinic');
-    await t.db.prisma.oAuthClient.update({ where: { clientId: t.demo.oauthClients.clinic.clientId }, data: { revokedAt: new Date() } });
+    await revokeOAuthClient(t.deps, t.demo.oauthClients.clinic.clientId);
     await expectRejected(token);
   });
 
