@@ -23,7 +23,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     const clock = () => new Date();
     // rate-limit counters: in memory, or in Redis (REDIS_URL) shared by every instance
     const rateLimit = createRateLimiter(config, logger, clock);
-    // a short wait so the first requests are counted; a Redis that is down is not waited for (fail open)
+    // a short wait so the first requests are counted in Redis; a Redis that is down is not waited for (counted per instance)
     await rateLimit.store.inner.ready(1_000);
     const deps: AppDeps = {
       config,
