@@ -166,8 +166,10 @@ describe('with REDIS_URL pointing at a closed port', () => {
   it('keeps answering, fast, with the limits counted per instance, and logs one warning', async () => {
     const lines: string[] = [];
     const p = `ocs-test:${randomUUID()}:`;
-    const { app } = await instance('redis://127.0.0.1:1', p, lines, { RATE_LIMIT_PER_MINUTE: '3' });
-    const other = await instance('redis://127.0.0.1:1', p, undefined, { RATE_LIMIT_PER_MINUTE: '3' });
+    const [{ app }, other] = await Promise.all([
+      instance('redis://127.0.0.1:1', p, lines, { RATE_LIMIT_PER_MINUTE: '3' }),
+      instance('redis://127.0.0.1:1', p, undefined, { RATE_LIMIT_PER_MINUTE: '3' }),
+    ]);
     t.clock.set('2026-03-09T13:30:10.000Z');
     const path = `/v1/organizations/${t.demo.organizations.clinic.id}`;
     const started = performance.now();

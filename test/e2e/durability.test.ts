@@ -17,7 +17,7 @@ vi.setConfig({ testTimeout: 180_000 });
 const KILLS = 3;
 const WRITERS = 4;
 /** Acknowledged writes per round before the kill (the kill lands while WRITERS more are in flight). */
-const WRITES_BEFORE_KILL = 250;
+const WRITES_BEFORE_KILL = 150;
 
 interface Acknowledged {
   id: string;
