@@ -1,9 +1,10 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
 import { Hono } from 'hono';
 import { clientCredentialsGrant } from './auth/oauthToken.js';
+import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
-import { errorFields } from './logger.js';
+import { checkHealth } from './health.js';
 import { BodyError, parseBody, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
 import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
@@ -30,15 +31,14 @@ export function createApp(deps: AppDeps) {
     });
   });
 
+  // CORS: closed unless CORS_ORIGINS lists origins (cors.ts)
+  const corsHandler = corsMiddleware(deps.config.corsOrigins);
+  if (corsHandler) app.use('*', corsHandler);
+
   app.get('/healthz', async (c) => {
     c.set('route', 'GET /healthz');
-    try {
-      await deps.db.$queryRaw`SELECT 1`;
-      return c.json({ status: 'ok' });
-    } catch (err) {
-      deps.logger.error('health check failed', errorFields(err));
-      return c.json({ status: 'unavailable' }, 503);
-    }
+    const { httpStatus, health } = await checkHealth(deps);
+    return c.json(health, httpStatus);
   });
 
   app.get('/.well-known/jwks.json', (c) => {

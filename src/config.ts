@@ -15,6 +15,16 @@ const positiveInt = (name: string, fallback: number) =>
       return Number(v);
     });
 
+/** `https://app.example.com` or `http://localhost:3000`: exactly what a browser sends in `Origin`. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -63,9 +73,34 @@ const envSchema = z.object({
     .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
   OAUTH_AUDIENCE: z.string().optional(),
   JWT_PRIVATE_KEY: z.string().optional(),
+  HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS', 10_000),
+  HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+  HTTP_MAX_HEADER_BYTES: positiveInt('HTTP_MAX_HEADER_BYTES', 16_384),
+  HTTP_MAX_HEADERS: positiveInt('HTTP_MAX_HEADERS', 100),
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const origins = (v ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean);
+      for (const origin of origins) {
+        if (origin !== '*' && !isOrigin(origin)) {
+          ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "${origin}"` });
+          return z.NEVER;
+        }
+      }
+      return origins;
+    }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
   NODE_ENV: z.string().optional().default('development'),
-});
+}).refine(
+  // node:http refuses a headers timeout longer than the request timeout (which includes the headers)
+  (e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS,
+  { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' },
+);
 
 export interface Config {
   port: number;
@@ -94,6 +129,23 @@ export interface Config {
   jwtPrivateKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   production: boolean;
+  /** Limits of the HTTP server against slow and oversized requests (httpServer.ts). */
+  http: HttpLimits;
+  /** Origins allowed to call the API from a browser (CORS); empty = CORS closed, `*` = any origin. */
+  corsOrigins: string[];
+}
+
+export interface HttpLimits {
+  /** A request's headers must arrive within this time (slow headers are answered 408 and closed). */
+  headersTimeoutMs: number;
+  /** The whole request, headers and body, must arrive within this time (slow bodies: 408, closed). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Request line and headers together, in bytes (larger: 431). */
+  maxHeaderBytes: number;
+  /** Header fields per request (more: 431). */
+  maxHeaders: number;
 }
 
 export class ConfigError extends Error {}
@@ -130,5 +182,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
+      maxHeaders: e.HTTP_MAX_HEADERS,
+    },
+    corsOrigins: e.CORS_ORIGINS,
   };
 }

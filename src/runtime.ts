@@ -44,7 +44,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     closers.push(() => changes.close());
     const readModel = new ReadModel(database.prisma, { ...config.readModel, clock });
     changes.subscribe(readModel);
-    // short waits so the first requests are counted and hear of changes; what is down is not waited for
+    // short waits so the first requests are counted in Redis and hear of changes; what is down is not waited for
+    // (rate limits then count per instance, and cached data expires within a second)
     await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
     const deps: AppDeps = {
       config,

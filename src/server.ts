@@ -3,12 +3,11 @@
 // then the database closes).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
 import { createDemoData } from './demo/demoData.js';
+import { createHttpServer, listen } from './httpServer.js';
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
 
@@ -37,15 +36,16 @@ async function main(): Promise<void> {
   runtime.deps.demoApiKey = demoKey;
 
   const app = createApp(runtime.deps);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
-    const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
-    if (demoCreated) {
-      process.stderr.write(
-        `\nDemo data created on the embedded database.\n  Demo API key (account organization): ${demoKey}\n  GraphiQL: ${base}/graphql\n\n`,
-      );
-    }
-    logger.info('listening', { address: base, database: runtime.database.kind });
-  });
+  // timeouts and header limits against slow and oversized requests (httpServer.ts)
+  const server = createHttpServer(app.fetch, config.http, logger);
+  const info = await listen(server, config.port, config.host);
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
+  if (demoCreated) {
+    process.stderr.write(
+      `\nDemo data created on the embedded database.\n  Demo API key (account organization): ${demoKey}\n  GraphiQL: ${base}/graphql\n\n`,
+    );
+  }
+  logger.info('listening', { address: base, database: runtime.database.kind });
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
         process.exit(0);
       }
     });
-    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,6 +1,6 @@
 // Creating credentials (admin command line, demo data). The plaintext key or secret is answered
 // once, here, and only its hash is stored.
-import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { isScope, type Scope } from '../domain/access.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { InvalidInput } from '../domain/errors.js';
@@ -9,14 +9,15 @@ import { isValidTimezone } from '../domain/localTime.js';
 import type { Organization } from '../generated/prisma/client.js';
 import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from './secrets.js';
 
-export async function createApiKey(db: Db, orgId: string, name = 'API key'): Promise<{ id: string; apiKey: string }> {
+// a client or a transaction (the demo data set is written in one)
+export async function createApiKey(db: Prisma.TransactionClient, orgId: string, name = 'API key'): Promise<{ id: string; apiKey: string }> {
   const apiKey = generateApiKey();
   const row = await db.apiKey.create({ data: { orgId, name, prefix: apiKey.slice(0, 14), hash: hashSecret(apiKey) } });
   return { id: row.id, apiKey };
 }
 
 export async function createOAuthClient(
-  db: Db,
+  db: Prisma.TransactionClient,
   orgId: string,
   scopes: readonly string[],
   name = 'OAuth client',

@@ -3,6 +3,7 @@
 // requests and conversations. No office hours and no closures are pre-set.
 import { createApiKey, createOAuthClient } from '../auth/provisioning.js';
 import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { SCOPES } from '../domain/access.js';
 
 export interface DemoData {
@@ -74,7 +75,7 @@ const sampleWorkflow = (title: string) => ({
   ],
 });
 
-async function createBotWithWorkflow(db: Db, orgId: string, name: string, withWorkflow: boolean): Promise<string> {
+async function createBotWithWorkflow(db: Prisma.TransactionClient, orgId: string, name: string, withWorkflow: boolean): Promise<string> {
   const bot = await db.bot.create({ data: { orgId, name } });
   if (withWorkflow) {
     const wf = sampleWorkflow(`${name} scheduling`);
@@ -116,7 +117,7 @@ async function createBotWithWorkflow(db: Db, orgId: string, name: string, withWo
   return bot.id;
 }
 
-async function createConversations(db: Db, orgId: string, botIds: string[], total: number, archived: number, base: Date): Promise<void> {
+async function createConversations(db: Prisma.TransactionClient, orgId: string, botIds: string[], total: number, archived: number, base: Date): Promise<void> {
   const mediums = ['CHAT', 'PHONE', 'SMS', 'GHL'] as const;
   await db.conversation.createMany({
     data: Array.from({ length: total }, (_, i) => {
@@ -142,7 +143,15 @@ async function createConversations(db: Db, orgId: string, botIds: string[], tota
   });
 }
 
+/**
+ * Writes the demo data set in one transaction: a process killed half-way (the first `npm start`)
+ * leaves an empty database, which the next start fills, never a partial set it would take for done.
+ */
 export async function createDemoData(db: Db, oauthAudience: string, now = new Date()): Promise<DemoData> {
+  return db.$transaction((tx) => writeDemoData(tx, oauthAudience, now), { maxWait: 60_000, timeout: 60_000 });
+}
+
+async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string, now: Date): Promise<DemoData> {
   if ((await db.organization.count()) > 0) throw new DatabaseNotEmptyError();
 
   const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true } });

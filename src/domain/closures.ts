@@ -2,6 +2,7 @@
 // (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
@@ -148,21 +149,24 @@ export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: strin
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('closureId', closureId);
-  // one conditional statement: a closure of another organization is never touched, and omitted greetings stay
-  const result = await db.closure.updateMany({
-    where: { id, orgId: org.id },
-    data: {
-      description: data.description,
-      ...(data.chatGreeting !== undefined ? { chatGreeting: data.chatGreeting } : {}),
-      ...(data.phoneGreeting !== undefined ? { phoneGreeting: data.phoneGreeting } : {}),
-      ...formColumns(data),
-    },
-  });
-  if (result.count === 0) throw new NotFound('Closure');
-  deps.changes.publish({ kind: 'closures', orgId: org.id });
-  const row = await db.closure.findFirst({ where: { id, orgId: org.id } });
-  if (!row) throw new NotFound('Closure'); // deleted in between
-  return closureView(row);
+  // one conditional statement that answers the row it wrote (a read afterwards could see a concurrent
+  // writer's closure): a closure of another organization is never touched, and omitted greetings stay
+  try {
+    const row = await db.closure.update({
+      where: { id, orgId: org.id },
+      data: {
+        description: data.description,
+        ...(data.chatGreeting !== undefined ? { chatGreeting: data.chatGreeting } : {}),
+        ...(data.phoneGreeting !== undefined ? { phoneGreeting: data.phoneGreeting } : {}),
+        ...formColumns(data),
+      },
+    });
+    deps.changes.publish({ kind: 'closures', orgId: org.id });
+    return closureView(row);
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFound('Closure');
+    throw err;
+  }
 }
 
 export async function listClosures(deps: DomainDeps, actor: Actor, orgId: string): Promise<ClosureView[]> {

@@ -43,12 +43,15 @@ export function maskGraphQLError(logger: Logger) {
     // wraps in a second GraphQLError) are the client's: they keep their text and are BAD_USER_INPUT
     if (graphQLError && (!graphQLError.originalError || asGraphQLError(graphQLError.originalError))) {
       const code = (graphQLError.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
+      // a more precise 4xx that yoga chose is kept (405 + Allow: POST for a mutation sent with GET)
+      const http = graphQLError.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
+      const status = http?.status && http.status >= 400 && http.status < 500 ? http.status : 400;
       return new GraphQLError(graphQLError.message, {
         nodes: graphQLError.nodes,
         source: graphQLError.source,
         positions: graphQLError.positions,
         path: graphQLError.path,
-        extensions: { ...graphQLError.extensions, code, http: { status: 400 } },
+        extensions: { ...graphQLError.extensions, code, http: { ...http, status } },
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));

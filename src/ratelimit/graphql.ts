@@ -33,7 +33,6 @@ class AtomicCounterStore implements Store {
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
     const decision = await this.limiter.hit(this.budget, identity.contextIdentity, identity.fieldIdentity);
-    if (decision.count === null) return []; // store unavailable: fail open
     // timestamps that the library's window filter keeps (ahead of now); capped, only `> max` matters
     const inWindow = Date.now() + decision.windowMs;
     return new Array<number>(Math.min(decision.count - 1, decision.limit)).fill(inWindow);

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { MemoryStore } from './memoryStore.js';
 import { RedisStore } from './redisStore.js';
-import { type CounterStore, FailOpenStore } from './store.js';
+import { type CounterStore, FailoverStore } from './store.js';
 
 /**
  * - perMinute: RATE_LIMIT_PER_MINUTE per organization per endpoint pattern.
@@ -19,8 +19,8 @@ export type Budget = 'perMinute' | 'callRequestPoll' | 'unauthenticated';
 
 export interface Decision {
   allowed: boolean;
-  /** The count after this request; null when the store could not answer (fail open). */
-  count: number | null;
+  /** The count after this request (this instance's own count while Redis is down). */
+  count: number;
   limit: number;
   remaining: number;
   /** End of the current window, epoch milliseconds (a whole second). */
@@ -31,7 +31,7 @@ export interface Decision {
 }
 
 export class RateLimiter {
-  readonly store: FailOpenStore;
+  readonly store: FailoverStore;
 
   constructor(
     inner: CounterStore,
@@ -39,7 +39,7 @@ export class RateLimiter {
     private readonly clock: () => Date,
     logger: Logger,
   ) {
-    this.store = new FailOpenStore(inner, logger);
+    this.store = new FailoverStore(inner, logger);
   }
 
   budget(budget: Budget): { limit: number; windowMs: number } {
@@ -90,13 +90,14 @@ export class RateLimiter {
   async claimPoll(orgId: string, callRequestId: string): Promise<number> {
     const intervalMs = this.config.callRequestMinPollSeconds * 1000;
     const wait = await this.store.claimInterval(`poll:${orgId}:${callRequestId}`, this.clock().getTime(), intervalMs);
-    if (wait === null || wait <= 0) return 0;
+    if (wait <= 0) return 0;
     return Math.max(1, Math.ceil(wait / 1000));
   }
 
-  /** Forgets every counter of an in-memory store (tests); a Redis store is left alone. */
+  /** Forgets every counter of an in-memory store and of the fail-over counters (tests); a Redis store is left alone. */
   clear(): void {
     if (this.store.inner instanceof MemoryStore) this.store.inner.clear();
+    this.store.fallback.clear();
   }
 
   close(): Promise<void> {
@@ -108,7 +109,7 @@ export class RateLimiter {
   }
 
   private decide(
-    count: number | null,
+    count: number,
     limit: number,
     windowMs: number,
     start: number,
@@ -117,7 +118,6 @@ export class RateLimiter {
   ): Decision {
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    if (count === null) return { allowed: true, count: null, limit, remaining: limit, resetAt, retryAfter, windowMs };
     return { allowed: allows(count), count, limit, remaining: Math.max(0, limit - count), resetAt, retryAfter, windowMs };
   }
 }

@@ -44,6 +44,8 @@ export class MemoryStore implements CounterStore {
     return 0;
   }
 
+  async ping(): Promise<void> {}
+
   async ready(): Promise<boolean> {
     return true;
   }

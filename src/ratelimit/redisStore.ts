@@ -1,7 +1,7 @@
 // Counters in Redis, shared by every instance. Each operation is ONE Lua script, which Redis runs
 // atomically: INCR + PEXPIRE on the first hit of a window; GET + compare + SET for poll intervals.
 // Commands fail fast while disconnected (no offline queue, no retries, a short timeout), so a dead
-// Redis never stalls a request: the FailOpenStore around this one lets the request through.
+// Redis never stalls a request: the FailoverStore around this one counts in memory meanwhile.
 import { Redis } from 'ioredis';
 import type { CounterStore } from './store.js';
 
@@ -68,6 +68,10 @@ export class RedisStore implements CounterStore {
 
   async claimInterval(key: string, nowMs: number, intervalMs: number): Promise<number> {
     return Number(await this.redis.rlClaimInterval(key, nowMs, intervalMs, 2 * intervalMs));
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
   }
 
   ready(timeoutMs: number): Promise<boolean> {

@@ -27,7 +27,15 @@ export async function readLimited(request: Request): Promise<Uint8Array<ArrayBuf
   let total = 0;
   const reader = request.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // the client went away or was cut for being too slow (HTTP_REQUEST_TIMEOUT_MS): nobody reads this
+      // answer, but it is the client's doing, not a server error
+      throw new BodyError(400, 'The body was not received in full');
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {

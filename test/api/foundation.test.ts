@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import { createApp } from '../../src/app.js';
 
 const t = useTestApp();
 
@@ -58,6 +59,16 @@ describe('health and keys', () => {
   it('answers /healthz without credentials', async () => {
     const res = await t.rest('GET', '/healthz', { token: null });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', database: 'ok', redis: 'not configured' });
+  });
+
+  it('answers /healthz 503 naming the database when it does not answer', async () => {
+    const deadDb = new Proxy(t.deps.db, {
+      get: (target, prop, receiver) => (prop === '$queryRaw' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(target, prop, receiver)),
+    });
+    const app = createApp({ ...t.deps, db: deadDb });
+    const res = await app.fetch(new Request('http://127.0.0.1:4000/healthz'));
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'unavailable', database: 'unavailable', redis: 'not configured' });
   });
 });

@@ -103,6 +103,22 @@ describe('GraphQL abuse limits', () => {
     expectRefused(res, new RegExp(`Cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded`));
   });
 
+  it('refuses a batch (a JSON array of operations) with 400, running none of them', async () => {
+    databaseOperations = 0;
+    const batch = Array.from({ length: 50 }, () => ({ query: '{ viewer { scopes } }' }));
+    const res = await app.fetch(
+      new Request('http://127.0.0.1:4000/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(batch),
+      }),
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors).toEqual([expect.objectContaining({ message: 'Batching is not supported.', extensions: expect.objectContaining({ code: 'BAD_REQUEST' }) })]);
+    expect(databaseOperations).toBe(0);
+  });
+
   it('suggests field names in development only', async () => {
     const dev = await send('{ viewer { scope } }');
     expect(dev.body.errors?.[0]?.message).toMatch(/Did you mean "scopes"\?/);

@@ -1,6 +1,7 @@
-// Rate limits in Redis: several instances share one budget exactly; a dead Redis is served through
-// (fail open) and recovered from. Run with TEST_REDIS_URL=redis://127.0.0.1:6379; the cases that need a
-// live Redis are skipped without it (the fail-open case needs none: it points at a closed port).
+// Rate limits in Redis: several instances share one budget exactly; while Redis is down each instance
+// counts on its own (the limits still hold, per instance), /healthz says "degraded", and counting goes
+// back to Redis when it returns. Run with TEST_REDIS_URL=redis://127.0.0.1:6379; the cases that need a
+// live Redis are skipped without it (the closed-port case needs none).
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { Redis } from 'ioredis';
@@ -22,8 +23,13 @@ afterEach(async () => {
 });
 
 /** One more instance of the service: its own app and its own Redis connection, over the same database. */
-async function instance(redisUrl: string, prefix: string, logLines?: string[]): Promise<{ app: App; limiter: RateLimiter }> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: prefix });
+async function instance(
+  redisUrl: string,
+  prefix: string,
+  logLines?: string[],
+  env: Record<string, string> = {},
+): Promise<{ app: App; limiter: RateLimiter }> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: prefix, ...env });
   const logger = logLines ? createLogger('info', (line) => logLines.push(line)) : t.deps.logger;
   const limiter = createRateLimiter(config, logger, t.clock.now);
   opened.push(limiter);
@@ -33,6 +39,21 @@ async function instance(redisUrl: string, prefix: string, logLines?: string[]): 
 
 function get(app: App, path: string, token = t.demo.organizations.clinic.apiKey): Promise<Response> {
   return Promise.resolve(app.fetch(new Request(new URL(path, 'http://127.0.0.1:4000'), { headers: { authorization: `Bearer ${token}` } })));
+}
+
+async function health(app: App): Promise<{ status: number; body: unknown }> {
+  const res = await app.fetch(new Request('http://127.0.0.1:4000/healthz'));
+  return { status: res.status, body: await res.json() };
+}
+
+/** Sends `n` requests one after the other and answers their statuses and remaining counts. */
+async function sequence(app: App, path: string, n: number): Promise<[number, string | null][]> {
+  const out: [number, string | null][] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await get(app, path);
+    out.push([res.status, res.headers.get('x-ratelimit-remaining')]);
+  }
+  return out;
 }
 
 describe.skipIf(!REDIS)('with Redis: instances share one budget', () => {
@@ -85,7 +106,7 @@ describe.skipIf(!REDIS)('with Redis: instances share one budget', () => {
     expect((await get(b.app, path)).status).toBe(200);
   });
 
-  it('fails open while Redis is unreachable and counts again once it returns', async () => {
+  it('counts per instance while Redis is unreachable, says so on /healthz, and counts in Redis again once it returns', async () => {
     // a TCP relay in front of Redis that the test can cut and restore
     const target = new URL(REDIS!);
     const sockets = new Set<net.Socket>();
@@ -112,37 +133,55 @@ describe.skipIf(!REDIS)('with Redis: instances share one budget', () => {
     cleanups.push(cut);
 
     const lines: string[] = [];
-    const { app, limiter } = await instance(`redis://127.0.0.1:${port}`, prefix(), lines);
+    const { app, limiter } = await instance(`redis://127.0.0.1:${port}`, prefix(), lines, { RATE_LIMIT_PER_MINUTE: '5' });
     t.clock.set('2026-03-09T13:30:10.000Z');
     const path = `/v1/organizations/${t.demo.organizations.clinic.id}`;
-    expect((await get(app, path)).headers.get('x-ratelimit-remaining')).toBe('59');
+    expect(await sequence(app, path, 1)).toEqual([[200, '4']]); // counted in Redis: 1 of 5
+    expect(await health(app)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', redis: 'ok' } });
 
     await cut();
-    const during = await Promise.all(Array.from({ length: 5 }, () => get(app, path)));
-    expect(during.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    // the budget still holds, counted by this instance from its own zero
+    expect(await sequence(app, path, 6)).toEqual([
+      [200, '4'],
+      [200, '3'],
+      [200, '2'],
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+    ]);
+    expect(await health(app)).toEqual({ status: 200, body: { status: 'degraded', database: 'ok', redis: 'unavailable' } });
     const warnings = lines.filter((l) => l.includes('rate-limit store unavailable'));
     expect(warnings).toHaveLength(1); // once, not once per request
 
     await listen(port);
     expect(await limiter.store.inner.ready(5_000)).toBe(true);
-    const after = await get(app, path);
-    expect(after.status).toBe(200);
-    expect(after.headers.get('x-ratelimit-remaining')).toBe('58'); // counting resumed where Redis left it
+    // counting resumed in Redis where it was left (1 of 5), not in the instance's counters (6 of 5)
+    expect(await sequence(app, path, 1)).toEqual([[200, '3']]);
+    expect(await health(app)).toEqual({ status: 200, body: { status: 'ok', database: 'ok', redis: 'ok' } });
     expect(lines.filter((l) => l.includes('rate-limit store available again'))).toHaveLength(1);
   });
 });
 
 describe('with REDIS_URL pointing at a closed port', () => {
-  it('keeps answering (fail open), fast, and logs one warning', async () => {
+  it('keeps answering, fast, with the limits counted per instance, and logs one warning', async () => {
     const lines: string[] = [];
-    const { app } = await instance('redis://127.0.0.1:1', `ocs-test:${randomUUID()}:`, lines);
+    const p = `ocs-test:${randomUUID()}:`;
+    const [{ app }, other] = await Promise.all([
+      instance('redis://127.0.0.1:1', p, lines, { RATE_LIMIT_PER_MINUTE: '3' }),
+      instance('redis://127.0.0.1:1', p, undefined, { RATE_LIMIT_PER_MINUTE: '3' }),
+    ]);
+    t.clock.set('2026-03-09T13:30:10.000Z');
     const path = `/v1/organizations/${t.demo.organizations.clinic.id}`;
     const started = performance.now();
     const responses = await Promise.all(Array.from({ length: 10 }, () => get(app, path)));
-    expect(responses.map((r) => r.status)).toEqual(new Array(10).fill(200));
     expect(performance.now() - started).toBeLessThan(5_000); // no command waits for the dead Redis
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(7);
+    // per instance: the other instance has its own budget of 3 (not shared, and not unlimited)
+    expect((await sequence(other.app, path, 4)).map(([status]) => status)).toEqual([200, 200, 200, 429]);
     const warnings = lines.filter((l) => l.includes('rate-limit store unavailable'));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 'warn', store: 'redis' });
+    expect(await health(app)).toEqual({ status: 200, body: { status: 'degraded', database: 'ok', redis: 'unavailable' } });
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { RateLimiter } from '../../src/ratelimit/limiter.js';
 import { MemoryStore } from '../../src/ratelimit/memoryStore.js';
-import { type CounterStore, FailOpenStore } from '../../src/ratelimit/store.js';
+import { type CounterStore, FailoverStore } from '../../src/ratelimit/store.js';
 
 const config = { rateLimitPerMinute: 3, callRequestReadsPerSecond: 2, callRequestMinPollSeconds: 10, unauthenticatedRateLimitPerMinute: 2 };
 const silent = createLogger('silent');
@@ -116,37 +116,52 @@ describe('RateLimiter windows (fixed, aligned to the clock minute / second)', ()
   });
 });
 
-describe('FailOpenStore', () => {
+describe('FailoverStore', () => {
   const broken: CounterStore = {
     kind: 'redis',
     increment: () => Promise.reject(new Error('Connection is closed.')),
     get: () => Promise.reject(new Error('Connection is closed.')),
     claimInterval: () => Promise.reject(new Error('Connection is closed.')),
+    ping: () => Promise.reject(new Error('Connection is closed.')),
     ready: async () => false,
     close: async () => {},
   };
 
-  it('answers "unknown" instead of throwing, and warns once per interval', async () => {
+  it('counts in memory instead of throwing, and warns once per interval', async () => {
     const lines: string[] = [];
-    const store = new FailOpenStore(broken, createLogger('info', (l) => lines.push(l)), 60_000);
-    for (let i = 0; i < 20; i++) expect(await store.increment('k', 1000)).toBeNull();
-    expect(await store.claimInterval('k', 0, 1000)).toBeNull();
+    const store = new FailoverStore(broken, createLogger('info', (l) => lines.push(l)), 60_000);
+    for (let i = 1; i <= 20; i++) expect(await store.increment('k', 60_000)).toBe(i);
+    expect(await store.get('k')).toBe(20);
+    expect(await store.claimInterval('p', 0, 1000)).toBe(0);
+    expect(await store.claimInterval('p', 400, 1000)).toBe(600);
+    expect(store.degraded).toBe(true);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', store: 'redis', error: 'Connection is closed.' });
   });
 
-  it('lets the request through with the budget as remaining, and logs the recovery', async () => {
+  it('keeps the limit per instance while the store is down, and goes back to it when it returns', async () => {
     const lines: string[] = [];
-    let down = true;
-    const flaky = new MemoryStore();
-    const inner: CounterStore = { ...broken, kind: 'memory', increment: (k, ttl) => (down ? broken.increment(k, ttl) : flaky.increment(k, ttl)) };
+    let down = false;
+    const shared = new MemoryStore(); // stands for Redis
+    const inner: CounterStore = { ...broken, kind: 'redis', increment: (k, ttl) => (down ? broken.increment(k, ttl) : shared.increment(k, ttl)) };
     const limiter = new RateLimiter(inner, config, () => new Date('2026-03-09T13:30:00Z'), createLogger('info', (l) => lines.push(l)));
-    const unknown = await limiter.hit('perMinute', 'org', 'GET /x');
-    expect([unknown.allowed, unknown.count, unknown.remaining]).toEqual([true, null, 3]);
-    down = false;
     expect((await limiter.hit('perMinute', 'org', 'GET /x')).count).toBe(1);
+    down = true;
+    const during = [];
+    for (let i = 0; i < 4; i++) during.push(await limiter.hit('perMinute', 'org', 'GET /x'));
+    // the budget of 3 holds, counted by this instance alone
+    expect(during.map((d) => [d.allowed, d.count, d.remaining])).toEqual([
+      [true, 1, 2],
+      [true, 2, 1],
+      [true, 3, 0],
+      [false, 4, 0],
+    ]);
+    down = false;
+    // back on the shared store, where the count was left
+    const after = await limiter.hit('perMinute', 'org', 'GET /x');
+    expect([after.allowed, after.count]).toEqual([true, 2]);
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual([
-      'rate-limit store unavailable; serving without rate limits until it returns',
+      'rate-limit store unavailable; counting per instance until it returns',
       'rate-limit store available again',
     ]);
   });

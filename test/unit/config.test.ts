@@ -1,0 +1,36 @@
+// The configuration of the HTTP limits and of CORS (src/config.ts): defaults, parsing, and a one-line
+// error naming the variable for a bad value.
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('HTTP limits and CORS configuration', () => {
+  it('has safe defaults: timeouts on, 16 KiB / 100 header fields, CORS closed', () => {
+    const config = loadConfig({});
+    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384, maxHeaders: 100 });
+    expect(config.corsOrigins).toEqual([]);
+  });
+
+  it('reads the variables, and CORS_ORIGINS as a comma-separated list', () => {
+    const config = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '2000',
+      HTTP_REQUEST_TIMEOUT_MS: '4000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      HTTP_MAX_HEADER_BYTES: '32768',
+      HTTP_MAX_HEADERS: '50',
+      CORS_ORIGINS: ' https://app.example.com, http://localhost:3000 ,',
+    });
+    expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 32_768, maxHeaders: 50 });
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it.each([
+    [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must be a positive integer, got "0"'],
+    [{ HTTP_MAX_HEADERS: 'many' }, 'HTTP_MAX_HEADERS: HTTP_MAX_HEADERS must be a positive integer, got "many"'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' }, 'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS: CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "https://app.example.com/path"'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'got "app.example.com"'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
