@@ -2,6 +2,7 @@
 // here is a global.
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
+import type { Database } from './db/client.js';
 import type { DomainDeps } from './domain/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { Logger } from './logger.js';
@@ -9,6 +10,8 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 
 export interface AppDeps extends DomainDeps {
   config: Config;
+  /** The database behind `db`: its gate, statement observers and a ping outside the gate (health, metrics). */
+  database: Pick<Database, 'kind' | 'gate' | 'observers' | 'ping'>;
   tokens: TokenSettings;
   logger: Logger;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */

@@ -50,6 +50,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     const deps: AppDeps = {
       config,
       db: database.prisma,
+      database,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
       logger,
       clock,

@@ -4,6 +4,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DatabaseGate } from './gate.js';
@@ -23,6 +24,11 @@ export interface Database {
   gate: DatabaseGate;
   /** Told about every statement (metrics, tests); add and remove freely. */
   observers: Set<DatabaseObserver>;
+  /**
+   * Asks the database for `SELECT 1` outside the gate (health checks must not queue behind the work
+   * they report on); rejects when it does not answer within `timeoutMs`.
+   */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +56,15 @@ function instrumented(raw: SqlMigrationAwareDriverAdapterFactory, maxConcurrent:
   return { gate, observers, prisma };
 }
 
+function withDeadline(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  work.catch(() => {}); // settles after the deadline: nobody waits for it any more
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
   if (url.startsWith('pglite:')) {
@@ -74,6 +89,8 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       embedded: true,
       gate,
       observers,
+      // PGlite runs one statement at a time: the ping waits for the one running, not for our queue
+      ping: (timeoutMs) => withDeadline(pglite.query('SELECT 1').then(() => undefined), timeoutMs),
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -91,6 +108,9 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     idleTimeoutMillis: 30_000,
   });
   const { gate, observers, prisma } = instrumented(adapterFactory, limits.poolSize, limits);
+  // one connection of its own for health checks, so that a busy pool does not make the database look down
+  const pingPool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 1_000, idleTimeoutMillis: 10_000 });
+  pingPool.on('error', () => {}); // an idle connection that breaks is simply replaced
   return {
     prisma,
     adapterFactory,
@@ -98,8 +118,10 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     embedded: false,
     gate,
     observers,
+    ping: (timeoutMs) => withDeadline(pingPool.query('SELECT 1').then(() => undefined), timeoutMs),
     async close() {
       await prisma.$disconnect();
+      await pingPool.end();
     },
   };
 }

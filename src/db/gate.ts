@@ -54,6 +54,7 @@ export class DatabaseGate {
   private active = 0;
   private readonly queue: Waiter[] = [];
   private brokenUntil = 0;
+  private lastAnsweredAt = -Infinity;
   private readonly totals = { admitted: 0, refused: 0, timedOut: 0, waitedMs: 0 };
 
   constructor(readonly options: GateOptions) {}
@@ -117,6 +118,16 @@ export class DatabaseGate {
   /** Called when a statement failed because the database could not be reached. */
   reportUnreachable(): void {
     this.brokenUntil = Date.now() + this.options.breakerMs;
+  }
+
+  /** Called when the database answered a statement (whatever the answer). */
+  reportAnswered(): void {
+    this.lastAnsweredAt = Date.now();
+  }
+
+  /** True when the database answered within the last `ms` and has not been found unreachable since. */
+  answeredWithin(ms: number): boolean {
+    return Date.now() - this.lastAnsweredAt <= ms && Date.now() >= this.brokenUntil;
   }
 }
 

@@ -75,13 +75,16 @@ class Instrumented {
     // the slot is held until the driver is really done, even when the caller stopped waiting
     running.then(release, release);
     try {
-      return await withTimeout(running, statementTimeoutMs);
+      const result = await withTimeout(running, statementTimeoutMs);
+      gate.reportAnswered();
+      return result;
     } catch (err) {
       error = err;
       if (isConnectionFailure(err)) {
         gate.reportUnreachable();
         throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
       }
+      if (!(err instanceof DatabaseUnavailableError)) gate.reportAnswered(); // an error answer is an answer
       throw err;
     } finally {
       const event: StatementEvent = {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DatabaseGate } from '../../src/db/gate.js';
 import { useTestApp } from '../support/testApp.js';
 import { createApp } from '../../src/app.js';
 
@@ -63,10 +64,9 @@ describe('health and keys', () => {
   });
 
   it('answers /healthz 503 naming the database when it does not answer', async () => {
-    const deadDb = new Proxy(t.deps.db, {
-      get: (target, prop, receiver) => (prop === '$queryRaw' ? () => Promise.reject(new Error('connection refused')) : Reflect.get(target, prop, receiver)),
-    });
-    const app = createApp({ ...t.deps, db: deadDb });
+    // a database that has not answered lately and does not answer the ping
+    const gate = new DatabaseGate({ maxConcurrent: 1, maxWaiting: 1, queueTimeoutMs: 100, breakerMs: 1_000 });
+    const app = createApp({ ...t.deps, database: { ...t.deps.database, gate, ping: () => Promise.reject(new Error('connection refused')) } });
     const res = await app.fetch(new Request('http://127.0.0.1:4000/healthz'));
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: 'unavailable', database: 'unavailable', redis: 'not configured' });

@@ -177,6 +177,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     t.deps = {
       config,
       db: t.db.prisma,
+      database: t.db,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
       logger,
       clock: t.clock.now,
