@@ -27,22 +27,44 @@ export class RedisTransport implements ChangeTransport {
   }
 
   async start(handlers: TransportHandlers, timeoutMs: number): Promise<void> {
-    // the event target receives (and dispatches) the channel's messages; send() publishes itself so that a
-    // failed PUBLISH is reported to the feed instead of being dropped unseen
+    // The event target receives (and dispatches) the channel's messages; send() publishes itself so that a
+    // failed PUBLISH is reported to the feed. The target does not wait for SUBSCRIBE/UNSUBSCRIBE: their
+    // failures (the connection dropped meanwhile; ioredis subscribes again after reconnecting) are caught here.
+    const subscriber = this.subscriber;
+    const subscribeClient = {
+      on: (event: string, listener: (...args: any[]) => void) => subscriber.on(event, listener),
+      subscribe: (...channels: string[]) => subscriber.subscribe(...channels).catch(() => 0),
+      unsubscribe: (...channels: string[]) => subscriber.unsubscribe(...channels).catch(() => 0),
+    } as unknown as Redis;
     const target = createRedisEventTarget<CustomEvent<string>>({
       publishClient: this.publisher,
-      subscribeClient: this.subscriber,
+      subscribeClient,
       serializer: { stringify: (v: unknown) => String(v), parse: (v: string) => v },
     });
+    // up once SUBSCRIBE is confirmed after each (re)connection: from then on no message can be missed
+    const subscribed = new Promise<void>((resolve) => {
+      subscriber.on('ready', () => {
+        subscriber.subscribe(this.channel).then(
+          () => {
+            handlers.onConnection(true);
+            resolve();
+          },
+          () => {},
+        );
+      });
+    });
+    subscriber.on('close', () => handlers.onConnection(false));
+    await Promise.allSettled([subscriber.connect(), this.publisher.connect()]);
     target.addEventListener(this.channel, (event) => handlers.onMessage(String(event.detail)));
-    // 'ready' comes after every (re)connection, once the subscriptions are restored
-    this.subscriber.on('ready', () => handlers.onConnection(true));
-    this.subscriber.on('close', () => handlers.onConnection(false));
-    await Promise.race([
-      Promise.allSettled([this.subscriber.connect(), this.publisher.connect()]),
-      new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+    let timer: NodeJS.Timeout | undefined;
+    const connected = await Promise.race([
+      subscribed.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
     ]);
-    if (this.subscriber.status !== 'ready') handlers.onConnection(false);
+    clearTimeout(timer);
+    if (!connected) handlers.onConnection(false);
   }
 
   async send(text: string): Promise<void> {

@@ -108,6 +108,11 @@ export class ReadModel implements ChangeListener {
     this.tokenCache.set(token, claims);
   }
 
+  /** Whether an organization's record or schedule is held now (tests, diagnostics). */
+  holds(part: 'organization' | 'schedule', orgId: string): boolean {
+    return (part === 'organization' ? this.organizationCache : this.scheduleCache).peek(orgId) !== undefined;
+  }
+
   stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules', ReadModelStats> {
     const of = (c: { hits: number; misses: number; size: number }) => ({ hits: c.hits, misses: c.misses, entries: c.size });
     const apiKeys = of(this.apiKeyCache);
