@@ -62,7 +62,7 @@ const envSchema = z.object({
     .transform((v) => v === 'true' || v === '1'),
   DB_POOL_SIZE: positiveInt('DB_POOL_SIZE', 10),
   DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
-  DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 2_000),
+  DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 5_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),

@@ -41,7 +41,7 @@ export interface DatabaseLimits {
   statementTimeoutMs: number;
 }
 
-export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = { poolSize: 10, maxWaiting: 100, queueTimeoutMs: 2_000, statementTimeoutMs: 10_000 };
+export const DEFAULT_DATABASE_LIMITS: DatabaseLimits = { poolSize: 10, maxWaiting: 100, queueTimeoutMs: 5_000, statementTimeoutMs: 10_000 };
 
 export interface OpenOptions {
   /** A data directory to load a PGlite from (a tarball made by `dumpDataDir`), used by tests. */

@@ -167,7 +167,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
 
   beforeAll(async () => {
     config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
-    t.db = await openTestDatabase();
+    t.db = await openTestDatabase(undefined, config.database);
     const key = await loadSigningKey(t.db.prisma, undefined);
     const logger = createLogger(config.logLevel);
     const changes = createChangeFeed(config, logger);

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.js';
+import { type DatabaseLimits, openDatabase, type Database } from '../../src/db/client.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -20,7 +20,7 @@ export interface TestDatabase extends Database {
 
 const KEEP = new Set(['_prisma_migrations', 'SigningKey']);
 
-export async function openTestDatabase(backend: Backend = currentBackend()): Promise<TestDatabase> {
+export async function openTestDatabase(backend: Backend = currentBackend(), limits?: DatabaseLimits): Promise<TestDatabase> {
   let database: Database;
   let url: string;
   let drop: (() => Promise<void>) | undefined;
@@ -36,7 +36,7 @@ export async function openTestDatabase(backend: Backend = currentBackend()): Pro
     const u = new URL(base);
     u.pathname = `/${name}`;
     url = u.toString();
-    database = await openDatabase(url);
+    database = await openDatabase(url, { limits });
     drop = async () => {
       const a = new pg.Client({ connectionString: base });
       await a.connect();
@@ -46,7 +46,7 @@ export async function openTestDatabase(backend: Backend = currentBackend()): Pro
   } else {
     url = 'pglite:memory';
     const tar = readFileSync(inject('pgliteTemplatePath'));
-    database = await openDatabase(url, { loadDataDir: new Blob([tar]) });
+    database = await openDatabase(url, { loadDataDir: new Blob([tar]), limits });
   }
   const tables = (
     await database.prisma.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)
