@@ -5,7 +5,7 @@ import { createChangeFeed } from './changes/createFeed.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
-import { applyMigrations } from './db/migrations.js';
+import { applyMigrations, migrationsUpToDate } from './db/migrations.js';
 import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
@@ -33,7 +33,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     }
   };
   try {
-    const appliedMigrations = await applyMigrations(database.adapterFactory);
+    // the schema engine is loaded only when there is something to apply
+    const appliedMigrations = (await migrationsUpToDate(database.prisma)) ? [] : await applyMigrations(database.adapterFactory);
     const key = await loadSigningKey(database.prisma, config.jwtPrivateKey);
     const clock = () => new Date();
     // rate-limit counters: in memory, or in Redis (REDIS_URL) shared by every instance

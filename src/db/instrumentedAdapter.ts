@@ -50,6 +50,16 @@ function isConnectionFailure(err: unknown): boolean {
   return false;
 }
 
+/** PostgreSQL cancelled the statement: its statement_timeout (57014, query_canceled). */
+function isServerTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown; originalCode?: unknown }).originalCode ?? (e as { code?: unknown }).code;
+    if (code === '57014') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION|START TRANSACTION)\b/i;
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -84,6 +94,7 @@ class Instrumented {
         gate.reportUnreachable();
         throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
       }
+      if (isServerTimeout(err)) throw new DatabaseUnavailableError('timeout', `The database did not answer within ${statementTimeoutMs} ms; retry shortly`);
       if (!(err instanceof DatabaseUnavailableError)) gate.reportAnswered(); // an error answer is an answer
       throw err;
     } finally {

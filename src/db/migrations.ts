@@ -2,6 +2,7 @@
 // see ../shared/recipes/prisma-offline.md). `applyMigrations` records what it applied in
 // `_prisma_migrations` exactly as `prisma migrate deploy` does, and takes the engine's advisory lock
 // on PostgreSQL so that several instances starting at once apply each migration once.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -11,6 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Db } from './client.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const schemaPath = join(projectRoot, 'prisma', 'schema.prisma');
@@ -73,6 +75,28 @@ export async function loadMigrationsList() {
       })),
     ),
   };
+}
+
+/**
+ * True when every migration in prisma/migrations is recorded as applied, unchanged (same checksum) and
+ * not rolled back: then a start need not load the schema engine at all (its WebAssembly costs a
+ * second and tens of megabytes). Anything else — a new migration, a changed file, no table yet —
+ * answers false, and the engine decides (under its advisory lock).
+ */
+export async function migrationsUpToDate(db: Pick<Db, '$queryRawUnsafe'>): Promise<boolean> {
+  let applied: { migration_name: string; checksum: string }[];
+  try {
+    applied = await db.$queryRawUnsafe(
+      'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+  } catch {
+    return false; // no migrations table: a new database
+  }
+  const recorded = new Map(applied.map((r) => [r.migration_name, r.checksum]));
+  const local = await loadMigrationsList();
+  return local.migrationDirectories.every(
+    (dir) => recorded.get(dir.path) === createHash('sha256').update(dir.migrationFile.content.value).digest('hex'),
+  );
 }
 
 /** Applies pending migrations; answers the names of those applied. */

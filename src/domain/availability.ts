@@ -395,3 +395,55 @@ export function computeAvailability(input: AvailabilityInput): Availability {
   const schedule = compileSchedule(input);
   return availabilityAt(schedule, atMs, availabilityBody(schedule, atMs, input.medium, input.templates, input.phoneNumber));
 }
+
+/** One interval of a timeline: from `start` (inclusive) to `end` (exclusive) the answer is the same. */
+export interface TimelineInterval {
+  start: string;
+  end: string;
+  state: AvailabilityState;
+  closure: { id: string; description: string } | null;
+  break: { start: string; end: string; reason: string } | null;
+  greeting: string | null;
+}
+
+interface IntervalDraft extends Omit<TimelineInterval, 'start' | 'end'> {
+  startMs: number;
+  endMs: number;
+}
+
+function sameAnswer(a: Omit<TimelineInterval, 'start' | 'end'>, b: Omit<TimelineInterval, 'start' | 'end'>): boolean {
+  return (
+    a.state === b.state &&
+    a.greeting === b.greeting &&
+    a.closure?.id === b.closure?.id &&
+    a.break?.start === b.break?.start &&
+    a.break?.end === b.break?.end &&
+    a.break?.reason === b.break?.reason
+  );
+}
+
+/**
+ * The consecutive intervals covering [fromMs, toMs), in UTC instants, each with the answer that holds
+ * at every instant in it. The answer can only change at a candidate instant (closure edges, offset
+ * transitions, local day/open/close/break boundaries), so the state at each candidate decides the
+ * interval that starts there; neighbours with the same answer are merged. Exact across daylight-saving
+ * changes for the same reason nextChangeAt is.
+ */
+export function availabilityTimeline(schedule: CompiledSchedule, fromMs: number, toMs: number, medium: Medium, phoneNumber: PhoneGreetings | null): TimelineInterval[] {
+  const starts = [fromMs, ...candidateInstants(schedule, medium, fromMs, toMs).filter((ms) => ms < toMs)];
+  const drafts: IntervalDraft[] = [];
+  starts.forEach((startMs, i) => {
+    const endMs = starts[i + 1] ?? toMs;
+    const current = evaluateAt(schedule, medium, startMs);
+    const answer = {
+      state: current.state,
+      closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
+      break: current.break ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason } : null,
+      greeting: greetingFor(medium, current, phoneNumber),
+    };
+    const last = drafts[drafts.length - 1];
+    if (last && sameAnswer(last, answer)) last.endMs = endMs;
+    else drafts.push({ startMs, endMs, ...answer });
+  });
+  return drafts.map(({ startMs, endMs, ...answer }) => ({ start: formatInstant(startMs), end: formatInstant(endMs), ...answer }));
+}

@@ -6,7 +6,17 @@ import { z } from 'zod';
 import type { OrgSchedule } from '../readmodel/records.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
-import { type Availability, answerValidUntil, availabilityAt, availabilityBody, type Medium, type PhoneGreetings } from './availability.js';
+import {
+  type Availability,
+  answerValidUntil,
+  availabilityAt,
+  availabilityBody,
+  availabilityTimeline,
+  type Medium,
+  type PhoneGreetings,
+  type TimelineInterval,
+} from './availability.js';
+import { formatInstant } from './localTime.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidSchema } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
@@ -73,4 +83,60 @@ export async function getAvailability(deps: DomainDeps, actor: Actor, orgId: str
   const org = await loadReachableOrganization(deps, actor, orgId);
   const atMs = instantMs(deps, parsed.at);
   return availabilityFromSchedule(await loadSchedule(deps, org.id, atMs), atMs, parsed.medium, parsed.phoneNumberId);
+}
+
+/** The longest range a timeline covers. */
+export const TIMELINE_MAX_DAYS = 31;
+
+const instantArg = z.union([isoInstantSchema, z.date()], {
+  error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z'),
+});
+
+/** The query of GET …/availability/timeline and the arguments of Organization.availabilityTimeline. */
+export const availabilityTimelineQuerySchema = z
+  .object({
+    from: instantArg.describe('Start of the range (inclusive), an ISO-8601 instant.'),
+    to: instantArg.describe(`End of the range (exclusive); at most ${TIMELINE_MAX_DAYS} days after from.`),
+    medium: mediumSchema,
+    phoneNumberId: uuidSchema.nullable().optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.from === undefined || value.to === undefined) return; // already reported
+    const from = toMs(value.from);
+    const to = toMs(value.to);
+    if (to <= from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+    else if (to - from > TIMELINE_MAX_DAYS * 86_400_000) ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${TIMELINE_MAX_DAYS} days after from` });
+  });
+
+function toMs(value: string | Date): number {
+  return (value instanceof Date ? value : isoInstantToDate(value)).getTime();
+}
+
+export interface AvailabilityTimeline {
+  timezone: string;
+  medium: Medium;
+  from: string;
+  to: string;
+  intervals: TimelineInterval[];
+}
+
+/**
+ * The intervals covering [from, to) (at most 31 days; instants are taken to the whole second), each
+ * with the state, closure, break and greeting that hold at every instant in it. Scope office-hours:read.
+ */
+export async function getAvailabilityTimeline(deps: DomainDeps, actor: Actor, orgId: string, query: unknown): Promise<AvailabilityTimeline> {
+  const parsed = parseInput(availabilityTimelineQuerySchema, query ?? {});
+  requireScope(actor, 'office-hours:read');
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const fromMs = Math.floor(toMs(parsed.from) / 1000) * 1000;
+  const toMsValue = Math.floor(toMs(parsed.to) / 1000) * 1000;
+  const schedule = await loadSchedule(deps, org.id, fromMs);
+  const phone = phoneGreetingsOf(schedule, parsed.phoneNumberId);
+  return {
+    timezone: schedule.timezone,
+    medium: parsed.medium,
+    from: formatInstant(fromMs),
+    to: formatInstant(toMsValue),
+    intervals: availabilityTimeline(schedule.compiled, fromMs, toMsValue, parsed.medium, phone),
+  };
 }

@@ -29,7 +29,7 @@ const BUDGETS: Record<string, Budget> = {
   'GET /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
   'POST /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
   'GET /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
-  'POST /v1/organizations/:orgId/closures/:closureId': { cold: 4, warm: 2 },
+  'POST /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'DELETE /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'GET /v1/templates': { cold: 3, warm: 1 },
   'POST /v1/templates': { cold: 3, warm: 1 },

@@ -17,6 +17,8 @@ declare module 'vitest' {
 export const POSTGRES_TEMPLATE = `ocs_test_template_${process.pid}`;
 
 export default async function setup(project: TestProject) {
+  // the e2e tests start the service as `npm start` does (compiled): compile once, before any of them runs
+  execFileSync(process.execPath, ['src/cli/build.mjs'], { cwd: project.config.root, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'ocs-test-'));
   const path = join(dir, 'template.tar');
   const url = process.env.TEST_DATABASE_URL;

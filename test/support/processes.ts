@@ -42,10 +42,13 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `src/server.ts` on a free port of 127.0.0.1 and waits for its `listening` log line. */
+/**
+ * Starts the service as `npm start` does (the compiled dist/server.js, through src/cli/start.mjs) on a
+ * free port of 127.0.0.1 and waits for its `listening` log line. `dist/` is built once by globalSetup.
+ */
 export function startServer(env: Record<string, string>, timeoutMs = 90_000): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, ['src/cli/start.mjs'], {
       cwd: projectRoot,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

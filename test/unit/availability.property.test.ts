@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import {
+  availabilityTimeline,
+  compileSchedule,
   computeAvailability,
+  greetingFor,
+  type PhoneGreetings,
   stateAt,
   type AvailabilityInput,
   type AvailabilityState,
@@ -15,6 +19,7 @@ import {
   type DaySchedule,
   type Medium,
 } from '../../src/domain/availability.js';
+import { normalizeLocalTime } from '../../src/domain/localTime.js';
 
 const TIMEZONES = [
   'America/New_York',
@@ -242,4 +247,60 @@ describe('computeAvailability against a minute-by-minute reference', () => {
       { numRuns: 500 },
     );
   }, 60_000);
+});
+
+// ----------------------------------------------------------------------------- timeline
+describe('availabilityTimeline against the point function', () => {
+  const withPhone: PhoneGreetings = { customGreeting: 'Hello', customClosedGreeting: 'We are closed' };
+
+  it('covers [from, to) with consecutive intervals whose answer is the point answer at every instant in them', () => {
+    fc.assert(
+      fc.property(
+        availabilityInput,
+        fc.integer({ min: 1, max: 31 * 24 * 60 }), // range length, minutes
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 3, maxLength: 6 }), // where to probe inside each interval
+        (input, lengthMinutes, probes) => {
+          const fromMs = Math.floor(input.at.getTime() / 1000) * 1000;
+          const toMs = fromMs + lengthMinutes * MINUTE;
+          const schedule = compileSchedule(input);
+          const intervals = availabilityTimeline(schedule, fromMs, toMs, input.medium, withPhone);
+          expect(intervals.length).toBeGreaterThan(0);
+          expect(Date.parse(intervals[0]!.start)).toBe(fromMs);
+          expect(Date.parse(intervals[intervals.length - 1]!.end)).toBe(toMs);
+          intervals.forEach((interval, i) => {
+            const start = Date.parse(interval.start);
+            const end = Date.parse(interval.end);
+            expect(end).toBeGreaterThan(start);
+            if (i > 0) {
+              expect(interval.start).toBe(intervals[i - 1]!.end); // no gap, no overlap
+              const previous = intervals[i - 1]!;
+              // neighbours differ: otherwise they would have been one interval
+              expect([previous.state, previous.closure?.id, previous.break?.start, previous.greeting]).not.toEqual([
+                interval.state,
+                interval.closure?.id,
+                interval.break?.start,
+                interval.greeting,
+              ]);
+            }
+            const answer = { state: interval.state, closure: interval.closure, break: interval.break, greeting: interval.greeting };
+            // the whole point function where the interval starts…
+            const point = computeAvailability({ ...input, at: new Date(start), phoneNumber: withPhone });
+            expect(answer, `at ${interval.start}`).toEqual({ state: point.state, closure: point.closure, break: point.break, greeting: point.greeting });
+            // …and its state, closure, break and greeting (stateAt, without the lookahead) at its last second and inside it
+            for (const at of [end - 1_000, ...probes.map((p) => start + Math.floor(((end - start) * p) / 1000) * 1000)]) {
+              if (at < start || at >= end) continue;
+              const here = stateAt(input, new Date(at));
+              expect(answer, `at ${new Date(at).toISOString()}`).toEqual({
+                state: here.state,
+                closure: here.closure ? { id: here.closure.id, description: here.closure.description } : null,
+                break: here.break ? { start: normalizeLocalTime(here.break.start), end: normalizeLocalTime(here.break.end), reason: here.break.reason } : null,
+                greeting: greetingFor(input.medium, here, withPhone),
+              });
+            }
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 // Availability on GraphQL: Organization.availability(at, medium, phoneNumberId), the same object as
 // GET /v1/organizations/{orgId}/availability (CONTRACT §4).
-import type { Availability } from '../../domain/availability.js';
-import { getAvailability } from '../../domain/availabilityQuery.js';
+import type { Availability, TimelineInterval } from '../../domain/availability.js';
+import { type AvailabilityTimeline, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../domain/availabilityQuery.js';
 import { builder } from '../builder.js';
 import { MediumEnum } from './enums.js';
 import { OrganizationRef } from './organization.js';
@@ -76,5 +76,48 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
         org.id,
         { at: args.at ?? undefined, medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
       ),
+  }),
+}));
+
+const TimelineIntervalRef = builder.objectRef<TimelineInterval>('AvailabilityInterval').implement({
+  description: 'An interval of a timeline: from start (inclusive) to end (exclusive) the state, closure, break and greeting are these.',
+  fields: (t) => ({
+    start: t.exposeString('start', { description: 'Start, UTC (`YYYY-MM-DDTHH:mm:ssZ`), inclusive.' }),
+    end: t.exposeString('end', { description: 'End, UTC, exclusive.' }),
+    state: t.field({ type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.', resolve: (i) => i.state }),
+    closure: t.field({ type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.', resolve: (i) => i.closure }),
+    break: t.field({ type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.', resolve: (i) => i.break }),
+    greeting: t.string({ nullable: true, description: 'The greeting for the medium and state; null when none is configured.', resolve: (i) => i.greeting }),
+  }),
+});
+
+const AvailabilityTimelineRef = builder.objectRef<AvailabilityTimeline>('AvailabilityTimeline').implement({
+  description: 'Consecutive availability intervals covering [from, to).',
+  fields: (t) => ({
+    timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
+    medium: t.field({ type: MediumEnum, description: 'The conversation type the timeline is for.', resolve: (tl) => tl.medium }),
+    from: t.exposeString('from', { description: 'Start of the range, UTC.' }),
+    to: t.exposeString('to', { description: 'End of the range, UTC (exclusive).' }),
+    intervals: t.field({ type: [TimelineIntervalRef], description: 'The intervals, in order, covering [from, to) without gaps.', resolve: (tl) => tl.intervals }),
+  }),
+});
+
+builder.prismaObjectFields(OrganizationRef, (t) => ({
+  availabilityTimeline: t.field({
+    type: AvailabilityTimelineRef,
+    description: `The availability intervals covering [from, to), at most ${TIMELINE_MAX_DAYS} days (a week view in one call). Scope office-hours:read.`,
+    args: {
+      from: t.arg({ type: 'DateTime', required: true, description: 'Start of the range (inclusive).' }),
+      to: t.arg({ type: 'DateTime', required: true, description: `End of the range (exclusive), at most ${TIMELINE_MAX_DAYS} days after from.` }),
+      medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
+      phoneNumberId: t.arg.id({ description: "One of the organization's phone numbers, for its greetings." }),
+    },
+    resolve: async (org, args, ctx) =>
+      getAvailabilityTimeline(ctx.deps, await ctx.actor(), org.id, {
+        from: args.from,
+        to: args.to,
+        medium: args.medium,
+        phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId),
+      }),
   }),
 }));

@@ -1,4 +1,4 @@
-import { availabilityQuerySchema, getAvailability } from '../../domain/availabilityQuery.js';
+import { availabilityQuerySchema, availabilityTimelineQuerySchema, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../domain/availabilityQuery.js';
 import { defineRoute } from '../route.js';
 
 export const availabilityRoutes = [
@@ -11,5 +11,15 @@ export const availabilityRoutes = [
     scope: 'office-hours:read',
     query: availabilityQuerySchema,
     handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps, actor, params.orgId!, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId/availability/timeline',
+    tag: 'Availability',
+    summary: 'The availability intervals covering a range (a week view in one call)',
+    description: `\`from\` and \`to\` are ISO-8601 instants (taken to the whole second), \`to\` after \`from\` and at most ${TIMELINE_MAX_DAYS} days later; \`medium\` is required. \`data.intervals\` are consecutive \`{start, end, state, closure, break, greeting}\` in UTC covering [from, to): the answer of GET …/availability at every instant of an interval is that interval's. Exact across daylight-saving changes.`,
+    scope: 'office-hours:read',
+    query: availabilityTimelineQuerySchema,
+    handler: async ({ actor, deps, params, query }) => ({ data: await getAvailabilityTimeline(deps, actor, params.orgId!, query) }),
   }),
 ];
