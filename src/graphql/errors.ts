@@ -39,12 +39,18 @@ export function maskGraphQLError(logger: Logger) {
     // wraps in a second GraphQLError) are the client's: they keep their text and are BAD_USER_INPUT
     if (graphQLError && (!graphQLError.originalError || asGraphQLError(graphQLError.originalError))) {
       const code = (graphQLError.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
+      // GraphQL over HTTP: a well-formed request whose document does not parse, validate or take its variables
+      // is a 400 for a client that accepts `application/graphql-response+json`, but a 200 (a GraphQL response
+      // with errors) for one that accepts only the legacy `application/json`. Yoga marks the parse and
+      // validation failures `http.spec`; a variable coercion failure (the wrapped one) gets the same marker.
+      // A malformed request (a `query` that is not a string, …) stays a 400 for every client.
+      const spec = (graphQLError.extensions?.http as { spec?: boolean } | undefined)?.spec === true || asGraphQLError(graphQLError.originalError) !== undefined;
       return new GraphQLError(graphQLError.message, {
         nodes: graphQLError.nodes,
         source: graphQLError.source,
         positions: graphQLError.positions,
         path: graphQLError.path,
-        extensions: { ...graphQLError.extensions, code, http: { status: 400 } },
+        extensions: { ...graphQLError.extensions, code, http: spec ? { spec, status: 400 } : { status: 400 } },
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
