@@ -1,3 +1,4 @@
+import { availabilityResponse } from '../../domain/availability.js';
 import { availabilityQuerySchema, getAvailability } from '../../domain/availabilityQuery.js';
 import { defineRoute } from '../route.js';
 
@@ -10,6 +11,8 @@ export const availabilityRoutes = [
     description: '`medium` is required; `at` is an ISO-8601 instant (default now); `phoneNumberId` picks the greetings of one of the organization\'s phone numbers.',
     scope: 'office-hours:read',
     query: availabilityQuerySchema,
+    response: availabilityResponse,
+    errors: { 404: 'The organization, or the phone number named by `phoneNumberId`, is missing or outside the caller\'s reach.' },
     handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps, actor, params.orgId!, query) }),
   }),
 ];
