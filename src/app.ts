@@ -9,6 +9,7 @@ import { BodyError, parseBody, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
 import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
+import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps) {
     return yoga.fetch(request, { deps, setOrgId, clientAddress: address });
   });
 
-  registerApiDocs(app, allRoutes);
+  registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   registerRoutes(app, allRoutes, deps);
 
   const known = [

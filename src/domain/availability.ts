@@ -21,6 +21,8 @@
 //   open, close, or break edge), so only candidates are evaluated.
 import type { IANAZone } from 'luxon';
 import { TimedClosureIndex } from './closureIndex.js';
+import { z } from 'zod';
+import { viewSchema } from './viewSchema.js';
 import {
   DAY_MS,
   MINUTE_MS,
@@ -105,6 +107,24 @@ export interface Availability {
   availableTemplates: { id: string; name: string }[];
   nextChangeAt: string | null;
 }
+
+/** The availability as answered (documented in the OpenAPI document), checked against the type. */
+export const availabilityResponse = viewSchema<Availability>()(
+  z
+    .object({
+      at: z.iso.datetime().describe('The instant asked about, UTC.'),
+      timezone: z.string().describe("The organization's IANA time zone."),
+      localTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/).describe('The wall clock there, `YYYY-MM-DDTHH:mm`.'),
+      state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
+      officeOpen: z.boolean().describe('True only when `state` is OPEN.'),
+      closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
+      break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
+      greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
+      availableTemplates: z.array(z.object({ id: z.uuid(), name: z.string() })).describe('The templates usable now on this medium.'),
+      nextChangeAt: z.iso.datetime().nullable().describe('The next instant the state changes, looking ahead at most 8 days.'),
+    })
+    .meta({ id: 'Availability' }),
+);
 
 export type ScheduleInput = Omit<AvailabilityInput, 'templates' | 'phoneNumber'>;
 

@@ -17,6 +17,7 @@ import {
   type TimelineInterval,
 } from './availability.js';
 import { formatInstant } from './localTime.js';
+import { viewSchema } from './viewSchema.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidSchema } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
@@ -119,6 +120,32 @@ export interface AvailabilityTimeline {
   to: string;
   intervals: TimelineInterval[];
 }
+
+/** The timeline as answered (documented in the OpenAPI document), checked against the type. */
+export const availabilityTimelineResponse = viewSchema<AvailabilityTimeline>()(
+  z
+    .object({
+      timezone: z.string().describe("The organization's IANA time zone."),
+      medium: mediumSchema,
+      from: z.iso.datetime().describe('Start of the range, UTC (inclusive).'),
+      to: z.iso.datetime().describe('End of the range, UTC (exclusive).'),
+      intervals: z
+        .array(
+          z
+            .object({
+              start: z.iso.datetime().describe('Start, UTC (inclusive).'),
+              end: z.iso.datetime().describe('End, UTC (exclusive).'),
+              state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
+              closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
+              break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
+              greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
+            })
+            .meta({ id: 'AvailabilityInterval' }),
+        )
+        .describe('Consecutive intervals covering [from, to) without gaps; neighbours differ.'),
+    })
+    .meta({ id: 'AvailabilityTimeline' }),
+);
 
 /**
  * The intervals covering [from, to) (at most 31 days; instants are taken to the whole second), each

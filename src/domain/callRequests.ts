@@ -6,6 +6,7 @@ import type { CallRequest } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound } from './errors.js';
 import { uuidParam } from './ids.js';
+import { viewSchema } from './viewSchema.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
@@ -13,18 +14,20 @@ export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The call request record as answered (documentation of the response; see CallRequestView). */
-export const callRequestSchema = z.object({
-  callRequestId: z.uuid(),
-  status: z.enum(CALL_REQUEST_STATUSES),
-  createdAt: instant,
-  expiresAt: instant,
-  finishedAt: instant.nullable().describe('When processing ended; null while pending.'),
-  conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
-  error: z
-    .object({ category: z.string(), code: z.string(), message: z.string() })
-    .nullable()
-    .describe('A public reason for failure (status failed); null otherwise.'),
-});
+export const callRequestSchema = viewSchema<CallRequestView>()(
+  z.object({
+    callRequestId: z.uuid(),
+    status: z.enum(CALL_REQUEST_STATUSES),
+    createdAt: instant,
+    expiresAt: instant,
+    finishedAt: instant.nullable().describe('When processing ended; null while pending.'),
+    conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
+    error: z
+      .object({ category: z.string(), code: z.string(), message: z.string() })
+      .nullable()
+      .describe('A public reason for failure (status failed); null otherwise.'),
+  }).meta({ id: 'CallRequest' }),
+);
 
 /** A public reason for a failure (spec §2); present on `failed` requests only. */
 export interface CallRequestError {

@@ -8,7 +8,8 @@ import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
-import { closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from './timeFormats.js';
+import { CLOSURE_INSTANT_PATTERN, closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from './timeFormats.js';
+import { viewSchema } from './viewSchema.js';
 
 /** Names unknown properties instead of zod's generic text (closure bodies are closed, spec §4). */
 export function closedObjectError(what: string) {
@@ -106,6 +107,29 @@ interface ClosureBase {
 export type TimedClosureView = ClosureBase & { startAt: string; endAt: string };
 export type AnnualClosureView = ClosureBase & { annualDate: { month: number; day: number } };
 export type ClosureView = TimedClosureView | AnnualClosureView;
+
+// the documented answers (the OpenAPI document), checked against the view types
+const closureViewFields = {
+  id: z.uuid(),
+  description: z.string(),
+  chatGreeting: z.string().nullable().describe('What the chat agent says during the closure; null when not configured.'),
+  phoneGreeting: z.string().nullable().describe('What the phone agent says during the closure; null when not configured.'),
+};
+const closureInstantView = z.string().regex(CLOSURE_INSTANT_PATTERN).describe('UTC, `YYYY-MM-DDTHH:mm:00Z`');
+
+/** A closure as answered by create, get, update and list: timed or annual. */
+export const closureResponse = viewSchema<ClosureView>()(
+  z
+    .union([
+      z.object({ ...closureViewFields, startAt: closureInstantView, endAt: closureInstantView }).meta({ id: 'TimedClosure', description: 'A one-time closure from `startAt` to `endAt` (UTC).' }),
+      z
+        .object({ ...closureViewFields, annualDate: z.object({ month: z.int().min(1).max(12), day: z.int().min(1).max(31) }) })
+        .meta({ id: 'AnnualClosure', description: "A closure every year on `annualDate`, all day in the organization's timezone." }),
+    ])
+    .meta({ id: 'Closure' }),
+);
+export const closureListResponse = viewSchema<{ closures: ClosureView[] }>()(z.object({ closures: z.array(closureResponse).describe('Newest first.') }));
+export const deletedClosureResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 
 type ClosureRow = {
   id: string;

@@ -5,6 +5,7 @@ import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
+import { viewSchema } from './viewSchema.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const CONVERSATION_MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
@@ -56,26 +57,28 @@ export type ListConversationsInput = z.input<typeof listConversationsInput>;
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The answer of the conversations list (documentation of the response; see ConversationPage). */
-export const conversationPageSchema = z.object({
-  conversations: z.array(
-    z.object({
-      conversationId: z.uuid(),
-      orgId: z.uuid(),
-      botId: z.uuid().nullable(),
-      conversationTags: z.array(z.string()),
-      medium: z.enum(CONVERSATION_MEDIUMS),
-      toNumber: z.string(),
-      fromNumber: z.string(),
-      summary: z.string(),
-      topic: z.string(),
-      duration: z.int().describe('Seconds.'),
-      startTime: instant,
-      endTime: instant.nullable(),
-      status: z.enum(CONVERSATION_STATUSES),
-    }),
-  ),
-  pagination: z.object({ offset: z.int(), limit: z.int(), totalCount: z.int() }),
-});
+export const conversationPageSchema = viewSchema<ConversationPage>()(
+  z.object({
+    conversations: z.array(
+      z.object({
+        conversationId: z.uuid(),
+        orgId: z.uuid(),
+        botId: z.uuid().nullable(),
+        conversationTags: z.array(z.string()),
+        medium: z.enum(CONVERSATION_MEDIUMS),
+        toNumber: z.string(),
+        fromNumber: z.string(),
+        summary: z.string(),
+        topic: z.string(),
+        duration: z.int().describe('Seconds.'),
+        startTime: instant,
+        endTime: instant.nullable(),
+        status: z.enum(CONVERSATION_STATUSES),
+      }).meta({ id: 'Conversation' }),
+    ).describe('Newest `startTime` first, ties by id.'),
+    pagination: z.object({ offset: z.int(), limit: z.int(), totalCount: z.int().describe('Conversations matching the filter, on every page.') }),
+  }).meta({ id: 'ConversationPage' }),
+);
 
 export interface ConversationView {
   conversationId: string;

@@ -8,6 +8,7 @@ import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
+import { viewSchema } from './viewSchema.js';
 
 export const INSURANCE_TYPES = ['PPO', 'HMO', 'EPO', 'MEDICAID', 'MEDICARE'] as const;
 export const INSURANCE_STATUSES = ['IN_NETWORK', 'ACCEPTED', 'CAN_FILE', 'CONDITIONAL', 'NOT_ACCEPTED'] as const;
@@ -38,16 +39,19 @@ export type UpdateInsuranceInput = z.infer<typeof updateInsuranceInput>;
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The insurance record as answered (documentation of the response; see InsuranceView). */
-export const insuranceSchema = z.object({
-  id: z.uuid(),
-  orgId: z.uuid(),
-  name: z.string(),
-  type: z.enum(INSURANCE_TYPES),
-  status: z.enum(INSURANCE_STATUSES),
-  notes: z.string(),
-  createdAt: instant,
-  updatedAt: instant,
-});
+export const insuranceSchema = viewSchema<InsuranceView>()(
+  z.object({
+    id: z.uuid(),
+    orgId: z.uuid(),
+    name: z.string(),
+    type: z.enum(INSURANCE_TYPES),
+    status: z.enum(INSURANCE_STATUSES),
+    notes: z.string(),
+    createdAt: instant,
+    updatedAt: instant,
+  }).meta({ id: 'Insurance' }),
+);
+export const insuranceListResponse = viewSchema<{ insurances: InsuranceView[] }>()(z.object({ insurances: z.array(insuranceSchema).describe('By name.') }));
 
 export interface InsuranceView {
   id: string;

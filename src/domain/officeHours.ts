@@ -10,6 +10,7 @@ import { InvalidInput, type Issue, parseInput } from './errors.js';
 import { loadSchedule } from './availabilityQuery.js';
 import { loadReachableOrganization } from './organizations.js';
 import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
+import { viewSchema } from './viewSchema.js';
 
 export const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const satisfies readonly DayOfWeek[];
 
@@ -105,6 +106,27 @@ export interface OfficeHoursView {
   close: string | null;
   breaks: OfficeBreakView[];
 }
+
+// the documented answers (the OpenAPI document), checked against the view types
+const localTimeView = z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/).describe("Local time `HH:mm` in the organization's timezone.");
+export const officeBreakResponse = viewSchema<OfficeBreakView>()(
+  z.object({ start: localTimeView, end: localTimeView, reason: z.string(), greeting: z.string() }).meta({ id: 'OfficeBreak' }),
+);
+/** One day's office hours; an unconfigured day is answered as closed. */
+export const officeHoursResponse = viewSchema<OfficeHoursView>()(
+  z
+    .object({
+      dayOfWeek: z.enum(DAYS_OF_WEEK),
+      isClosed: z.boolean(),
+      open: localTimeView.nullable().describe('Null on a closed day.'),
+      close: localTimeView.nullable().describe('Null on a closed day.'),
+      breaks: z.array(officeBreakResponse).describe('Sorted by start.'),
+    })
+    .meta({ id: 'OfficeHours' }),
+);
+export const officeHoursListResponse = viewSchema<{ officeHours: OfficeHoursView[] }>()(
+  z.object({ officeHours: z.array(officeHoursResponse).describe('Monday..Sunday, or the one day asked for.') }),
+);
 
 type OfficeHoursRow = {
   dayOfWeek: DayOfWeek;

@@ -6,6 +6,7 @@ import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { Forbidden, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { instantView, viewSchema } from './viewSchema.js';
 
 export interface OrganizationView {
   id: string;
@@ -19,6 +20,23 @@ export interface OrganizationView {
   createdAt: string;
   updatedAt: string;
 }
+
+/** The organization as answered (documented in the OpenAPI document). */
+export const organizationResponse = viewSchema<OrganizationView>()(
+  z
+    .object({
+      id: z.uuid(),
+      name: z.string(),
+      timezone: z.string().describe('IANA time zone, e.g. America/New_York.'),
+      isAccount: z.boolean().describe('An account organization may act on its child organizations.'),
+      communicationsEnabled: z.boolean().describe('False while calls, chats and SMS are disabled.'),
+      parentId: z.uuid().nullable().describe("Null when there is no parent or the parent is outside the caller's reach."),
+      childIds: z.array(z.uuid()).describe("The child organizations within the caller's reach."),
+      createdAt: instantView(),
+      updatedAt: instantView(),
+    })
+    .meta({ id: 'Organization' }),
+);
 
 export function organizationView(actor: Actor, org: OrganizationRecord): OrganizationView {
   return {
@@ -58,6 +76,16 @@ export interface CommunicationsChange {
   status: 'enabled' | 'disabled';
   changed: boolean;
 }
+
+/** The answer of disable and enable. */
+export const communicationsChangeResponse = viewSchema<CommunicationsChange>()(
+  z
+    .object({
+      status: z.enum(['enabled', 'disabled']).describe('The state after the request.'),
+      changed: z.boolean().describe('False when the organization was already in that state.'),
+    })
+    .meta({ id: 'CommunicationsChange' }),
+);
 
 /** Disable and enable take no body; a body, if sent, must be empty (unknown properties are a 400 on every write route). */
 export const communicationsInput = z.strictObject({});

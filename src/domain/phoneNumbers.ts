@@ -8,6 +8,7 @@ import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
+import { viewSchema } from './viewSchema.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
 export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
@@ -21,26 +22,29 @@ export type AttachPhoneNumberInput = z.infer<typeof attachPhoneNumberInput>;
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The phone number record as answered (documentation of the response; see PhoneNumberView). */
-export const phoneNumberSchema = z.object({
-  id: z.uuid(),
-  orgId: z.uuid(),
-  botId: z.uuid().nullable().describe('The bot the number is attached to; null while unattached.'),
-  createdAt: instant,
-  updatedAt: instant,
-  number: z.string(),
-  name: z.string(),
-  language: z.enum(LANGUAGES),
-  outbound: z.boolean(),
-  verifiedCallerId: z.string(),
-  callbackForwardingNumber: z.string(),
-  voiceId: z.enum(VOICE_IDS),
-  speed: z.number(),
-  stability: z.number(),
-  similarity: z.number(),
-  style: z.number(),
-  customGreeting: z.string().describe('The greeting while the office is open.'),
-  customClosedGreeting: z.string().describe('The greeting while the office is closed.'),
-});
+export const phoneNumberSchema = viewSchema<PhoneNumberView>()(
+  z.object({
+    id: z.uuid(),
+    orgId: z.uuid(),
+    botId: z.uuid().nullable().describe('The bot the number is attached to; null while unattached.'),
+    createdAt: instant,
+    updatedAt: instant,
+    number: z.string(),
+    name: z.string(),
+    language: z.enum(LANGUAGES),
+    outbound: z.boolean(),
+    verifiedCallerId: z.string(),
+    callbackForwardingNumber: z.string(),
+    voiceId: z.enum(VOICE_IDS),
+    speed: z.number(),
+    stability: z.number(),
+    similarity: z.number(),
+    style: z.number(),
+    customGreeting: z.string().describe('The greeting while the office is open.'),
+    customClosedGreeting: z.string().describe('The greeting while the office is closed.'),
+  }).meta({ id: 'PhoneNumber' }),
+);
+export const phoneNumberListResponse = viewSchema<{ phoneNumbers: PhoneNumberView[] }>()(z.object({ phoneNumbers: z.array(phoneNumberSchema).describe('Oldest first.') }));
 
 export interface PhoneNumberView {
   id: string;

@@ -18,7 +18,9 @@ import {
   type TemplateWorkflow,
   templateWorkflowInputSchema,
   textField,
+  templateWorkflowResponse,
 } from './workflowShape.js';
+import { instantView, viewSchema } from './viewSchema.js';
 
 export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
 export type Medium = (typeof MEDIUMS)[number];
@@ -113,6 +115,30 @@ export interface TemplateSummary {
 export interface TemplateView extends TemplateSummary {
   workflow: TemplateWorkflow | null;
 }
+
+// the documented answers (the OpenAPI document), checked against the view types
+const templateVariableResponse = viewSchema<TemplateVariable>()(
+  z.object({ name: z.string(), type: z.literal('STRING'), description: z.string() }).meta({ id: 'TemplateVariable' }),
+);
+const templateSummaryFields = {
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  version: z.int().min(1).describe('Grows by one each time the workflow definition changes.'),
+  createdAt: instantView(),
+  variables: z.array(templateVariableResponse),
+  applicableMediums: z.array(z.enum(MEDIUMS)).describe('`[]` = every conversation type.'),
+  officeHoursAvailability: z.enum(OFFICE_HOURS_AVAILABILITIES).nullable().describe('When the template may be used; null = always.'),
+};
+export const templateSummaryResponse = viewSchema<TemplateSummary>()(
+  z.object(templateSummaryFields).meta({ id: 'TemplateSummary', description: 'A template as listed: without `workflow`.' }),
+);
+export const templateListResponse = viewSchema<{ templates: TemplateSummary[] }>()(z.object({ templates: z.array(templateSummaryResponse).describe('Oldest first.') }));
+export const templateResponse = viewSchema<TemplateView>()(
+  z
+    .object({ ...templateSummaryFields, workflow: templateWorkflowResponse.nullable().describe('Null when the template has no workflow definition.') })
+    .meta({ id: 'Template', description: 'The full template, with its workflow definition.' }),
+);
 
 interface TemplateRow {
   id: string;

@@ -11,6 +11,7 @@
 //   action and templateName up to 255; order an integer 0..1 000 000, distinct among siblings and
 //   defaulting to the position (1-based); at most 200 steps per workflow, child steps included.
 import { z } from 'zod';
+import { viewSchema } from './viewSchema.js';
 
 export const MAX_STEPS_PER_WORKFLOW = 200;
 export const MAX_ORDER = 1_000_000;
@@ -171,6 +172,33 @@ export interface PortableWorkflow {
   usageContext: string;
   steps: Step[];
 }
+
+// the documented answers (the OpenAPI document), checked against the canonical types
+export const actionMetadataResponse = viewSchema<ActionMetadata>()(z.object({ templateName: z.string(), templateBody: z.string() }).meta({ id: 'ActionMetadata' }));
+const childStepViewFields = {
+  title: z.string(),
+  description: z.string(),
+  instructions: z.string(),
+  order: z.int(),
+  examples: z.array(z.string()),
+  action: z.string(),
+  actionMetadata: actionMetadataResponse.nullable().describe('Null when the step has no action metadata.'),
+};
+export const childStepResponse = viewSchema<ChildStep>()(z.object(childStepViewFields).meta({ id: 'ChildStep' }));
+export const stepResponse = viewSchema<Step>()(
+  z.object({ ...childStepViewFields, childSteps: z.array(childStepResponse).describe('Ordered by `order`; one level only.') }).meta({ id: 'Step' }),
+);
+const workflowViewFields = {
+  title: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  usageContext: z.string(),
+  steps: z.array(stepResponse).describe('Ordered by `order`.'),
+};
+export const templateWorkflowResponse = viewSchema<TemplateWorkflow>()(
+  z.object({ ...workflowViewFields, order: z.int() }).meta({ id: 'TemplateWorkflow', description: "A template's workflow definition, in canonical form." }),
+);
+export const portableWorkflowFields = workflowViewFields;
 
 type ChildStepInput = z.output<typeof childStepInputSchema>;
 

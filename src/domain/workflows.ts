@@ -22,7 +22,9 @@ import {
   type PortableWorkflow,
   portableWorkflowInputSchema,
   type Step,
+  portableWorkflowFields,
 } from './workflowShape.js';
+import { instantView, viewSchema } from './viewSchema.js';
 
 export const MAX_IMPORTED_WORKFLOWS = 100;
 
@@ -36,6 +38,16 @@ export interface BotSummary {
 export interface ExportedWorkflow extends PortableWorkflow {
   id: string;
 }
+
+// the documented answers (the OpenAPI document), checked against the view types
+export const botSummaryResponse = viewSchema<BotSummary>()(z.object({ id: z.uuid(), name: z.string(), createdAt: instantView() }).meta({ id: 'Bot' }));
+export const botListResponse = viewSchema<{ bots: BotSummary[] }>()(z.object({ bots: z.array(botSummaryResponse).describe('Oldest first.') }));
+export const exportedWorkflowResponse = viewSchema<ExportedWorkflow>()(
+  z.object({ id: z.uuid(), ...portableWorkflowFields }).meta({ id: 'Workflow', description: 'A bot workflow in the portable export form; `id` is ignored on import.' }),
+);
+export const workflowListResponse = viewSchema<{ workflows: ExportedWorkflow[] }>()(
+  z.object({ workflows: z.array(exportedWorkflowResponse).describe('Ordered by `order`.') }),
+);
 
 export const importWorkflowsInputSchema = z.strictObject(
   {

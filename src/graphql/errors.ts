@@ -44,14 +44,20 @@ export function maskGraphQLError(logger: Logger) {
     if (graphQLError && (!graphQLError.originalError || asGraphQLError(graphQLError.originalError))) {
       const code = (graphQLError.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
       // a more precise 4xx that yoga chose is kept (405 + Allow: POST for a mutation sent with GET)
-      const http = graphQLError.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined;
+      const http = graphQLError.extensions?.http as { status?: number; headers?: Record<string, string>; spec?: boolean } | undefined;
       const status = http?.status && http.status >= 400 && http.status < 500 ? http.status : 400;
+      // GraphQL over HTTP: a well-formed request whose document does not parse, validate or take its variables
+      // is a 400 for a client that accepts `application/graphql-response+json`, but a 200 (a GraphQL response
+      // with errors) for one that accepts only the legacy `application/json`. Yoga marks the parse and
+      // validation failures `http.spec`; a variable coercion failure (the wrapped one) gets the same marker.
+      // A malformed request (a `query` that is not a string, …) stays a 400 for every client.
+      const spec = http?.spec === true || asGraphQLError(graphQLError.originalError) !== undefined;
       return new GraphQLError(graphQLError.message, {
         nodes: graphQLError.nodes,
         source: graphQLError.source,
         positions: graphQLError.positions,
         path: graphQLError.path,
-        extensions: { ...graphQLError.extensions, code, http: { ...http, status } },
+        extensions: { ...graphQLError.extensions, code, http: { ...http, status, ...(spec ? { spec } : {}) } },
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
 import type { AppEnv } from './appEnv.js';
 import { errorBody } from './envelope.js';
-import { buildOpenApiDocument } from './openapi.js';
+import { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';
 import type { RouteDef } from './route.js';
 
 export const DOCS_PATH = '/v1/docs';
@@ -61,11 +61,11 @@ export const API_DOCS_ROUTES = [
 ];
 
 /** Public (no credential) routes; registered before the /v1 routes. */
-export function registerApiDocs(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
+export function registerApiDocs(app: Hono<AppEnv>, routes: readonly RouteDef[], options: OpenApiOptions = {}): void {
   let document: string | undefined; // built on first request, once per app
   app.get(OPENAPI_PATH, (c) => {
     c.set('route', `GET ${OPENAPI_PATH}`);
-    document ??= JSON.stringify(buildOpenApiDocument(routes));
+    document ??= JSON.stringify(buildOpenApiDocument(routes, options));
     return c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' });
   });
   app.get(DOCS_PATH, (c) => {

@@ -1,14 +1,39 @@
 // The OpenAPI 3.1 document of every /v1 route, generated from the route registry (rest/routes): the
-// paths and methods, the domain's zod schemas (as JSON Schema, the input side for bodies and queries),
-// the envelope around every answer, the errors, the bearer credentials and each operation's scope.
-// Nothing here is written by hand per route, so the document cannot drift from what the app serves.
+// paths and methods, the domain's zod schemas (as JSON Schema: the input side for bodies and queries,
+// the output side for each route's `response`), the envelope around every answer, the 4xx statuses each
+// route can answer, the bearer credentials and each operation's scope; plus the OAuth token endpoint
+// (openapiServicePaths.ts) and examples from the demo data set (openapiExamples.ts). Nothing is written
+// by hand per /v1 route, and the test harness validates every REST answer of the suite against this
+// document, so it cannot drift from what the app serves.
 import { z } from 'zod';
 import { SCOPES } from '../domain/access.js';
 import type { RouteDef } from './route.js';
 import { MAX_BODY_BYTES } from './body.js';
+import { ERROR_EXAMPLES, SUCCESS_EXAMPLES, SUCCESS_MESSAGES } from './openapiExamples.js';
+import { SERVICE_TAGS, servicePaths } from './openapiServicePaths.js';
 
 type JsonSchema = Record<string, unknown>;
 type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
+
+export interface OpenApiOptions {
+  /** The public base URL of the service (`servers`); relative ("the host that served the document") when unset. */
+  serverUrl?: string;
+}
+
+/** What each tag of the route registry groups (Redocly's `tag-description`); a route with another tag is an error. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Organizations: 'Organizations (business locations such as clinics) and their account organization; switching calls, chats and SMS off and on.',
+  Closures: 'One-time (timed) and annual closures; a closure overrides the office hours and breaks of its time.',
+  'Office hours': "Weekly office hours, one record per day, with recurring breaks, in the organization's timezone.",
+  Availability: 'The rules put to work: the state, greeting and usable templates at an instant, and when that next changes.',
+  Templates: "Workflow templates of the credential owner's organization; `version` grows when the workflow definition changes.",
+  Bots: 'The AI agents that answer phones, SMS and chats for an organization.',
+  Workflows: "A bot's workflows in the portable export form, and their import into another bot.",
+  'Phone numbers': "An organization's phone numbers, their greetings and the bot each one is attached to.",
+  Insurances: 'Which insurances an organization accepts, and on what terms.',
+  Calls: 'Queued call requests, polled until they finish (completed, failed or expired).',
+  Conversations: 'The conversations the agents had, newest first, one page at a time.',
+};
 
 const ref = (kind: 'schemas' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
@@ -31,14 +56,25 @@ function operationId(route: RouteDef): string {
 
 /**
  * A zod schema as JSON Schema 2020-12 (the dialect of OpenAPI 3.1). Definitions that zod puts under
- * `$defs` (reused or recursive parts) move to components.schemas, since a `#/$defs/…` reference would
- * otherwise resolve against the OpenAPI document's root.
+ * `$defs` move to components.schemas, since a `#/$defs/…` reference would otherwise resolve against the
+ * OpenAPI document's root: a schema named in the domain with `.meta({id})` (Closure, Template, …) keeps
+ * its name, so every route that answers one shares one component; other (reused or recursive) parts are
+ * named after the operation.
  */
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', name: string, components: Record<string, JsonSchema>): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    // a Date (GraphQL's DateTime, accepted beside the ISO string of a REST query) travels over HTTP as that string
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === 'date') Object.assign(ctx.jsonSchema, { type: 'string', format: 'date-time' });
+    },
+  }) as JsonSchema;
   delete json.$schema;
   const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
   delete json.$defs;
+  const componentName = (key: string) => (key.startsWith('__') ? `${name}_${key}` : key);
   let selfReferenced = false;
   const rewrite = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(rewrite);
@@ -48,14 +84,25 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', name: string, c
       selfReferenced = true;
       record.$ref = `#/components/schemas/${name}`;
     } else if (typeof record.$ref === 'string' && record.$ref.startsWith('#/$defs/')) {
-      record.$ref = `#/components/schemas/${name}_${record.$ref.slice('#/$defs/'.length)}`;
+      record.$ref = `#/components/schemas/${componentName(record.$ref.slice('#/$defs/'.length))}`;
     }
     Object.values(record).forEach(rewrite);
   };
   rewrite(json);
   for (const [key, def] of Object.entries(defs)) {
     rewrite(def);
-    components[`${name}_${key}`] = def;
+    const target = componentName(key);
+    if (components[target] && JSON.stringify(components[target]) !== JSON.stringify(def)) {
+      throw new Error(`OpenAPI: two different schemas are named ${target} (${io} of ${name})`);
+    }
+    components[target] = def;
+  }
+  // the schema itself named with .meta({id}): a reference to its component
+  const id = typeof json.id === 'string' ? json.id : undefined;
+  if (id) {
+    delete json.id;
+    components[id] = json;
+    return ref('schemas', id);
   }
   if (!selfReferenced) return json;
   components[name] = json;
@@ -72,6 +119,7 @@ function successEnvelope(data: JsonSchema): JsonSchema {
   return {
     type: 'object',
     required: ['success', 'data'],
+    additionalProperties: false,
     properties: {
       success: { const: true },
       data,
@@ -80,35 +128,29 @@ function successEnvelope(data: JsonSchema): JsonSchema {
   };
 }
 
-const errorResponses: Record<string, { description: string; headers?: Record<string, unknown> }> = {
-  BadRequest: { description: 'The request is invalid or malformed; `message` names every invalid field and why, `errors` lists them.' },
-  Unauthorized: {
+/** The error statuses a /v1 route can answer, with the shared response of each. */
+const errorResponses: Record<string, { name: string; description: string; headers?: Record<string, unknown> }> = {
+  '400': { name: 'BadRequest', description: 'The request is invalid or malformed; `message` names every invalid field and why, `errors` lists them.' },
+  '401': {
+    name: 'Unauthorized',
     description: 'The credential is missing, malformed, unknown, revoked or expired.',
-    headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+    headers: { 'WWW-Authenticate': { description: '`Bearer …`', schema: { type: 'string' } } },
   },
-  Forbidden: { description: 'The credential is valid but lacks the scope for the operation (or the operation is refused).' },
-  NotFound: { description: "The resource does not exist, or is outside the caller's reach (the two are indistinguishable)." },
-  MethodNotAllowed: {
-    description: 'The path exists but not with this method.',
-    headers: { Allow: { description: 'The methods the path answers.', schema: { type: 'string' } } },
-  },
-  PayloadTooLarge: { description: `The body exceeds ${MAX_BODY_BYTES} bytes.` },
-  UnsupportedMediaType: { description: 'The body is not JSON, form-urlencoded or multipart/form-data.' },
-  TooManyRequests: {
-    description: 'The budget of the endpoint pattern (or of call-request polling) is spent; retry after `Retry-After` seconds.',
+  '403': { name: 'Forbidden', description: 'The credential is valid but lacks the scope for the operation.' },
+  '404': { name: 'NotFound', description: "The resource does not exist, or is outside the caller's reach (the two are indistinguishable)." },
+  '413': { name: 'PayloadTooLarge', description: `The body exceeds ${MAX_BODY_BYTES} bytes.` },
+  '415': { name: 'UnsupportedMediaType', description: 'The body is not JSON, form-urlencoded or multipart/form-data.' },
+  '429': {
+    name: 'TooManyRequests',
+    description: 'The budget of the endpoint pattern (or of call-request polling, or of failed authentications from the client address) is spent; retry after `Retry-After` seconds.',
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
   },
-};
-
-const statusOfError: Record<string, string> = {
-  '400': 'BadRequest',
-  '401': 'Unauthorized',
-  '403': 'Forbidden',
-  '404': 'NotFound',
-  '405': 'MethodNotAllowed',
-  '413': 'PayloadTooLarge',
-  '415': 'UnsupportedMediaType',
-  '429': 'TooManyRequests',
+  '503': {
+    name: 'ServiceUnavailable',
+    description:
+      'The service cannot take the request now: too much work is already waiting for the database, or the database did not answer in time or cannot be reached. Nothing was changed; retry after `Retry-After` seconds.',
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+  },
 };
 
 const rateLimitHeaders = {
@@ -117,9 +159,24 @@ const rateLimitHeaders = {
   'X-RateLimit-Reset': { description: 'When the window resets, UTC epoch seconds.', schema: { type: 'integer' } },
 };
 
+/**
+ * The error statuses a route can answer: 401, 403, 429 and 503 on every route; 400 when it reads a path id
+ * (a malformed UUID), a query or a body; 404 when it names a resource by id; 413 and 415 when it takes a
+ * body; and any status the route lists in `errors` (e.g. the 404 of a filter naming a foreign id).
+ */
+export function errorStatusesOf(route: Pick<RouteDef, 'method' | 'path' | 'query' | 'body' | 'errors'>): string[] {
+  const hasPathId = /:[A-Za-z0-9_]+/.test(route.path);
+  const takesBody = route.method !== 'GET' && route.method !== 'DELETE';
+  const statuses = new Set(['401', '403', '429', '503', ...Object.keys(route.errors ?? {})]);
+  if (hasPathId || route.query || route.body || takesBody) statuses.add('400');
+  if (hasPathId) statuses.add('404');
+  if (takesBody) statuses.add('413').add('415');
+  return [...statuses].sort();
+}
+
 function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Record<string, unknown> {
   const id = operationId(route);
-  const takesBody = route.method !== 'GET' && route.method !== 'DELETE';
+  const key = `${route.method} ${route.path}`;
   const parameters: Record<string, unknown>[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
     name: m[1],
     in: 'path',
@@ -135,9 +192,11 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
     }
   }
   const body = route.body ? jsonSchemaOf(route.body, 'input', `${id}Body`, schemas) : undefined;
-  const data = route.response ? jsonSchemaOf(route.response, 'output', `${id}Response`, schemas) : { type: 'object', description: 'The payload; see the summary.' };
+  const data = jsonSchemaOf(route.response, 'output', `${id}Response`, schemas);
+  const example = Object.hasOwn(SUCCESS_EXAMPLES, key)
+    ? { example: { success: true, data: SUCCESS_EXAMPLES[key], ...(SUCCESS_MESSAGES[key] ? { message: SUCCESS_MESSAGES[key] } : {}) } }
+    : {};
 
-  const errors = ['400', '401', '403', '404', '405', ...(takesBody ? ['413', '415'] : []), '429'];
   const budget =
     route.budget === 'callRequestPoll'
       ? 'Draws on the per-second call-request polling budget of the credential owner, not on the per-minute budget.'
@@ -162,17 +221,24 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
         }
       : {}),
     responses: {
-      '200': { description: 'Success.', headers: rateLimitHeaders, content: { 'application/json': { schema: successEnvelope(data) } } },
-      ...Object.fromEntries(errors.map((status) => [status, ref('responses', statusOfError[status]!)])),
+      '200': { description: 'Success.', headers: rateLimitHeaders, content: { 'application/json': { schema: successEnvelope(data), ...example } } },
+      ...Object.fromEntries(
+        errorStatusesOf(route).map((status) => {
+          const reason = route.errors?.[Number(status) as keyof NonNullable<RouteDef['errors']>];
+          const shared = ref('responses', errorResponses[status]!.name);
+          return [status, reason ? { ...shared, description: reason } : shared];
+        }),
+      ),
     },
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RouteDef[]): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenApiOptions = {}): OpenApiDocument {
   const schemas: Record<string, JsonSchema> = {
     ErrorEnvelope: {
       type: 'object',
       required: ['success', 'data', 'message'],
+      additionalProperties: false,
       properties: {
         success: { const: false },
         data: { type: 'object', maxProperties: 0, description: 'Always an empty object on errors.' },
@@ -180,16 +246,26 @@ export function buildOpenApiDocument(routes: readonly RouteDef[]): OpenApiDocume
         errors: {
           type: 'array',
           description: 'On 400s: each invalid field and why.',
-          items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            additionalProperties: false,
+            properties: { path: { type: 'string', description: 'Dotted path of the field, e.g. `annualDate.month`; "" for the whole input.' }, message: { type: 'string' } },
+          },
         },
       },
     },
   };
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
+    if (!Object.hasOwn(TAG_DESCRIPTIONS, route.tag)) throw new Error(`OpenAPI: the tag "${route.tag}" of ${route.method} ${route.path} has no description`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route, schemas);
   }
-  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
+  Object.assign(paths, structuredClone(servicePaths));
+  const tags = [
+    ...[...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name]! })),
+    ...SERVICE_TAGS,
+  ];
   return {
     openapi: '3.1.0',
     info: {
@@ -197,16 +273,25 @@ export function buildOpenApiDocument(routes: readonly RouteDef[]): OpenApiDocume
       version: '1.0.0',
       description:
         'Office hours, closures, availability, templates, workflows, phone numbers, insurances, call requests and conversations of the organizations behind AI voice and chat agents. ' +
-        'Every answer is the envelope `{success, data, message}`. Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
+        'Every /v1 answer is the envelope `{success, data, message}`. Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
         'The same operations exist in GraphQL at `/graphql`.',
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
+    servers: [
+      options.serverUrl
+        ? { url: options.serverUrl, description: 'This deployment (the origin of its OAuth audience).' }
+        : { url: '/', description: 'The host that serves this document.' },
+    ],
     tags,
     security: [{ bearerAuth: [] }, { oauth2: [] }],
     paths,
     components: {
       schemas,
       responses: Object.fromEntries(
-        Object.entries(errorResponses).map(([name, r]) => [name, { ...r, content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope') } } }]),
+        Object.entries(errorResponses).map(([status, { name, ...r }]) => [
+          name,
+          { ...r, content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope'), example: { success: false, data: {}, ...ERROR_EXAMPLES[status] } } } },
+        ]),
       ),
       securitySchemes: {
         bearerAuth: {
@@ -224,4 +309,15 @@ export function buildOpenApiDocument(routes: readonly RouteDef[]): OpenApiDocume
       },
     },
   };
+}
+
+/** The public base URL of the service, from its OAuth audience (`https://api.example.com/v1` → `https://api.example.com`); undefined when the audience is not an http(s) URL. */
+export function serverUrlFromAudience(audience: string): string | undefined {
+  if (!/^https?:\/\//i.test(audience)) return undefined;
+  try {
+    const url = new URL(audience);
+    return `${url.origin}${url.pathname.replace(/\/v1\/?$/, '').replace(/\/$/, '')}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -18,13 +18,16 @@ export interface RouteContext {
   request: Request;
 }
 
-export interface RouteResult {
-  data: unknown;
+export interface RouteResult<Data = unknown> {
+  data: Data;
   message?: string;
   status?: number;
 }
 
-export interface RouteDef {
+/** The 4xx statuses a route may document (beyond those every route answers). */
+export type RouteErrorStatus = 400 | 403 | 404;
+
+export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   method: HttpMethod;
   /** Hono path under the origin, e.g. "/v1/organizations/:orgId/closures". */
   path: string;
@@ -37,10 +40,13 @@ export interface RouteDef {
   budget?: 'perMinute' | 'callRequestPoll';
   query?: z.ZodType;
   body?: z.ZodType;
-  response?: z.ZodType;
-  handler(ctx: RouteContext): Promise<RouteResult>;
+  /** The `data` of a successful answer, from the domain module (documentation; the handler must return it). */
+  response: Response;
+  /** Route-specific reasons for an error status, added to the document's description of that status. */
+  errors?: Partial<Record<RouteErrorStatus, string>>;
+  handler(ctx: RouteContext): Promise<RouteResult<z.output<Response>>>;
 }
 
-export function defineRoute(def: RouteDef): RouteDef {
+export function defineRoute<Response extends z.ZodType>(def: RouteDef<Response>): RouteDef<Response> {
   return def;
 }

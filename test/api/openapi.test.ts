@@ -1,16 +1,24 @@
-// GET /v1/openapi.json is a valid OpenAPI 3.1 document of exactly the routes the app serves, and
-// GET /v1/docs shows it; both are public.
+// GET /v1/openapi.json is a valid OpenAPI 3.1 document of exactly the routes the app serves, with the
+// real shape of every answer, that passes Redocly's recommended lint; GET /v1/docs shows it; both are
+// public. (That every answer of the suite matches the document is checked by the harness: t.rest.)
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.js';
+import { buildOpenApiDocument, errorStatusesOf, openApiPath, TAG_DESCRIPTIONS } from '../../src/rest/openapi.js';
+import { SUCCESS_EXAMPLES } from '../../src/rest/openapiExamples.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
+import { OpenApiValidator } from '../support/openApiValidator.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
-type Operation = { description: string; tags: string[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> };
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+type Operation = { description: string; tags: string[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, any> };
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; [key: string]: any };
 
 async function openApiDocument(): Promise<Document> {
   const res = await t.rest('GET', '/v1/openapi.json', { token: null });
@@ -33,7 +41,7 @@ describe('GET /v1/openapi.json', () => {
     expect(validator.version).toBe('3.1');
   });
 
-  it('documents every registered route with its method, tag, scope and errors', async () => {
+  it('documents every registered route with its method, tag, scope, answer and errors', async () => {
     const doc = await openApiDocument();
     expect(allRoutes.length).toBeGreaterThan(0);
     for (const route of allRoutes) {
@@ -41,17 +49,76 @@ describe('GET /v1/openapi.json', () => {
       expect(operation, `${route.method} ${route.path} is missing`).toBeDefined();
       expect(operation!.tags).toEqual([route.tag]);
       expect(operation!.description).toContain(`Scope: \`${route.scope}\``);
-      expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', '405', '429']));
+      // the success and exactly the 4xx statuses the route can answer (405 belongs to the other methods)
+      expect(Object.keys(operation!.responses).sort()).toEqual(['200', ...errorStatusesOf(route)].sort());
+      expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
+      // `data` is the route's real shape, not a bare object
+      const data = operation!.responses['200'].content['application/json'].schema.properties.data;
+      expect(data.$ref ?? data.properties, `${route.method} ${route.path}: data`).toBeDefined();
+      expect(operation!.responses['200'].content['application/json'].example, `${route.method} ${route.path}: example`).toBeDefined();
       if (route.body) {
         expect(Object.keys(operation!.requestBody!.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
-        expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['413', '415']));
+        expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
       }
+      if (route.path.includes('/:')) expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['400', '404']));
     }
   });
 
-  it('documents nothing that is not a registered route', async () => {
+  it('documents no 404 where no id is named, and the route-specific reasons of an error', async () => {
     const doc = await openApiDocument();
-    const registered = new Set(allRoutes.map((r) => `${r.method} ${openApiPath(r.path)}`));
+    expect(Object.keys(doc.paths['/v1/templates']!.get!.responses).sort()).toEqual(['200', '401', '403', '429']);
+    expect(Object.keys(doc.paths['/v1/templates']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429']);
+    expect(doc.paths['/v1/conversations']!.get!.responses['404']).toMatchObject({ $ref: '#/components/responses/NotFound', description: expect.stringContaining('botId') });
+  });
+
+  it('names its server, license and tags (each with a description), with examples from the demo data', async () => {
+    const doc = await openApiDocument();
+    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:4000', description: expect.any(String) }]);
+    expect(doc.info.license).toEqual({ name: expect.any(String), identifier: expect.any(String) });
+    const tags = new Set(allRoutes.map((r) => r.tag));
+    for (const tag of tags) expect(doc.tags).toContainEqual({ name: tag, description: TAG_DESCRIPTIONS[tag] });
+    expect(Object.keys(SUCCESS_EXAMPLES).sort()).toEqual(allRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    expect(doc.paths['/v1/organizations/{orgId}']!.get!.responses['200'].content['application/json'].example.data.name).toBe('Bright Smiles Downtown');
+  });
+
+  it("documents every example so that it matches its own schema", async () => {
+    const validator = new OpenApiValidator(await openApiDocument());
+    for (const route of allRoutes) {
+      const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
+      const example = { success: true, data: SUCCESS_EXAMPLES[`${route.method} ${route.path}`] };
+      expect(validator.check({ method: route.method, path, status: 200, contentType: 'application/json', body: example }), `${route.method} ${route.path}`).toEqual([]);
+    }
+  });
+
+  it('passes Redocly\'s recommended lint with no error and no warning', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'ocs-openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(await openApiDocument()));
+    const { stdout } = await promisify(execFile)('node_modules/.bin/redocly', ['lint', '--config', 'redocly.yaml', '--format', 'json', file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    expect(report.problems).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  });
+
+  it('tells drift apart: an undocumented status, a missing, extra or mistyped field', async () => {
+    const validator = new OpenApiValidator(await openApiDocument());
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`);
+    const answer = { method: 'GET', path: `/v1/organizations/${t.demo.organizations.clinic.id}`, status: 200, contentType: 'application/json', body: res.body };
+    expect(validator.check(answer)).toEqual([]);
+    const { name: _name, ...withoutName } = res.body.data;
+    expect(validator.check({ ...answer, status: 418 })).toEqual([expect.stringContaining('status 418 is not documented')]);
+    expect(validator.check({ ...answer, body: { ...res.body, data: withoutName } }).join()).toContain("must have required property 'name'");
+    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, extra: 1 } } }).join()).toContain('must NOT have additional properties');
+    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, childIds: 'none' } } }).join()).toContain('/data/childIds must be array');
+    expect(validator.check({ ...answer, status: 404, body: { success: false, data: {} } }).join()).toContain("must have required property 'message'");
+    expect(validator.check({ ...answer, method: 'PUT', status: 200 })).toEqual([expect.stringContaining('no documented operation')]);
+    expect(validator.check({ ...answer, contentType: 'text/plain' })).toEqual([expect.stringContaining('answered text/plain')]);
+  });
+
+  it('documents nothing that is not a registered route (beyond POST /oauth/token)', async () => {
+    const doc = await openApiDocument();
+    const registered = new Set([...allRoutes.map((r) => `${r.method} ${openApiPath(r.path)}`), 'POST /oauth/token']);
     const documented = documentedOperations(doc).map((o) => `${o.method} ${o.path}`);
     expect(documented.filter((o) => !registered.has(o))).toEqual([]);
     expect(documented).toHaveLength(registered.size);
@@ -70,7 +137,16 @@ describe('GET /v1/openapi.json', () => {
   it('keeps recursive and reused schemas valid (their definitions move to components)', async () => {
     const step: z.ZodType = z.lazy(() => z.object({ title: z.string(), childSteps: z.array(step) }));
     const doc = buildOpenApiDocument([
-      { method: 'POST', path: '/v1/things/:thingId', tag: 'Things', summary: 'A thing', scope: 'templates:write', body: z.object({ steps: z.array(step) }), handler: async () => ({ data: {} }) },
+      {
+        method: 'POST',
+        path: '/v1/things/:thingId',
+        tag: 'Templates',
+        summary: 'A thing',
+        scope: 'templates:write',
+        body: z.object({ steps: z.array(step) }),
+        response: z.object({ steps: z.array(step) }),
+        handler: async () => ({ data: { steps: [] } }),
+      },
     ]);
     expect(JSON.stringify(doc)).not.toContain('#/$defs/');
     const result = await new Validator().validate(structuredClone(doc) as Parameters<Validator['validate']>[0]);

@@ -1,6 +1,7 @@
 // The API test harness: one database and one app per test file, the demo data set recreated before
 // every case, a fake clock, and small REST/GraphQL clients that go through the app's fetch handler
-// (no socket). Usage:
+// (no socket). Every answer `t.rest` gets is checked against the OpenAPI document the app serves (a
+// documented status, a body matching its schema: openApiValidator.ts), so a test fails on drift. Usage:
 //
 //   const t = useTestApp();
 //   it('…', async () => {
@@ -19,6 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { createChangeFeed } from '../../src/changes/createFeed.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
+import { OpenApiValidator } from './openApiValidator.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export class FakeClock {
@@ -104,6 +106,14 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
 
   t.fetch = (path, init) => Promise.resolve(t.app.fetch(new Request(new URL(path, 'http://127.0.0.1:4000'), init)));
 
+  // the document as served, fetched once per test file
+  let openApi: Promise<OpenApiValidator> | undefined;
+  const documented = () =>
+    (openApi ??= t
+      .fetch('/v1/openapi.json')
+      .then((res) => res.json())
+      .then((document) => new OpenApiValidator(document as Record<string, unknown>)));
+
   t.rest = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     const token = o.token === undefined ? t.demo.organizations.clinic.apiKey : o.token;
@@ -130,6 +140,10 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       /* not JSON: keep the text */
+    }
+    const problems = (await documented()).check({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
+    if (problems.length > 0) {
+      throw new Error(`The answer does not match the OpenAPI document (GET /v1/openapi.json):\n${problems.join('\n')}\nbody: ${text.slice(0, 2000)}`);
     }
     return { status: res.status, headers: res.headers, body: parsed as any };
   };

@@ -1,4 +1,12 @@
-import { availabilityQuerySchema, availabilityTimelineQuerySchema, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../domain/availabilityQuery.js';
+import { availabilityResponse } from '../../domain/availability.js';
+import {
+  availabilityQuerySchema,
+  availabilityTimelineQuerySchema,
+  availabilityTimelineResponse,
+  getAvailability,
+  getAvailabilityTimeline,
+  TIMELINE_MAX_DAYS,
+} from '../../domain/availabilityQuery.js';
 import { defineRoute } from '../route.js';
 
 export const availabilityRoutes = [
@@ -10,6 +18,8 @@ export const availabilityRoutes = [
     description: '`medium` is required; `at` is an ISO-8601 instant (default now); `phoneNumberId` picks the greetings of one of the organization\'s phone numbers.',
     scope: 'office-hours:read',
     query: availabilityQuerySchema,
+    response: availabilityResponse,
+    errors: { 404: 'The organization, or the phone number named by `phoneNumberId`, is missing or outside the caller\'s reach.' },
     handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps, actor, params.orgId!, query) }),
   }),
   defineRoute({
@@ -20,6 +30,8 @@ export const availabilityRoutes = [
     description: `\`from\` and \`to\` are ISO-8601 instants (taken to the whole second), \`to\` after \`from\` and at most ${TIMELINE_MAX_DAYS} days later; \`medium\` is required. \`data.intervals\` are consecutive \`{start, end, state, closure, break, greeting}\` in UTC covering [from, to): the answer of GET …/availability at every instant of an interval is that interval's. Exact across daylight-saving changes.`,
     scope: 'office-hours:read',
     query: availabilityTimelineQuerySchema,
+    response: availabilityTimelineResponse,
+    errors: { 404: "The organization, or the phone number named by `phoneNumberId`, is missing or outside the caller's reach." },
     handler: async ({ actor, deps, params, query }) => ({ data: await getAvailabilityTimeline(deps, actor, params.orgId!, query) }),
   }),
 ];

@@ -1,4 +1,4 @@
-import { exportBotWorkflows, importBotWorkflows, importWorkflowsInputSchema, listBots } from '../../domain/workflows.js';
+import { botListResponse, exportBotWorkflows, importBotWorkflows, importWorkflowsInputSchema, listBots, workflowListResponse } from '../../domain/workflows.js';
 import { defineRoute } from '../route.js';
 
 export const botRoutes = [
@@ -8,6 +8,7 @@ export const botRoutes = [
     tag: 'Bots',
     summary: "List an organization's bots",
     scope: 'bots:read',
+    response: botListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { bots: await listBots(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
@@ -17,6 +18,7 @@ export const botRoutes = [
     summary: "Export a bot's workflows in the portable form",
     description: 'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
     scope: 'bots:read',
+    response: workflowListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps, actor, params.botId!) } }),
   }),
   defineRoute({
@@ -28,6 +30,7 @@ export const botRoutes = [
       'Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot\'s existing workflows, in one transaction. Answers the created workflows with their new ids.',
     scope: 'templates:write',
     body: importWorkflowsInputSchema,
+    response: workflowListResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps, actor, params.botId!, body) } }),
   }),
 ];

@@ -1,4 +1,15 @@
-import { createClosure, createClosureSchema, deleteClosure, getClosure, listClosures, updateClosure, updateClosureSchema } from '../../domain/closures.js';
+import {
+  closureListResponse,
+  closureResponse,
+  createClosure,
+  createClosureSchema,
+  deletedClosureResponse,
+  deleteClosure,
+  getClosure,
+  listClosures,
+  updateClosure,
+  updateClosureSchema,
+} from '../../domain/closures.js';
 import { defineRoute } from '../route.js';
 
 export const closureRoutes = [
@@ -10,6 +21,7 @@ export const closureRoutes = [
     description: 'Either `startAt` and `endAt` (UTC, `YYYY-MM-DDTHH:mm:00Z`) or `annualDate` `{month, day}`. The greeting keys are required; null means not configured.',
     scope: 'closures:write',
     body: createClosureSchema,
+    response: closureResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: await createClosure(deps, actor, params.orgId!, body) }),
   }),
   defineRoute({
@@ -18,6 +30,7 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'List closures, newest first',
     scope: 'closures:read',
+    response: closureListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { closures: await listClosures(deps, actor, params.orgId!) } }),
   }),
   defineRoute({
@@ -26,6 +39,7 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'Get a closure',
     scope: 'closures:read',
+    response: closureResponse,
     handler: async ({ actor, deps, params }) => ({ data: await getClosure(deps, actor, params.orgId!, params.closureId!) }),
   }),
   defineRoute({
@@ -36,6 +50,7 @@ export const closureRoutes = [
     description: '`description` and the form (`annualDate`, or `startAt` and `endAt`) are required; the closure may switch form. Omitted greetings are kept; null or blank ones are refused.',
     scope: 'closures:write',
     body: updateClosureSchema,
+    response: closureResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: await updateClosure(deps, actor, params.orgId!, params.closureId!, body) }),
   }),
   defineRoute({
@@ -44,6 +59,7 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'Delete a closure',
     scope: 'closures:write',
+    response: deletedClosureResponse,
     handler: async ({ actor, deps, params }) => ({ data: await deleteClosure(deps, actor, params.orgId!, params.closureId!) }),
   }),
 ];

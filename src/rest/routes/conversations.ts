@@ -12,6 +12,7 @@ export const conversationRoutes = [
     scope: 'conversations:read',
     query: listConversationsInput,
     response: conversationPageSchema,
+    errors: { 404: "The organization named by `orgId`, or the bot named by `botId`, is missing or outside the caller's reach." },
     handler: async ({ actor, deps, query }) => ({ data: await listConversations(deps, actor, query) }),
   }),
 ];

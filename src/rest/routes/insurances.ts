@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { insuranceSchema, listInsurances, updateInsurance, updateInsuranceInput } from '../../domain/insurances.js';
+import { insuranceListResponse, insuranceSchema, listInsurances, updateInsurance, updateInsuranceInput } from '../../domain/insurances.js';
 import { defineRoute } from '../route.js';
 
 export const insuranceRoutes = [
@@ -10,7 +9,7 @@ export const insuranceRoutes = [
     summary: "List an organization's insurance acceptance settings",
     description: '`data` = `{insurances: [insurance]}`, by name.',
     scope: 'insurances:read',
-    response: z.object({ insurances: z.array(insuranceSchema) }),
+    response: insuranceListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { insurances: await listInsurances(deps, actor, params.orgId!) } }),
   }),
   defineRoute({

@@ -1,4 +1,4 @@
-import { getOfficeHours, officeHoursQuerySchema, setOfficeHours, setOfficeHoursSchema } from '../../domain/officeHours.js';
+import { getOfficeHours, officeHoursListResponse, officeHoursQuerySchema, officeHoursResponse, setOfficeHours, setOfficeHoursSchema } from '../../domain/officeHours.js';
 import { defineRoute } from '../route.js';
 
 export const officeHoursRoutes = [
@@ -10,6 +10,7 @@ export const officeHoursRoutes = [
     description: 'Omitting `breaks` keeps the existing breaks; `[]` clears them. Times are `H:mm` or `HH:mm`, returned as `HH:mm`.',
     scope: 'office-hours:write',
     body: setOfficeHoursSchema,
+    response: officeHoursResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: await setOfficeHours(deps, actor, params.orgId!, body) }),
   }),
   defineRoute({
@@ -19,6 +20,7 @@ export const officeHoursRoutes = [
     summary: 'Office hours of every day (Monday..Sunday), or of one day',
     scope: 'office-hours:read',
     query: officeHoursQuerySchema,
+    response: officeHoursListResponse,
     handler: async ({ actor, deps, params, query }) => ({ data: await getOfficeHours(deps, actor, params.orgId!, query) }),
   }),
 ];

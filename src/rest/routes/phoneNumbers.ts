@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { attachPhoneNumber, attachPhoneNumberInput, listPhoneNumbers, phoneNumberSchema } from '../../domain/phoneNumbers.js';
+import { attachPhoneNumber, attachPhoneNumberInput, listPhoneNumbers, phoneNumberListResponse, phoneNumberSchema } from '../../domain/phoneNumbers.js';
 import { defineRoute } from '../route.js';
 
 export const phoneNumberRoutes = [
@@ -10,7 +9,7 @@ export const phoneNumberRoutes = [
     summary: "List an organization's phone numbers",
     description: '`data` = `{phoneNumbers: [phoneNumber]}`, oldest first.',
     scope: 'organizations:read',
-    response: z.object({ phoneNumbers: z.array(phoneNumberSchema) }),
+    response: phoneNumberListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { phoneNumbers: await listPhoneNumbers(deps, actor, params.orgId!) } }),
   }),
   defineRoute({

@@ -1,4 +1,12 @@
-import { createTemplate, createTemplateInputSchema, listTemplates, updateTemplate, updateTemplateInputSchema } from '../../domain/templates.js';
+import {
+  createTemplate,
+  createTemplateInputSchema,
+  listTemplates,
+  templateListResponse,
+  templateResponse,
+  updateTemplate,
+  updateTemplateInputSchema,
+} from '../../domain/templates.js';
 import { defineRoute } from '../route.js';
 
 export const templateRoutes = [
@@ -9,6 +17,7 @@ export const templateRoutes = [
     summary: "List the credential owner organization's workflow templates",
     description: 'Oldest first. The list items carry no `workflow`; GraphQL `templates` includes it.',
     scope: 'templates:read',
+    response: templateListResponse,
     handler: async ({ actor, deps }) => ({ data: { templates: await listTemplates(deps, actor) } }),
   }),
   defineRoute({
@@ -19,6 +28,7 @@ export const templateRoutes = [
     description: '`name` is required; the answer is the full template with `version` 1. JSON, form-urlencoded or multipart.',
     scope: 'templates:write',
     body: createTemplateInputSchema,
+    response: templateResponse,
     handler: async ({ actor, deps, body }) => ({ data: await createTemplate(deps, actor, body) }),
   }),
   defineRoute({
@@ -30,6 +40,7 @@ export const templateRoutes = [
       "Every field is optional; an omitted field keeps its value. `version` grows by one when the workflow definition changes. A template outside the credential owner's organization is a 404.",
     scope: 'templates:write',
     body: updateTemplateInputSchema,
+    response: templateResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: await updateTemplate(deps, actor, params.templateId!, body) }),
   }),
 ];

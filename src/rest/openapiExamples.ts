@@ -1,0 +1,253 @@
+// Examples for the OpenAPI document, taken from the demo data set (src/demo/demoData.ts, CONTRACT §6):
+// the clinic "Bright Smiles Downtown" of the account "Bright Smiles Dental Group", its bots, phone
+// numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
+// fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.
+
+const ids = {
+  account: '6f1c2a52-8a43-4c1e-9d55-0c1b5e3a7d10',
+  clinic: '0b8e9a3c-5d2f-4e61-8a7b-3c9d1e2f4a50',
+  clinic2: '9a7d3e21-4b6c-4f8e-a1d2-5e6f7a8b9c30',
+  frontDesk: '2c4e6a8b-1d3f-4a5c-8e7b-9d0f1a2b3c41',
+  afterHours: '7e9a1c3d-5f2b-4d6e-9a8c-0b1d2e3f4a52',
+  workflow: '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c63',
+  mainLine: '3d5f7a9b-2c4e-4f6a-8b1c-3d5e7f9a1b74',
+  deltaDental: '8b0d2f4a-6c8e-4a1b-9d3f-5a7c9e1b3d85',
+  bookAppointment: '4f6a8c0e-2b4d-4e6f-8a1c-3e5a7c9e1f96',
+  closure: '1e3a5c7e-9b1d-4f3a-8c5e-7a9c1e3b5d07',
+  callRequest: 'c2e4a6c8-0d2f-4b4d-8f6a-8c0e2a4c6e18',
+  conversation: 'd3f5b7d9-1e3a-4c5e-9a7b-9d1f3b5d7f29',
+  annualClosure: 'e4a6c8ea-2f4b-4d6f-8b8c-0e2a4c6e8a3a',
+} as const;
+
+const createdAt = '2026-03-02T14:05:11.482Z';
+
+const identifyStep = {
+  title: 'Identify the patient',
+  description: 'Ask for name and date of birth.',
+  instructions: 'Confirm the spelling of the last name.',
+  order: 1,
+  examples: ['May I have your full name?', 'What is your date of birth?'],
+  action: 'COLLECT_INFO',
+  actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}, DOB: {{dob}}' },
+  childSteps: [
+    {
+      title: 'New patient',
+      description: 'Collect insurance details.',
+      instructions: 'Ask for the insurance carrier and member id.',
+      order: 1,
+      examples: ['Which insurance do you have?'],
+      action: 'COLLECT_INFO',
+      actionMetadata: { templateName: 'insurance', templateBody: 'Carrier: {{carrier}}' },
+    },
+  ],
+};
+const offerStep = {
+  title: 'Offer a time',
+  description: 'Propose the next open slots.',
+  instructions: 'Offer at most three slots.',
+  order: 2,
+  examples: ['I have Tuesday at 10 or Wednesday at 2.'],
+  action: 'SEND_SMS',
+  actionMetadata: { templateName: 'confirmation', templateBody: 'Your visit is booked for {{time}}.' },
+  childSteps: [],
+};
+
+const templateSummary = {
+  id: ids.bookAppointment,
+  name: 'Book an appointment',
+  description: 'Book an appointment template',
+  version: 1,
+  createdAt,
+  variables: [{ name: 'patientName', type: 'STRING', description: 'The patient name' }],
+  applicableMediums: [],
+  officeHoursAvailability: 'OPEN',
+};
+const template = {
+  ...templateSummary,
+  workflow: {
+    title: 'Book an appointment',
+    description: 'Book an appointment for new and returning patients',
+    enabled: true,
+    usageContext: 'Use when the caller asks to book, move or cancel a visit.',
+    order: 1,
+    steps: [identifyStep, offerStep],
+  },
+};
+const workflow = {
+  id: ids.workflow,
+  title: 'Front desk scheduling',
+  description: 'Front desk scheduling for new and returning patients',
+  enabled: true,
+  usageContext: 'Use when the caller asks to book, move or cancel a visit.',
+  steps: [identifyStep, offerStep],
+};
+const timedClosure = {
+  id: ids.closure,
+  description: 'Team training',
+  chatGreeting: null,
+  phoneGreeting: 'We are in training until 1 pm; please call back.',
+  startAt: '2026-03-10T13:00:00Z',
+  endAt: '2026-03-10T17:00:00Z',
+};
+const annualClosure = {
+  id: ids.annualClosure,
+  description: 'Independence Day',
+  chatGreeting: 'We are closed for Independence Day and answer on the next business day.',
+  phoneGreeting: null,
+  annualDate: { month: 7, day: 4 },
+};
+const monday = {
+  dayOfWeek: 'MONDAY',
+  isClosed: false,
+  open: '09:00',
+  close: '17:00',
+  breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'We are at lunch until 1 pm.' }],
+};
+const closedDay = (dayOfWeek: string) => ({ dayOfWeek, isClosed: true, open: null, close: null, breaks: [] });
+const phoneNumber = {
+  id: ids.mainLine,
+  orgId: ids.clinic,
+  botId: ids.frontDesk,
+  createdAt,
+  updatedAt: createdAt,
+  number: '+15550101',
+  name: 'Downtown main line',
+  language: 'ENGLISH',
+  outbound: true,
+  verifiedCallerId: '+15550101',
+  callbackForwardingNumber: '+15550199',
+  voiceId: 'FRIENDLY_BRIGHT',
+  speed: 1,
+  stability: 0.5,
+  similarity: 0.75,
+  style: 0,
+  customGreeting: 'Thanks for calling Downtown main line, how can I help?',
+  customClosedGreeting: 'Downtown main line is closed right now; leave a message and we will call you back.',
+};
+const insurance = {
+  id: ids.deltaDental,
+  orgId: ids.clinic,
+  name: 'Delta Dental',
+  type: 'PPO',
+  status: 'IN_NETWORK',
+  notes: 'Delta Dental notes',
+  createdAt,
+  updatedAt: createdAt,
+};
+
+/** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
+export const SUCCESS_EXAMPLES: Record<string, unknown> = {
+  'GET /v1/templates': { templates: [templateSummary] },
+  'POST /v1/templates': { ...template, id: ids.bookAppointment },
+  'PUT /v1/templates/:templateId': { ...template, version: 2 },
+  'GET /v1/organizations/:orgId/bots': {
+    bots: [
+      { id: ids.frontDesk, name: 'Front desk', createdAt },
+      { id: ids.afterHours, name: 'After hours', createdAt },
+    ],
+  },
+  'GET /v1/bots/:botId/workflows': { workflows: [workflow] },
+  'POST /v1/bots/:botId/workflows/import': { workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d74' }] },
+  'GET /v1/organizations/:orgId': {
+    id: ids.clinic,
+    name: 'Bright Smiles Downtown',
+    timezone: 'America/New_York',
+    isAccount: false,
+    communicationsEnabled: true,
+    parentId: ids.account,
+    childIds: [],
+    createdAt,
+    updatedAt: createdAt,
+  },
+  'POST /v1/organizations/:orgId/disable': { status: 'disabled', changed: true },
+  'POST /v1/organizations/:orgId/enable': { status: 'enabled', changed: true },
+  'GET /v1/organizations/:orgId/phone-numbers': { phoneNumbers: [phoneNumber] },
+  'POST /v1/phone-numbers/:phoneNumberId/attach': { ...phoneNumber, botId: ids.afterHours },
+  'GET /v1/organizations/:orgId/insurances': { insurances: [insurance] },
+  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ...insurance, status: 'CONDITIONAL', notes: 'Pre-authorization required' },
+  'GET /v1/call-requests/:callRequestId': {
+    callRequestId: ids.callRequest,
+    status: 'failed',
+    createdAt: '2026-03-09T13:30:00.000Z',
+    expiresAt: '2026-03-09T14:30:00.000Z',
+    finishedAt: '2026-03-09T13:30:00.000Z',
+    conversationId: null,
+    error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+  },
+  'GET /v1/conversations': {
+    conversations: [
+      {
+        conversationId: ids.conversation,
+        orgId: ids.clinic,
+        botId: ids.frontDesk,
+        conversationTags: ['appointment'],
+        medium: 'CHAT',
+        toNumber: '+15550100',
+        fromNumber: '+155502000',
+        summary: 'Conversation 1',
+        topic: 'Billing',
+        duration: 30,
+        startTime: '2026-10-01T15:00:00.000Z',
+        endTime: '2026-10-01T15:00:30.000Z',
+        status: 'OPEN',
+      },
+    ],
+    pagination: { offset: 0, limit: 1, totalCount: 40 },
+  },
+  'POST /v1/organizations/:orgId/closures': timedClosure,
+  'GET /v1/organizations/:orgId/closures': { closures: [annualClosure, timedClosure] },
+  'GET /v1/organizations/:orgId/closures/:closureId': timedClosure,
+  'POST /v1/organizations/:orgId/closures/:closureId': annualClosure,
+  'DELETE /v1/organizations/:orgId/closures/:closureId': { id: ids.closure, deleted: true },
+  'POST /v1/organizations/:orgId/office-hours': monday,
+  'GET /v1/organizations/:orgId/office-hours': {
+    officeHours: [monday, ...['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map(closedDay)],
+  },
+  'GET /v1/organizations/:orgId/availability': {
+    at: '2026-03-09T13:30:00Z',
+    timezone: 'America/New_York',
+    localTime: '2026-03-09T09:30',
+    state: 'OPEN',
+    officeOpen: true,
+    closure: null,
+    break: null,
+    greeting: 'Thanks for calling Downtown main line, how can I help?',
+    availableTemplates: [{ id: ids.bookAppointment, name: 'Book an appointment' }],
+    nextChangeAt: '2026-03-09T16:00:00Z',
+  },
+};
+
+/** The `message` that accompanies a success, where the route sends one. */
+export const SUCCESS_MESSAGES: Record<string, string> = {
+  'POST /v1/organizations/:orgId/disable': 'Communications disabled',
+  'POST /v1/organizations/:orgId/enable': 'Communications enabled',
+  'POST /v1/phone-numbers/:phoneNumberId/attach': 'Phone number attached',
+};
+
+/** One example error envelope per status. */
+export const ERROR_EXAMPLES: Record<string, { message: string; errors?: { path: string; message: string }[] }> = {
+  '400': { message: 'endAt: must be after startAt', errors: [{ path: 'endAt', message: 'must be after startAt' }] },
+  '401': { message: 'Missing credentials: send Authorization: Bearer <API key or access token>' },
+  '403': { message: 'This credential lacks the scope closures:write' },
+  '404': { message: 'Organization not found' },
+  '413': { message: 'The body exceeds 1048576 bytes' },
+  '415': { message: 'Unsupported content type "text/plain"; send application/json, application/x-www-form-urlencoded or multipart/form-data' },
+  '429': { message: 'Rate limit exceeded; retry after 42 s' },
+  '503': { message: 'The service is overloaded; retry shortly' },
+};
+
+/** The demo OAuth client's token exchange (the secret is a placeholder: the demo's are fresh). */
+export const DEMO = {
+  tokenRequest: {
+    grant_type: 'client_credentials',
+    client_id: 'cli_7Hq2LmX9pR4sV8nB3kD6fJ1w',
+    client_secret: '<the client secret: 48 base62 characters>',
+    audience: 'http://127.0.0.1:4000/v1',
+  },
+  tokenResponse: {
+    access_token: 'eyJhbGciOiJFUzI1NiIsImtpZCI6ImRlbW8ifQ.eyJvcmciOiIwYjhlOWEzYyJ9.c2lnbmF0dXJl',
+    token_type: 'Bearer',
+    expires_in: 86400,
+    scope: 'organizations:read closures:read closures:write office-hours:read',
+  },
+};

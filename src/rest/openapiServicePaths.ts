@@ -1,0 +1,95 @@
+// The route outside /v1 that every integrator calls (app.ts): the OAuth token endpoint. It answers in
+// RFC 6749's shapes, not the /v1 envelope, so it is described here by hand, in the same OpenAPI document
+// as the route registry (a generated client then gets its token with the same client).
+import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.js';
+import { SCOPES } from '../domain/access.js';
+import { MAX_BODY_BYTES } from './body.js';
+import { DEMO } from './openapiExamples.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const tokenRequest: JsonSchema = {
+  type: 'object',
+  required: ['grant_type', 'client_id', 'client_secret', 'audience'],
+  properties: {
+    grant_type: { const: 'client_credentials' },
+    client_id: { type: 'string', minLength: 1 },
+    client_secret: { type: 'string', minLength: 1 },
+    audience: { type: 'string', minLength: 1, description: 'The service audience (`OAUTH_AUDIENCE`, by default `http://HOST:PORT/v1`).' },
+  },
+};
+
+const oauthError = (codes: string[]): JsonSchema => ({
+  type: 'object',
+  required: ['error', 'error_description'],
+  additionalProperties: false,
+  properties: { error: { enum: codes }, error_description: { type: 'string' } },
+});
+
+const json = (schema: JsonSchema, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
+
+export const SERVICE_TAGS = [
+  { name: 'OAuth', description: 'OAuth 2.0 client credentials: exchange a client id and secret for a bearer access token (a JWT, verifiable with the keys at `GET /.well-known/jwks.json`).' },
+];
+
+export const servicePaths: Record<string, Record<string, unknown>> = {
+  '/oauth/token': {
+    post: {
+      operationId: 'postOauthToken',
+      tags: ['OAuth'],
+      summary: 'Get an access token (client credentials)',
+      description:
+        `Takes JSON or form-urlencoded \`{grant_type: client_credentials, client_id, client_secret, audience}\` and answers a bearer token valid for ${ACCESS_TOKEN_TTL_SECONDS} s, ` +
+        'carrying the client\'s scopes. Errors follow RFC 6749 (`{error, error_description}`), not the /v1 envelope. Failed attempts count against the budget of the client address.',
+      security: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: tokenRequest, example: DEMO.tokenRequest },
+          'application/x-www-form-urlencoded': { schema: tokenRequest },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'An access token.',
+          headers: { 'Cache-Control': { description: '`no-store`', schema: { type: 'string' } } },
+          content: json(
+            {
+              type: 'object',
+              required: ['access_token', 'token_type', 'expires_in', 'scope'],
+              additionalProperties: false,
+              properties: {
+                access_token: { type: 'string', description: 'An ES256 JWT; send it as `Authorization: Bearer <token>`.' },
+                token_type: { const: 'Bearer' },
+                expires_in: { type: 'integer', description: 'Seconds.' },
+                scope: { type: 'string', description: `The granted scopes, space-separated (of: ${SCOPES.join(' ')}).` },
+              },
+            },
+            DEMO.tokenResponse,
+          ),
+        },
+        '400': {
+          description: 'The request is malformed, names another grant type, or names the wrong `audience` (`invalid_grant`).',
+          content: json(oauthError(['invalid_request', 'unsupported_grant_type', 'invalid_grant']), {
+            error: 'invalid_request',
+            error_description: 'client_secret is required',
+          }),
+        },
+        '401': {
+          description: 'Unknown client, revoked client or wrong secret (one answer for all three).',
+          headers: { 'WWW-Authenticate': { description: '`Basic realm="oauth"`', schema: { type: 'string' } } },
+          content: json(oauthError(['invalid_client']), { error: 'invalid_client', error_description: 'Unknown client or wrong secret' }),
+        },
+        '413': {
+          description: `The body exceeds ${MAX_BODY_BYTES} bytes.`,
+          content: json(oauthError(['invalid_request']), { error: 'invalid_request', error_description: `The body exceeds ${MAX_BODY_BYTES} bytes` }),
+        },
+        '429': {
+          description: 'Too many failed authentications from this client address in this minute.',
+          headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+          content: json(oauthError(['slow_down']), { error: 'slow_down', error_description: 'Too many failed authentications; retry after 42 s' }),
+        },
+      },
+    },
+  },
+};
