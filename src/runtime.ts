@@ -2,6 +2,7 @@
 // the change feed and the read model it keeps fresh. Shared by the server, the command-line tools and
 // the benchmark.
 import { createChangeFeed } from './changes/createFeed.js';
+import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -55,6 +56,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
       logger,
       clock,
+      wakeAt: wakeAtRealTime,
       rateLimit,
       readModel,
       changes,

@@ -49,3 +49,16 @@ export function parseChangeMessage(text: string): ChangeMessage | null {
 export interface ChangePublisher {
   publish(change: Change): void;
 }
+
+/** Hears every change, this instance's and the others' (feed.ts). */
+export interface ChangeListener {
+  /** `local` is true for a change published by this instance. */
+  onChange(change: Change, local: boolean): void;
+  /** The channel to the other instances was lost (false) or is back (true). */
+  onChannel?(connected: boolean): void;
+}
+
+/** Publishing and listening: what live subscriptions need. */
+export interface ChangeChannel extends ChangePublisher {
+  subscribe(listener: ChangeListener): () => void;
+}

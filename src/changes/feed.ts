@@ -7,17 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
-import { type Change, type ChangePublisher, parseChangeMessage } from './change.js';
+import { type Change, type ChangeChannel, type ChangeListener, parseChangeMessage } from './change.js';
 import type { ChangeTransport } from './transport.js';
 
-export interface ChangeListener {
-  /** `local` is true for a change published by this instance. */
-  onChange(change: Change, local: boolean): void;
-  /** The channel to the other instances was lost (false) or is back (true). */
-  onChannel?(connected: boolean): void;
-}
+export type { ChangeListener };
 
-export class ChangeFeed implements ChangePublisher {
+export class ChangeFeed implements ChangeChannel {
   /** Stamped on what this instance sends, so that its own messages coming back are recognised. */
   readonly instanceId = randomUUID();
   private readonly listeners = new Set<ChangeListener>();

@@ -1,7 +1,7 @@
 // What a domain function needs besides the actor and its input: the database, the in-memory read
 // model the hot path is served from, the change feed every write reports to, and the time. AppDeps
 // (src/deps.ts) is a superset, so a surface hands its own deps over as they are.
-import type { ChangePublisher } from '../changes/change.js';
+import type { ChangeChannel } from '../changes/change.js';
 import type { Db } from '../db/client.js';
 import type { ReadModel } from '../readmodel/readModel.js';
 import type { RequestBatch } from './batch.js';
@@ -12,8 +12,13 @@ export interface DomainDeps {
   clock: () => Date;
   /** Organizations, credentials and compiled schedules, cached; reads of the hot path go through it. */
   readModel: ReadModel;
-  /** Every committed write reports what it changed here (cache invalidation, live subscriptions). */
-  changes: ChangePublisher;
+  /** Every committed write reports what it changed here (cache invalidation, live subscriptions), which also carries other instances' changes. */
+  changes: ChangeChannel;
+  /**
+   * Calls `wake` once the clock reads `atMs` (at once when it already does); answers a cancel function.
+   * On the app's clock, so that tests move live subscriptions through time with a fake one.
+   */
+  wakeAt(atMs: number, wake: () => void): () => void;
   /**
    * Per-request batching of per-organization lists (GraphQL nested fields ask for the closures of many
    * organizations at once); without it each call loads its own.

@@ -25,16 +25,39 @@ import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export class FakeClock {
   private fixed: Date | null = null;
+  private timers: { atMs: number; wake: () => void }[] = [];
   now = (): Date => (this.fixed ? new Date(this.fixed) : new Date());
   set(at: Date | string): void {
     this.fixed = new Date(at);
+    this.fireDue();
   }
   advance(ms: number): void {
     this.fixed = new Date(this.now().getTime() + ms);
+    this.fireDue();
   }
-  /** Back to the real time. */
+  /** Back to the real time (pending wake-ups are dropped). */
   real(): void {
     this.fixed = null;
+    this.timers = [];
+  }
+  /** deps.wakeAt on this clock: due wake-ups fire, in order, when the clock is set or advanced past them. */
+  wakeAt = (atMs: number, wake: () => void): (() => void) => {
+    const timer = { atMs, wake };
+    if (atMs <= this.now().getTime()) queueMicrotask(wake);
+    else this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  };
+  /** Wake-ups waiting (tests: a subscription keeps exactly one). */
+  get pendingWakeUps(): number {
+    return this.timers.length;
+  }
+  private fireDue(): void {
+    const now = this.now().getTime();
+    const due = this.timers.filter((t) => t.atMs <= now).sort((a, b) => a.atMs - b.atMs);
+    this.timers = this.timers.filter((t) => t.atMs > now);
+    for (const timer of due) timer.wake();
   }
 }
 
@@ -195,6 +218,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
       logger,
       clock: t.clock.now,
+      wakeAt: t.clock.wakeAt,
       // in memory unless the env override sets REDIS_URL; the fake clock drives its windows
       rateLimit: createRateLimiter(config, logger, t.clock.now),
       readModel,
