@@ -9,7 +9,14 @@ export interface Issue {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHENTICATED' | 'RATE_LIMITED';
+  abstract readonly code:
+    | 'BAD_USER_INPUT'
+    | 'NOT_FOUND'
+    | 'FORBIDDEN'
+    | 'UNAUTHENTICATED'
+    | 'RATE_LIMITED'
+    | 'IDEMPOTENCY_KEY_IN_USE'
+    | 'IDEMPOTENCY_KEY_REUSED';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -50,6 +57,17 @@ export class RateLimited extends DomainError {
   ) {
     super(message);
   }
+}
+
+/** 409: another request with the same Idempotency-Key is still being answered (idempotency/). */
+export class IdempotencyKeyInUse extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_USE' as const;
+  readonly retryAfter = 1;
+}
+
+/** 422: an Idempotency-Key sent again with a different request (idempotency/). */
+export class IdempotencyKeyReused extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED' as const;
 }
 
 export function issuesFromZod(error: z.ZodError): Issue[] {

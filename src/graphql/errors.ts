@@ -1,8 +1,10 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (CONTRACT §5); anything else is masked.
+// Every error also carries `extensions.requestId`, the X-Request-Id of the answer.
 import { GraphQLError } from 'graphql';
-import { DomainError, InvalidInput, RateLimited } from '../domain/errors.js';
+import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
+import { currentRequestId, internalErrorMessage } from '../requestContext.js';
 
 function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
@@ -18,15 +20,28 @@ function asGraphQLError(error: unknown): GraphQLError | undefined {
   return error instanceof Error && error.name === 'GraphQLError' ? (error as GraphQLError) : undefined;
 }
 
+/** `extensions` of a domain error: its code, the details a client acts on, the HTTP status it sets. */
+export function domainErrorExtensions(domain: DomainError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = { code: domain.code };
+  if (domain instanceof InvalidInput) extensions.issues = domain.issues;
+  if (domain instanceof RateLimited) extensions.retryAfter = domain.retryAfter;
+  if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+  if (domain instanceof IdempotencyKeyInUse) extensions.http = { status: 409, headers: { 'Retry-After': String(domain.retryAfter) } };
+  if (domain.code === 'IDEMPOTENCY_KEY_REUSED') extensions.http = { status: 422 };
+  return withRequestId(extensions);
+}
+
+function withRequestId(extensions: Record<string, unknown>): Record<string, unknown> {
+  const requestId = currentRequestId();
+  return requestId ? { ...extensions, requestId } : extensions;
+}
+
 export function maskGraphQLError(logger: Logger) {
-  return (error: unknown, message: string): Error => {
+  return (error: unknown, _message: string): Error => {
     const domain = domainErrorOf(error);
     const graphQLError = asGraphQLError(error);
     if (domain) {
-      const extensions: Record<string, unknown> = { code: domain.code };
-      if (domain instanceof InvalidInput) extensions.issues = domain.issues;
-      if (domain instanceof RateLimited) extensions.retryAfter = domain.retryAfter;
-      if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+      const extensions = domainErrorExtensions(domain);
       return new GraphQLError(domain.message, {
         nodes: graphQLError?.nodes,
         source: graphQLError?.source,
@@ -44,14 +59,15 @@ export function maskGraphQLError(logger: Logger) {
         source: graphQLError.source,
         positions: graphQLError.positions,
         path: graphQLError.path,
-        extensions: { ...graphQLError.extensions, code, http: { status: 400 } },
+        extensions: withRequestId({ ...graphQLError.extensions, code, http: { status: 400 } }),
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
-    return new GraphQLError(message, {
+    // never expected: the message names the request id, which is in the log line with the cause
+    return new GraphQLError(internalErrorMessage(), {
       nodes: graphQLError?.nodes,
       path: graphQLError?.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      extensions: withRequestId({ code: 'INTERNAL_SERVER_ERROR' }),
     });
   };
 }

@@ -16,6 +16,8 @@ export interface GraphQLServerContext {
   setOrgId?: (orgId: string) => void;
   /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
   clientAddress?: string;
+  /** The caller, when authenticated before yoga (a keyed mutation, idempotentOperations.ts); not again. */
+  actor?: Promise<Actor>;
 }
 
 export function createGraphQLHandler(deps: AppDeps) {
@@ -30,14 +32,14 @@ export function createGraphQLHandler(deps: AppDeps) {
     parserAndValidationCache: true,
     plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus()],
     maskedErrors: { maskError: maskGraphQLError(deps.logger) },
-    context: ({ request, setOrgId, clientAddress }) => {
+    context: ({ request, setOrgId, clientAddress, actor: authenticated }) => {
       let pending: Promise<Actor> | undefined;
       return {
         deps,
         request,
         actor: () =>
           (pending ??= (async () => {
-            const actor = await authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local');
+            const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));
             setOrgId?.(actor.orgId);
             return actor;
           })()),

@@ -38,6 +38,11 @@ export interface RouteDef {
   query?: z.ZodType;
   body?: z.ZodType;
   response?: z.ZodType;
+  /**
+   * GET only: top-level fields of `data` the ETag leaves out because they only echo the time of the
+   * request (availability's `at`, `localTime`); a 304 then means "nothing else changed" (conditionalGet.ts).
+   */
+  etagOmits?: readonly string[];
   handler(ctx: RouteContext): Promise<RouteResult>;
 }
 
