@@ -1,6 +1,7 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (CONTRACT §5); anything else is masked.
-// Every error also carries `extensions.requestId`, the X-Request-Id of the answer.
+// Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
@@ -28,12 +29,38 @@ export function domainErrorExtensions(domain: DomainError): Record<string, unkno
   if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
   if (domain instanceof IdempotencyKeyInUse) extensions.http = { status: 409, headers: { 'Retry-After': String(domain.retryAfter) } };
   if (domain.code === 'IDEMPOTENCY_KEY_REUSED') extensions.http = { status: 422 };
-  return withRequestId(extensions);
+  return extensions;
 }
 
-function withRequestId(extensions: Record<string, unknown>): Record<string, unknown> {
+/** `extensions` with the id of the request being answered (requestContext.ts). */
+export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
   const requestId = currentRequestId();
-  return requestId ? { ...extensions, requestId } : extensions;
+  return requestId ? { ...extensions, requestId } : { ...extensions };
+}
+
+/**
+ * Adds `extensions.requestId` to every error of a result, whatever made it (parsing, validation,
+ * armor's limits, a resolver), so that a client can quote the request of any error.
+ */
+export function useRequestIdInErrors(): Plugin {
+  const stamp = (error: GraphQLError) =>
+    new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: withRequestId(error.extensions),
+    });
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Symbol.asyncIterator in result) return; // a stream: its events are not errors of the request
+      const results = Array.isArray(result) ? result : [result];
+      if (!results.some((r) => r.errors?.length)) return;
+      const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError)) } : r));
+      setResult(Array.isArray(result) ? stamped : stamped[0]!);
+    },
+  };
 }
 
 export function maskGraphQLError(logger: Logger) {
@@ -59,7 +86,7 @@ export function maskGraphQLError(logger: Logger) {
         source: graphQLError.source,
         positions: graphQLError.positions,
         path: graphQLError.path,
-        extensions: withRequestId({ ...graphQLError.extensions, code, http: { status: 400 } }),
+        extensions: { ...graphQLError.extensions, code, http: { status: 400 } },
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
@@ -67,7 +94,7 @@ export function maskGraphQLError(logger: Logger) {
     return new GraphQLError(internalErrorMessage(), {
       nodes: graphQLError?.nodes,
       path: graphQLError?.path,
-      extensions: withRequestId({ code: 'INTERNAL_SERVER_ERROR' }),
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
   };
 }

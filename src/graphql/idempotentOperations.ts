@@ -12,7 +12,7 @@ import { answerIdempotently } from '../idempotency/idempotentRequests.js';
 import { IDEMPOTENCY_KEY_HEADER, ORIGINAL_REQUEST_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from '../idempotency/key.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { GRAPHQL_LIMITS } from './abuseLimits.js';
-import { domainErrorExtensions } from './errors.js';
+import { domainErrorExtensions, withRequestId } from './errors.js';
 
 /** Runs the operation through yoga; `actor` is the caller when it was authenticated already (counted once). */
 export type ForwardToYoga = (actor?: Promise<Actor>) => Promise<Response>;
@@ -42,7 +42,7 @@ function mutationOf(body: unknown): MutationRequest | undefined {
 /** A GraphQL error answer made outside yoga (a bad key, 409, 422): the same `extensions` as inside. */
 export function graphQLErrorResponse(error: DomainError): Response {
   const { http, ...extensions } = domainErrorExtensions(error) as { http?: { status?: number; headers?: Record<string, string> } };
-  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions }] }), {
+  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions: withRequestId(extensions) }] }), {
     status: http?.status ?? 400,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...http?.headers },
   });

@@ -5,7 +5,7 @@ import type { Actor } from '../domain/access.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
-import { maskGraphQLError } from './errors.js';
+import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
@@ -30,7 +30,7 @@ export function createGraphQLHandler(deps: AppDeps) {
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,
     parserAndValidationCache: true,
-    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus()],
+    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus(), useRequestIdInErrors()],
     maskedErrors: { maskError: maskGraphQLError(deps.logger) },
     context: ({ request, setOrgId, clientAddress, actor: authenticated }) => {
       let pending: Promise<Actor> | undefined;
