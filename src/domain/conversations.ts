@@ -8,7 +8,7 @@ import type { SigningKey } from '../auth/signingKey.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
-import { type ConversationPosition, type ConversationRange, conversationsAfter, positionOf } from './conversationPages.js';
+import { type ConversationPosition, type ConversationRange, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
 
@@ -217,7 +217,7 @@ async function conversationScope(deps: DomainDeps, actor: Actor, query: Filters)
   // organization is not among the listed ones
   const ranges: ConversationRange[] = query.botId
     ? orgIds.includes(botOrgId!)
-      ? archivedStates.map((archived) => ({ botId: query.botId!, archived }))
+      ? archivedStates.map((archived) => ({ orgId: botOrgId!, botId: query.botId!, archived }))
       : []
     : orgIds.flatMap((orgId) => archivedStates.map((archived) => ({ orgId, archived })));
   return {
@@ -265,13 +265,12 @@ export async function listConversations(deps: ConversationDeps, actor: Actor, in
   }
 
   const offset = query.offset ?? 0;
-  const [totalCount, rows] = await db.$transaction(
-    [
-      db.conversation.count({ where: scope.where }),
-      db.conversation.findMany({ where: scope.where, orderBy: [{ startTime: 'desc' }, { id: 'asc' }], skip: offset, take: query.limit }),
-    ],
-    { isolationLevel: 'RepeatableRead' },
-  );
+  const [totalCount, rows] =
+    scope.ranges.length === 0
+      ? [0, []]
+      : await db.$transaction([db.conversation.count({ where: scope.where }), db.$queryRaw<Conversation[]>(conversationPageQuery(scope.ranges, undefined, query.limit, offset))], {
+          isolationLevel: 'RepeatableRead',
+        });
   const hasMore = rows.length > 0 && offset + rows.length < totalCount;
   return {
     conversations: rows.map(conversationView),

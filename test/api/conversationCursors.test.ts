@@ -94,6 +94,12 @@ describe('REST cursor pagination', () => {
     expect(ids(again.body.data.conversations)).toEqual(ids(second.body.data.conversations));
   });
 
+  it('answers the largest offset with an empty page', async () => {
+    const res = await list({ offset: '2147483647', limit: '100', includeArchived: 'true' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ conversations: [], pagination: { offset: 2147483647, limit: 100, totalCount: 45, nextCursor: null } });
+  });
+
   it('answers 400 for offset and cursor together', async () => {
     const cursor = (await list({ limit: '5' })).body.data.pagination.nextCursor;
     const res = await list({ offset: '5', cursor });
