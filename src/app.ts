@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { clientCredentialsGrant } from './auth/oauthToken.js';
 import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
+import { answerGraphQLPost } from './graphql/idempotentOperations.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
 import { BodyError, parseBody, readLimited } from './rest/body.js';
@@ -15,9 +16,13 @@ import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
 import { clientAddress } from './ratelimit/clientAddress.js';
+import { requestIdMiddleware } from './requestContext.js';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+
+  // first: X-Request-Id on every answer, and the id in every log line of the request (requestContext.ts)
+  app.use('*', requestIdMiddleware());
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential)
   app.use('*', async (c, next) => {
@@ -83,10 +88,11 @@ export function createApp(deps: AppDeps) {
     try {
       request = await graphQLRequest(c.req.raw);
     } catch (err) {
-      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST' } }] }, err.status);
+      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
       throw err;
     }
-    return yoga.fetch(request, { deps, setOrgId, clientAddress: address });
+    // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
+    return answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, clientAddress: address, actor }));
   });
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });

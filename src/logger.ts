@@ -1,4 +1,7 @@
 // Structured JSON logs on stdout, one object per line. Never pass a secret in `fields`.
+// A line written while a request is answered carries its `requestId` (requestContext.ts).
+import { currentRequestId } from './requestContext.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -12,7 +15,8 @@ export interface Logger {
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    write(JSON.stringify({ level: at, time: new Date().toISOString(), msg, ...fields }));
+    const requestId = currentRequestId();
+    write(JSON.stringify({ level: at, time: new Date().toISOString(), msg, ...(requestId ? { requestId } : {}), ...fields }));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -1,6 +1,6 @@
 // The key that signs access tokens. JWT_PRIVATE_KEY (PEM or JWK) when set; otherwise a key generated
 // once and kept in the database, so that every instance on one database and every restart agree.
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { Db } from '../db/client.js';
 
@@ -10,6 +10,17 @@ export interface SigningKey {
   privateKey: KeyObject | CryptoKey;
   publicKey: KeyObject | CryptoKey;
   publicJwk: JWK;
+  /**
+   * 32 bytes derived (HKDF) from the private key, from which the service derives the keys of its own
+   * MACs (auth/derivedKeys.ts): every instance with this signing key agrees, nobody without it can forge.
+   */
+  derivationSecret: Uint8Array;
+}
+
+/** HKDF-SHA-256 of the private key's secret component (the JWK's `d`). */
+function derivationSecretOf(privateJwk: JWK): Uint8Array {
+  if (typeof privateJwk.d !== 'string') throw new Error('the signing key has no private component');
+  return new Uint8Array(hkdfSync('sha256', Buffer.from(privateJwk.d, 'base64url'), 'office-communications-service', 'derivation secret', 32));
 }
 
 const STORED_KID = 'default-es256';
@@ -37,7 +48,8 @@ async function fromConfigured(text: string): Promise<SigningKey> {
   const publicJwk = await exportJWK(publicKey);
   const { createHash } = await import('node:crypto');
   const kid = createHash('sha256').update(JSON.stringify(publicJwk)).digest('base64url').slice(0, 16);
-  return { kid, alg, privateKey, publicKey, publicJwk: { ...publicJwk, kid, alg, use: 'sig' } };
+  const derivationSecret = derivationSecretOf(privateKey.export({ format: 'jwk' }) as JWK);
+  return { kid, alg, privateKey, publicKey, publicJwk: { ...publicJwk, kid, alg, use: 'sig' }, derivationSecret };
 }
 
 async function fromDatabase(db: Db): Promise<SigningKey> {
@@ -55,7 +67,14 @@ async function fromDatabase(db: Db): Promise<SigningKey> {
   }
   const privateKey = (await importJWK(row.privateJwk as JWK, 'ES256')) as CryptoKey;
   const publicKey = (await importJWK(row.publicJwk as JWK, 'ES256')) as CryptoKey;
-  return { kid: row.kid, alg: 'ES256', privateKey, publicKey, publicJwk: { ...(row.publicJwk as JWK), kid: row.kid, alg: 'ES256', use: 'sig' } };
+  return {
+    kid: row.kid,
+    alg: 'ES256',
+    privateKey,
+    publicKey,
+    publicJwk: { ...(row.publicJwk as JWK), kid: row.kid, alg: 'ES256', use: 'sig' },
+    derivationSecret: derivationSecretOf(row.privateJwk as JWK),
+  };
 }
 
 export async function loadSigningKey(db: Db, configured: string | undefined): Promise<SigningKey> {

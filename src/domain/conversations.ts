@@ -1,11 +1,17 @@
 // The conversations list (spec §2 "Conversation", §4; CONTRACT §3): one page of an organization's
-// conversations, newest first, with the total count of the same filter.
+// conversations, newest first, with the total count of the same filter. Pages are asked by offset (the
+// specification's form) or by cursor (REST `cursor`/`nextCursor`, the GraphQL connection): a cursor
+// page is a keyset read (conversationPages.ts), as cheap deep in the list as at its start.
 import { z } from 'zod';
+import { derivedKey } from '../auth/derivedKeys.js';
+import type { SigningKey } from '../auth/signingKey.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
+import { type ConversationPosition, type ConversationRange, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { viewSchema } from './viewSchema.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const CONVERSATION_MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
@@ -18,16 +24,28 @@ export const CONVERSATIONS_MAX_OFFSET = 2_147_483_647;
 // null). Only well-formed strings are converted, so "abc", "1.5" or "" still fail with a clear message.
 const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 
-function integerParam(min: number, max: number, fallback: number) {
+const integerFromString = (value: unknown) => {
+  const v = absentToUndefined(value);
+  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+};
+
+function boundedInteger(min: number, max: number) {
   const error = `must be an integer between ${min} and ${max}`;
-  return z.preprocess(
-    (value) => {
-      const v = absentToUndefined(value);
-      return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-    },
-    z.number({ error }).int({ error, abort: true }).min(min, { error }).max(max, { error }).default(fallback),
-  );
+  return z.number({ error }).int({ error, abort: true }).min(min, { error }).max(max, { error });
 }
+
+function integerParam(min: number, max: number, fallback: number) {
+  return z.preprocess(integerFromString, boundedInteger(min, max).default(fallback));
+}
+
+function optionalIntegerParam(min: number, max: number) {
+  return z.preprocess(integerFromString, boundedInteger(min, max).optional());
+}
+
+const cursorParam = z.preprocess(
+  absentToUndefined,
+  z.string({ error: 'must be a cursor from a previous page' }).min(1, { error: 'must not be empty' }).max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` }).optional(),
+);
 
 const booleanParam = z.preprocess((value) => {
   const v = absentToUndefined(value);
@@ -44,15 +62,34 @@ const uuidFilter = z.preprocess(
  * parameters are a 400, so that a misspelt filter (`includeArchive=true`) never silently answers
  * a different list.
  */
-export const listConversationsInput = z.strictObject({
-  offset: integerParam(0, CONVERSATIONS_MAX_OFFSET, 0).describe('Items to skip.'),
-  limit: integerParam(1, CONVERSATIONS_MAX_LIMIT, CONVERSATIONS_DEFAULT_LIMIT).describe('Page size.'),
+const conversationFilters = {
   orgId: uuidFilter.describe("Filter by organization (the credential owner's by default); outside the caller's reach a 404."),
   botId: uuidFilter.describe("Filter by bot; outside the caller's reach a 404."),
   includeArchived: booleanParam.describe('Include archived conversations.'),
   includeChildren: booleanParam.describe("Include the child organizations' conversations; account organizations only (400 otherwise)."),
-});
+};
+
+export const listConversationsInput = z
+  .strictObject({
+    offset: optionalIntegerParam(0, CONVERSATIONS_MAX_OFFSET).describe('Items to skip (default 0). Not with `cursor`.'),
+    cursor: cursorParam.describe(
+      'Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the filters it was issued for). Not with `offset`.',
+    ),
+    limit: integerParam(1, CONVERSATIONS_MAX_LIMIT, CONVERSATIONS_DEFAULT_LIMIT).describe('Page size.'),
+    ...conversationFilters,
+  })
+  .refine((query) => query.offset === undefined || query.cursor === undefined, {
+    path: ['cursor'],
+    error: 'cannot be combined with offset; send one of them',
+  });
 export type ListConversationsInput = z.input<typeof listConversationsInput>;
+
+/** The arguments of GraphQL `conversationsConnection` (a Relay connection): `first`/`after` and the filters. */
+export const conversationsConnectionInput = z.strictObject({
+  first: integerParam(1, CONVERSATIONS_MAX_LIMIT, CONVERSATIONS_DEFAULT_LIMIT),
+  after: cursorParam,
+  ...conversationFilters,
+});
 
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
@@ -76,7 +113,12 @@ export const conversationPageSchema = viewSchema<ConversationPage>()(
         status: z.enum(CONVERSATION_STATUSES),
       }).meta({ id: 'Conversation' }),
     ).describe('Newest `startTime` first, ties by id.'),
-    pagination: z.object({ offset: z.int(), limit: z.int(), totalCount: z.int().describe('Conversations matching the filter, on every page.') }),
+    pagination: z.object({
+      offset: z.int().nullable().describe('Items skipped; null for a page asked by `cursor`.'),
+      limit: z.int(),
+      totalCount: z.int().describe('Conversations matching the filters, over all pages.'),
+      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
+    }),
   }).meta({ id: 'ConversationPage' }),
 );
 
@@ -99,7 +141,21 @@ export interface ConversationView {
 
 export interface ConversationPage {
   conversations: ConversationView[];
-  pagination: { offset: number; limit: number; totalCount: number };
+  /** `offset` is null for a page asked by cursor; `nextCursor` null on the last page. */
+  pagination: { offset: number | null; limit: number; totalCount: number; nextCursor: string | null };
+}
+
+/** A Relay connection of conversations (GraphQL `conversationsConnection`). */
+export interface ConversationConnection {
+  edges: { cursor: string; node: ConversationView }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Counted only when asked for (a count reads every matching row's index entry). */
+  totalCount(): Promise<number>;
+}
+
+/** What the conversations list needs besides the database: the signing key its cursors' MAC key derives from. */
+export interface ConversationDeps extends DomainDeps {
+  tokens: { key: SigningKey };
 }
 
 export function conversationView(row: Conversation): ConversationView {
@@ -120,16 +176,23 @@ export function conversationView(row: Conversation): ConversationView {
   };
 }
 
+type Filters = Pick<z.output<typeof listConversationsInput>, 'orgId' | 'botId' | 'includeArchived' | 'includeChildren'>;
+
+/** What a list of the given filters covers, once reach is checked: a Prisma filter and the index ranges. */
+interface ConversationScope {
+  where: Prisma.ConversationWhereInput;
+  ranges: ConversationRange[];
+  /** What a cursor is bound to: the resolved filters (the organization defaults to the owner's). */
+  cursorFilters: { list: 'conversations'; orgId: string; botId: string | null; includeArchived: boolean; includeChildren: boolean };
+}
+
 /**
- * One page of conversations. Without `orgId` the list is the credential owner's organization; with
- * `includeChildren` (account owners only, else 400) its child organizations are added. An `orgId` or
- * `botId` outside the caller's reach is a 404. Newest `startTime` first, ties by id; the count and
- * the page are read in one repeatable-read transaction so that they agree. Scope conversations:read.
+ * Without `orgId` the list is the credential owner's organization; with `includeChildren` (account
+ * owners only, else 400) its child organizations are added. An `orgId` or `botId` outside the caller's
+ * reach is a 404.
  */
-export async function listConversations(deps: DomainDeps, actor: Actor, input: unknown): Promise<ConversationPage> {
+async function conversationScope(deps: DomainDeps, actor: Actor, query: Filters): Promise<ConversationScope> {
   const { db } = deps;
-  requireScope(actor, 'conversations:read');
-  const query = parseInput(listConversationsInput, input ?? {});
   if (query.includeChildren && !actor.ownerIsAccount) {
     throw InvalidInput.of('includeChildren', 'only the credential of an account organization may include child organizations');
   }
@@ -140,9 +203,11 @@ export async function listConversations(deps: DomainDeps, actor: Actor, input: u
     const children = await db.organization.findMany({ where: { parentId: targetOrgId }, select: { id: true } });
     orgIds.push(...children.map((c) => c.id).filter((id) => canReach(actor, id)));
   }
+  let botOrgId: string | undefined;
   if (query.botId) {
     const bot = await db.bot.findUnique({ where: { id: query.botId }, select: { orgId: true } });
     if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+    botOrgId = bot.orgId;
   }
 
   const where: Prisma.ConversationWhereInput = {
@@ -150,15 +215,93 @@ export async function listConversations(deps: DomainDeps, actor: Actor, input: u
     ...(query.includeArchived ? {} : { archived: false }),
     ...(query.botId ? { botId: query.botId } : {}),
   };
-  const [totalCount, rows] = await db.$transaction(
-    [
-      db.conversation.count({ where }),
-      db.conversation.findMany({ where, orderBy: [{ startTime: 'desc' }, { id: 'asc' }], skip: query.offset, take: query.limit }),
-    ],
-    { isolationLevel: 'RepeatableRead' },
-  );
+  const archivedStates = query.includeArchived ? [false, true] : [false];
+  // a bot's conversations are its organization's: one range per archived state, or none when the bot's
+  // organization is not among the listed ones
+  const ranges: ConversationRange[] = query.botId
+    ? orgIds.includes(botOrgId!)
+      ? archivedStates.map((archived) => ({ orgId: botOrgId!, botId: query.botId!, archived }))
+      : []
+    : orgIds.flatMap((orgId) => archivedStates.map((archived) => ({ orgId, archived })));
+  return {
+    where,
+    ranges,
+    cursorFilters: { list: 'conversations', orgId: targetOrgId, botId: query.botId ?? null, includeArchived: query.includeArchived, includeChildren: query.includeChildren },
+  };
+}
+
+const CURSOR_PURPOSE = 'page cursors v1';
+
+function sealPosition(deps: ConversationDeps, scope: ConversationScope, row: Conversation): string {
+  return sealCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), positionOf(row), scope.cursorFilters);
+}
+
+function openPosition(deps: ConversationDeps, scope: ConversationScope, cursor: string, field: string): ConversationPosition {
+  const position = openCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), cursor, scope.cursorFilters, field) as Partial<ConversationPosition>;
+  // a sealed cursor is one this service issued; the shape is checked all the same
+  if (typeof position?.t !== 'number' || !Number.isFinite(position.t) || typeof position.i !== 'string' || !/^[0-9a-f-]{36}$/.test(position.i)) {
+    throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
+  }
+  return { t: position.t, i: position.i };
+}
+
+/**
+ * One page of conversations, by offset (default) or by `cursor`. Newest `startTime` first, ties by id.
+ * `nextCursor` continues after the page in both cases, so a client may start with offsets and go on
+ * with cursors. By offset, the count and the page are read in one repeatable-read transaction so that
+ * they agree. Scope conversations:read.
+ */
+export async function listConversations(deps: ConversationDeps, actor: Actor, input: unknown): Promise<ConversationPage> {
+  const { db } = deps;
+  requireScope(actor, 'conversations:read');
+  const query = parseInput(listConversationsInput, input ?? {});
+  const scope = await conversationScope(deps, actor, query);
+
+  if (query.cursor !== undefined) {
+    const after = openPosition(deps, scope, query.cursor, 'cursor');
+    const [rows, totalCount] = await Promise.all([conversationsAfter(db, scope.ranges, after, query.limit + 1), db.conversation.count({ where: scope.where })]);
+    const page = rows.slice(0, query.limit);
+    return {
+      conversations: page.map(conversationView),
+      pagination: { offset: null, limit: query.limit, totalCount, nextCursor: rows.length > query.limit ? sealPosition(deps, scope, page.at(-1)!) : null },
+    };
+  }
+
+  const offset = query.offset ?? 0;
+  const [totalCount, rows] =
+    scope.ranges.length === 0
+      ? [0, []]
+      : await db.$transaction([db.conversation.count({ where: scope.where }), db.$queryRaw<Conversation[]>(conversationPageQuery(scope.ranges, undefined, query.limit, offset))], {
+          isolationLevel: 'RepeatableRead',
+        });
+  const hasMore = rows.length > 0 && offset + rows.length < totalCount;
   return {
     conversations: rows.map(conversationView),
-    pagination: { offset: query.offset, limit: query.limit, totalCount },
+    pagination: { offset, limit: query.limit, totalCount, nextCursor: hasMore ? sealPosition(deps, scope, rows.at(-1)!) : null },
+  };
+}
+
+/**
+ * The same list as a Relay connection: `first` conversations after the cursor `after`, each edge with
+ * its own cursor. `hasNextPage` is exact (one row more is read); `hasPreviousPage` is true when `after`
+ * was given. Cursors are the same as REST's `nextCursor`. Scope conversations:read.
+ */
+export async function conversationsConnection(deps: ConversationDeps, actor: Actor, input: unknown): Promise<ConversationConnection> {
+  requireScope(actor, 'conversations:read');
+  const query = parseInput(conversationsConnectionInput, input ?? {});
+  const scope = await conversationScope(deps, actor, query);
+  const after = query.after === undefined ? undefined : openPosition(deps, scope, query.after, 'after');
+  const rows = await conversationsAfter(deps.db, scope.ranges, after, query.first + 1);
+  const edges = rows.slice(0, query.first).map((row) => ({ cursor: sealPosition(deps, scope, row), node: conversationView(row) }));
+  let counted: Promise<number> | undefined;
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > query.first,
+      hasPreviousPage: after !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount: () => (counted ??= deps.db.conversation.count({ where: scope.where })),
   };
 }

@@ -9,7 +9,15 @@ export interface Issue {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'FORBIDDEN' | 'UNAUTHENTICATED' | 'RATE_LIMITED' | 'UNAVAILABLE';
+  abstract readonly code:
+    | 'BAD_USER_INPUT'
+    | 'NOT_FOUND'
+    | 'FORBIDDEN'
+    | 'UNAUTHENTICATED'
+    | 'RATE_LIMITED'
+    | 'IDEMPOTENCY_KEY_IN_USE'
+    | 'IDEMPOTENCY_KEY_REUSED'
+    | 'UNAVAILABLE';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -61,6 +69,17 @@ export class Unavailable extends DomainError {
   ) {
     super(message);
   }
+}
+
+/** 409: another request with the same Idempotency-Key is still being answered (idempotency/). */
+export class IdempotencyKeyInUse extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_IN_USE' as const;
+  readonly retryAfter = 1;
+}
+
+/** 422: an Idempotency-Key sent again with a different request (idempotency/). */
+export class IdempotencyKeyReused extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED' as const;
 }
 
 export function issuesFromZod(error: z.ZodError): Issue[] {

@@ -1,9 +1,12 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (CONTRACT §5); anything else is masked.
+// Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { asUnavailable } from '../db/gate.js';
-import { DomainError, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
+import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
+import { currentRequestId, internalErrorMessage } from '../requestContext.js';
 
 function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
@@ -21,16 +24,55 @@ function asGraphQLError(error: unknown): GraphQLError | undefined {
   return error instanceof Error && error.name === 'GraphQLError' ? (error as GraphQLError) : undefined;
 }
 
+/** `extensions` of a domain error: its code, the details a client acts on, the HTTP status it sets. */
+export function domainErrorExtensions(domain: DomainError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = { code: domain.code };
+  if (domain instanceof InvalidInput) extensions.issues = domain.issues;
+  if (domain instanceof RateLimited || domain instanceof Unavailable) extensions.retryAfter = domain.retryAfter;
+  if (domain instanceof Unavailable) extensions.http = { status: 503, headers: { 'Retry-After': String(domain.retryAfter) } };
+  if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+  if (domain instanceof IdempotencyKeyInUse) extensions.http = { status: 409, headers: { 'Retry-After': String(domain.retryAfter) } };
+  if (domain.code === 'IDEMPOTENCY_KEY_REUSED') extensions.http = { status: 422 };
+  return extensions;
+}
+
+/** `extensions` with the id of the request being answered (requestContext.ts). */
+export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const requestId = currentRequestId();
+  return requestId ? { ...extensions, requestId } : { ...extensions };
+}
+
+/**
+ * Adds `extensions.requestId` to every error of a result, whatever made it (parsing, validation,
+ * armor's limits, a resolver), so that a client can quote the request of any error.
+ */
+export function useRequestIdInErrors(): Plugin {
+  const stamp = (error: GraphQLError) =>
+    new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: withRequestId(error.extensions),
+    });
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Symbol.asyncIterator in result) return; // a stream: its events are not errors of the request
+      const results = Array.isArray(result) ? result : [result];
+      if (!results.some((r) => r.errors?.length)) return;
+      const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError)) } : r));
+      setResult(Array.isArray(result) ? stamped : stamped[0]!);
+    },
+  };
+}
+
 export function maskGraphQLError(logger: Logger) {
-  return (error: unknown, message: string): Error => {
+  return (error: unknown, _message: string): Error => {
     const domain = domainErrorOf(error);
     const graphQLError = asGraphQLError(error);
     if (domain) {
-      const extensions: Record<string, unknown> = { code: domain.code };
-      if (domain instanceof InvalidInput) extensions.issues = domain.issues;
-      if (domain instanceof RateLimited || domain instanceof Unavailable) extensions.retryAfter = domain.retryAfter;
-      if (domain instanceof Unavailable) extensions.http = { status: 503, headers: { 'Retry-After': String(domain.retryAfter) } };
-      if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+      const extensions = domainErrorExtensions(domain);
       return new GraphQLError(domain.message, {
         nodes: graphQLError?.nodes,
         source: graphQLError?.source,
@@ -61,7 +103,8 @@ export function maskGraphQLError(logger: Logger) {
       });
     }
     logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
-    return new GraphQLError(message, {
+    // never expected: the message names the request id, which is in the log line with the cause
+    return new GraphQLError(internalErrorMessage(), {
       nodes: graphQLError?.nodes,
       path: graphQLError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR' },

@@ -58,12 +58,26 @@ query Conversations {
   }
 }
 
+# The same list by cursor (a Relay connection): run it, then put
+# pageInfo.endCursor into the Variables tab as {"after": "…"} for the
+# next page. A page deep in the list costs what the first one costs.
+query ConversationsByCursor($after: String) {
+  conversationsConnection(first: 20, after: $after) {
+    totalCount
+    edges { node { conversationId medium status topic startTime } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
 # Workflow templates of your organization.
 query Templates {
   templates { id name version applicableMediums officeHoursAvailability }
 }
 
-# Close the office every year on a holiday.
+# Close the office every year on a holiday. To make a retry safe, add
+#   "Idempotency-Key": "<any new id>"
+# to the Headers: the same mutation sent again with that key answers the
+# first result (Idempotent-Replayed: true) instead of a second closure.
 mutation CreateClosure($id: ID!) {
   createClosure(
     orgId: $id

@@ -6,7 +6,7 @@ import { createRequestBatch } from '../domain/batch.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
-import { maskGraphQLError } from './errors.js';
+import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
@@ -17,6 +17,8 @@ export interface GraphQLServerContext {
   setOrgId?: (orgId: string) => void;
   /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
   clientAddress?: string;
+  /** The caller, when authenticated before yoga (a keyed mutation, idempotentOperations.ts); not again. */
+  actor?: Promise<Actor>;
 }
 
 export function createGraphQLHandler(deps: AppDeps) {
@@ -31,9 +33,9 @@ export function createGraphQLHandler(deps: AppDeps) {
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,
     parserAndValidationCache: true,
-    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus()],
+    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus(), useRequestIdInErrors()],
     maskedErrors: { maskError: maskGraphQLError(deps.logger) },
-    context: ({ request, setOrgId, clientAddress }) => {
+    context: ({ request, setOrgId, clientAddress, actor: authenticated }) => {
       let pending: Promise<Actor> | undefined;
       return {
         // one batch per operation: nested per-organization lists load together (domain/batch.ts)
@@ -41,7 +43,7 @@ export function createGraphQLHandler(deps: AppDeps) {
         request,
         actor: () =>
           (pending ??= (async () => {
-            const actor = await authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local');
+            const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));
             setOrgId?.(actor.orgId);
             return actor;
           })()),

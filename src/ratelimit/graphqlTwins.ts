@@ -9,6 +9,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.templates': 'GET /v1/templates',
   'Query.bot': 'GET /v1/bots/:botId/workflows',
   'Query.conversations': 'GET /v1/conversations',
+  'Query.conversationsConnection': 'GET /v1/conversations',
   'Mutation.disableOrganization': 'POST /v1/organizations/:orgId/disable',
   'Mutation.enableOrganization': 'POST /v1/organizations/:orgId/enable',
   'Mutation.createClosure': 'POST /v1/organizations/:orgId/closures',

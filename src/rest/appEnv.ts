@@ -5,5 +5,7 @@ export interface AppEnv {
     route: string;
     /** The credential owner's organization, once authenticated. */
     orgId: string;
+    /** The request id (requestContext.ts), also in X-Request-Id and every log line. */
+    requestId: string;
   };
 }

@@ -17,7 +17,7 @@ export function errorBody(message: string, errors?: { path: string; message: str
   return errors ? { success: false, data: {}, message, errors } : { success: false, data: {}, message };
 }
 
-export function statusOf(err: DomainError): 400 | 401 | 403 | 404 | 429 | 503 {
+export function statusOf(err: DomainError): 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503 {
   switch (err.code) {
     case 'BAD_USER_INPUT':
       return 400;
@@ -29,6 +29,10 @@ export function statusOf(err: DomainError): 400 | 401 | 403 | 404 | 429 | 503 {
       return 404;
     case 'RATE_LIMITED':
       return 429;
+    case 'IDEMPOTENCY_KEY_IN_USE':
+      return 409;
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return 422;
     case 'UNAVAILABLE':
       return 503;
   }

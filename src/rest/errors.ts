@@ -2,9 +2,10 @@
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
 import type { Context } from 'hono';
 import { asUnavailable } from '../db/gate.js';
-import { DomainError, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
+import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
+import { internalErrorMessage } from '../requestContext.js';
 import { BodyError } from './body.js';
 import { errorBody, statusOf } from './envelope.js';
 
@@ -15,9 +16,10 @@ export function restErrorResponse(c: Context, thrown: unknown, logger: Logger): 
   if (err instanceof DomainError) {
     const status = statusOf(err);
     if (err instanceof Unauthenticated) c.header('WWW-Authenticate', 'Bearer realm="office-communications", error="invalid_token"');
-    if (err instanceof RateLimited || err instanceof Unavailable) c.header('Retry-After', String(err.retryAfter));
+    if (err instanceof RateLimited || err instanceof IdempotencyKeyInUse || err instanceof Unavailable) c.header('Retry-After', String(err.retryAfter));
     return c.json(errorBody(err.message, err instanceof InvalidInput ? err.issues : undefined), status);
   }
   logger.error('unhandled error', { ...errorFields(err), path: c.req.path });
-  return c.json(errorBody('Internal server error'), 500);
+  // never expected; the id lets a support ticket find the log line with the cause
+  return c.json(errorBody(internalErrorMessage()), 500);
 }

@@ -7,8 +7,11 @@
 // document, so it cannot drift from what the app serves.
 import { z } from 'zod';
 import { SCOPES } from '../domain/access.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_METHODS } from '../idempotency/key.js';
+import { REQUEST_ID_PATTERN } from '../requestContext.js';
 import type { RouteDef } from './route.js';
 import { MAX_BODY_BYTES } from './body.js';
+import { CONDITIONAL_CACHE_CONTROL } from './conditionalGet.js';
 import { ERROR_EXAMPLES, SUCCESS_EXAMPLES, SUCCESS_MESSAGES } from './openapiExamples.js';
 import { SERVICE_TAGS, servicePaths } from './openapiServicePaths.js';
 
@@ -35,7 +38,49 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
 };
 
-const ref = (kind: 'schemas' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Headers of every answer, and of particular ones (components.headers). */
+const headers = {
+  XRequestId: {
+    description: `The id of this request: the incoming \`X-Request-Id\` when it matches \`${REQUEST_ID_PATTERN.source}\`, else a new UUID. Every log line of the request carries it; quote it when reporting a problem.`,
+    schema: { type: 'string' },
+  },
+  ETag: { description: 'A weak validator of the answer, derived from its data; send it back in `If-None-Match` to get 304 while nothing changed.', schema: { type: 'string' } },
+  CacheControl: { description: `\`${CONDITIONAL_CACHE_CONTROL}\`: the answer is the caller's own, and must be revalidated (If-None-Match) before reuse.`, schema: { type: 'string' } },
+  IdempotentReplayed: {
+    description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (absent otherwise).',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  OriginalRequest: { description: 'On a replayed answer: the `X-Request-Id` of the request that produced it.', schema: { type: 'string' } },
+  RetryAfter: { description: 'Seconds to wait.', schema: { type: 'integer' } },
+};
+
+/** Request headers every route or a group of routes takes (components.parameters). */
+const parameters = {
+  XRequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description: 'Your id for this request (1..128 of `A-Z a-z 0-9 . _ : -`), answered in `X-Request-Id` and written in the logs; anything else is replaced by a generated id.',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'ETags of answers you hold (or `*`); when one still matches, the answer is 304 with an empty body.',
+    schema: { type: 'string' },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      `Makes retries safe (Stripe's semantics): the first request with a key runs; the same request with the same key within 24 hours answers the first answer again (status and body, with \`Idempotent-Replayed: true\`). The same key with a different request (method, path, query, body) is a 422; while the first is still running, a 409. Keys are 1..${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (else 400) and belong to the credential's organization. 5xx and 429 answers are not kept: a retry runs again.`,
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7e]+$' },
+  },
+};
 
 /** `/v1/organizations/:orgId` → `/v1/organizations/{orgId}` */
 export function openApiPath(path: string): string {
@@ -145,6 +190,16 @@ const errorResponses: Record<string, { name: string; description: string; header
     description: 'The budget of the endpoint pattern (or of call-request polling, or of failed authentications from the client address) is spent; retry after `Retry-After` seconds.',
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
   },
+  '409': {
+    name: 'Conflict',
+    description: 'A request with the same `Idempotency-Key` is still being answered; retry after `Retry-After` seconds to get its answer.',
+    headers: { 'Retry-After': ref('headers', 'RetryAfter') },
+  },
+  '422': {
+    name: 'UnprocessableEntity',
+    description: 'The `Idempotency-Key` was already used with a different request; the message names the key. Use a new key for a new request.',
+  },
+  '500': { name: 'InternalServerError', description: 'Never expected. The message names the request id (also in `X-Request-Id`) to quote when reporting it.' },
   '503': {
     name: 'ServiceUnavailable',
     description:
@@ -157,12 +212,14 @@ const rateLimitHeaders = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the window resets, UTC epoch seconds.', schema: { type: 'integer' } },
+  'X-Request-Id': ref('headers', 'XRequestId'),
 };
 
 /**
  * The error statuses a route can answer: 401, 403, 429 and 503 on every route; 400 when it reads a path id
  * (a malformed UUID), a query or a body; 404 when it names a resource by id; 413 and 415 when it takes a
- * body; and any status the route lists in `errors` (e.g. the 404 of a filter naming a foreign id).
+ * body; 409 and 422 (Idempotency-Key) on POST, PUT and PATCH; 500 (never expected, but documented with the
+ * request id it names); and any status the route lists in `errors` (e.g. the 404 of a filter naming a foreign id).
  */
 export function errorStatusesOf(route: Pick<RouteDef, 'method' | 'path' | 'query' | 'body' | 'errors'>): string[] {
   const hasPathId = /:[A-Za-z0-9_]+/.test(route.path);
@@ -171,6 +228,8 @@ export function errorStatusesOf(route: Pick<RouteDef, 'method' | 'path' | 'query
   if (hasPathId || route.query || route.body || takesBody) statuses.add('400');
   if (hasPathId) statuses.add('404');
   if (takesBody) statuses.add('413').add('415');
+  if (IDEMPOTENT_METHODS.has(route.method)) statuses.add('409').add('422');
+  statuses.add('500');
   return [...statuses].sort();
 }
 
@@ -197,6 +256,14 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
     ? { example: { success: true, data: SUCCESS_EXAMPLES[key], ...(SUCCESS_MESSAGES[key] ? { message: SUCCESS_MESSAGES[key] } : {}) } }
     : {};
 
+  const idempotent = IDEMPOTENT_METHODS.has(route.method);
+  const conditional = route.method === 'GET';
+  const headerParameters = [ref('parameters', 'XRequestId'), ...(conditional ? [ref('parameters', 'IfNoneMatch')] : []), ...(idempotent ? [ref('parameters', 'IdempotencyKey')] : [])];
+  const successHeaders = {
+    ...rateLimitHeaders,
+    ...(conditional ? { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl') } : {}),
+    ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'), 'Original-Request': ref('headers', 'OriginalRequest') } : {}),
+  };
   const budget =
     route.budget === 'callRequestPoll'
       ? 'Draws on the per-second call-request polling budget of the credential owner, not on the per-minute budget.'
@@ -207,7 +274,7 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
     summary: route.summary,
     description: [route.description, `Scope: \`${route.scope}\`.`, budget].filter(Boolean).join('\n\n'),
     security: [{ bearerAuth: [] }, { oauth2: [route.scope] }],
-    ...(parameters.length ? { parameters } : {}),
+    parameters: [...parameters, ...headerParameters],
     ...(body
       ? {
           requestBody: {
@@ -221,7 +288,14 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
         }
       : {}),
     responses: {
-      '200': { description: 'Success.', headers: rateLimitHeaders, content: { 'application/json': { schema: successEnvelope(data), ...example } } },
+      '200': {
+        description: idempotent ? 'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).' : 'Success.',
+        headers: successHeaders,
+        content: { 'application/json': { schema: successEnvelope(data), ...example } },
+      },
+      ...(conditional
+        ? { '304': { description: 'Not modified: `If-None-Match` names the current ETag. No body.', headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'XRequestId') } } }
+        : {}),
       ...Object.fromEntries(
         errorStatusesOf(route).map((status) => {
           const reason = route.errors?.[Number(status) as keyof NonNullable<RouteDef['errors']>];
@@ -274,7 +348,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       description:
         'Office hours, closures, availability, templates, workflows, phone numbers, insurances, call requests and conversations of the organizations behind AI voice and chat agents. ' +
         'Every /v1 answer is the envelope `{success, data, message}`. Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
-        'The same operations exist in GraphQL at `/graphql`.',
+        'The same operations exist in GraphQL at `/graphql`. ' +
+        'Every answer carries `X-Request-Id`. GET answers carry a weak `ETag` (send `If-None-Match` to get 304 while nothing changed). ' +
+        'POST, PUT and PATCH accept an `Idempotency-Key` that makes retries safe. `GET /v1/conversations` pages by `offset` or by `cursor` (`pagination.nextCursor`).',
       license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [
@@ -290,9 +366,15 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       responses: Object.fromEntries(
         Object.entries(errorResponses).map(([status, { name, ...r }]) => [
           name,
-          { ...r, content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope'), example: { success: false, data: {}, ...ERROR_EXAMPLES[status] } } } },
+          {
+            ...r,
+            headers: { ...r.headers, 'X-Request-Id': ref('headers', 'XRequestId') },
+            content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope'), example: { success: false, data: {}, ...ERROR_EXAMPLES[status] } } },
+          },
         ]),
       ),
+      headers,
+      parameters,
       securitySchemes: {
         bearerAuth: {
           type: 'http',

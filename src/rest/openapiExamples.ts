@@ -192,7 +192,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
         status: 'OPEN',
       },
     ],
-    pagination: { offset: 0, limit: 1, totalCount: 40 },
+    pagination: { offset: 0, limit: 1, totalCount: 40, nextCursor: 'eyJwIjpbIjIwMjYtMDMtMDlUMTQ6MDI6MDAuMDAwWiIsIjNmMWE5YzJlIl19.k2f9c1' },
   },
   'POST /v1/organizations/:orgId/closures': timedClosure,
   'GET /v1/organizations/:orgId/closures': { closures: [annualClosure, timedClosure] },
@@ -233,6 +233,9 @@ export const ERROR_EXAMPLES: Record<string, { message: string; errors?: { path: 
   '413': { message: 'The body exceeds 1048576 bytes' },
   '415': { message: 'Unsupported content type "text/plain"; send application/json, application/x-www-form-urlencoded or multipart/form-data' },
   '429': { message: 'Rate limit exceeded; retry after 42 s' },
+  '409': { message: 'Idempotency-Key "retry-7f3a" is in use by a request that is still being answered; retry after 1 s' },
+  '422': { message: 'Idempotency-Key "retry-7f3a" was already used with a different request' },
+  '500': { message: 'Internal server error; quote request id 6f1c2a9e-3b7d-4e52-9a41-0c8d5e2f7b13 when reporting it' },
   '503': { message: 'The service is overloaded; retry shortly' },
 };
 

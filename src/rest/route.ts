@@ -45,6 +45,11 @@ export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   /** Route-specific reasons for an error status, added to the document's description of that status. */
   errors?: Partial<Record<RouteErrorStatus, string>>;
   handler(ctx: RouteContext): Promise<RouteResult<z.output<Response>>>;
+  /**
+   * GET only: top-level fields of `data` the ETag leaves out because they only echo the time of the
+   * request (availability's `at`, `localTime`); a 304 then means "nothing else changed" (conditionalGet.ts).
+   */
+  etagOmits?: readonly string[];
 }
 
 export function defineRoute<Response extends z.ZodType>(def: RouteDef<Response>): RouteDef<Response> {

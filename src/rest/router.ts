@@ -1,14 +1,19 @@
 // Registers every /v1 route on a Hono app with the same pipeline:
-// authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope.
+// authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope,
+// with, for every route alike, conditional GETs (ETag / If-None-Match → 304, conditionalGet.ts) and
+// idempotency keys on POST, PUT and PATCH (Idempotency-Key, idempotency.ts).
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
 import { parseBody } from './body.js';
+import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
+import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
 import type { AppEnv } from './appEnv.js';
 
@@ -25,13 +30,27 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[], d
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
       await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler
+      const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
         const parsed = await parseBody(c.req.raw);
         body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
       }
-      const result = await route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });
-      return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
+      const run = () => route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });
+      if (route.method === 'GET') {
+        const result = await run();
+        const json = JSON.stringify(successBody(result.data, result.message));
+        const etag = weakETag(route.etagOmits ? JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)) : json);
+        c.header('ETag', etag);
+        c.header('Cache-Control', CONDITIONAL_CACHE_CONTROL);
+        if (ifNoneMatchHits(c.req.header('if-none-match'), etag)) return c.body(null, 304);
+        return c.body(json, (result.status ?? 200) as 200, { 'Content-Type': 'application/json' });
+      }
+      const answer = async () => {
+        const result = await run();
+        return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
+      };
+      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, idempotencyKey, body, answer);
     });
   }
 }

@@ -216,7 +216,7 @@ describe('GraphQL insurances', () => {
     expect(empty.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(empty.body.errors[0].message).toMatch(/^nothing to update/);
     const long = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { notes: 'n'.repeat(2001) } });
-    expect(long.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'notes', message: 'must be at most 2000 characters' }] });
+    expect(long.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'notes', message: 'must be at most 2000 characters' }], requestId: long.headers.get('x-request-id') });
     expect((await deltaDental()).notes).toBe('Delta Dental notes');
   });
 

@@ -134,6 +134,33 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
+  it('documents request ids, conditional GETs, idempotency keys and conversation cursors', async () => {
+    const doc = (await openApiDocument()) as Document & { components: { parameters: Record<string, { name: string }> } };
+    const paramNames = (op: Operation & { parameters?: ({ name?: string; $ref?: string })[] }) =>
+      (op.parameters ?? []).map((p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()!]!.name : p.name));
+    for (const route of allRoutes) {
+      const op = doc.paths[openApiPath(route.path)]![route.method.toLowerCase()]! as Operation & { responses: Record<string, { headers?: Record<string, unknown> }> };
+      const names = paramNames(op);
+      expect(names, route.path).toContain('X-Request-Id');
+      expect(Object.keys(op.responses['200']!.headers!)).toContain('X-Request-Id');
+      if (route.method === 'GET') {
+        expect(names).toContain('If-None-Match');
+        expect(Object.keys(op.responses)).toContain('304');
+        expect(Object.keys(op.responses['200']!.headers!)).toEqual(expect.arrayContaining(['ETag', 'Cache-Control']));
+      }
+      if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
+        expect(names, route.path).toContain('Idempotency-Key');
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
+        expect(Object.keys(op.responses['200']!.headers!)).toContain('Idempotent-Replayed');
+      } else {
+        expect(names).not.toContain('Idempotency-Key');
+      }
+    }
+    const conversations = doc.paths['/v1/conversations']!.get! as Operation & { parameters: { name: string }[] };
+    expect(paramNames(conversations)).toEqual(expect.arrayContaining(['offset', 'cursor', 'limit']));
+    expect(JSON.stringify(conversations.responses['200'])).toContain('nextCursor');
+  });
+
   it('keeps recursive and reused schemas valid (their definitions move to components)', async () => {
     const step: z.ZodType = z.lazy(() => z.object({ title: z.string(), childSteps: z.array(step) }));
     const doc = buildOpenApiDocument([

@@ -204,7 +204,7 @@ describe('GraphQL organizations', () => {
       expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
     }
     const malformed = await t.gql(ORG, { id: 'downtown' });
-    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'orgId', message: 'must be a UUID' }] });
+    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'orgId', message: 'must be a UUID' }], requestId: malformed.headers.get('x-request-id') });
   });
 
   it('disables and enables with changed, like REST', async () => {

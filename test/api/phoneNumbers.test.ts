@@ -188,7 +188,7 @@ describe('GraphQL phone numbers', () => {
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(res.body.errors[0].extensions.issues).toEqual([{ path: 'botId', message: expect.any(String) }]);
     const malformed = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: 'nope' });
-    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'botId', message: 'must be a UUID' }] });
+    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'botId', message: 'must be a UUID' }], requestId: malformed.headers.get('x-request-id') });
   });
 
   it("answers NOT_FOUND for another tenant's phone number or bot", async () => {

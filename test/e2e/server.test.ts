@@ -40,9 +40,9 @@ describe('npm start on an embedded database', () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`in use by process ${first.child.pid}`);
 
-      // the request log names method, route pattern, status, org — and never the key
+      // the request log names the request id, method, route pattern, status, org — and never the key
       const log = first.output().stdout;
-      expect(log).toMatch(/"msg":"request","method":"POST","route":"POST \/graphql","status":200,"durationMs":[\d.]+,"orgId":"[0-9a-f-]{36}"/);
+      expect(log).toMatch(/"msg":"request","requestId":"[0-9a-f-]{36}","method":"POST","route":"POST \/graphql","status":200,"durationMs":[\d.]+,"orgId":"[0-9a-f-]{36}"/);
       expect(log).not.toContain(key!.slice(10));
 
       expect(await first.stop('SIGTERM')).toBe(0);

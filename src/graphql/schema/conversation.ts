@@ -1,4 +1,11 @@
-import { CONVERSATION_STATUSES, type ConversationPage, type ConversationView, listConversations } from '../../domain/conversations.js';
+import {
+  CONVERSATION_STATUSES,
+  type ConversationConnection,
+  type ConversationPage,
+  type ConversationView,
+  conversationsConnection,
+  listConversations,
+} from '../../domain/conversations.js';
 import { builder } from '../builder.js';
 import { MediumEnum } from './enums.js';
 
@@ -30,9 +37,14 @@ export const ConversationRef = builder.objectRef<ConversationView>('Conversation
 const ConversationPaginationRef = builder.objectRef<ConversationPage['pagination']>('ConversationPagination').implement({
   description: 'Where a page lies in the whole list.',
   fields: (t) => ({
-    offset: t.exposeInt('offset', { description: 'Items skipped.' }),
+    // `conversations` pages by offset only, so offset is always set here (null only for a REST cursor page)
+    offset: t.int({ description: 'Items skipped.', resolve: (p) => p.offset ?? 0 }),
     limit: t.exposeInt('limit', { description: 'The page size asked for.' }),
     totalCount: t.exposeInt('totalCount', { description: 'Conversations matching the filter, over all pages.' }),
+    nextCursor: t.exposeString('nextCursor', {
+      nullable: true,
+      description: 'A cursor to continue after this page with conversationsConnection(after:) or REST ?cursor=; null on the last page.',
+    }),
   }),
 });
 
@@ -59,5 +71,51 @@ builder.queryFields((t) => ({
     },
     // the arguments go to the domain's schema, which also parses the REST query strings
     resolve: async (_root, args, ctx) => listConversations(ctx.deps, await ctx.actor(), { ...args }),
+  }),
+}));
+
+const PageInfoRef = builder.objectRef<ConversationConnection['pageInfo']>('PageInfo').implement({
+  description: 'Where a page of a connection lies (Relay cursor connections specification).',
+  fields: (t) => ({
+    hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether more items follow this page.' }),
+    hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
+      description: 'True when the page was asked for with `after` (items precede it); paging is forward only, start again without `after` to go back.',
+    }),
+    startCursor: t.exposeString('startCursor', { nullable: true, description: "The first edge's cursor; null on an empty page." }),
+    endCursor: t.exposeString('endCursor', { nullable: true, description: "The last edge's cursor, to pass as `after` for the next page; null on an empty page." }),
+  }),
+});
+
+const ConversationEdgeRef = builder.objectRef<ConversationConnection['edges'][number]>('ConversationEdge').implement({
+  description: 'A conversation and the cursor of its position in the list.',
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` to continue after this conversation (with the same filters).' }),
+    node: t.expose('node', { type: ConversationRef, description: 'The conversation.' }),
+  }),
+});
+
+const ConversationConnectionRef = builder.objectRef<ConversationConnection>('ConversationConnection').implement({
+  description: 'Conversations, newest startTime first (ties by id), one page at a time by cursor (a Relay connection).',
+  fields: (t) => ({
+    edges: t.expose('edges', { type: [ConversationEdgeRef], description: 'The conversations of this page with their cursors.' }),
+    pageInfo: t.expose('pageInfo', { type: PageInfoRef, description: 'hasNextPage, endCursor and the rest.' }),
+    totalCount: t.int({ description: 'Conversations matching the filters, over all pages (counted only when selected).', resolve: (c) => c.totalCount() }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  conversationsConnection: t.field({
+    type: ConversationConnectionRef,
+    description:
+      "Conversations page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to the filters it came from (other filters, or an altered cursor, are BAD_USER_INPUT on `after`). Same filters, order and reach as `conversations`. Scope conversations:read.",
+    args: {
+      first: t.arg.int({ description: 'Page size (1..100, default 20).' }),
+      after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
+      orgId: t.arg.id({ description: 'Filter by organization.' }),
+      botId: t.arg.id({ description: 'Filter by bot.' }),
+      includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
+      includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
+    },
+    resolve: async (_root, args, ctx) => conversationsConnection(ctx.deps, await ctx.actor(), { ...args }),
   }),
 }));

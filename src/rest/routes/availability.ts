@@ -20,6 +20,8 @@ export const availabilityRoutes = [
     query: availabilityQuerySchema,
     response: availabilityResponse,
     errors: { 404: 'The organization, or the phone number named by `phoneNumberId`, is missing or outside the caller\'s reach.' },
+    // without `at` every answer echoes a new instant: a poller's 304 means the state, greeting and next change stand
+    etagOmits: ['at', 'localTime'],
     handler: async ({ actor, deps, params, query }) => ({ data: await getAvailability(deps, actor, params.orgId!, query) }),
   }),
   defineRoute({

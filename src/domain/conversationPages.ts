@@ -1,0 +1,57 @@
+// Keyset pages of conversations: the rows after a position in the list's order (newest startTime
+// first, ties by id), read from the indexes (orgId, archived, startTime desc, id) and
+// (botId, archived, startTime desc, id) of prisma/schema.prisma. A page deep in the list costs what the
+// first page costs: each index is entered at the position and read for one page, never skipped through.
+//
+// A list may span several index ranges (several organizations with includeChildren; archived and not
+// with includeArchived). Each range is one branch of a UNION ALL, read in index order for at most one
+// page; the union is then cut to the page. So the cost is (branches × page size) rows, whatever the depth.
+import { Prisma } from '../generated/prisma/client.js';
+import type { Conversation } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
+
+/** One index range: a single organization's (or one of its bots') conversations, archived or not. */
+export type ConversationRange = { orgId: string; archived: boolean; botId?: string };
+
+/** Where a page ends: the last row's startTime (epoch ms) and id. */
+export interface ConversationPosition {
+  t: number;
+  i: string;
+}
+
+export function positionOf(row: Pick<Conversation, 'startTime' | 'id'>): ConversationPosition {
+  return { t: row.startTime.getTime(), i: row.id };
+}
+
+/** A row count as SQL: as text cast to bigint, since offset + limit may pass the 32-bit range a bare number would be sent in. */
+const count = (n: number) => Prisma.sql`${String(n)}::bigint`;
+
+function rangeQuery(range: ConversationRange, after: ConversationPosition | undefined, take: number): Prisma.Sql {
+  const owner = range.botId
+    ? Prisma.sql`"botId" = ${range.botId}::uuid AND "orgId" = ${range.orgId}::uuid`
+    : Prisma.sql`"orgId" = ${range.orgId}::uuid`;
+  // "after (t, i)" in (startTime desc, id asc) order. The first condition bounds the index scan (it
+  // starts at t); the second drops the rows at t up to and including i.
+  const keyset = after
+    ? Prisma.sql`AND "startTime" <= ${new Date(after.t).toISOString()}::timestamp(3) AND ("startTime" < ${new Date(after.t).toISOString()}::timestamp(3) OR "id" > ${after.i}::uuid)`
+    : Prisma.empty;
+  return Prisma.sql`(SELECT * FROM "Conversation" WHERE ${owner} AND "archived" = ${range.archived} ${keyset} ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)})`;
+}
+
+/**
+ * The SQL of one page (exported so that a test can EXPLAIN exactly what runs): `take` rows after
+ * `after`, or, for an offset page, after skipping `skip` rows (each range then reads skip + take rows
+ * in index order: an offset page still costs its offset, but never sorts the whole list).
+ */
+export function conversationPageQuery(ranges: readonly ConversationRange[], after: ConversationPosition | undefined, take: number, skip = 0): Prisma.Sql {
+  return Prisma.sql`SELECT * FROM (${Prisma.join(
+    ranges.map((r) => rangeQuery(r, after, skip + take)),
+    ' UNION ALL ',
+  )}) AS page ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)} OFFSET ${count(skip)}`;
+}
+
+/** Up to `take` conversations after `after` (from the start without it), in list order. */
+export async function conversationsAfter(db: Db, ranges: readonly ConversationRange[], after: ConversationPosition | undefined, take: number): Promise<Conversation[]> {
+  if (ranges.length === 0) return [];
+  return db.$queryRaw<Conversation[]>(conversationPageQuery(ranges, after, take));
+}
