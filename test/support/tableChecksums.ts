@@ -10,6 +10,13 @@ const IGNORED = new Set(['_prisma_migrations']);
 
 export interface ChecksumReader {
   read(): Promise<TableChecksums>;
+  /**
+   * The next transaction id the database will assign. Nothing can change a row without a transaction id,
+   * and a read never takes one, so while this stays the same the checksums need not be read again.
+   * (Only a hint: it also moves for writes to other databases of a PostgreSQL server, and for writes
+   * rolled back; then the checksums are read and compared.)
+   */
+  writeMarker(): Promise<string>;
 }
 
 /** Lists the public tables once, then reads every table's fingerprint in one statement per call. */
@@ -26,6 +33,10 @@ export async function tableChecksumReader(db: Db): Promise<ChecksumReader> {
     )
     .join(' UNION ALL ');
   return {
+    async writeMarker() {
+      const rows = await db.$queryRawUnsafe<{ marker: string }[]>(`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS marker`);
+      return rows[0]!.marker;
+    },
     async read() {
       const rows = await db.$queryRawUnsafe<{ name: string; digest: string }[]>(sql);
       return new Map(rows.map((r) => [r.name, r.digest]));
