@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { clientCredentialsGrant } from './auth/oauthToken.js';
 import type { AppDeps } from './deps.js';
+import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { errorFields } from './logger.js';
 import { BodyError, parseBody, readLimited } from './rest/body.js';
@@ -77,7 +78,7 @@ export function createApp(deps: AppDeps) {
     c.set('route', `${c.req.method} /graphql`);
     const setOrgId = (orgId: string) => c.set('orgId', orgId);
     const address = clientAddress(c, deps.config.trustProxy);
-    if (c.req.method === 'GET') return yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address });
+    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address }), c.req.raw);
     let request: Request;
     try {
       request = await graphQLRequest(c.req.raw);
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps) {
       if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST' } }] }, err.status);
       throw err;
     }
-    return yoga.fetch(request, { deps, setOrgId, clientAddress: address });
+    return withErrorBody(await yoga.fetch(request, { deps, setOrgId, clientAddress: address }), request);
   });
 
   registerApiDocs(app, allRoutes);

@@ -10,7 +10,10 @@ import fc from 'fast-check';
 import { createApp } from '../../src/app.js';
 import type { Logger } from '../../src/logger.js';
 import { fixtureResolver, type FuzzFixtures } from '../support/fuzz/demoIds.js';
+import { graphQLTargets } from '../support/fuzz/graphqlTargets.js';
+import { otherTargets } from '../support/fuzz/otherTargets.js';
 import { restTargets, type FuzzTarget, type OpenApiDocument } from '../support/fuzz/restTargets.js';
+import { schema } from '../../src/graphql/schema/index.js';
 import { createFuzzRunner, runFuzz, type FuzzRunner, type FuzzStats } from '../support/fuzz/runner.js';
 import { tableChecksumReader } from '../support/tableChecksums.js';
 import { useTestApp } from '../support/testApp.js';
@@ -28,6 +31,8 @@ const share = { rest: 0.55, graphql: 0.35, transport: 0.1 };
 
 let fixtures: FuzzFixtures;
 let runner: FuzzRunner;
+let rest: FuzzTarget[];
+let graphql: FuzzTarget[];
 let targets: FuzzTarget[];
 const allStats: FuzzStats[] = [];
 const loggedErrors: string[] = [];
@@ -43,7 +48,9 @@ const capturingLogger = (inner: Logger): Logger => ({
 beforeAll(async () => {
   console.log(`fuzz: seed ${seed}, ${totalRuns} runs (override with FUZZ_SEED, FUZZ_RUNS; FUZZ_PATH replays one case)`);
   const doc = (await (await t.fetch('/v1/openapi.json')).json()) as OpenApiDocument;
-  targets = restTargets(doc);
+  rest = restTargets(doc);
+  graphql = graphQLTargets(schema);
+  targets = [...rest, ...graphql, ...otherTargets];
 });
 
 beforeEach(async () => {
@@ -84,10 +91,22 @@ const runsFor = (part: keyof typeof share) => Math.max(1, Math.round(totalRuns *
 
 describe('fuzzing', () => {
   it('every /v1 operation of the OpenAPI document', { timeout: 600_000 }, async () => {
-    const rest = targets.filter((x) => x.surface === 'rest');
     expect(rest.length).toBeGreaterThan(15);
-    await runFuzz(runner, fc.constantFrom(...rest).chain((x) => x.request), { seed, numRuns: runsFor('rest'), path });
+    await runFuzz(runner, fc.oneof(...rest.map((x) => x.request)), { seed, numRuns: runsFor('rest'), path });
     console.log(`fuzz REST:\n${runner.stats.summary()}`);
     for (const target of rest) expect(runner.stats.count(target.name), target.name).toBeGreaterThan(10);
+  });
+
+  it('every root field of the GraphQL schema', { timeout: 600_000 }, async () => {
+    expect(graphql.length).toBeGreaterThan(10);
+    await runFuzz(runner, fc.oneof(...graphql.map((x) => x.request)), { seed, numRuns: runsFor('graphql'), path });
+    console.log(`fuzz GraphQL:\n${runner.stats.summary()}`);
+    for (const target of graphql) expect(runner.stats.count(target.name), target.name).toBeGreaterThan(10);
+  });
+
+  it('the token endpoint, other GraphQL shapes and unknown paths', { timeout: 600_000 }, async () => {
+    await runFuzz(runner, fc.oneof(...otherTargets.map((x) => x.request)), { seed, numRuns: runsFor('transport'), path });
+    console.log(`fuzz other:\n${runner.stats.summary()}`);
+    for (const target of otherTargets) expect(runner.stats.count(target.name), target.name).toBeGreaterThan(10);
   });
 });

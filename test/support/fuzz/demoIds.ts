@@ -46,6 +46,10 @@ export function fixtureResolver(f: () => FuzzFixtures): Resolver {
         'closure.clinic': closures.clinic,
         'closure.other': closures.other,
         nil: NIL_UUID,
+        'oauth.clientId': demo.oauthClients.clinic.clientId,
+        'oauth.readOnlyClientId': demo.oauthClients.clinicReadOnly.clientId,
+        'oauth.clientSecret': demo.oauthClients.clinic.clientSecret,
+        'oauth.audience': demo.oauthAudience,
       };
       if (name === 'random') return randomUUID();
       const id = ids[name];

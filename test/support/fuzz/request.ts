@@ -27,6 +27,14 @@ export class JsonEntries {
   }
 }
 
+/** A query parameter holding JSON (GraphQL's `variables` in a GET), ids resolved when sent. */
+export class JsonParam {
+  constructor(readonly value: unknown) {}
+  toString(): string {
+    return `JsonParam(${JSON.stringify(this.value)})`;
+  }
+}
+
 export type Body =
   | { encoding: 'json'; value: unknown }
   /** Flattened into `a[b][0]=…` fields; `JsonEntries` repeat a field. */
@@ -50,7 +58,7 @@ export interface FuzzRequest {
   /** Path segments after the origin; strings are inserted as they are (they may hold %-escapes), ids are %-encoded. */
   path: (string | IdRef)[];
   /** Query parameters (%-encoded when sent), then `rawQuery` appended as is. */
-  query: [string, string | IdRef][];
+  query: [string, string | IdRef | JsonParam][];
   rawQuery?: string;
   auth: Auth;
   /** Extra headers, sent after the generated ones. */
@@ -178,7 +186,8 @@ function encodeBody(body: Body, resolver: Resolver): { bytes: Uint8Array<ArrayBu
 
 export function encodeRequest(req: FuzzRequest, resolver: Resolver): EncodedRequest {
   const path = req.path.map((s) => (s instanceof IdRef ? percentEncode(resolver.id(s.name)) : s)).join('/');
-  const query = req.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v instanceof IdRef ? resolver.id(v.name) : v)}`);
+  const paramText = (v: string | IdRef | JsonParam) => (v instanceof IdRef ? resolver.id(v.name) : v instanceof JsonParam ? jsonText(resolveIds(v.value, resolver)) : v);
+  const query = req.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(paramText(v))}`);
   if (req.rawQuery) query.push(req.rawQuery);
   const url = `${ORIGIN}/${path.replace(/^\/+/, '')}${query.length ? `?${query.join('&')}` : ''}`;
   const headers: [string, string][] = [];

@@ -7,6 +7,7 @@ import { almostValid, invalidLeaf, valid, type JsonSchema, type SchemaContext } 
 import type { Body, FuzzRequest } from './request.js';
 import { IdRef, percentEncode } from './request.js';
 import { transportChange } from './transport.js';
+import { VALID_BODIES } from './validBodies.js';
 import { hostileValue, nastyString, protoKey } from './values.js';
 
 export interface FuzzTarget {
@@ -87,7 +88,8 @@ function pathArbitrary(path: string, params: Parameter[], ctx: SchemaContext, q:
 function queryArbitrary(params: Parameter[], ctx: SchemaContext, q: Quality): fc.Arbitrary<[string, string | IdRef][]> {
   const query = params.filter((p) => p.in === 'query');
   const validQuery = fc
-    .tuple(...query.map((p) => (p.required ? valid(p.schema, ctx, p.name).map((v) => [v]) : fc.option(valid(p.schema, ctx, p.name), { nil: undefined }).map((v) => (v === undefined ? [] : [v])))))
+    // a null value of an optional parameter is sent as no parameter
+    .tuple(...query.map((p) => (p.required ? valid(p.schema, ctx, p.name).map((v) => [v]) : fc.option(valid(p.schema, ctx, p.name), { nil: undefined }).map((v) => (v === undefined || v === null ? [] : [v])))))
     .map((values) => values.flatMap((vs, i) => vs.map((v): [string, string | IdRef] => [query[i]!.name, queryText(v)])));
   if (q === 'valid' || query.length === 0) {
     if (q === 'valid') return validQuery;
@@ -118,9 +120,11 @@ const encoding = fc.oneof(
   { arbitrary: fc.constant<'multipart'>('multipart'), weight: 1 },
 );
 
-function bodyArbitrary(schema: JsonSchema | undefined, ctx: SchemaContext, q: Quality): fc.Arbitrary<Body | undefined> {
+function bodyArbitrary(operation: string, schema: JsonSchema | undefined, ctx: SchemaContext, q: Quality): fc.Arbitrary<Body | undefined> {
   if (!schema) return rarely(hostileValue.map((value): Body => ({ encoding: 'json', value })));
-  const value = q === 'valid' ? valid(schema, ctx) : q === 'almost' ? almostValid(schema, ctx) : hostileValue;
+  const realistic = VALID_BODIES[operation];
+  const validValue = realistic ? fc.oneof({ arbitrary: realistic, weight: 2 }, { arbitrary: valid(schema, ctx), weight: 1 }) : valid(schema, ctx);
+  const value = q === 'valid' ? validValue : q === 'almost' ? almostValid(schema, ctx) : hostileValue;
   return fc.tuple(encoding, value).map(([enc, v]): Body => ({ encoding: enc, value: v }));
 }
 
@@ -136,7 +140,7 @@ export function restTargets(doc: OpenApiDocument): FuzzTarget[] {
         fc.record({
           path: pathArbitrary(path, params, ctx, q),
           query: queryArbitrary(params, ctx, q),
-          body: bodyArbitrary(bodySchema, ctx, q),
+          body: bodyArbitrary(`${upper} ${path}`, bodySchema, ctx, q),
           auth: authArbitrary,
         });
       const base = fc.oneof({ arbitrary: variant('valid'), weight: 4 }, { arbitrary: variant('almost'), weight: 5 }, { arbitrary: variant('hostile'), weight: 1 });
