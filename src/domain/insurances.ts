@@ -7,6 +7,7 @@ import { Prisma, type Insurance } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { loadReachableOrganization } from './organizations.js';
 
 export const INSURANCE_TYPES = ['PPO', 'HMO', 'EPO', 'MEDICAID', 'MEDICARE'] as const;
@@ -28,6 +29,7 @@ export const updateInsuranceInput = z
     notes: z
       .string({ error: 'must be a string' })
       .max(INSURANCE_NOTES_MAX, { error: `must be at most ${INSURANCE_NOTES_MAX} characters` })
+      .refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE })
       .optional(),
   })
   .refine((input) => Object.values(input).some((v) => v !== undefined), {

@@ -4,6 +4,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { formatLocalTime, parseLocalTime } from './localTime.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 
 /** The closure instant pattern of spec §2: UTC, seconds zero, no fractional seconds. */
 export const CLOSURE_INSTANT_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):00Z$/;
@@ -64,7 +65,8 @@ export function nonBlankText(max: number, messages: { required?: string; null?: 
     })
     // characters are counted as code points, so an emoji is one character
     .refine((value) => value.length > 0 && [...value].length <= max, { message: `must be 1 to ${max} characters` })
-    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' });
+    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' })
+    .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE });
 }
 
 /**

@@ -125,6 +125,10 @@ export const closureCases: ClosureCase[] = [
   create({ name: 'chatGreeting of 501 characters', input: { ...timed, chatGreeting: 'g'.repeat(501) }, accepted: false, field: 'chatGreeting' }),
 
   // closed schema
+  // found by the fuzzer: NUL made the database refuse the write (a 500); an unpaired surrogate was stored as U+FFFD
+  create({ name: 'description with a NUL character', input: { ...timed, description: 'Staff\u0000training' }, accepted: false, field: 'description' }),
+  create({ name: 'phoneGreeting with an unpaired surrogate', input: { ...timed, phoneGreeting: 'Closed \uD800 today' }, accepted: false, field: 'phoneGreeting' }),
+  create({ name: 'greetings with emoji and right-to-left text', input: { ...timed, chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' }, accepted: true, data: { chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' } }),
   create({ name: 'unknown property', input: { ...timed, color: 'red' }, accepted: false, field: '', graphqlTypeError: '"color"', form: [...timedForm, ['color', 'red']] }),
 
   // update

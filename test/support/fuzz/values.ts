@@ -44,10 +44,10 @@ export const NASTY_CHARS = [
 
 export const nastyChar = fc.constantFrom(...NASTY_CHARS);
 
-/** Short strings mixing ordinary text and nasty characters. */
+/** Short strings mixing ordinary text and at least one nasty character. */
 export const nastyString: fc.Arbitrary<string> = fc
-  .array(fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 6 }), weight: 2 }, { arbitrary: nastyChar, weight: 3 }), { minLength: 1, maxLength: 6 })
-  .map((parts) => parts.join(''));
+  .tuple(nastyChar, fc.array(fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 6 }), weight: 2 }, { arbitrary: nastyChar, weight: 3 }), { maxLength: 5 }))
+  .map(([first, parts]) => [...parts.slice(0, 2), first, ...parts.slice(2)].join(''));
 
 /** Greetings as a receptionist might type them, emoji and right-to-left text included. */
 export const greetingText: fc.Arbitrary<string> = fc.constantFrom(
@@ -61,9 +61,13 @@ export const greetingText: fc.Arbitrary<string> = fc.constantFrom(
   '\u202Eevil greeting',
 );
 
-/** Text that a valid request would carry: mostly plain, sometimes unicode. */
+/**
+ * Text that a valid request would carry: mostly plain, sometimes unicode, and sometimes nasty (NUL,
+ * lone surrogates, RTL overrides) in an otherwise valid request, where it reaches the database.
+ */
 export const plainText = (maxLength = 40): fc.Arbitrary<string> =>
   fc.oneof(
+    { arbitrary: nastyString.filter((s) => s.trim().length > 0 && [...s].length <= maxLength), weight: 1 },
     { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength }).filter((s) => s.trim().length > 0), weight: 4 },
     { arbitrary: greetingText.filter((s) => [...s].length <= maxLength), weight: 1 },
     { arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: Math.min(maxLength, 12) }).filter((s) => s.trim().length > 0), weight: 1 },
