@@ -70,16 +70,11 @@ export function createFuzzRunner(o: FuzzRunnerOptions) {
 
   async function send(req: FuzzRequest): Promise<void> {
     const before = last ?? (await snapshot());
-    const t0 = performance.now();
     const encoded = encodeRequest(req, o.resolver);
-    const t1 = performance.now();
     const response = await o.app.fetch(toFetchRequest(encoded));
     const answer: Answer = { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
-    const t2 = performance.now();
     stats.record(req.target, answer.status);
     const after = await snapshot();
-    const t3 = performance.now();
-    if (process.env.FUZZ_PROFILE) console.log(`PROFILE ${(t1 - t0).toFixed(1)} ${(t2 - t1).toFixed(1)} ${(t3 - t2).toFixed(1)} ${answer.status} ${req.target} ${fc.stringify(req).slice(0, 150)}`);
     last = after;
     const problems: string[] = [];
     const target = targets.get(req.target);
