@@ -20,6 +20,11 @@ export interface FuzzRunnerOptions {
   checksums: ChecksumReader;
   /** Error log entries written while the app answered (unhandled errors), drained after each request. */
   drainLoggedErrors(): string[];
+  /**
+   * Called after each checked request; restores a fixture the request removed (a deleted closure) so that
+   * later requests can still succeed. Returns true when it wrote to the database.
+   */
+  restoreFixtures?(req: FuzzRequest, status: number): Promise<boolean>;
 }
 
 export class FuzzProblem extends Error {}
@@ -92,6 +97,7 @@ export function createFuzzRunner(o: FuzzRunnerOptions) {
     if (problems.length > 0) {
       throw new FuzzProblem(`${problems.join('; ')}\n  answer: ${answer.status} ${answer.text.slice(0, 500)}`);
     }
+    if (await o.restoreFixtures?.(req, answer.status)) last = undefined;
   }
 
   return { stats, send, resolver: o.resolver };
@@ -100,6 +106,8 @@ export function createFuzzRunner(o: FuzzRunnerOptions) {
 export type FuzzRunner = ReturnType<typeof createFuzzRunner>;
 
 export interface FuzzSettings {
+  /** The test's name, for the replay command (`-t`). */
+  test: string;
   seed: number;
   numRuns: number;
   /** fast-check's path of a failing case, to replay it alone (FUZZ_PATH). */
@@ -115,7 +123,8 @@ export async function runFuzz(runner: FuzzRunner, arbitrary: fc.Arbitrary<FuzzRe
   if (!details.failed) return;
   const req = details.counterexample?.[0];
   const lines = [
-    `Fuzzing failed after ${details.numRuns} requests (${details.numShrinks} shrinks): FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} replays it.`,
+    `Fuzzing failed after ${details.numRuns} requests (${details.numShrinks} shrinks). To replay the shrunk case alone:`,
+    `  FUZZ_SEED=${details.seed} FUZZ_RUNS=${settings.numRuns} FUZZ_PATH=${details.counterexamplePath} npx vitest run --config test/vitest.config.ts test/api/fuzz.test.ts -t '${settings.test}'`,
     `Problem: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`,
   ];
   if (req) {
