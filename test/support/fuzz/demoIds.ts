@@ -116,13 +116,30 @@ const pad = (n: number) => String(n).padStart(2, '0');
 const minuteTimestamp = fc
   .record({ day: fc.integer({ min: 0, max: 730 }), minute: fc.integer({ min: 0, max: 24 * 4 - 1 }) })
   .map(({ day, minute }) => new Date(Date.UTC(2026, 0, 1) + day * 86_400_000 + minute * 15 * 60_000).toISOString().replace(/:00\.000Z$/, ':00Z'));
+/** Instants at the edges of the calendar and of the formats (year 0000 and 9999, the epoch, a DST change). */
+const edgeInstant = fc.constantFrom(
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00Z',
+  '1969-12-31T23:59:00Z',
+  '1970-01-01T00:00:00Z',
+  '2026-03-08T07:00:00Z',
+  '2026-11-01T06:00:00Z',
+  '2038-01-19T03:14:00Z',
+  '9999-12-31T23:00:00Z',
+  '9999-12-31T23:59:00Z',
+);
 const localTime = fc.record({ h: fc.integer({ min: 0, max: 23 }), m: fc.constantFrom(0, 15, 30, 45) }).map(({ h, m }) => `${pad(h)}:${pad(m)}`);
 
 /** Realistic values for fields the schemas type only as "string" or JSON. */
 const HINTS: Record<string, fc.Arbitrary<unknown>> = {
-  startAt: minuteTimestamp,
-  endAt: minuteTimestamp,
-  at: fc.oneof(minuteTimestamp, minuteTimestamp.map((s) => s.replace('Z', '+02:00'))),
+  startAt: fc.oneof({ arbitrary: minuteTimestamp, weight: 9 }, edgeInstant),
+  endAt: fc.oneof({ arbitrary: minuteTimestamp, weight: 9 }, edgeInstant),
+  at: fc.oneof(
+    { arbitrary: minuteTimestamp, weight: 6 },
+    { arbitrary: minuteTimestamp.map((s) => s.replace('Z', '+02:00')), weight: 2 },
+    edgeInstant,
+    fc.constantFrom('9999-12-31T23:59:59+14:00', '0001-01-01T00:00:00-12:00', '2026-03-08T07:00:00.123456789Z'),
+  ),
   open: fc.oneof(localTime, fc.constantFrom('08:00', '09:00', '9:00')),
   close: fc.oneof(localTime, fc.constantFrom('17:00', '18:30')),
   start: fc.oneof(localTime, fc.constantFrom('12:00', '12:30')),

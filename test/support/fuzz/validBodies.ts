@@ -18,7 +18,14 @@ const timedForm = fc
     return { startAt: instant(start), endAt: instant(start + minutes * 60_000) };
   });
 const annualForm = fc.record({ annualDate: fc.record({ month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }) }) });
-const closureForm = fc.oneof(timedForm, annualForm);
+/** Closures at the edges of the calendar: the first and last years the format can write. */
+const edgeForm = fc.constantFrom(
+  { startAt: '0000-01-01T00:00:00Z', endAt: '0000-01-02T00:00:00Z' },
+  { startAt: '0001-01-01T00:00:00Z', endAt: '0001-01-02T00:00:00Z' },
+  { startAt: '9999-12-30T00:00:00Z', endAt: '9999-12-31T23:59:00Z' },
+  { annualDate: { month: 2, day: 29 } },
+);
+const closureForm = fc.oneof({ arbitrary: timedForm, weight: 4 }, { arbitrary: annualForm, weight: 4 }, edgeForm);
 
 const createClosure = fc
   .tuple(fc.record({ description: plainText(60), chatGreeting: fc.option(greeting, { nil: null }), phoneGreeting: fc.option(greeting, { nil: null }) }), closureForm)
