@@ -52,12 +52,15 @@ export class FuzzStats {
   }
 }
 
-/** Only a successful write may change the database: a 2xx REST write, or a mutation with a result. */
+/**
+ * Only a successful write may change the database: a 2xx REST request with a write method (whatever
+ * the target: a transport change may turn a GET into a DELETE), or a mutation with a result.
+ */
 function mayChangeDatabase(target: FuzzTarget, req: FuzzRequest, answer: Answer, body: unknown): boolean {
-  if (answer.status >= 300 || !target.writes) return false;
+  if (answer.status >= 300) return false;
   if (target.surface === 'graphql') {
     const data = (body as { data?: Record<string, unknown> | null } | undefined)?.data;
-    return !!data && Object.values(data).some((v) => v !== null);
+    return target.writes && !!data && Object.values(data).some((v) => v !== null);
   }
   return target.surface === 'rest' && req.method !== 'GET';
 }

@@ -65,6 +65,8 @@ export const hostileHeaders: fc.Arbitrary<[string, string][]> = fc.oneof(
     [['accept', 'multipart/mixed']],
     [['accept-charset', 'utf-16']],
     [['host', 'evil.example']],
+    [['x-http-method-override', 'DELETE']],
+    [['authorization', 'Bearer second-credential']],
   ),
   // header values must be bytes (Latin-1, no CR/LF/NUL) to be sent at all
   fc.tuple(fc.constantFrom('x-fuzz', 'accept', 'content-type', 'user-agent', 'origin'), fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 40 })).map(([k, v]): [string, string][] => [[k, v]]),
