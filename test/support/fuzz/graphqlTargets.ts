@@ -21,7 +21,7 @@ import {
 } from 'graphql';
 import { authArbitrary, hint, idArbitrary } from './demoIds.js';
 import { JsonEntries, JsonParam, type FuzzRequest } from './request.js';
-import { rarely, type FuzzTarget } from './restTargets.js';
+import { rarely, type FuzzTarget } from './target.js';
 import { transportChange } from './transport.js';
 import { VALID_BODIES } from './validBodies.js';
 import { anyJson, boundaryNumber, hostileValue, hugeString, nastyString, plainText, protoKey } from './values.js';

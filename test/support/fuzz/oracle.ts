@@ -1,7 +1,7 @@
 // What every answer must be, whatever was sent: a 2xx or a 4xx (never 5xx), JSON, and either the REST
 // envelope `{success, data, message}` (data `{}` and a message on errors), a GraphQL result without an
 // INTERNAL_SERVER_ERROR, or (for POST /oauth/token) an RFC 6749 answer. Returns the problems found.
-import type { FuzzTarget } from './restTargets.js';
+import type { FuzzTarget } from './target.js';
 
 export interface Answer {
   status: number;

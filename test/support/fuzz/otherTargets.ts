@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { authArbitrary } from './demoIds.js';
 import { IdRef, JsonEntries, JsonParam, type Body, type FuzzRequest } from './request.js';
-import { rarely, type FuzzTarget } from './restTargets.js';
+import { rarely, type FuzzTarget } from './target.js';
 import { transportChange } from './transport.js';
 import { deepNesting, hostileValue, nastyString, protoKey } from './values.js';
 

@@ -7,17 +7,9 @@ import { almostValid, invalidLeaf, valid, type JsonSchema, type SchemaContext } 
 import type { Body, FuzzRequest } from './request.js';
 import { IdRef, percentEncode } from './request.js';
 import { transportChange } from './transport.js';
+import { rarely, type FuzzTarget } from './target.js';
 import { VALID_BODIES } from './validBodies.js';
 import { hostileValue, nastyString, protoKey } from './values.js';
-
-export interface FuzzTarget {
-  /** "POST /v1/organizations/{orgId}/closures", "Mutation.createClosure", "transport: …" */
-  name: string;
-  surface: 'rest' | 'graphql' | 'other';
-  /** Whether a successful answer may change the database. */
-  writes: boolean;
-  request: fc.Arbitrary<FuzzRequest>;
-}
 
 interface Parameter {
   name: string;
@@ -57,10 +49,6 @@ function queryText(value: unknown): string | IdRef {
   if (typeof value === 'object') return JSON.stringify(value) ?? '';
   return String(value);
 }
-
-/** undefined five times out of six, else a value. */
-export const rarely = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
-  fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary, weight: 1 });
 
 type Quality = 'valid' | 'almost' | 'hostile';
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { changedTables, type ChecksumReader, type TableChecksums } from '../tableChecksums.js';
 import { answerProblems, type Answer } from './oracle.js';
 import { curlCommand, encodeRequest, toFetchRequest, type FuzzRequest, type Resolver } from './request.js';
-import type { FuzzTarget } from './restTargets.js';
+import type { FuzzTarget } from './target.js';
 
 export interface FetchHandler {
   fetch(request: Request): Response | Promise<Response>;
