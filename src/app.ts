@@ -4,6 +4,7 @@ import { clientCredentialsGrant } from './auth/oauthToken.js';
 import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
 import { answerGraphQLPost } from './graphql/idempotentOperations.js';
+import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
 import { BodyError, parseBody, readLimited } from './rest/body.js';
@@ -83,7 +84,7 @@ export function createApp(deps: AppDeps) {
     c.set('route', `${c.req.method} /graphql`);
     const setOrgId = (orgId: string) => c.set('orgId', orgId);
     const address = clientAddress(c, deps.config.trustProxy);
-    if (c.req.method === 'GET') return yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address });
+    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address }), c.req.raw);
     let request: Request;
     try {
       request = await graphQLRequest(c.req.raw);
@@ -92,7 +93,10 @@ export function createApp(deps: AppDeps) {
       throw err;
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
-    return answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, clientAddress: address, actor }));
+    return withErrorBody(
+      await answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, clientAddress: address, actor })),
+      request,
+    );
   });
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });

@@ -1,6 +1,7 @@
 // POST /oauth/token: the client-credentials grant (spec §5, CONTRACT §2). Errors follow RFC 6749
 // (`{error, error_description}`), not the /v1 envelope.
 import type { Db } from '../db/client.js';
+import { isStorableText } from '../domain/storableText.js';
 import { secretMatches } from './secrets.js';
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken, type TokenSettings } from './tokens.js';
 
@@ -21,7 +22,8 @@ export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body
   if (typeof client_id !== 'string' || !client_id) return fail(400, 'invalid_request', 'client_id is required');
   if (typeof client_secret !== 'string' || !client_secret) return fail(400, 'invalid_request', 'client_secret is required');
   if (typeof audience !== 'string' || !audience) return fail(400, 'invalid_request', 'audience is required');
-  const client = await db.oAuthClient.findUnique({ where: { clientId: client_id } });
+  // a client id the database cannot even compare (NUL, an unpaired surrogate) names no client
+  const client = isStorableText(client_id) ? await db.oAuthClient.findUnique({ where: { clientId: client_id } }) : null;
   // the same answer for an unknown client and a wrong secret
   if (!client || client.revokedAt || !secretMatches(client_secret, client.secretHash)) {
     return fail(401, 'invalid_client', 'Unknown client or wrong secret');

@@ -7,6 +7,7 @@ import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { loadReachableOrganization } from './organizations.js';
 import { viewSchema } from './viewSchema.js';
 
@@ -29,6 +30,7 @@ export const updateInsuranceInput = z
     notes: z
       .string({ error: 'must be a string' })
       .max(INSURANCE_NOTES_MAX, { error: `must be at most ${INSURANCE_NOTES_MAX} characters` })
+      .refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE })
       .optional(),
   })
   .refine((input) => Object.values(input).some((v) => v !== undefined), {

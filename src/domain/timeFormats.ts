@@ -4,6 +4,7 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { formatLocalTime, parseLocalTime } from './localTime.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 
 /** The closure instant pattern of spec §2: UTC, seconds zero, no fractional seconds. */
 export const CLOSURE_INSTANT_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):00Z$/;
@@ -32,7 +33,9 @@ export function formatClosureInstant(at: Date): string {
 export const closureInstantSchema = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
   .regex(CLOSURE_INSTANT_PATTERN, { message: 'must match YYYY-MM-DDTHH:mm:00Z (UTC, seconds zero, no fractional seconds)' })
-  .refine((value) => closureInstantMs(value) !== null, { message: 'is not a real date and time', abort: true });
+  .refine((value) => closureInstantMs(value) !== null, { message: 'is not a real date and time', abort: true })
+  // PostgreSQL has no year 0 (the year before 1 AD is 1 BC), so 0000-… cannot be stored
+  .refine((value) => !value.startsWith('0000-'), { message: 'must be in the years 0001 to 9999', abort: true });
 
 /** Local time of day `H:mm` or `HH:mm` (spec §2); returned normalized to `HH:mm`. */
 export const localTimeSchema = z
@@ -64,7 +67,8 @@ export function nonBlankText(max: number, messages: { required?: string; null?: 
     })
     // characters are counted as code points, so an emoji is one character
     .refine((value) => value.length > 0 && [...value].length <= max, { message: `must be 1 to ${max} characters` })
-    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' });
+    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' })
+    .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE });
 }
 
 /**

@@ -12,6 +12,7 @@
 //   defaulting to the position (1-based); at most 200 steps per workflow, child steps included.
 import { z } from 'zod';
 import { viewSchema } from './viewSchema.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 
 export const MAX_STEPS_PER_WORKFLOW = 200;
 export const MAX_ORDER = 1_000_000;
@@ -20,7 +21,8 @@ export const MAX_ORDER = 1_000_000;
 export function textField(max: number) {
   return z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-    .max(max, { error: `must be at most ${max} characters` });
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE });
 }
 
 /** 1..max characters with at least one non-whitespace character. */

@@ -55,6 +55,8 @@ export async function readLimited(request: Request): Promise<Uint8Array<ArrayBuf
 
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 const MAX_INDEX = 999;
+/** Deeper than any field of any route (a workflow import nests 8 levels); past it a key is refused, not recursed into. */
+const MAX_KEY_DEPTH = 32;
 
 /** `a[b][0]`, `a.b.0`, `a[]` → ['a', 'b', '0'] / ['a', ''] */
 function keySegments(key: string): string[] {
@@ -70,6 +72,7 @@ function keySegments(key: string): string[] {
     consumed = re.lastIndex;
   }
   if (consumed !== rest.length) throw new BodyError(400, `Malformed form field name "${key}"`);
+  if (segments.length > MAX_KEY_DEPTH) throw new BodyError(400, `Form field name "${key.slice(0, 64)}…" nests deeper than ${MAX_KEY_DEPTH} levels`);
   for (const s of segments) if (FORBIDDEN_SEGMENTS.has(s)) throw new BodyError(400, `Form field name "${key}" is not allowed`);
   return segments;
 }

@@ -61,6 +61,8 @@ describe('OAuth client credentials', () => {
       [{ grant_type: 'password', client_id: c.clientId, client_secret: c.clientSecret, audience: aud }, 400, 'unsupported_grant_type'],
       [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: 'wrong', audience: aud }, 401, 'invalid_client'],
       [{ grant_type: 'client_credentials', client_id: 'cli_unknown', client_secret: c.clientSecret, audience: aud }, 401, 'invalid_client'],
+      // found by the fuzzer: a client id the database cannot compare was a 500
+      [{ grant_type: 'client_credentials', client_id: 'cli_\u0000', client_secret: c.clientSecret, audience: aud }, 401, 'invalid_client'],
       [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: 'https://elsewhere.example/v1' }, 400, 'invalid_grant'],
       [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }, 400, 'invalid_request'],
     ];

@@ -56,6 +56,21 @@ describe('request bodies on a write route', () => {
   });
 });
 
+// found by the fuzzer: graphql-yoga answered these two with an empty body
+describe('GraphQL requests it cannot read or answer', () => {
+  it('answers 415 with a GraphQL error for an unsupported content type', async () => {
+    const res = await t.rest('POST', '/graphql', { raw: { body: '{"query":"{ viewer { scopes } }"}', contentType: 'application/octet-stream' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/octet-stream'), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } }] });
+  });
+
+  it('answers 406 with a GraphQL error when no accepted media type can be produced', async () => {
+    const res = await t.rest('POST', '/graphql', { json: { query: '{ viewer { scopes } }' }, headers: { accept: 'application/xml' } });
+    expect(res.status).toBe(406);
+    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/xml'), extensions: { code: 'NOT_ACCEPTABLE' } }] });
+  });
+});
+
 describe('health and keys', () => {
   it('answers /healthz without credentials', async () => {
     const res = await t.rest('GET', '/healthz', { token: null });

@@ -132,6 +132,9 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
     ['a null status', { json: { status: null } }, /^status: must be one of/],
     ['notes over 2000 characters', { json: { notes: 'n'.repeat(2001) } }, /^notes: must be at most 2000 characters$/],
     ['notes that are not a string', { json: { notes: 5 } }, /^notes: must be a string$/],
+    // found by the fuzzer: NUL made the database refuse the write (a 500)
+    ['notes with a NUL character', { json: { notes: 'a\u0000b' } }, /^notes: must not contain NUL characters or unpaired UTF-16 surrogates$/],
+    ['notes with an unpaired surrogate', { json: { notes: '\uD83D' } }, /^notes: must not contain NUL/],
     ['a body that is not an object', { json: ['PPO'] }, /./],
     ['malformed JSON', { raw: { body: '{"type":', contentType: 'application/json' } }, /JSON/],
   ];
@@ -211,12 +214,18 @@ describe('GraphQL insurances', () => {
     expect(await deltaDental()).toEqual(res.body.data.updateInsurance);
   });
 
-  it('answers BAD_USER_INPUT for an empty input and for notes too long', async () => {
+  it('answers BAD_USER_INPUT for an empty input, notes too long and notes with NUL', async () => {
     const empty = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: {} });
     expect(empty.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(empty.body.errors[0].message).toMatch(/^nothing to update/);
     const long = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { notes: 'n'.repeat(2001) } });
     expect(long.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'notes', message: 'must be at most 2000 characters' }], requestId: long.headers.get('x-request-id') });
+    const nul = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { notes: 'a\u0000b' } });
+    expect(nul.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'notes', message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }],
+      requestId: nul.headers.get('x-request-id'),
+    });
     expect((await deltaDental()).notes).toBe('Delta Dental notes');
   });
 

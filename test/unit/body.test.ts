@@ -55,6 +55,10 @@ describe('parseBody', () => {
     expect(() => formEntriesToObject([['a[constructor][prototype]', 'x']])).toThrow(BodyError);
     expect(() => formEntriesToObject([['a[100000]', 'x']])).toThrow(BodyError);
     expect(() => formEntriesToObject([['a[b', 'x']])).toThrow(BodyError);
+    // found by the fuzzer: a key nested 300 000 levels deep overflowed the stack (a 500)
+    expect(() => formEntriesToObject([['a' + '[b]'.repeat(300_000), 'x']])).toThrow(/nests deeper than 32 levels/);
+    expect(() => formEntriesToObject([['a' + '.b'.repeat(50_000), 'x']])).toThrow(BodyError);
+    expect(formEntriesToObject([['a' + '[b]'.repeat(31), 'x']])).toBeTruthy();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

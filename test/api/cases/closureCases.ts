@@ -91,6 +91,9 @@ export const closureCases: ClosureCase[] = [
   create({ name: 'startAt with an offset instead of Z', input: { ...timed, startAt: '2026-03-10T14:00:00+00:00' }, accepted: false, field: 'startAt' }),
   create({ name: 'startAt without seconds', input: { ...timed, startAt: '2026-03-10T14:00Z' }, accepted: false, field: 'startAt' }),
   create({ name: 'startAt on 30 February', input: { ...timed, startAt: '2026-02-30T10:00:00Z' }, accepted: false, field: 'startAt' }),
+  // found by the fuzzer: PostgreSQL has no year 0, the write was a 500
+  create({ name: 'startAt in the year 0000', input: { ...timed, startAt: '0000-01-01T00:00:00Z', endAt: '0001-01-01T00:00:00Z' }, accepted: false, field: 'startAt' }),
+  create({ name: 'a closure in the years 0001 and 9999', input: { ...timed, startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' }, accepted: true, data: { startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' } }),
   create({ name: 'endAt at hour 24', input: { ...timed, endAt: '2026-03-10T24:00:00Z' }, accepted: false, field: 'endAt' }),
   create({ name: 'endAt equal to startAt', input: { ...timed, endAt: timed.startAt }, accepted: false, field: 'endAt' }),
   create({ name: 'endAt before startAt', input: { ...timed, startAt: '2026-03-10T18:00:00Z', endAt: '2026-03-10T14:00:00Z' }, accepted: false, field: 'endAt' }),
@@ -125,6 +128,10 @@ export const closureCases: ClosureCase[] = [
   create({ name: 'chatGreeting of 501 characters', input: { ...timed, chatGreeting: 'g'.repeat(501) }, accepted: false, field: 'chatGreeting' }),
 
   // closed schema
+  // found by the fuzzer: NUL made the database refuse the write (a 500); an unpaired surrogate was stored as U+FFFD
+  create({ name: 'description with a NUL character', input: { ...timed, description: 'Staff\u0000training' }, accepted: false, field: 'description' }),
+  create({ name: 'phoneGreeting with an unpaired surrogate', input: { ...timed, phoneGreeting: 'Closed \uD800 today' }, accepted: false, field: 'phoneGreeting' }),
+  create({ name: 'greetings with emoji and right-to-left text', input: { ...timed, chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' }, accepted: true, data: { chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' } }),
   create({ name: 'unknown property', input: { ...timed, color: 'red' }, accepted: false, field: '', graphqlTypeError: '"color"', form: [...timedForm, ['color', 'red']] }),
 
   // update

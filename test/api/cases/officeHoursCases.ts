@@ -115,6 +115,8 @@ export const officeHoursCases: OfficeHoursCase[] = [
   { name: 'time with seconds', input: { ...open, open: '09:00:00' }, accepted: false, field: 'open' },
   { name: 'break time 12:60', input: { ...open, breaks: [brk('12:00', '12:60')] }, accepted: false, field: 'breaks.0.end' },
   { name: 'break reason blank', input: { ...open, breaks: [{ ...lunch, reason: '   ' }] }, accepted: false, field: 'breaks.0.reason' },
+  // found by the fuzzer: NUL made the database refuse the write (a 500)
+  { name: 'break greeting with a NUL character', input: { ...open, breaks: [{ ...lunch, greeting: 'Back at one\u0000' }] }, accepted: false, field: 'breaks.0.greeting' },
   { name: 'break greeting of 501 characters', input: { ...open, breaks: [{ ...lunch, greeting: 'g'.repeat(501) }] }, accepted: false, field: 'breaks.0.greeting' },
   { name: 'break greeting of 500 characters', input: { ...open, breaks: [{ ...lunch, greeting: 'g'.repeat(500) }] }, accepted: true, data: { breaks: [{ ...lunch, greeting: 'g'.repeat(500) }] } },
   { name: 'breaks null', input: { ...open, breaks: null }, accepted: false, field: 'breaks' },

@@ -20,6 +20,9 @@ export const invalidTemplateCases: InvalidTemplateCase[] = [
   { name: 'name over 255 characters', input: { name: 'n'.repeat(256) }, paths: ['name'] },
   { name: 'name not a string', input: { name: 5 }, paths: ['name'] },
   { name: 'null name', input: { name: null }, paths: ['name'] },
+  // found by the fuzzer: NUL made the database refuse the write (a 500)
+  { name: 'name with a NUL character', input: { name: 'Intake\u0000' }, paths: ['name'] },
+  { name: 'step title with an unpaired surrogate', input: { workflow: workflow({ steps: [step({ title: '\uDC00' })] }) }, paths: ['workflow.steps.0.title'] },
   { name: 'description over 2000 characters', input: { description: 'd'.repeat(2001) }, paths: ['description'] },
   { name: 'description not a string', input: { description: 5 }, paths: ['description'] },
   { name: 'variable with an empty name', input: { variables: [{ name: '', description: 'x' }] }, paths: ['variables.0.name'] },

@@ -1,0 +1,141 @@
+// The tenant matrix's table: for every REST route of the registry and every GraphQL root field and
+// Organization field of the schema, which ids the operation takes (a path parameter, a query
+// parameter, a body field or an argument, each with the kind of object it names) and a request that
+// would succeed on the caller's own objects, so that only reach can refuse it. tenantMatrix.test.ts
+// fails when the registry or the schema has an operation this table lacks (or one it no longer has).
+
+/** The kinds of object an id can name. */
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest';
+export type Ids = Record<string, string>;
+
+export interface RestCase {
+  /** Every id slot: each `:param` of the path by its name, plus ids sent in the query or the body. */
+  ids: Record<string, Kind>;
+  query?: (ids: Ids) => Record<string, string>;
+  /** A body that is valid on the caller's own objects. */
+  body?: (ids: Ids) => unknown;
+}
+
+export interface GraphQLCase {
+  ids: Record<string, Kind>;
+  /** The operation; every id is a variable named after its slot. */
+  query: string;
+  /** Further variables (inputs valid on the caller's own objects). */
+  variables?: Record<string, unknown>;
+}
+
+const workflow = { title: 'Matrix workflow', steps: [{ title: 'Greet', order: 1 }] };
+
+/** Keyed like the route registry: "METHOD /v1/path/:param". */
+export const REST_CASES: Record<string, RestCase> = {
+  'GET /v1/organizations/:orgId': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/disable': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/enable': { ids: { orgId: 'org' } },
+  'GET /v1/organizations/:orgId/closures': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/closures': {
+    ids: { orgId: 'org' },
+    body: () => ({ description: 'Matrix closure', annualDate: { month: 5, day: 1 }, chatGreeting: null, phoneGreeting: 'Closed today' }),
+  },
+  'GET /v1/organizations/:orgId/closures/:closureId': { ids: { orgId: 'org', closureId: 'closure' } },
+  'POST /v1/organizations/:orgId/closures/:closureId': {
+    ids: { orgId: 'org', closureId: 'closure' },
+    body: () => ({ description: 'Matrix update', startAt: '2026-05-01T08:00:00Z', endAt: '2026-05-01T12:00:00Z' }),
+  },
+  'DELETE /v1/organizations/:orgId/closures/:closureId': { ids: { orgId: 'org', closureId: 'closure' } },
+  'POST /v1/organizations/:orgId/office-hours': {
+    ids: { orgId: 'org' },
+    body: () => ({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] }),
+  },
+  'GET /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, query: () => ({ dayOfWeek: 'MONDAY' }) },
+  'GET /v1/organizations/:orgId/availability': {
+    ids: { orgId: 'org', phoneNumberId: 'phone' },
+    query: (ids) => ({ at: '2026-03-09T14:00:00Z', medium: 'PHONE', phoneNumberId: ids.phoneNumberId! }),
+  },
+  'GET /v1/organizations/:orgId/bots': { ids: { orgId: 'org' } },
+  'GET /v1/bots/:botId/workflows': { ids: { botId: 'bot' } },
+  'POST /v1/bots/:botId/workflows/import': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
+  'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
+  'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
+  'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
+  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' }, body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }) },
+  'GET /v1/call-requests/:callRequestId': { ids: { callRequestId: 'callRequest' } },
+  'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
+  // templates belong to the credential owner's organization: no id names another tenant's list
+  'GET /v1/templates': { ids: {} },
+  'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
+  'PUT /v1/templates/:templateId': { ids: { templateId: 'template' }, body: () => ({ description: 'Matrix description', workflow }) },
+};
+
+/** Root fields as "Query.field" / "Mutation.field", Organization's fields as "Organization.field". */
+export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
+  'Query.organization': { ids: { id: 'org' }, query: 'query($id: ID!) { organization(id: $id) { id name timezone isAccount } }' },
+  'Query.bot': { ids: { id: 'bot' }, query: 'query($id: ID!) { bot(id: $id) { id name workflows { id title } } }' },
+  'Query.callRequest': { ids: { id: 'callRequest' }, query: 'query($id: ID!) { callRequest(id: $id) { id status error { code } } }' },
+  'Query.conversations': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query: 'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
+  },
+  'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
+
+  'Mutation.disableOrganization': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }' },
+  'Mutation.enableOrganization': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID!) { enableOrganization(orgId: $orgId) { status changed } }' },
+  'Mutation.createClosure': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }',
+    variables: { input: { description: 'Matrix closure', annualDate: { month: 5, day: 1 }, chatGreeting: null, phoneGreeting: null } },
+  },
+  'Mutation.updateClosure': {
+    ids: { orgId: 'org', closureId: 'closure' },
+    query: 'mutation($orgId: ID!, $closureId: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $closureId, input: $input) { id } }',
+    variables: { input: { description: 'Matrix update', annualDate: { month: 6, day: 1 } } },
+  },
+  'Mutation.deleteClosure': {
+    ids: { orgId: 'org', closureId: 'closure' },
+    query: 'mutation($orgId: ID!, $closureId: ID!) { deleteClosure(orgId: $orgId, closureId: $closureId) }',
+  },
+  'Mutation.setOfficeHours': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: SetOfficeHoursInput!) { setOfficeHours(orgId: $orgId, input: $input) { dayOfWeek } }',
+    variables: { input: { dayOfWeek: 'TUESDAY', isClosed: false, open: '08:00', close: '16:00' } },
+  },
+  'Mutation.updateInsurance': {
+    ids: { orgId: 'org', insuranceId: 'insurance' },
+    query: 'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
+    variables: { input: { status: 'NOT_ACCEPTED' } },
+  },
+  'Mutation.attachPhoneNumber': {
+    ids: { phoneNumberId: 'phone', botId: 'bot' },
+    query: 'mutation($phoneNumberId: ID!, $botId: ID!) { attachPhoneNumber(phoneNumberId: $phoneNumberId, botId: $botId) { id botId } }',
+  },
+  'Mutation.createTemplate': { ids: {}, query: 'mutation($input: TemplateInput!) { createTemplate(input: $input) { id } }', variables: { input: { name: 'Matrix template' } } },
+  'Mutation.updateTemplate': {
+    ids: { id: 'template' },
+    query: 'mutation($id: ID!, $input: TemplateInput!) { updateTemplate(id: $id, input: $input) { id version } }',
+    variables: { input: { description: 'Matrix description', workflow } },
+  },
+
+  // every field of Organization, reached through organization(id: $org); availability also names a phone number
+  ...Object.fromEntries(
+    (
+      [
+        ['id', 'id'],
+        ['name', 'name'],
+        ['timezone', 'timezone'],
+        ['isAccount', 'isAccount'],
+        ['communicationsEnabled', 'communicationsEnabled'],
+        ['parent', 'parent { id name }'],
+        ['children', 'children { id name }'],
+        ['bots', 'bots { id workflows { id } }'],
+        ['closures', 'closures { id description }'],
+        ['insurances', 'insurances { id name }'],
+        ['officeHours', 'officeHours { dayOfWeek open close }'],
+        ['phoneNumbers', 'phoneNumbers { id botId }'],
+      ] as const
+    ).map(([field, selection]): [string, GraphQLCase] => [`Organization.${field}`, { ids: { org: 'org' }, query: `query($org: ID!) { organization(id: $org) { ${selection} } }` }]),
+  ),
+  'Organization.availability': {
+    ids: { org: 'org', phoneNumberId: 'phone' },
+    query: 'query($org: ID!, $phoneNumberId: ID) { organization(id: $org) { availability(medium: PHONE, at: "2026-03-09T14:00:00Z", phoneNumberId: $phoneNumberId) { state greeting } } }',
+  },
+};
