@@ -64,6 +64,7 @@ const envSchema = z.object({
   DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
   DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 5_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
+  SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   CHANGES_CHANNEL: z
@@ -120,6 +121,8 @@ export interface Config {
   database: { poolSize: number; maxWaiting: number; queueTimeoutMs: number; statementTimeoutMs: number };
   /** The read model's bound (entries per kind) and the lifetime of an entry while the change channel is up. */
   readModel: { maxEntries: number; maxAgeMs: number };
+  /** Live subscriptions a credential may hold open at once, per instance. */
+  subscriptionsPerCredential: number;
   /** The channel changes travel on between instances (Redis channel or PostgreSQL NOTIFY channel). */
   changesChannel: string;
   /** The `audience` a token request must name and the `aud` of issued tokens. */
@@ -177,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
     changesChannel: e.CHANGES_CHANNEL,
+    subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

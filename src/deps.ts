@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { DomainDeps } from './domain/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
+import type { LiveStreams } from './graphql/liveStreams.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
@@ -20,4 +21,6 @@ export interface AppDeps extends DomainDeps {
   rateLimit: RateLimiter;
   /** The change feed: publishes writes, and carries other instances' changes to the read model and to subscriptions. */
   changes: ChangeFeed;
+  /** Live subscription streams open on this instance (bounded per credential, closed on shutdown). */
+  liveStreams: LiveStreams;
 }

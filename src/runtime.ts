@@ -9,6 +9,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { applyMigrations, migrationsUpToDate } from './db/migrations.js';
 import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
+import { LiveStreams } from './graphql/liveStreams.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -60,6 +61,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       rateLimit,
       readModel,
       changes,
+      liveStreams: new LiveStreams(config.subscriptionsPerCredential),
     };
     return { database, deps, changes, appliedMigrations, close };
   } catch (err) {

@@ -69,6 +69,8 @@ async function main(): Promise<void> {
       }
     });
     server.closeIdleConnections();
+    // live subscriptions end cleanly (their SSE responses complete), so that their connections close too
+    void runtime.deps.liveStreams.closeAll().then(() => server.closeIdleConnections());
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -8,4 +8,6 @@ export interface GraphQLContext {
   request: Request;
   /** The authenticated caller; throws Unauthenticated when the request has no valid credential. */
   actor(): Promise<Actor>;
+  /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
+  reauthenticate(): Promise<Actor>;
 }

@@ -3,6 +3,8 @@ import { createYoga } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { createRequestBatch } from '../domain/batch.js';
+import { authenticate, bearerToken } from '../auth/authenticate.js';
+import { Unauthenticated } from '../domain/errors.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
 import type { GraphQLContext } from './context.js';
@@ -47,6 +49,11 @@ export function createGraphQLHandler(deps: AppDeps) {
             setOrgId?.(actor.orgId);
             return actor;
           })()),
+        reauthenticate: async () => {
+          const token = bearerToken(request.headers.get('authorization'));
+          if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+          return authenticate(deps, deps.tokens, token);
+        },
       };
     },
   });

@@ -85,6 +85,17 @@ export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
       };
     }
   }
+  // a subscription counts once, when it starts (its events are not requests)
+  const subscriptionType = schema.getSubscriptionType();
+  for (const field of Object.values(subscriptionType?.getFields() ?? {})) {
+    const subscribe = field.subscribe;
+    if (!subscribe) continue;
+    field.subscribe = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
+      const actor = await ctx.actor();
+      await limitRootField(ctx.deps.rateLimit, actor.orgId, subscriptionType!.name, field.name, args);
+      return subscribe(parent, args, ctx, info);
+    };
+  }
   return schema;
 }
 

@@ -215,6 +215,19 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     availableTemplates: [{ id: ids.bookAppointment, name: 'Book an appointment' }],
     nextChangeAt: '2026-03-09T16:00:00Z',
   },
+  'GET /v1/organizations/:orgId/availability/timeline': {
+    timezone: 'America/New_York',
+    medium: 'PHONE',
+    from: '2026-03-09T12:00:00Z',
+    to: '2026-03-10T00:00:00Z',
+    intervals: [
+      { start: '2026-03-09T12:00:00Z', end: '2026-03-09T13:00:00Z', state: 'CLOSED', closure: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
+      { start: '2026-03-09T13:00:00Z', end: '2026-03-09T16:00:00Z', state: 'OPEN', closure: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
+      { start: '2026-03-09T16:00:00Z', end: '2026-03-09T17:00:00Z', state: 'BREAK', closure: null, break: { start: '12:00', end: '13:00', reason: 'Lunch' }, greeting: 'We are at lunch until 1 pm.' },
+      { start: '2026-03-09T17:00:00Z', end: '2026-03-09T21:00:00Z', state: 'OPEN', closure: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
+      { start: '2026-03-09T21:00:00Z', end: '2026-03-10T00:00:00Z', state: 'CLOSED', closure: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
+    ],
+  },
 };
 
 /** The `message` that accompanies a success, where the route sends one. */

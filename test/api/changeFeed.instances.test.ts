@@ -13,7 +13,9 @@ import { PostgresTransport } from '../../src/changes/postgresTransport.js';
 import { RedisTransport } from '../../src/changes/redisTransport.js';
 import type { ChangeTransport } from '../../src/changes/transport.js';
 import type { AppDeps } from '../../src/deps.js';
+import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
+import { subscribe } from '../support/sse.js';
 import { openTcpRelay } from '../support/tcpRelay.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -38,7 +40,7 @@ async function instance(transport: ChangeTransport): Promise<Instance> {
   feed.subscribe(readModel);
   await feed.start(3_000);
   opened.push(() => feed.close());
-  const deps: AppDeps = { ...t.deps, readModel, changes: feed };
+  const deps: AppDeps = { ...t.deps, readModel, changes: feed, liveStreams: new LiveStreams(10) };
   return { app: createApp(deps), deps, feed };
 }
 
@@ -126,6 +128,26 @@ for (const transport of transports) {
       await revokeApiKey(a.deps, key.id);
       expect((await call(a, 'GET', `/v1/organizations/${org}`)).status).toBe(401); // at once where it was made
       await within(1_000, async () => (await call(b, 'GET', `/v1/organizations/${org}`)).status === 401);
+    });
+
+    it("a live subscription on one instance receives the event caused by a write on the other", async () => {
+      const name = channel();
+      const a = await instance(transport.make(name));
+      const b = await instance(transport.make(name));
+      const org = t.demo.organizations.clinic.id;
+      t.clock.set('2026-03-09T15:30:00Z');
+      const s = await subscribe(
+        b.app,
+        'subscription($org: ID!) { availabilityChanged(orgId: $org, medium: CHAT) { state greeting } }',
+        { org },
+        t.demo.organizations.clinic.apiKey,
+      );
+      opened.push(() => s.close());
+      expect((await s.next()).data.data.availabilityChanged).toEqual({ state: 'CLOSED', greeting: null });
+      await call(a, 'POST', `/v1/organizations/${org}/closures`, {
+        description: 'Power cut', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T20:00:00Z', chatGreeting: 'We are closed: power cut', phoneGreeting: null,
+      });
+      expect((await s.next(1_000)).data.data.availabilityChanged).toEqual({ state: 'CLOSURE', greeting: 'We are closed: power cut' });
     });
 
     it('a lost channel falls back to one-second expiry, and changes travel on it again once it is back', async () => {

@@ -20,6 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { createChangeFeed } from '../../src/changes/createFeed.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
+import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { OpenApiValidator } from './openApiValidator.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
@@ -223,6 +224,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       rateLimit: createRateLimiter(config, logger, t.clock.now),
       readModel,
       changes,
+      liveStreams: new LiveStreams(config.subscriptionsPerCredential),
     };
     if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);

@@ -2,6 +2,7 @@
 // GET /v1/organizations/{orgId}/availability (CONTRACT §4).
 import type { Availability, TimelineInterval } from '../../domain/availability.js';
 import { type AvailabilityTimeline, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../domain/availabilityQuery.js';
+import { watchAvailability } from '../../domain/availabilityWatch.js';
 import { builder } from '../builder.js';
 import { MediumEnum } from './enums.js';
 import { OrganizationRef } from './organization.js';
@@ -121,3 +122,36 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
       }),
   }),
 }));
+
+builder.subscriptionType({
+  description:
+    'Live updates, over Server-Sent Events (GraphQL over SSE: send the operation with `Accept: text/event-stream`). Every field requires a bearer credential.',
+});
+
+builder.subscriptionField('availabilityChanged', (t) =>
+  t.field({
+    type: AvailabilityRef,
+    description:
+      "An organization's availability now, then again whenever it changes: when the clock reaches nextChangeAt and after every write that changes it (office hours, breaks, closures, templates, phone numbers, enabling and disabling), on any instance. A revoked credential, a lost scope or a lost reach ends the stream. At most SUBSCRIPTIONS_PER_CREDENTIAL streams per credential. Scope office-hours:read.",
+    args: {
+      orgId: t.arg.id({ required: true, description: 'Organization id.' }),
+      medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
+      phoneNumberId: t.arg.id({ description: "One of the organization's phone numbers, for its greetings." }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const actor = await ctx.actor();
+      const stream = await watchAvailability(
+        ctx.deps,
+        actor,
+        String(args.orgId),
+        { medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
+        { reauthenticate: () => ctx.reauthenticate() },
+      );
+      const tracked = ctx.deps.liveStreams.track(actor.credential.id, stream);
+      // the client went away (its connection closed, or its request was aborted): end the stream now
+      ctx.request.signal.addEventListener('abort', () => void tracked.return?.(), { once: true });
+      return tracked;
+    },
+    resolve: (answer: Availability) => answer,
+  }),
+);

@@ -51,6 +51,10 @@ export const REST_CASES: Record<string, RestCase> = {
     ids: { orgId: 'org', phoneNumberId: 'phone' },
     query: (ids) => ({ at: '2026-03-09T14:00:00Z', medium: 'PHONE', phoneNumberId: ids.phoneNumberId! }),
   },
+  'GET /v1/organizations/:orgId/availability/timeline': {
+    ids: { orgId: 'org', phoneNumberId: 'phone' },
+    query: (ids) => ({ from: '2026-03-09T00:00:00Z', to: '2026-03-16T00:00:00Z', medium: 'PHONE', phoneNumberId: ids.phoneNumberId! }),
+  },
   'GET /v1/organizations/:orgId/bots': { ids: { orgId: 'org' } },
   'GET /v1/bots/:botId/workflows': { ids: { botId: 'bot' } },
   'POST /v1/bots/:botId/workflows/import': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
@@ -66,7 +70,7 @@ export const REST_CASES: Record<string, RestCase> = {
   'PUT /v1/templates/:templateId': { ids: { templateId: 'template' }, body: () => ({ description: 'Matrix description', workflow }) },
 };
 
-/** Root fields as "Query.field" / "Mutation.field", Organization's fields as "Organization.field". */
+/** Root fields as "Query.field" / "Mutation.field" / "Subscription.field", Organization's fields as "Organization.field". */
 export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.organization': { ids: { id: 'org' }, query: 'query($id: ID!) { organization(id: $id) { id name timezone isAccount } }' },
   'Query.bot': { ids: { id: 'bot' }, query: 'query($id: ID!) { bot(id: $id) { id name workflows { id title } } }' },
@@ -75,7 +79,16 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { orgId: 'org', botId: 'bot' },
     query: 'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
   },
+  'Query.conversationsConnection': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query:
+      'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
+  },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Subscription.availabilityChanged': {
+    ids: { orgId: 'org', phoneNumberId: 'phone' },
+    query: 'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',
+  },
   'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
 
   'Mutation.disableOrganization': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }' },
@@ -134,6 +147,11 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       ] as const
     ).map(([field, selection]): [string, GraphQLCase] => [`Organization.${field}`, { ids: { org: 'org' }, query: `query($org: ID!) { organization(id: $org) { ${selection} } }` }]),
   ),
+  'Organization.availabilityTimeline': {
+    ids: { org: 'org', phoneNumberId: 'phone' },
+    query:
+      'query($org: ID!, $phoneNumberId: ID) { organization(id: $org) { availabilityTimeline(medium: PHONE, from: "2026-03-09T00:00:00Z", to: "2026-03-16T00:00:00Z", phoneNumberId: $phoneNumberId) { intervals { start state greeting } } } }',
+  },
   'Organization.availability': {
     ids: { org: 'org', phoneNumberId: 'phone' },
     query: 'query($org: ID!, $phoneNumberId: ID) { organization(id: $org) { availability(medium: PHONE, at: "2026-03-09T14:00:00Z", phoneNumberId: $phoneNumberId) { state greeting } } }',
