@@ -50,6 +50,30 @@ query Availability($id: ID!) {
   }
 }
 
+# A week view in one call: the intervals covering [from, to), in UTC,
+# exact across daylight-saving changes (at most 31 days).
+query Week($id: ID!) {
+  organization(id: $id) {
+    availabilityTimeline(from: "2026-03-06T00:00:00Z", to: "2026-03-13T00:00:00Z", medium: PHONE) {
+      timezone
+      intervals { start end state greeting break { start end reason } closure { description } }
+    }
+  }
+}
+
+# Live: the availability now, then again whenever it changes (at each
+# nextChangeAt, and after every write to office hours, closures,
+# templates…). Run it and leave it running; change the office hours in
+# another tab and watch the next answer arrive (Server-Sent Events).
+subscription LiveAvailability($id: ID!) {
+  availabilityChanged(orgId: $id, medium: PHONE) {
+    at
+    state
+    greeting
+    nextChangeAt
+  }
+}
+
 # The newest conversations, 20 at a time.
 query Conversations {
   conversations(offset: 0, limit: 20) {

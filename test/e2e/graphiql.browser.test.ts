@@ -101,6 +101,32 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
     expect(await editorText(result)).not.toContain('errors');
   });
 
+  it('runs a live subscription (Server-Sent Events) and shows its first answer', async () => {
+    // the organization id, asked with the demo key the service printed
+    const key = /Demo API key \(account organization\): (svc-sk-v2-\w+)/.exec(service!.output())![1]!;
+    const viewer = await fetch(`${service!.address}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { organization { id } } }' }),
+    });
+    const orgId = ((await viewer.json()) as { data: { viewer: { organization: { id: string } } } }).data.viewer.organization.id;
+
+    await page.goto(`${service!.address}/graphql`);
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.waitFor({ timeout: 30_000 });
+    await editor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    const operation = `subscription { availabilityChanged(orgId: "${orgId}", medium: CHAT) { state officeOpen } }`;
+    await page.keyboard.type(operation);
+    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 }).toContain('availabilityChanged');
+    await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: 10_000 }).toBe('<untitled>');
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window .view-lines');
+    await expect.poll(() => editorText(result), { timeout: 15_000 }).toContain('"officeOpen": false');
+    expect(await editorText(result)).not.toContain('errors');
+  });
+
   it('shows the REST reference at /v1/docs, from local files', async () => {
     const docs = await browser!.newPage();
     const failed: string[] = [];
