@@ -21,7 +21,7 @@ import { viewSchema } from './viewSchema.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidSchema } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
-import { isoInstantSchema, isoInstantToDate } from './timeFormats.js';
+import { instantArgSchema, isoInstantToDate } from './timeFormats.js';
 
 export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const satisfies readonly Medium[];
 
@@ -34,7 +34,7 @@ export const mediumSchema = z.enum(MEDIUMS, {
  * `at` is an ISO-8601 instant; GraphQL's DateTime scalar hands over a Date, which is accepted as is.
  */
 export const availabilityQuerySchema = z.object({
-  at: z.union([isoInstantSchema, z.date()], { error: 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z' }).nullable().optional(),
+  at: instantArgSchema(() => 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z').nullable().optional(),
   medium: mediumSchema,
   phoneNumberId: uuidSchema.nullable().optional(),
 });
@@ -89,9 +89,9 @@ export async function getAvailability(deps: DomainDeps, actor: Actor, orgId: str
 /** The longest range a timeline covers. */
 export const TIMELINE_MAX_DAYS = 31;
 
-const instantArg = z.union([isoInstantSchema, z.date()], {
-  error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z'),
-});
+const instantArg = instantArgSchema((iss) =>
+  iss.input === undefined || iss.input === null ? 'is required' : 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z',
+);
 
 /** The query of GET …/availability/timeline and the arguments of Organization.availabilityTimeline. */
 export const availabilityTimelineQuerySchema = z

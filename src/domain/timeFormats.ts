@@ -75,11 +75,30 @@ export function nonBlankText(max: number, messages: { required?: string; null?: 
  * An ISO-8601 instant (a date-time with `Z` or an offset), e.g. `2026-03-09T13:30:00Z` or
  * `2026-03-09T09:30:00-04:00`. A local date-time without an offset is not an instant.
  */
+/**
+ * The instants availability answers for: local calendars and time zone rules are meaningful there, and
+ * an answer (with its 8-day lookahead) stays a four-digit year.
+ */
+const EARLIEST_INSTANT_MS = Date.UTC(1900, 0, 1);
+const LATEST_INSTANT_MS = Date.UTC(9999, 11, 23);
+const INSTANT_RANGE_MESSAGE = 'must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z';
+const instantInRange = (ms: number) => ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS;
+
 export const isoInstantSchema = z
   .string({ error: 'must be an ISO-8601 instant such as 2026-03-09T13:30:00Z' })
   .refine((value) => /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value) && DateTime.fromISO(value, { setZone: true }).isValid, {
     message: 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z',
   });
+
+/**
+ * An instant argument: an ISO-8601 string (a REST query) or a Date (GraphQL's DateTime scalar), within
+ * the range availability answers for.
+ */
+export function instantArgSchema(error: (iss: { input?: unknown }) => string) {
+  return z
+    .union([isoInstantSchema, z.date()], { error })
+    .refine((value) => instantInRange((value instanceof Date ? value : isoInstantToDate(value)).getTime()), { message: INSTANT_RANGE_MESSAGE });
+}
 
 export function isoInstantToDate(value: string): Date {
   return DateTime.fromISO(value, { setZone: true }).toJSDate();

@@ -142,6 +142,19 @@ describe('availability', () => {
     expect(gqlAt.body.errors[0].message).toContain('DateTime');
   });
 
+  it('refuses an instant outside 1900..9999-12-23 (found by the fuzzer: year 0000 and the end of 9999 gave garbled times)', async () => {
+    for (const at of ['0000-06-01T00:00:00Z', '1899-12-31T23:59:59Z', '9999-12-31T00:00:00Z']) {
+      const res = await availability({ at, medium: 'PHONE' });
+      expect(res.status, at).toBe(400);
+      expect(res.body.message).toBe('at: must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z');
+    }
+    const gql = await t.gql(`query($id: ID!) { organization(id: $id) { availability(at: "9999-12-31T00:00:00Z", medium: PHONE) { state } } }`, { id: clinicId() });
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'at', message: 'must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z' }] });
+    const last = await availability({ at: '9999-12-23T00:00:00Z', medium: 'PHONE' });
+    expect(last.status).toBe(200);
+    expect(last.body.data.nextChangeAt).toMatch(/^9999-12-/); // still a four-digit year
+  });
+
   it("answers 404 for another organization's phone number and for the other tenant", async () => {
     const foreignPhone = await availability({ at: MONDAY_0930, medium: 'PHONE', phoneNumberId: t.demo.phoneNumbers.other[0]! });
     expect(foreignPhone.status).toBe(404);
