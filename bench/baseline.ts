@@ -1,31 +1,35 @@
-// The baseline: a bare node:http server doing the same database work as GET /v1/organizations/:orgId
-// (find the API key by its hash with its organization, then read the organization) on its own
-// in-memory PGlite with the same migrations and demo data — no router, no envelope code, no limits.
+// The baselines: the least work that answers the same question, in a bare node:http server.
+//   constant — a constant JSON body (what the machine, Node and the load generator can do at all);
+//   prisma   — one Prisma organization.findUnique by primary key on the PostgreSQL of BENCH_POSTGRES_URL
+//              (the least database work an organization read needs), answered as JSON.
+// Prints {"msg":"listening","port":…} once ready.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hashSecret } from '../src/auth/secrets.js';
-import { openDatabase } from '../src/db/client.js';
-import { applyMigrations } from '../src/db/migrations.js';
-import { createDemoData } from '../src/demo/demoData.js';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../src/generated/prisma/client.js';
 
-const database = await openDatabase('pglite:memory');
-await applyMigrations(database.adapterFactory);
-const demo = await createDemoData(database.prisma, 'http://127.0.0.1/v1');
-const db = database.prisma;
+const mode = process.argv[2];
+const body = JSON.stringify({ success: true, data: { status: 'ok', name: 'Bright Smiles Downtown', timezone: 'America/New_York' } });
 
-const server = createServer(async (req, res) => {
-  const key = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-  const row = await db.apiKey.findUnique({ where: { hash: hashSecret(key) }, include: { org: { select: { id: true, isAccount: true, children: { select: { id: true } } } } } });
-  if (!row) {
-    res.writeHead(401).end();
-    return;
-  }
-  const id = req.url!.split('/')[3]!;
-  const org = await db.organization.findUnique({ where: { id }, include: { children: { select: { id: true } } } });
-  res.writeHead(org ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, data: org }));
+let handle: (url: string) => Promise<{ status: number; body: string }>;
+if (mode === 'constant') {
+  handle = async () => ({ status: 200, body });
+} else if (mode === 'prisma') {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.BENCH_POSTGRES_URL!, max: 10 }) });
+  handle = async (url) => {
+    const id = url.split('/')[3]!;
+    const org = await prisma.organization.findUnique({ where: { id } });
+    return org ? { status: 200, body: JSON.stringify({ success: true, data: org }) } : { status: 404, body: '{}' };
+  };
+} else {
+  throw new Error('usage: baseline.ts constant|prisma');
+}
+
+const server = createServer((req, res) => {
+  handle(req.url ?? '/').then(
+    (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(r.body),
+    () => res.writeHead(500).end(),
+  );
 });
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  process.stdout.write(JSON.stringify({ msg: 'listening', port, apiKey: demo.organizations.clinic.apiKey, orgId: demo.organizations.clinic.id }) + '\n');
-});
-process.on('SIGTERM', () => server.close(() => void database.close().then(() => process.exit(0))));
+server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ msg: 'listening', port: (server.address() as AddressInfo).port }) + '\n'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,168 +1,356 @@
-// `npm run bench`: loads the service over loopback with autocannon and, in the same run, a bare
-// node:http baseline doing the same database read (CONTRACT §8). Rounds alternate between the two so
-// that machine noise hits both; medians are reported. Prints one table and writes bench/RESULTS.md.
-//   BENCH_SECONDS (default 5) per round, BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (default 10),
-//   BENCH_DATABASE_URL (default pglite:memory; a postgresql:// URL benchmarks PostgreSQL).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import autocannon from 'autocannon';
+// `npm run bench`: the service as `npm start` runs it (compiled), loaded over loopback by autocannon from
+// this process, side by side with the least work that answers the same question (bench/baseline.ts) in
+// the same run. Rounds alternate between the service and its baseline so that machine noise hits both;
+// medians are reported, with their ratios. Prints the tables and writes bench/RESULTS.md.
+//   BENCH_SECONDS (5) per round, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_OVERLOAD_CONNECTIONS (400),
+//   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
+//   the PostgreSQL part is skipped when it does not answer).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { load, type LoadResult, median, peakRssMiB, type Request, root, runScript, type Running, sequentialMedianMs, startScript, startService } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? 'pglite:memory';
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const overloadConnections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 400);
+const postgresAdmin = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-interface Started {
-  child: ChildProcess;
-  port: number;
-  lines: string[];
-}
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const report: string[] = [];
+const targets: { name: string; value: string; target: string; met: boolean }[] = [];
+const target = (name: string, value: string, goal: string, met: boolean) => targets.push({ name, value, target: goal, met });
 
-function start(args: string[], env: Record<string, string>, ready: (line: string) => number | null): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const lines: string[] = [];
-    let buffer = '';
-    const onData = (d: Buffer) => {
-      buffer += d.toString();
-      let i;
-      while ((i = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        lines.push(line);
-        const port = ready(line);
-        if (port) resolve({ child, port, lines });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}\n${lines.join('\n')}`)));
-  });
-}
-
-/** Peak resident set size of a process so far (VmHWM), in MiB. */
-function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+interface Demo {
+  organizations: Record<'account' | 'clinic' | 'clinic2' | 'other', { id: string; apiKey: string }>;
+  phoneNumbers: { clinic: string[] };
 }
 
 interface Scenario {
   name: string;
-  target: 'service' | 'baseline';
-  request: (ctx: Ctx) => { path: string; method?: 'GET' | 'POST'; body?: string; headers: Record<string, string> };
-}
-interface Ctx {
-  apiKey: string;
-  orgId: string;
+  on: () => Running;
+  request: Request;
 }
 
-async function load(port: number, req: ReturnType<Scenario['request']>) {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}${req.path}`,
-    method: req.method ?? 'GET',
-    body: req.body,
-    headers: req.headers,
-    connections,
-    duration: seconds,
-  });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-async function main() {
-  const service = await start(['src/server.ts'], { PORT: '0', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000' }, (line) => {
-    // with LOG_LEVEL=warn the listening line is not logged; the demo banner names the address
-    const m = /GraphiQL: http:\/\/[^:]+:(\d+)\/graphql/.exec(line);
-    return m ? Number(m[1]) : null;
-  });
-  // the demo key is printed on stderr when the embedded database is created
-  const apiKeyLine = service.lines.join('\n');
-  let serviceCtx: Ctx;
-  const key = /Demo API key \(account organization\): (\S+)/.exec(apiKeyLine)?.[1];
-  if (key) {
-    const res = await fetch(`http://127.0.0.1:${service.port}/graphql`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ viewer { organization { id } } }' }),
-    });
-    const body = (await res.json()) as { data: { viewer: { organization: { id: string } } } };
-    serviceCtx = { apiKey: key, orgId: body.data.viewer.organization.id };
-  } else {
-    throw new Error('The benchmark needs an embedded database with fresh demo data (BENCH_DATABASE_URL=pglite:memory)');
-  }
-  const baseline = await start(['bench/baseline.ts'], {}, (line) => (line.startsWith('{"msg":"listening"') ? (JSON.parse(line) as { port: number }).port : null));
-  const baselineInfo = JSON.parse(baseline.lines.find((l) => l.startsWith('{"msg":"listening"'))!) as { apiKey: string; orgId: string };
-  const baselineCtx: Ctx = { apiKey: baselineInfo.apiKey, orgId: baselineInfo.orgId };
-
-  const auth = (c: Ctx) => ({ authorization: `Bearer ${c.apiKey}` });
-  const scenarios: Scenario[] = [
-    { name: 'baseline node:http — same read', target: 'baseline', request: (c) => ({ path: `/v1/organizations/${c.orgId}`, headers: auth(c) }) },
-    { name: 'REST GET /v1/organizations/:orgId', target: 'service', request: (c) => ({ path: `/v1/organizations/${c.orgId}`, headers: auth(c) }) },
-    {
-      name: 'GraphQL { viewer { organization } }',
-      target: 'service',
-      request: (c) => ({
-        path: '/graphql',
-        method: 'POST',
-        body: JSON.stringify({ query: '{ viewer { organization { id name timezone } } }' }),
-        headers: { ...auth(c), 'content-type': 'application/json' },
-      }),
-    },
-    {
-      name: 'REST GET …/availability?medium=PHONE',
-      target: 'service',
-      request: (c) => ({ path: `/v1/organizations/${c.orgId}/availability?medium=PHONE&at=2026-03-09T13:30:00Z`, headers: auth(c) }),
-    },
-  ];
-
-  // the clinic organization (a child of the account) is what the REST scenarios read
-  const clinicRes = await fetch(`http://127.0.0.1:${service.port}/graphql`, {
-    method: 'POST',
-    headers: { ...auth(serviceCtx), 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ viewer { organization { children { id } } } }' }),
-  });
-  const clinicId = ((await clinicRes.json()) as { data: { viewer: { organization: { children: { id: string }[] } } } }).data.viewer.organization.children[0]!.id;
-  serviceCtx = { ...serviceCtx, orgId: clinicId };
-
-  const results = new Map<string, { rps: number[]; p50: number[]; p99: number[]; non2xx: number; errors: number }>();
+/** Runs scenarios in alternating rounds; answers the median result of each. */
+async function compare(scenarios: Scenario[], conns = connections): Promise<Map<string, LoadResult & { p99s: number[] }>> {
+  const runs = new Map<string, LoadResult[]>();
   for (let round = 0; round < rounds; round++) {
     for (const s of scenarios) {
-      const ctx = s.target === 'service' ? serviceCtx : baselineCtx;
-      const port = s.target === 'service' ? service.port : baseline.port;
-      const r = await load(port, s.request(ctx));
-      const acc = results.get(s.name) ?? { rps: [], p50: [], p99: [], non2xx: 0, errors: 0 };
-      acc.rps.push(r.rps);
-      acc.p50.push(r.p50);
-      acc.p99.push(r.p99);
-      acc.non2xx += r.non2xx;
-      acc.errors += r.errors;
-      results.set(s.name, acc);
-      process.stderr.write(`round ${round + 1}/${rounds} ${s.name}: ${Math.round(r.rps)} req/s\n`);
+      const r = await load(s.on().port, s.request, conns, seconds);
+      if (r.non2xx + r.errors > 0) log(`  ! ${s.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      (runs.get(s.name) ?? runs.set(s.name, []).get(s.name)!).push(r);
+      log(`round ${round + 1}/${rounds} ${s.name}: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
     }
   }
-  const rss = { service: peakRssMiB(service.child.pid!), baseline: peakRssMiB(baseline.child.pid!) };
-  service.child.kill('SIGTERM');
-  baseline.child.kill('SIGTERM');
+  const out = new Map<string, LoadResult & { p99s: number[] }>();
+  for (const [name, rs] of runs) {
+    out.set(name, {
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      p99s: rs.map((r) => r.p99),
+      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      timeouts: rs.reduce((a, r) => a + r.timeouts, 0),
+      badRefusals: rs.reduce((a, r) => a + r.badRefusals, 0),
+      refused: rs.reduce((a, r) => a + r.refused, 0),
+    });
+  }
+  return out;
+}
 
-  const baseRps = median(results.get(scenarios[0]!.name)!.rps);
-  const rows = scenarios.map((s) => {
-    const r = results.get(s.name)!;
-    const rps = median(r.rps);
-    return `| ${s.name} | ${Math.round(rps)} | ${(rps / baseRps).toFixed(2)} | ${median(r.p50)} | ${median(r.p99)} | ${s.target === 'service' ? rss.service : rss.baseline} | ${r.non2xx + r.errors} |`;
-  });
-  const table = [
-    '| scenario | req/s (median) | × baseline | p50 ms | p99 ms | peak RSS MiB | non-2xx + errors |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...rows,
-  ].join('\n');
-  const header = `# Benchmark results\n\n${new Date().toISOString()} · ${cpus().length} cores · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version} · database ${databaseUrl} · ${connections} connections · ${rounds} rounds × ${seconds} s, alternating; medians.\n\nThe baseline is a bare node:http server doing the same database read (API key by hash, then the organization) on its own in-memory PGlite. The service runs with LOG_LEVEL=warn and a rate limit high enough not to interfere.\n\n`;
-  writeFileSync(new URL('./RESULTS.md', import.meta.url), header + table + '\n');
-  process.stdout.write(table + '\n');
+function table(title: string, rows: [string, LoadResult, string][]): void {
+  report.push(
+    `### ${title}`,
+    '',
+    '| scenario | req/s (median) | ratio | p50 ms | p99 ms | non-2xx + errors |',
+    '|---|---:|---|---:|---:|---:|',
+    ...rows.map(([name, r, ratio]) => `| ${name} | ${Math.round(r.rps)} | ${ratio} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`),
+    '',
+  );
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** 400 connections on a route for 10 s while a separate process asks /healthz: goodput, refusals, health latency. */
+async function overload(service: Running, name: string, request: Request, goodputAt50: number): Promise<string> {
+  const probe = startProbe(service.port, 10);
+  const r = await load(service.port, request, overloadConnections, 10, true);
+  const health = await probe;
+  const ratio = r.rps / goodputAt50;
+  target(`${name}: ${overloadConnections} connections, goodput vs 50`, `${ratio.toFixed(2)}×`, '≥ 0.80×', ratio >= 0.8);
+  target(`${name}: ${overloadConnections} connections, timeouts`, String(r.timeouts), '0', r.timeouts === 0);
+  target(`${name}: ${overloadConnections} connections, refusals other than 503 + Retry-After`, String(r.badRefusals), '0', r.badRefusals === 0);
+  target(`${name}: /healthz p99 meanwhile`, `${health.p99} ms`, '< 100 ms', health.p99 < 100);
+  return `| ${name} | ${Math.round(r.rps)} | ${ratio.toFixed(2)}× of ${Math.round(goodputAt50)} | ${r.p99} | ${r.timeouts} | ${r.refused} | ${r.badRefusals} | ${health.p50} / ${health.p99} / ${health.max} (${health.count}) |`;
+}
+
+function startProbe(port: number, secs: number): Promise<{ count: number; failures: number; p50: number; p99: number; max: number }> {
+  return runScript(['--import', 'tsx', 'bench/probe.ts', `http://127.0.0.1:${port}/healthz`, String(secs)]).then((out) => JSON.parse(out));
+}
+
+async function postgresAnswers(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresAdmin, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh ocs_bench database: migrated, the demo data set, 200,000 conversations and 10,000 closures. */
+async function preparePostgres(): Promise<{ url: string; demo: Demo }> {
+  const admin = new pg.Client({ connectionString: postgresAdmin });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS ocs_bench WITH (FORCE)');
+  await admin.query('CREATE DATABASE ocs_bench');
+  await admin.end();
+  const url = new URL(postgresAdmin);
+  url.pathname = '/ocs_bench';
+  const dbUrl = url.toString();
+  await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
+  const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  // 200,000 conversations of the clinic, one a minute back from now (deep pages)
+  await db.query(
+    `INSERT INTO "Conversation" ("id", "orgId", "medium", "startTime", "tags", "topic")
+     SELECT gen_random_uuid(), $1::uuid, 'PHONE', now() - (g || ' minutes')::interval, ARRAY[]::text[], 'bench'
+     FROM generate_series(1, 200000) g`,
+    [demo.organizations.clinic.id],
+  );
+  // 10,000 one-hour closures of the other tenant, one every 2 days from 2020 to 2074 (availability cost)
+  await db.query(
+    `INSERT INTO "Closure" ("id", "orgId", "description", "startAt", "endAt", "createdAt", "updatedAt")
+     SELECT gen_random_uuid(), $1::uuid, 'Closure ' || g, TIMESTAMP '2020-01-01 03:00' + (g * 2 || ' days')::interval,
+            TIMESTAMP '2020-01-01 04:00' + (g * 2 || ' days')::interval, now(), now()
+     FROM generate_series(1, 10000) g`,
+    [demo.organizations.other.id],
+  );
+  await db.query('ANALYZE');
+  await db.end();
+  return { url: dbUrl, demo };
+}
+
+async function postgresPart(): Promise<number[]> {
+  log('PostgreSQL: preparing ocs_bench (demo data, 200,000 conversations, 10,000 closures)…');
+  const { url, demo } = await preparePostgres();
+  const clinic = demo.organizations.clinic;
+  const service = await startService({ DATABASE_URL: url });
+  const restartMs = [service.startMs];
+  const constant = await startScript('bench/baseline.ts', ['constant']);
+  const prisma = await startScript('bench/baseline.ts', ['prisma'], { BENCH_POSTGRES_URL: url });
+  try {
+    const orgPath = `/v1/organizations/${clinic.id}`;
+    const availabilityPath = `${orgPath}/availability?medium=PHONE&phoneNumberId=${demo.phoneNumbers.clinic[0]}`;
+    const officeHoursQuery = JSON.stringify({
+      query: 'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }',
+      variables: { id: clinic.id },
+    });
+    // office hours to read
+    for (const day of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+      await fetch(`http://127.0.0.1:${service.port}${orgPath}/office-hours`, {
+        method: 'POST',
+        headers: { ...auth(clinic.apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ dayOfWeek: day, isClosed: false, open: '08:00', close: '18:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] }),
+      });
+    }
+    const other = demo.organizations.other;
+    const clinic2 = demo.organizations.clinic2;
+    const hours = Array.from({ length: 720 }, (_, i) => new Date(Date.now() + i * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const r = await compare([
+      { name: 'node:http, constant JSON', on: () => constant, request: { path: '/' } },
+      { name: 'node:http + Prisma findUnique (PK)', on: () => prisma, request: { path: orgPath } },
+      { name: 'GET /v1/organizations/:orgId', on: () => service, request: { path: orgPath, headers: auth(clinic.apiKey) } },
+      { name: 'GET …/availability?medium=PHONE&phoneNumberId', on: () => service, request: { path: availabilityPath, headers: auth(clinic.apiKey) } },
+      { name: 'GET …/office-hours', on: () => service, request: { path: `${orgPath}/office-hours`, headers: auth(clinic.apiKey) } },
+      {
+        name: 'GraphQL organization(id){ id name officeHours{…} }',
+        on: () => service,
+        request: { path: '/graphql', method: 'POST', body: officeHoursQuery, headers: { ...auth(clinic.apiKey), 'content-type': 'application/json' } },
+      },
+      {
+        name: 'availability, 0 closures, 720 different `at`',
+        on: () => service,
+        request: { path: '/', variants: hours.map((h) => `/v1/organizations/${clinic2.id}/availability?medium=PHONE&at=${h}`), headers: auth(clinic2.apiKey) },
+      },
+      {
+        name: 'availability, 10,000 closures, 720 different `at`',
+        on: () => service,
+        request: { path: '/', variants: hours.map((h) => `/v1/organizations/${other.id}/availability?medium=PHONE&at=${h}`), headers: auth(other.apiKey) },
+      },
+      { name: 'availability, 10,000 closures, now (warm)', on: () => service, request: { path: `/v1/organizations/${other.id}/availability?medium=PHONE`, headers: auth(other.apiKey) } },
+      { name: 'availability, 0 closures, now (warm)', on: () => service, request: { path: `/v1/organizations/${clinic2.id}/availability?medium=PHONE`, headers: auth(clinic2.apiKey) } },
+    ]);
+    const get = (name: string) => r.get(name)!;
+    const constantRps = get('node:http, constant JSON').rps;
+    const prismaRps = get('node:http + Prisma findUnique (PK)').rps;
+    const restOfficeHours = get('GET …/office-hours').rps;
+    table('PostgreSQL', [
+      ['node:http, constant JSON (baseline)', get('node:http, constant JSON'), '1.00'],
+      ['node:http + Prisma findUnique by PK (baseline)', get('node:http + Prisma findUnique (PK)'), `${(prismaRps / constantRps).toFixed(2)}× constant`],
+      ['GET /v1/organizations/:orgId', get('GET /v1/organizations/:orgId'), `${(get('GET /v1/organizations/:orgId').rps / prismaRps).toFixed(2)}× Prisma PK`],
+      ['GET …/availability?medium=PHONE&phoneNumberId', get('GET …/availability?medium=PHONE&phoneNumberId'), `${(get('GET …/availability?medium=PHONE&phoneNumberId').rps / constantRps).toFixed(2)}× constant`],
+      ['GET …/office-hours', get('GET …/office-hours'), `${(restOfficeHours / constantRps).toFixed(2)}× constant`],
+      ['GraphQL organization(id){ id name officeHours{…} }', get('GraphQL organization(id){ id name officeHours{…} }'), `${(get('GraphQL organization(id){ id name officeHours{…} }').rps / restOfficeHours).toFixed(2)}× REST office-hours`],
+      ['availability, 0 closures, warm', get('availability, 0 closures, now (warm)'), '1.00'],
+      ['availability, 10,000 closures, warm', get('availability, 10,000 closures, now (warm)'), `${(get('availability, 0 closures, now (warm)').rps / get('availability, 10,000 closures, now (warm)').rps).toFixed(2)}× the time of 0`],
+      ['availability, 0 closures, 720 different `at`', get('availability, 0 closures, 720 different `at`'), '1.00'],
+      ['availability, 10,000 closures, 720 different `at`', get('availability, 10,000 closures, 720 different `at`'), `${(get('availability, 0 closures, 720 different `at`').rps / get('availability, 10,000 closures, 720 different `at`').rps).toFixed(2)}× the time of 0`],
+    ]);
+    const orgRatio = get('GET /v1/organizations/:orgId').rps / prismaRps;
+    const availabilityRatio = get('GET …/availability?medium=PHONE&phoneNumberId').rps / constantRps;
+    const gqlRatio = get('GraphQL organization(id){ id name officeHours{…} }').rps / restOfficeHours;
+    const closuresWarm = get('availability, 0 closures, now (warm)').rps / get('availability, 10,000 closures, now (warm)').rps;
+    const closuresCold = get('availability, 0 closures, 720 different `at`').rps / get('availability, 10,000 closures, 720 different `at`').rps;
+    target('PostgreSQL: GET /v1/organizations/{id} vs node:http + Prisma PK', `${orgRatio.toFixed(2)}×`, '≥ 0.80×', orgRatio >= 0.8);
+    target('PostgreSQL: availability (warm, PHONE, phoneNumberId) vs constant JSON', `${availabilityRatio.toFixed(2)}×`, '≥ 0.15×', availabilityRatio >= 0.15);
+    target('PostgreSQL: GraphQL organization{officeHours} vs REST office-hours', `${gqlRatio.toFixed(2)}×`, '≥ 0.85×', gqlRatio >= 0.85);
+    target('availability cost, 10,000 closures vs none (warm)', `${closuresWarm.toFixed(2)}×`, '≤ 1.5×', closuresWarm <= 1.5);
+    target('availability cost, 10,000 closures vs none (720 instants, computed)', `${closuresCold.toFixed(2)}×`, '≤ 1.5×', closuresCold <= 1.5);
+
+    // overload
+    const rows = [
+      await overload(service, 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) }, get('GET /v1/organizations/:orgId').rps),
+      await overload(service, 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, get('GET …/availability?medium=PHONE&phoneNumberId').rps),
+      await overload(service, 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, (await load(service.port, { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, connections, seconds)).rps),
+    ];
+    report.push(
+      `### PostgreSQL: ${overloadConnections} connections for 10 s`,
+      '',
+      `| route | 2xx/s | vs 50 connections | p99 ms | timeouts | 503 + Retry-After | other refusals | /healthz p50 / p99 / max ms (requests) |`,
+      '|---|---:|---|---:|---:|---:|---:|---|',
+      ...rows,
+      '',
+    );
+
+    // deep pages of 200,000 conversations
+    const first = await sequentialMedianMs(`http://127.0.0.1:${service.port}/v1/conversations?limit=20`, auth(clinic.apiKey), 30);
+    const deepOffset = await sequentialMedianMs(`http://127.0.0.1:${service.port}/v1/conversations?limit=20&offset=199960`, auth(clinic.apiKey), 30);
+    const page = (await (await fetch(`http://127.0.0.1:${service.port}/v1/conversations?limit=20&offset=199940`, { headers: auth(clinic.apiKey) })).json()) as {
+      data: { pagination: { nextCursor: string } };
+    };
+    const deepCursor = await sequentialMedianMs(`http://127.0.0.1:${service.port}/v1/conversations?limit=20&cursor=${encodeURIComponent(page.data.pagination.nextCursor)}`, auth(clinic.apiKey), 30);
+    report.push(
+      '### PostgreSQL: pages of 200,000 conversations (sequential, median of 30)',
+      '',
+      '| page | ms | vs first |',
+      '|---|---:|---:|',
+      `| first (offset 0) | ${first.toFixed(1)} | 1.00 |`,
+      `| offset 199,960 | ${deepOffset.toFixed(1)} | ${(deepOffset / first).toFixed(2)} |`,
+      `| cursor at 199,960 | ${deepCursor.toFixed(1)} | ${(deepCursor / first).toFixed(2)} |`,
+      '',
+    );
+    target('PostgreSQL: deep offset page of 200,000 vs the first', `${(deepOffset / first).toFixed(2)}×`, '≤ 3×', deepOffset / first <= 3);
+    target('PostgreSQL: deep cursor page of 200,000 vs the first', `${(deepCursor / first).toFixed(2)}×`, '≤ 3×', deepCursor / first <= 3);
+
+    const rss = peakRssMiB(service.child.pid!);
+    target('PostgreSQL: peak RSS of the service', `${rss} MiB`, '< 200 MiB', rss < 200);
+    report.push(`Peak RSS of the service on PostgreSQL: ${rss} MiB (baselines: constant ${peakRssMiB(constant.child.pid!)} MiB, Prisma ${peakRssMiB(prisma.child.pid!)} MiB).`, '');
+  } finally {
+    await Promise.all([service.stop(), constant.stop(), prisma.stop()]);
+  }
+  for (let i = 0; i < 2; i++) {
+    const again = await startService({ DATABASE_URL: url });
+    restartMs.push(again.startMs);
+    await again.stop();
+  }
+  return restartMs;
+}
+
+async function embeddedPart(): Promise<{ firstStartMs: number; restartMs: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ocs-bench-'));
+  const dataDir = join(dir, 'pglite');
+  try {
+    log('Embedded: first start on an empty folder…');
+    const first = await startService({ DATABASE_URL: `pglite:${dataDir}` });
+    await first.stop();
+    const restartMs: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const s = await startService({ DATABASE_URL: `pglite:${dataDir}` });
+      restartMs.push(s.startMs);
+      await s.stop();
+    }
+    const demo = JSON.parse(readFileSync(join(dir, 'demo-credentials.json'), 'utf8')) as Demo;
+    const service = await startService({ DATABASE_URL: `pglite:${dataDir}` });
+    restartMs.push(service.startMs);
+    const constant = await startScript('bench/baseline.ts', ['constant']);
+    try {
+      const clinic = demo.organizations.clinic;
+      const availabilityPath = `/v1/organizations/${clinic.id}/availability?medium=PHONE&phoneNumberId=${demo.phoneNumbers.clinic[0]}`;
+      const r = await compare([
+        { name: 'node:http, constant JSON', on: () => constant, request: { path: '/' } },
+        { name: 'GET …/availability?medium=PHONE&phoneNumberId', on: () => service, request: { path: availabilityPath, headers: auth(clinic.apiKey) } },
+        { name: 'GET /v1/organizations/:orgId', on: () => service, request: { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) } },
+      ]);
+      const constantRps = r.get('node:http, constant JSON')!.rps;
+      const availability = r.get('GET …/availability?medium=PHONE&phoneNumberId')!;
+      table('Embedded database (PGlite folder)', [
+        ['node:http, constant JSON (baseline)', r.get('node:http, constant JSON')!, '1.00'],
+        ['GET …/availability?medium=PHONE&phoneNumberId', availability, `${(availability.rps / constantRps).toFixed(2)}× constant`],
+        ['GET /v1/organizations/:orgId', r.get('GET /v1/organizations/:orgId')!, `${(r.get('GET /v1/organizations/:orgId')!.rps / constantRps).toFixed(2)}× constant`],
+      ]);
+      target('Embedded: availability (warm, PHONE, phoneNumberId) vs constant JSON', `${(availability.rps / constantRps).toFixed(2)}×`, '≥ 0.15×', availability.rps / constantRps >= 0.15);
+      const rows = [
+        await overload(service, 'GET /v1/organizations/:orgId', { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) }, r.get('GET /v1/organizations/:orgId')!.rps),
+        await overload(service, 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, availability.rps),
+      ];
+      report.push(
+        `### Embedded: ${overloadConnections} connections for 10 s`,
+        '',
+        `| route | 2xx/s | vs 50 connections | p99 ms | timeouts | 503 + Retry-After | other refusals | /healthz p50 / p99 / max ms (requests) |`,
+        '|---|---:|---|---:|---:|---:|---:|---|',
+        ...rows,
+        '',
+      );
+      const rss = peakRssMiB(service.child.pid!);
+      target('Embedded: peak RSS of the service', `${rss} MiB`, '< 300 MiB', rss < 300);
+      report.push(`Peak RSS of the service on the embedded folder: ${rss} MiB.`, '');
+    } finally {
+      await Promise.all([service.stop(), constant.stop()]);
+    }
+    return { firstStartMs: first.startMs, restartMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  await runScript(['src/cli/build.mjs']); // what npm start runs, current
+  const started = new Date();
+  const embedded = await embeddedPart();
+  const postgresRestart = (await postgresAnswers()) ? await postgresPart() : null;
+  if (!postgresRestart) report.push('PostgreSQL did not answer: its part was skipped.', '');
+
+  const restart = median(embedded.restartMs);
+  target('Embedded: start to first 200, existing folder (npm start)', `${Math.round(restart)} ms`, '< 1500 ms', restart < 1500);
+  target('Embedded: start to first 200, empty folder (first npm start)', `${Math.round(embedded.firstStartMs)} ms`, '< 5000 ms', embedded.firstStartMs < 5000);
+  if (postgresRestart) {
+    const pgStart = median(postgresRestart);
+    target('PostgreSQL: start to first 200, migrated database (npm start)', `${Math.round(pgStart)} ms`, '< 1500 ms', pgStart < 1500);
+  }
+  const header = [
+    '# Benchmark results',
+    '',
+    `${started.toISOString()} · ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}) · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${process.version} · ` +
+      `${connections} connections · ${rounds} rounds × ${seconds} s, service and baselines alternating; medians. autocannon runs in the benchmark's process, the service (\`npm start\`, compiled, LOG_LEVEL=warn, rate limits out of the way) and the baselines in their own.`,
+    '',
+    '## Targets',
+    '',
+    '| target | measured | goal | met |',
+    '|---|---:|---|---|',
+    ...targets.map((t) => `| ${t.name} | ${t.value} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`),
+    '',
+    '## Details',
+    '',
+  ];
+  const text = [...header, ...report].join('\n') + '\n';
+  writeFileSync(join(root, 'bench/RESULTS.md'), text);
+  process.stdout.write(text);
 }
 
 main().then(

@@ -138,6 +138,11 @@ export class DatabaseGate {
 export function asUnavailable(err: unknown): Unavailable | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     if (e instanceof Unavailable) return e;
+    // Prisma's own transaction timeouts (waiting to start one, or a transaction that outlived its timeout)
+    // are the database not keeping up, like the gate's: nothing was committed
+    if ((e as { code?: unknown }).code === 'P2028') {
+      return new Unavailable('The service is overloaded (a database transaction could not run in time); retry shortly', 1);
+    }
     if ((e as { code?: unknown }).code === DatabaseUnavailableError.CODE) {
       const message = e instanceof DatabaseUnavailableError ? e.message : /retry shortly/.test(String((e as Error).message)) ? lastLine((e as Error).message) : 'The database is unavailable; retry shortly';
       return new Unavailable(message, 1);

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Closure_orgId_endAt_idx" ON "Closure"("orgId", "endAt");
