@@ -94,6 +94,13 @@ const envSchema = z.object({
       }
       return origins;
     }),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
+      message: 'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
+    }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
   NODE_ENV: z.string().optional().default('development'),
 }).refine(
@@ -133,6 +140,8 @@ export interface Config {
   http: HttpLimits;
   /** Origins allowed to call the API from a browser (CORS); empty = CORS closed, `*` = any origin. */
   corsOrigins: string[];
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset = public. */
+  metricsToken: string | undefined;
 }
 
 export interface HttpLimits {
@@ -190,5 +199,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxHeaders: e.HTTP_MAX_HEADERS,
     },
     corsOrigins: e.CORS_ORIGINS,
+    metricsToken: e.METRICS_TOKEN,
   };
 }
