@@ -25,6 +25,16 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The origin of an http(s) URL (`https://api.example.com` of `https://api.example.com/v1`), else undefined. */
+function httpOrigin(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -131,7 +141,11 @@ export interface Config {
   changesChannel: string;
   /** The `audience` a token request must name and the `aud` of issued tokens. */
   oauthAudience: string;
-  /** Issuer of access tokens: the service's own base address. */
+  /**
+   * Issuer of access tokens (`iss`, checked on every token): the service's public address — the origin of
+   * OAUTH_AUDIENCE when that is an http(s) URL, so that every instance behind one load balancer issues
+   * and accepts the same tokens whatever its own port; else http://HOST:PORT.
+   */
   oauthIssuer: string;
   jwtPrivateKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -187,7 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
     changesChannel: e.CHANGES_CHANNEL,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
-    oauthIssuer: base,
+    oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',

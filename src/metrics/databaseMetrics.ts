@@ -12,6 +12,7 @@ const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 
 /** timeout: DB_STATEMENT_TIMEOUT_MS passed; unreachable: the connection failed; error: the database answered with an error (a constraint, a conflict). */
 export type StatementErrorReason = 'timeout' | 'unreachable' | 'error';
+const STATEMENT_ERROR_REASONS: readonly StatementErrorReason[] = ['timeout', 'unreachable', 'error'];
 
 export function statementErrorReason(err: unknown): StatementErrorReason {
   if (err instanceof DatabaseUnavailableError) return err.reason === 'timeout' ? 'timeout' : 'unreachable';
@@ -35,6 +36,8 @@ export function registerDatabaseMetrics(registry: Registry, database: AppDeps['d
     labelNames: ['reason'],
     registers,
   });
+  // every reason from 0, so that rate() and alerts see the series before the first error
+  for (const reason of STATEMENT_ERROR_REASONS) errors.inc({ reason }, 0);
   const observer: DatabaseObserver = {
     onStatement(event) {
       if (event.control) return;

@@ -38,9 +38,9 @@ export interface OperationLabelContext {
   setOperation?: (label: string) => void;
 }
 
-function report(context: unknown, document: DocumentNode, operationName: string | null | undefined): void {
+function report(context: OperationLabelContext, document: DocumentNode, operationName: string | null | undefined): void {
   const operation = getOperationAST(document, operationName ?? undefined);
-  (context as OperationLabelContext).setOperation?.(operationLabel(operation?.name?.value ?? operationName));
+  context.setOperation?.(operationLabel(operation?.name?.value ?? operationName));
 }
 
 /**
