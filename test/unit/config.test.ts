@@ -58,3 +58,15 @@ describe('OAuth issuer', () => {
     expect(loadConfig({ PORT: '4001', OAUTH_AUDIENCE: 'urn:example:ocs' }).oauthIssuer).toBe('http://127.0.0.1:4001');
   });
 });
+
+describe('README configuration table', () => {
+  it('names every variable src/config.ts reads', async () => {
+    const { readFileSync } = await import('node:fs');
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
+    expect(variables.length).toBeGreaterThan(20);
+    expect(variables.filter((name) => !table.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});
