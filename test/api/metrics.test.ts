@@ -196,6 +196,20 @@ describe('GET /metrics', () => {
     expect(afterError.value('ocs_db_gate_slots')).toBe(t.deps.database.gate.options.maxConcurrent);
   });
 
+  it.runIf(process.env.TEST_DB === 'postgres')('counts a statement PostgreSQL cancelled (statement_timeout) as a timeout', async () => {
+    const timeouts = (s: Scrape) => s.value('ocs_db_statement_errors_total', { reason: 'timeout' });
+    const before = await scrape();
+    await expect(
+      t.deps.db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe("SET LOCAL statement_timeout = '50ms'");
+        await tx.$queryRawUnsafe('SELECT pg_sleep(2)');
+      }),
+    ).rejects.toThrow();
+    const after = await scrape();
+    expect(timeouts(after) - timeouts(before)).toBe(1);
+    expect(after.value('ocs_db_statement_errors_total', { reason: 'error' })).toBe(before.value('ocs_db_statement_errors_total', { reason: 'error' }));
+  });
+
   it('reports the database gate: slots in use, work waiting, admitted, refused and timed out', async () => {
     const gate = new DatabaseGate({ maxConcurrent: 1, maxWaiting: 1, queueTimeoutMs: 30, breakerMs: 1_000 });
     const app = createApp({ ...t.deps, database: { ...t.deps.database, gate } });
