@@ -28,9 +28,10 @@ function knownOperationNames(schema: GraphQLSchema): Set<string> {
 const KNOWN = knownOperationNames(schema);
 
 /** The label of an operation name: the name when the service knows it, else `other` (`anonymous` without one). */
-export function operationLabel(name: string | null | undefined): string {
+export function operationLabel(name: unknown): string {
   if (name === undefined || name === null || name === '') return ANONYMOUS_OPERATION;
-  return NAME.test(name) && KNOWN.has(name) ? name : OTHER_OPERATION;
+  // a request's operationName may be any JSON (yoga refuses it later): never stringified here
+  return typeof name === 'string' && NAME.test(name) && KNOWN.has(name) ? name : OTHER_OPERATION;
 }
 
 /** What the app passes to yoga so that the request's metrics know the operation (app.ts). */

@@ -17,6 +17,10 @@ describe('GraphQL operation label', () => {
       expect(operationLabel(name)).toBe('other');
     }
     for (const name of [undefined, null, '']) expect(operationLabel(name)).toBe('anonymous');
+    // operationName is whatever JSON the client sent; a deeply nested array must not be stringified
+    let nested: unknown = 'Viewer';
+    for (let i = 0; i < 20_000; i++) nested = [nested];
+    for (const value of [['Viewer'], { name: 'Viewer' }, 42, true, nested]) expect(operationLabel(value)).toBe('other');
   });
 });
 
