@@ -18,24 +18,31 @@ import { allRoutes } from './rest/routes/index.js';
 import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
 import { clientAddress } from './ratelimit/clientAddress.js';
 import { requestIdMiddleware } from './requestContext.js';
+import { metricsEndpoint } from './metrics/endpoint.js';
+import { createMetrics } from './metrics/metrics.js';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  // one registry per app (metrics/metrics.ts), served at GET /metrics
+  const metrics = createMetrics(deps);
 
   // first: X-Request-Id on every answer, and the id in every log line of the request (requestContext.ts)
   app.use('*', requestIdMiddleware());
 
-  // one log line per request: method, route pattern, status, duration, org id (never a credential)
+  // one log line per request: method, route pattern, status, duration, org id (never a credential);
+  // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
+    const durationMs = performance.now() - started;
     deps.logger.info('request', {
       method: c.req.method,
       route: c.get('route') ?? 'unmatched',
       status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      durationMs: Math.round(durationMs * 100) / 100,
       orgId: c.get('orgId') ?? null,
     });
+    metrics.requests.observe({ method: c.req.method, route: c.get('route'), status: c.res.status, operation: c.get('graphqlOperation'), seconds: durationMs / 1000 });
   });
 
   // CORS: closed unless CORS_ORIGINS lists origins (cors.ts)
@@ -47,6 +54,9 @@ export function createApp(deps: AppDeps) {
     const { httpStatus, health } = await checkHealth(deps);
     return c.json(health, httpStatus);
   });
+
+  // Prometheus text format; public unless METRICS_TOKEN is set (metrics/endpoint.ts)
+  app.get('/metrics', metricsEndpoint(deps, metrics.registry));
 
   app.get('/.well-known/jwks.json', (c) => {
     c.set('route', 'GET /.well-known/jwks.json');
@@ -83,8 +93,9 @@ export function createApp(deps: AppDeps) {
   app.on(['GET', 'POST'], '/graphql', async (c) => {
     c.set('route', `${c.req.method} /graphql`);
     const setOrgId = (orgId: string) => c.set('orgId', orgId);
+    const setOperation = (label: string) => c.set('graphqlOperation', label);
     const address = clientAddress(c, deps.config.trustProxy);
-    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, clientAddress: address }), c.req.raw);
+    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, setOperation, clientAddress: address }), c.req.raw);
     let request: Request;
     try {
       request = await graphQLRequest(c.req.raw);
@@ -94,7 +105,7 @@ export function createApp(deps: AppDeps) {
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
     return withErrorBody(
-      await answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, clientAddress: address, actor })),
+      await answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, setOperation, clientAddress: address, actor })),
       request,
     );
   });
@@ -105,6 +116,7 @@ export function createApp(deps: AppDeps) {
   const known = [
     ...allRoutes.map((r) => ({ method: r.method, path: r.path })),
     { method: 'GET', path: '/healthz' },
+    { method: 'GET', path: '/metrics' },
     { method: 'GET', path: '/.well-known/jwks.json' },
     { method: 'POST', path: '/oauth/token' },
     { method: 'GET', path: '/graphql' },

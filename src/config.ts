@@ -25,6 +25,16 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** The origin of an http(s) URL (`https://api.example.com` of `https://api.example.com/v1`), else undefined. */
+function httpOrigin(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -95,6 +105,13 @@ const envSchema = z.object({
       }
       return origins;
     }),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
+      message: 'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
+    }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
   NODE_ENV: z.string().optional().default('development'),
 }).refine(
@@ -127,7 +144,11 @@ export interface Config {
   changesChannel: string;
   /** The `audience` a token request must name and the `aud` of issued tokens. */
   oauthAudience: string;
-  /** Issuer of access tokens: the service's own base address. */
+  /**
+   * Issuer of access tokens (`iss`, checked on every token): the service's public address — the origin of
+   * OAUTH_AUDIENCE when that is an http(s) URL, so that every instance behind one load balancer issues
+   * and accepts the same tokens whatever its own port; else http://HOST:PORT.
+   */
   oauthIssuer: string;
   jwtPrivateKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -136,6 +157,8 @@ export interface Config {
   http: HttpLimits;
   /** Origins allowed to call the API from a browser (CORS); empty = CORS closed, `*` = any origin. */
   corsOrigins: string[];
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset = public. */
+  metricsToken: string | undefined;
 }
 
 export interface HttpLimits {
@@ -182,7 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     changesChannel: e.CHANGES_CHANNEL,
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
-    oauthIssuer: base,
+    oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
@@ -194,5 +217,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxHeaders: e.HTTP_MAX_HEADERS,
     },
     corsOrigins: e.CORS_ORIGINS,
+    metricsToken: e.METRICS_TOKEN,
   };
 }

@@ -37,7 +37,7 @@ export interface InstrumentOptions {
 }
 
 /** Driver errors that mean the database cannot be reached (rather than a bad statement). */
-function isConnectionFailure(err: unknown): boolean {
+export function isConnectionFailure(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const kind = (e as { cause?: { kind?: string } }).cause?.kind ?? (e as { kind?: string }).kind;
     if (kind === 'DatabaseNotReachable' || kind === 'ConnectionClosed' || kind === 'SocketTimeout' || kind === 'TooManyConnections') return true;
@@ -51,7 +51,7 @@ function isConnectionFailure(err: unknown): boolean {
 }
 
 /** PostgreSQL cancelled the statement: its statement_timeout (57014, query_canceled). */
-function isServerTimeout(err: unknown): boolean {
+export function isServerTimeout(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const code = (e as { code?: unknown; originalCode?: unknown }).originalCode ?? (e as { code?: unknown }).code;
     if (code === '57014') return true;

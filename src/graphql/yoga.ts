@@ -12,8 +12,9 @@ import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
+import { type OperationLabelContext, useOperationLabel } from '../metrics/graphqlOperationName.js';
 
-export interface GraphQLServerContext {
+export interface GraphQLServerContext extends OperationLabelContext {
   deps: AppDeps;
   /** Lets the request log name the caller's organization. */
   setOrgId?: (orgId: string) => void;
@@ -35,7 +36,7 @@ export function createGraphQLHandler(deps: AppDeps) {
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,
     parserAndValidationCache: true,
-    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus(), useRequestIdInErrors()],
+    plugins: [...abuseLimitPlugins({ production: deps.config.production }), useRateLimitStatus(), useRequestIdInErrors(), useOperationLabel()],
     maskedErrors: { maskError: maskGraphQLError(deps.logger) },
     context: ({ request, setOrgId, clientAddress, actor: authenticated }) => {
       let pending: Promise<Actor> | undefined;

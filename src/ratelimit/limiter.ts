@@ -17,6 +17,9 @@ import { type CounterStore, FailoverStore } from './store.js';
  */
 export type Budget = 'perMinute' | 'callRequestPoll' | 'unauthenticated';
 
+/** What a refusal is counted under (metrics): a budget, or the minimum interval between polls of one call request. */
+export type Refusal = Budget | 'callRequestPollInterval';
+
 export interface Decision {
   allowed: boolean;
   /** The count after this request (this instance's own count while Redis is down). */
@@ -32,6 +35,8 @@ export interface Decision {
 
 export class RateLimiter {
   readonly store: FailoverStore;
+  /** Decisions that said no, since start (GET /metrics reads them). */
+  readonly refusals: Record<Refusal, number> = { perMinute: 0, callRequestPoll: 0, unauthenticated: 0, callRequestPollInterval: 0 };
 
   constructor(
     inner: CounterStore,
@@ -63,7 +68,7 @@ export class RateLimiter {
     const start = Math.floor(now / windowMs) * windowMs;
     // rejected requests count too: harmless in a fixed window, and it keeps the decision one INCR
     const count = await this.store.increment(this.key(budget, subject, pattern, start), 2 * windowMs);
-    return this.decide(count, limit, windowMs, start, now, (n) => n <= limit);
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, (n) => n <= limit));
   }
 
   /** The decision the next request would get, without counting it (unauthenticated pre-check). */
@@ -72,7 +77,8 @@ export class RateLimiter {
     const now = this.clock().getTime();
     const start = Math.floor(now / windowMs) * windowMs;
     const count = await this.store.get(this.key(budget, subject, pattern, start));
-    return this.decide(count, limit, windowMs, start, now, (n) => n < limit);
+    // every caller of peek refuses the request when it says no, so a no is a refusal here too
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, (n) => n < limit));
   }
 
   /** Seconds until the current window of `budget` ends (≥ 1). */
@@ -91,6 +97,7 @@ export class RateLimiter {
     const intervalMs = this.config.callRequestMinPollSeconds * 1000;
     const wait = await this.store.claimInterval(`poll:${orgId}:${callRequestId}`, this.clock().getTime(), intervalMs);
     if (wait <= 0) return 0;
+    this.refusals.callRequestPollInterval++;
     return Math.max(1, Math.ceil(wait / 1000));
   }
 
@@ -106,6 +113,11 @@ export class RateLimiter {
 
   private key(budget: Budget, subject: string, pattern: string, windowStart: number): string {
     return `${budget}:${subject}:${pattern}:${windowStart}`;
+  }
+
+  private counted(budget: Budget, decision: Decision): Decision {
+    if (!decision.allowed) this.refusals[budget]++;
+    return decision;
   }
 
   private decide(

@@ -7,5 +7,7 @@ export interface AppEnv {
     orgId: string;
     /** The request id (requestContext.ts), also in X-Request-Id and every log line. */
     requestId: string;
+    /** The GraphQL operation, as a bounded metrics label (metrics/graphqlOperationName.ts). */
+    graphqlOperation: string;
   };
 }

@@ -34,3 +34,39 @@ describe('HTTP limits and CORS configuration', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('is unset (GET /metrics public) by default and when empty; read as given otherwise', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 'a1b2c3d4e5f6a7b8c9d0' }).metricsToken).toBe('a1b2c3d4e5f6a7b8c9d0');
+  });
+
+  it.each(['short', 'has a space in it, long enough', 'tab\tseparated-0123456789', 'non-ascii-ünïcødé-0123456789'])('refuses %j', (value) => {
+    expect(() => loadConfig({ METRICS_TOKEN: value })).toThrow('METRICS_TOKEN: METRICS_TOKEN must be at least 16 visible ASCII characters without spaces');
+  });
+});
+
+describe('OAuth issuer', () => {
+  it('is http://HOST:PORT by default, and the origin of OAUTH_AUDIENCE when that names one (the same on every instance)', () => {
+    expect(loadConfig({ PORT: '4001' }).oauthIssuer).toBe('http://127.0.0.1:4001');
+    for (const PORT of ['4001', '4002']) {
+      const config = loadConfig({ PORT, OAUTH_AUDIENCE: 'https://api.example.com/v1' });
+      expect(config.oauthIssuer).toBe('https://api.example.com');
+      expect(config.oauthAudience).toBe('https://api.example.com/v1');
+    }
+    expect(loadConfig({ PORT: '4001', OAUTH_AUDIENCE: 'urn:example:ocs' }).oauthIssuer).toBe('http://127.0.0.1:4001');
+  });
+});
+
+describe('README configuration table', () => {
+  it('names every variable src/config.ts reads', async () => {
+    const { readFileSync } = await import('node:fs');
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
+    expect(variables.length).toBeGreaterThan(20);
+    expect(variables.filter((name) => !table.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});

@@ -1,0 +1,50 @@
+// What the service's own parts report, read on each scrape: the read model's hits and misses (the hot
+// path's cache), the rate limiter's refusals by budget and whether its counters are shared (Redis) or
+// per instance, and whether the change channel to the other instances is up.
+import type { Registry } from 'prom-client';
+import type { AppDeps } from '../deps.js';
+import { scrapedCounters, scrapedGauge } from './scraped.js';
+
+export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes'>): void {
+  const byPart = (field: 'hits' | 'misses' | 'entries') => () =>
+    Object.fromEntries(Object.entries(deps.readModel.stats()).map(([part, stats]) => [part, stats[field]]));
+  scrapedCounters(
+    registry,
+    { name: 'ocs_read_model_hits_total', help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules).', label: 'part' },
+    byPart('hits'),
+  );
+  scrapedCounters(
+    registry,
+    { name: 'ocs_read_model_misses_total', help: 'Reads the read model had to load from the database (or verify, for tokens), by part.', label: 'part' },
+    byPart('misses'),
+  );
+  scrapedGauge(registry, { name: 'ocs_read_model_entries', help: 'Entries the read model holds now, by part (at most READ_MODEL_MAX_ENTRIES each).', label: 'part' }, byPart('entries'));
+
+  scrapedCounters(
+    registry,
+    {
+      name: 'ocs_rate_limit_refusals_total',
+      help: 'Requests (or GraphQL root fields) refused with 429, by budget: perMinute, callRequestPoll, callRequestPollInterval, unauthenticated.',
+      label: 'budget',
+    },
+    () => ({ ...deps.rateLimit.refusals }),
+  );
+  scrapedGauge(
+    registry,
+    {
+      name: 'ocs_rate_limit_store_degraded',
+      help: '1 while Redis fails and rate limits are counted per instance (GET /healthz says "degraded"), else 0.',
+    },
+    () => (deps.rateLimit.store.degraded ? 1 : 0),
+  );
+
+  scrapedGauge(
+    registry,
+    {
+      name: 'ocs_change_channel_connected',
+      help: '1 while changes from other instances can arrive (Redis pub/sub or PostgreSQL NOTIFY; always 1 on the embedded database), else 0.',
+      label: 'transport',
+    },
+    () => ({ [deps.changes.transport.name]: deps.changes.connected ? 1 : 0 }),
+  );
+}
