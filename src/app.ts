@@ -1,9 +1,11 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { clientCredentialsGrant } from './auth/oauthToken.js';
 import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
-import { answerGraphQLPost } from './graphql/idempotentOperations.js';
+import { answerGraphQLPost, type GraphQLPost } from './graphql/idempotentOperations.js';
+import { answerDirectly, type DirectAnswer } from './graphql/directAnswer.js';
+import { REPLAYED_HEADER } from './idempotency/key.js';
 import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
@@ -96,18 +98,25 @@ export function createApp(deps: AppDeps) {
     const setOperation = (label: string) => c.set('graphqlOperation', label);
     const address = clientAddress(c, deps.config.trustProxy);
     if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, setOperation, clientAddress: address }), c.req.raw);
-    let request: Request;
+    let post: ReadGraphQLPost;
     try {
-      request = await graphQLRequest(c.req.raw);
+      post = await graphQLRequest(c.req.raw, yoga.fetchAPI.Request);
     } catch (err) {
       if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
       throw err;
     }
+    let direct: DirectAnswer | undefined;
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
-    return withErrorBody(
-      await answerGraphQLPost(deps, request, address, async (actor) => yoga.fetch(request, { deps, setOrgId, setOperation, clientAddress: address, actor })),
-      request,
-    );
+    const answer = await answerGraphQLPost(deps, post, address, async (actor) => {
+      const serverContext = { deps, setOrgId, setOperation, clientAddress: address, actor };
+      // what the context and the parameter checks read of the request: its headers, method and address
+      const plain = { headers: post.headers, method: 'POST', url: c.req.url } as unknown as Request;
+      direct = await answerDirectly(yoga, plain, post.bodyText, serverContext);
+      return direct ? new Response(direct.body, { status: direct.status, headers: direct.headers }) : yoga.fetch(post.request(), serverContext);
+    });
+    // a plain JSON POST answered from its parameters goes out as text at once; yoga's own answers through plainAnswer
+    if (direct && answer.headers.get(REPLAYED_HEADER) === null) return c.body(direct.body, direct.status as 200, direct.headers);
+    return plainAnswer(c, await withErrorBody(answer, post.request()));
   });
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
@@ -145,13 +154,46 @@ export type App = ReturnType<typeof createApp>;
  * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
  * application/x-www-form-urlencoded) read as the JSON it is.
  */
-async function graphQLRequest(raw: Request): Promise<Request> {
+/**
+ * A whole (not streamed) GraphQL answer handed to Hono as text: the Node adapter then writes it in one
+ * go, where a Response of another fetch implementation (yoga's) would be read back through a stream.
+ * A stream (a subscription over SSE) goes out as it is.
+ */
+async function plainAnswer(c: Context<AppEnv>, answer: Response): Promise<Response> {
+  const type = answer.headers.get('content-type') ?? '';
+  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return answer;
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (name !== 'content-length') headers[name] = value;
+  });
+  return c.body(await answer.text(), answer.status as 200, headers);
+}
+
+interface ReadGraphQLPost extends GraphQLPost {
+  /** The request as yoga takes it (made on first use: a plain JSON POST is answered without one). */
+  request(): Request;
+}
+
+async function graphQLRequest(raw: Request, RequestClass: typeof Request): Promise<ReadGraphQLPost> {
   const bytes = await readLimited(raw);
-  const headers = new Headers(raw.headers);
+  let headers = raw.headers;
   const type = (headers.get('content-type') ?? '').toLowerCase();
   if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) {
+    headers = new Headers(headers);
     headers.set('content-type', 'application/json');
   }
-  headers.delete('content-length');
-  return new Request(raw.url, { method: raw.method, headers, body: bytes, signal: raw.signal });
+  let request: Request | undefined;
+  return {
+    headers,
+    bodyText: new TextDecoder().decode(bytes),
+    request: () => {
+      if (request) return request;
+      const forYoga = new Headers(headers);
+      forYoga.delete('content-length');
+      // yoga's own Request class (no conversion inside yoga); the client's abort signal only for a stream
+      // (a subscription ends when its client goes away), the one answer that outlives the request
+      const streams = (forYoga.get('accept') ?? '').includes('text/event-stream');
+      return (request = new RequestClass(raw.url, { method: raw.method, headers: forYoga, body: bytes, ...(streams ? { signal: raw.signal } : {}) }));
+    },
+  };
 }

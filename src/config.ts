@@ -74,6 +74,10 @@ const envSchema = z.object({
   DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
   DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 5_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
+  GRAPHQL_JIT: z
+    .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_JIT must be true or false' })
+    .optional()
+    .transform((v) => v !== 'false' && v !== '0'),
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
@@ -138,6 +142,8 @@ export interface Config {
   database: { poolSize: number; maxWaiting: number; queueTimeoutMs: number; statementTimeoutMs: number };
   /** The read model's bound (entries per kind) and the lifetime of an entry while the change channel is up. */
   readModel: { maxEntries: number; maxAgeMs: number };
+  /** Compile GraphQL operations to JavaScript (graphql-jit) instead of interpreting them. */
+  graphqlJit: boolean;
   /** Live subscriptions a credential may hold open at once, per instance. */
   subscriptionsPerCredential: number;
   /** The channel changes travel on between instances (Redis channel or PostgreSQL NOTIFY channel). */
@@ -204,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
     changesChannel: e.CHANGES_CHANNEL,
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
+    graphqlJit: e.GRAPHQL_JIT,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

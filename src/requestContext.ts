@@ -49,8 +49,12 @@ export function requestIdMiddleware(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
     c.set('requestId', requestId);
-    await storage.run({ requestId }, next);
-    // after next(): c.res is final (including error answers from onError and 404/405)
+    // set before the answer exists, it goes out with every answer made through the context (c.json, c.body,
+    // onError, 404/405) at no cost; c.header() after the answer is made would rebuild it (a full Response)
     c.header(REQUEST_ID_HEADER, requestId);
+    await storage.run({ requestId }, next);
+    // an answer a handler made itself (GraphQL's) did not take the context's headers: set it there, directly
+    const headers = c.res.headers;
+    if (!headers.has(REQUEST_ID_HEADER)) headers.set(REQUEST_ID_HEADER, requestId);
   };
 }

@@ -1,7 +1,7 @@
 // API keys and OAuth client secrets are long random tokens; only their SHA-256 is stored. A fast hash
 // is enough for 256-bit random secrets (no dictionary to guess from), and lets a key be found by its
 // hash with one index lookup on every request.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -32,7 +32,8 @@ export function generateClientId(): string {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // the one-shot digest (no Hash object): this runs on every request that carries an API key
+  return hash('sha256', secret, 'hex');
 }
 
 /** Compares two hex hashes in constant time. */

@@ -179,6 +179,24 @@ export interface CompiledSchedule {
   days: Map<number, CompiledDay>; // ISO weekday → open day; absent = closed
   timed: TimedClosureIndex;
   annual: Map<number, ClosureRule>; // month * 32 + day → the winning annual closure
+  /** The local time last formatted, for the UTC minute it was formatted in (see localTimeAt). */
+  lastLocalTime?: { minute: number; text: string };
+}
+
+/**
+ * `YYYY-MM-DDTHH:mm` local wall time at an instant. Formatting it asks the time zone for its offset,
+ * which costs more than the rest of a cached availability answer; within one UTC minute the wall
+ * minute is the same (offsets are whole minutes), so the last one is kept.
+ */
+export function localTimeAt(schedule: CompiledSchedule, atMs: number): string {
+  const minute = Math.floor(atMs / MINUTE_MS);
+  const last = schedule.lastLocalTime;
+  if (last && last.minute === minute) return last.text;
+  const wall = wallClockAt(schedule.zone, atMs);
+  const text = formatWallClock(wall);
+  // an offset with seconds (a historic local mean time) moves the wall minute mid-way through a UTC minute
+  if (Number.isInteger(wall.offsetMinutes)) schedule.lastLocalTime = { minute, text };
+  return text;
 }
 
 function byClosurePrecedence(a: ClosureRule, b: ClosureRule): number {
@@ -399,7 +417,7 @@ export function availabilityAt(schedule: CompiledSchedule, atMs: number, body: A
   return {
     at: formatInstant(atMs),
     timezone: body.timezone,
-    localTime: formatWallClock(wallClockAt(schedule.zone, atMs)),
+    localTime: localTimeAt(schedule, atMs),
     state: body.state,
     officeOpen: body.officeOpen,
     closure: body.closure,

@@ -15,28 +15,36 @@ function groupBy<T extends { orgId: string }>(rows: T[], keys: readonly string[]
   return keys.map((k) => groups.get(k)!);
 }
 
-export function createRequestBatch(db: Db) {
-  return {
-    closures: new DataLoader<string, Closure[]>(async (orgIds) =>
-      groupBy(await db.closure.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }), orgIds),
-      options,
-    ),
-    phoneNumbers: new DataLoader<string, PhoneNumber[]>(async (orgIds) =>
-      groupBy(await db.phoneNumber.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }), orgIds),
-      options,
-    ),
-    insurances: new DataLoader<string, Insurance[]>(async (orgIds) =>
-      groupBy(await db.insurance.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }), orgIds),
-      options,
-    ),
-    bots: new DataLoader<string, Bot[]>(async (orgIds) =>
-      groupBy(await db.bot.findMany({ where: { orgId: { in: [...orgIds] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }), orgIds),
-      options,
-    ),
-  };
+/** One loader per list, each made on first use (most operations read none of them). */
+export class RequestBatch {
+  private loaders: Partial<Record<'closures' | 'phoneNumbers' | 'insurances' | 'bots', DataLoader<string, unknown[]>>> = {};
+
+  constructor(private readonly db: Db) {}
+
+  private loader<T extends { orgId: string }>(name: keyof RequestBatch['loaders'], load: (orgIds: string[]) => Promise<T[]>): DataLoader<string, T[]> {
+    return (this.loaders[name] ??= new DataLoader<string, T[]>(async (orgIds) => groupBy(await load([...orgIds]), orgIds), options) as DataLoader<string, unknown[]>) as DataLoader<string, T[]>;
+  }
+
+  get closures(): DataLoader<string, Closure[]> {
+    return this.loader('closures', (orgIds) => this.db.closure.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }));
+  }
+
+  get phoneNumbers(): DataLoader<string, PhoneNumber[]> {
+    return this.loader('phoneNumbers', (orgIds) => this.db.phoneNumber.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+  }
+
+  get insurances(): DataLoader<string, Insurance[]> {
+    return this.loader('insurances', (orgIds) => this.db.insurance.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
+  }
+
+  get bots(): DataLoader<string, Bot[]> {
+    return this.loader('bots', (orgIds) => this.db.bot.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+  }
 }
 
-export type RequestBatch = ReturnType<typeof createRequestBatch>;
+export function createRequestBatch(db: Db): RequestBatch {
+  return new RequestBatch(db);
+}
 
 /** The request's batch, or a fresh one (a single call batches with nobody). */
 export function batchOf(deps: { db: Db; batch?: RequestBatch }): RequestBatch {

@@ -42,27 +42,36 @@ export function withRequestId(extensions: Readonly<Record<string, unknown>> | un
   return requestId ? { ...extensions, requestId } : { ...extensions };
 }
 
+const stamp = (error: GraphQLError) =>
+  new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: withRequestId(error.extensions),
+  });
+
+type ExecutionResultLike = { errors?: readonly unknown[] } & Record<string, unknown>;
+
+/** A result (or a batch of them) with `extensions.requestId` on every error. */
+export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(result: R): R {
+  const results = (Array.isArray(result) ? result : [result]) as ExecutionResultLike[];
+  if (!results.some((r) => r.errors?.length)) return result;
+  const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError)) } : r));
+  return (Array.isArray(result) ? stamped : stamped[0]!) as R;
+}
+
 /**
  * Adds `extensions.requestId` to every error of a result, whatever made it (parsing, validation,
  * armor's limits, a resolver), so that a client can quote the request of any error.
  */
 export function useRequestIdInErrors(): Plugin {
-  const stamp = (error: GraphQLError) =>
-    new GraphQLError(error.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: withRequestId(error.extensions),
-    });
   return {
     onResultProcess({ result, setResult }) {
       if (Symbol.asyncIterator in result) return; // a stream: its events are not errors of the request
-      const results = Array.isArray(result) ? result : [result];
-      if (!results.some((r) => r.errors?.length)) return;
-      const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError)) } : r));
-      setResult(Array.isArray(result) ? stamped : stamped[0]!);
+      const stamped = stampRequestIds(result as never);
+      if (stamped !== result) setResult(stamped);
     },
   };
 }

@@ -68,12 +68,19 @@ export function onlyRetryableErrors(body: string): boolean {
 }
 
 /** Answers a POST /graphql (its body already read and bounded), with idempotency for keyed mutations. */
-export async function answerGraphQLPost(deps: AppDeps, request: Request, clientAddress: string, forward: ForwardToYoga): Promise<Response> {
+/** A POST /graphql as read: its headers and its body (bounded, already read). */
+export interface GraphQLPost {
+  headers: Headers;
+  bodyText: string;
+}
+
+export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, clientAddress: string, forward: ForwardToYoga): Promise<Response> {
+  const request = post;
   const header = request.headers.get(IDEMPOTENCY_KEY_HEADER);
   if (header === null) return forward();
   let body: unknown;
   try {
-    body = await request.clone().json();
+    body = JSON.parse(post.bodyText);
   } catch {
     if (!(request.headers.get('content-type') ?? '').includes('json')) {
       return graphQLErrorResponse(InvalidInput.of(IDEMPOTENCY_KEY_HEADER, 'is accepted on GraphQL requests with a JSON body (application/json)'));

@@ -9,7 +9,7 @@
 //    interface is read-then-write (get the timestamps, then set them), which two instances could
 //    interleave and both let a request through. So our Store adapter below does NOT keep timestamps:
 //    `getForIdentity` performs the one atomic increment of the shared counter store (the same call the
-//    REST step makes) and answers a list of `count - 1` timestamps inside the window, and the limiter
+//    REST step makes) and answers the timestamps that make the library decide as the counter did, and the limiter
 //    is called `readOnly` so it never writes back. The library's decision therefore equals the atomic
 //    counter's: REST and GraphQL share one exact budget, across instances.
 // 3. A limited field throws RateLimited → `extensions.code: RATE_LIMITED` + `retryAfter` (graphql/errors.ts);
@@ -33,9 +33,11 @@ class AtomicCounterStore implements Store {
 
   async getForIdentity(identity: Identity): Promise<readonly number[]> {
     const decision = await this.limiter.hit(this.budget, identity.contextIdentity, identity.fieldIdentity);
-    // timestamps that the library's window filter keeps (ahead of now); capped, only `> max` matters
-    const inWindow = Date.now() + decision.windowMs;
-    return new Array<number>(Math.min(decision.count - 1, decision.limit)).fill(inWindow);
+    // The library refuses when (timestamps kept) + 1 > max. The fewest timestamps that reproduce the atomic
+    // counter's decision: none while allowed, `limit` (ahead of now, so its window filter keeps them) once
+    // refused — not `count - 1`, which would grow with every request of the window.
+    if (decision.allowed) return [];
+    return new Array<number>(decision.limit).fill(Date.now() + decision.windowMs);
   }
 
   setForIdentity(): void {

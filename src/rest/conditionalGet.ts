@@ -2,7 +2,8 @@
 // the answer carries a weak ETag derived from what it says, and a request whose If-None-Match names
 // that tag gets 304 with no body. A dashboard polling office hours or availability then receives a few
 // hundred bytes of headers instead of the document while nothing changed.
-import { createHash } from 'node:crypto';
+// crypto.hash: the one-shot digest (Node 20.12+), without a Hash object per call
+import { hash } from 'node:crypto';
 
 /** Responses differ per credential: caches may keep them only for this client, and must revalidate. */
 export const CONDITIONAL_CACHE_CONTROL = 'private, no-cache';
@@ -12,7 +13,7 @@ export const CONDITIONAL_CACHE_CONTROL = 'private, no-cache';
  * its bytes (a route may leave out fields that only echo the time of the request: RouteDef.etagOmits).
  */
 export function weakETag(json: string): string {
-  return `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  return `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
 }
 
 /**
