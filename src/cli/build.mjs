@@ -1,8 +1,9 @@
-// Compiles src/**/*.ts to dist/**/*.js (one file each, same layout, so that paths computed from
-// import.meta.url stay right) with esbuild: what `npm start` runs, so that a start spends no time
-// compiling TypeScript. Type checking is `npm run typecheck`; tests and development run the sources
-// with tsx. Plain JavaScript, so that it runs before anything is compiled.
-//   node src/cli/build.mjs [--force]   builds when a source is newer than the last build, or always
+// Builds what `npm start` runs: the service and the command-line tools it shares code with, bundled by
+// esbuild with their dependencies into dist/ (one file per entry point, shared code in dist/chunks/).
+// A start then loads a few files instead of some 1,500 modules: measured here, loading the app drops from
+// about 1 s to 0.3 s. Type checking is `npm run typecheck`; tests and development run the sources with
+// tsx. Plain JavaScript, so that it runs before anything is compiled.
+//   node src/cli/build.mjs [--force]   builds when a source or the lockfile is newer than the last build
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +11,17 @@ import { fileURLToPath } from 'node:url';
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const srcDir = join(projectRoot, 'src');
 export const distDir = join(projectRoot, 'dist');
-/** Written last: the list of compiled sources. Its absence means the last build did not finish. */
+/** Written last: the list of sources built from. Its absence means the last build did not finish. */
 const stampFile = join(distDir, '.build-stamp');
+
+/** What dist/ holds: the server and the command-line tools run from the build (the benchmark's too). */
+const ENTRY_POINTS = ['server.ts', 'cli/migrate.ts', 'cli/seed.ts', 'cli/admin.ts'];
+
+/**
+ * Left out of the bundle, loaded from node_modules as usual: packages that find files of their own next
+ * to their modules (WebAssembly, the Swagger UI assets), and the 9 MB GraphiQL page loaded on first use.
+ */
+const EXTERNAL = ['@electric-sql/pglite', '@prisma/schema-engine-wasm', 'swagger-ui-dist', '@graphql-yoga/render-graphiql', 'pg-native'];
 
 function sources(dir = srcDir, out = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -22,7 +32,7 @@ function sources(dir = srcDir, out = []) {
   return out.sort();
 }
 
-/** True when dist/ is missing, a source changed after the last build, or a source was added or removed. */
+/** True when dist/ is missing, a source or the lockfile changed after the last build, or a source was added or removed. */
 export function isStale(files = sources()) {
   let built;
   try {
@@ -31,6 +41,7 @@ export function isStale(files = sources()) {
     return true;
   }
   if (files.some((file) => statSync(join(srcDir, file)).mtimeMs > built)) return true;
+  if (statSync(join(projectRoot, 'package-lock.json')).mtimeMs > built) return true;
   return readFileSync(stampFile, 'utf8') !== files.join('\n');
 }
 
@@ -42,18 +53,24 @@ export async function build({ force = false } = {}) {
   const { build: esbuild } = await import('esbuild');
   rmSync(distDir, { recursive: true, force: true });
   await esbuild({
-    entryPoints: files.map((file) => join(srcDir, file)),
+    entryPoints: ENTRY_POINTS.map((file) => join(srcDir, file)),
     outdir: distDir,
     outbase: srcDir,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    external: EXTERNAL,
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // bundled CommonJS packages call require() for Node's own modules
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
   mkdirSync(distDir, { recursive: true });
   writeFileSync(stampFile, files.join('\n'));
-  process.stderr.write(`Compiled ${files.length} TypeScript files to dist/ in ${Math.round(performance.now() - started)} ms\n`);
+  process.stderr.write(`Built dist/ (${ENTRY_POINTS.length} entry points bundled) in ${Math.round(performance.now() - started)} ms\n`);
   return true;
 }
 

@@ -2,11 +2,13 @@
 // The file is committed (clients and codegen read it offline); test/unit/schema.test.ts fails when it
 // differs from a fresh print.
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { schema } from '../graphql/schema/index.js';
+import { projectRoot } from '../projectRoot.js';
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../../schema.graphql', import.meta.url));
+export const SCHEMA_FILE = join(projectRoot(), 'schema.graphql');
 
 export function printedSchema(): string {
   return printSchema(lexicographicSortSchema(schema)) + '\n';

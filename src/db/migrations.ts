@@ -6,17 +6,17 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { projectRoot } from '../projectRoot.js';
 import type { Db } from './client.js';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const schemaPath = join(projectRoot, 'prisma', 'schema.prisma');
-export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
+const root = projectRoot();
+export const schemaPath = join(root, 'prisma', 'schema.prisma');
+export const migrationsDir = join(root, 'prisma', 'migrations');
 
 const filters = { externalTables: [], externalEnums: [] };
 
