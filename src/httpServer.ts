@@ -11,17 +11,21 @@
 //   So the server keeps one field more than allowed and answers 431 when that one is present.
 //
 // Errors node:http answers itself (408, 431, 400 for unparsable requests) get the API's JSON envelope.
+// Requests are started in short slices of the event loop (requestScheduler.ts), so that a busy instance
+// keeps accepting new connections; `/healthz` starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { HttpLimits } from './config.js';
 import type { Logger } from './logger.js';
+import { RequestScheduler } from './requestScheduler.js';
 
 /** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
 type FetchHandler = Parameters<typeof getRequestListener>[0];
 
 export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger): Server {
   const listener = getRequestListener(fetch);
+  const scheduler = new RequestScheduler();
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -36,7 +40,8 @@ export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger
         logger?.info('request refused by the HTTP server', { status: 431, code: 'TOO_MANY_HEADERS' });
         return;
       }
-      void listener(req, res);
+      if (req.url === '/healthz') void listener(req, res);
+      else scheduler.run(() => void listener(req, res));
     },
   );
   server.maxHeadersCount = limits.maxHeaders + 1;

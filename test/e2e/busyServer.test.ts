@@ -1,0 +1,112 @@
+// A busy instance keeps accepting connections (requestScheduler.ts). libuv accepts one connection per
+// event-loop iteration; without the scheduler an iteration runs every request that arrived, so with
+// hundreds of busy keep-alive connections the ones still waiting to be accepted starve (measured: 120 of
+// 400 unanswered after 10 s). The test counts answers, not time: every connection must get its first
+// answer before the server has answered a bounded number of requests in total.
+import type { Server } from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpServer, listen } from '../../src/httpServer.js';
+import type { HttpLimits } from '../../src/config.js';
+
+/** CPU each request costs (ms): a few hundred connections then keep every iteration busy. */
+const WORK_MS = 1;
+const CONNECTIONS = 200;
+/** Without the scheduler the last connection is first answered after about CONNECTIONS² / 2 = 20,000 answers. */
+const MAX_ANSWERS = 4_000;
+
+const limits: HttpLimits = {
+  headersTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 30_000,
+  maxHeaderBytes: 16_384,
+  maxHeaders: 100,
+};
+
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  const busy = async (request: Request) => {
+    const until = performance.now() + WORK_MS;
+    while (performance.now() < until) {
+      // the work of a request
+    }
+    return new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
+  };
+  server = createHttpServer(busy as never, limits);
+  port = (await listen(server, 0, '127.0.0.1')).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('an instance under load', () => {
+  it(`answers each of ${CONNECTIONS} connections opened at once before it has answered ${MAX_ANSWERS} requests`, async () => {
+    let answers = 0;
+    const firstAnswerAt: (number | null)[] = Array.from({ length: CONNECTIONS }, () => null);
+    const sockets: net.Socket[] = [];
+    const request = 'GET /v1/work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const done = new Promise<void>((resolve) => {
+      const check = () => {
+        if (answers >= MAX_ANSWERS || firstAnswerAt.every((at) => at !== null)) resolve();
+      };
+      for (let i = 0; i < CONNECTIONS; i++) {
+        const socket = net.connect(port, '127.0.0.1');
+        sockets.push(socket);
+        let buffered = '';
+        socket.setEncoding('latin1');
+        socket.on('connect', () => socket.write(request));
+        socket.on('error', () => {});
+        socket.on('data', (chunk: string) => {
+          buffered += chunk;
+          // one answer per request (Content-Length framed); each answer sends the next request
+          for (;;) {
+            const end = buffered.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, end))?.[1] ?? 0);
+            if (buffered.length < end + 4 + length) return;
+            buffered = buffered.slice(end + 4 + length);
+            answers++;
+            firstAnswerAt[i] ??= answers;
+            if (answers < MAX_ANSWERS) socket.write(request);
+            check();
+          }
+        });
+      }
+    });
+    await done;
+    for (const socket of sockets) socket.destroy();
+    const unanswered = firstAnswerAt.filter((at) => at === null).length;
+    expect(unanswered, `connections without an answer after ${answers} answers`).toBe(0);
+    expect(Math.max(...(firstAnswerAt as number[]))).toBeLessThan(MAX_ANSWERS);
+  });
+
+  it('answers /healthz on a new connection before the queued requests of the busy ones', async () => {
+    // 100 busy connections, each with 3 pipelined requests waiting to start
+    const sockets: net.Socket[] = [];
+    let answers = 0;
+    for (let i = 0; i < 100; i++) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.on('data', (chunk: Buffer) => (answers += chunk.toString('latin1').split('HTTP/1.1 200').length - 1));
+      socket.write('GET /v1/work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(3));
+      sockets.push(socket);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answersBefore = answers;
+    const health = await new Promise<{ status: string; answersMeanwhile: number }>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve({ status: text.slice(0, 12), answersMeanwhile: answers - answersBefore }));
+    });
+    for (const socket of sockets) socket.destroy();
+    expect(health.status).toBe('HTTP/1.1 200');
+    // the 300 queued requests are not all answered first
+    expect(health.answersMeanwhile).toBeLessThan(250);
+  });
+});
