@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import { startFlags } from '../test/support/processes.js';
 
 export const root = new URL('..', import.meta.url).pathname;
 
@@ -48,8 +49,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 export async function startService(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   const started = performance.now();
-  // the flags of npm start (package.json)
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/start.mjs'], {
+  const child = spawn(process.execPath, [...startFlags(), 'src/cli/start.mjs'], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

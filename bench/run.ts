@@ -151,16 +151,20 @@ async function postgresPart(): Promise<number[]> {
       query: 'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }',
       variables: { id: clinic.id },
     });
-    // office hours to read
-    for (const day of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
-      await fetch(`http://127.0.0.1:${service.port}${orgPath}/office-hours`, {
-        method: 'POST',
-        headers: { ...auth(clinic.apiKey), 'content-type': 'application/json' },
-        body: JSON.stringify({ dayOfWeek: day, isClosed: false, open: '08:00', close: '18:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] }),
-      });
-    }
     const other = demo.organizations.other;
     const clinic2 = demo.organizations.clinic2;
+    // the same office hours for the clinic (to read), and for the organizations with 10,000 closures and
+    // with none, so that the closures are the only difference between those two
+    for (const org of [clinic, clinic2, other]) {
+      for (const day of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+        const res = await fetch(`http://127.0.0.1:${service.port}/v1/organizations/${org.id}/office-hours`, {
+          method: 'POST',
+          headers: { ...auth(org.apiKey), 'content-type': 'application/json' },
+          body: JSON.stringify({ dayOfWeek: day, isClosed: false, open: '08:00', close: '18:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] }),
+        });
+        if (!res.ok) throw new Error(`setting office hours: ${res.status} ${await res.text()}`);
+      }
+    }
     const hours = Array.from({ length: 720 }, (_, i) => new Date(Date.now() + i * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     const r = await compare([
       { name: 'node:http, constant JSON', on: () => constant, request: { path: '/' } },

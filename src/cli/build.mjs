@@ -4,7 +4,8 @@
 // about 1 s to 0.3 s. Type checking is `npm run typecheck`; tests and development run the sources with
 // tsx. Plain JavaScript, so that it runs before anything is compiled.
 //   node src/cli/build.mjs [--force]   builds when a source or the lockfile is newer than the last build
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,13 +46,40 @@ export function isStale(files = sources()) {
   return readFileSync(stampFile, 'utf8') !== files.join('\n');
 }
 
-/** Builds dist/ when it is stale (or always with `force`); answers whether it built. */
+const migrationsDir = join(projectRoot, 'prisma', 'migrations');
+const templateFingerprint = join(distDir, 'pglite-template.migrations');
+
+/** True when the embedded-database template (src/db/pgliteTemplate.ts) is missing or older than a migration. */
+function templateIsStale() {
+  if (!existsSync(templateFingerprint)) return true;
+  const made = statSync(templateFingerprint).mtimeMs;
+  return readdirSync(migrationsDir, { recursive: true }).some((file) => statSync(join(migrationsDir, String(file))).mtimeMs > made);
+}
+
+/**
+ * Makes the migrated database a new embedded folder starts from (about 5 s saved on a first start). Not
+ * fatal: without it a first start creates and migrates the folder itself.
+ */
+function buildTemplate() {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, [join(distDir, 'cli/migrate.js'), 'template'], { cwd: projectRoot, encoding: 'utf8' });
+  if (run.status === 0) process.stderr.write(`Built the embedded database template in ${Math.round(performance.now() - started)} ms\n`);
+  else process.stderr.write(`Could not build the embedded database template (a first start will migrate its folder itself):\n${run.stderr}\n`);
+}
+
+/** Builds dist/ when it is stale (or always with `force`), and its database template; answers whether it built. */
 export async function build({ force = false } = {}) {
   const files = sources();
-  if (!force && !isStale(files)) return false;
+  if (!force && !isStale(files)) {
+    if (templateIsStale()) buildTemplate();
+    return false;
+  }
   const started = performance.now();
   const { build: esbuild } = await import('esbuild');
-  rmSync(distDir, { recursive: true, force: true });
+  // a clean dist/, but the database template stays: it depends on the migrations, not on the sources
+  for (const entry of existsSync(distDir) ? readdirSync(distDir) : []) {
+    if (!entry.startsWith('pglite-template.')) rmSync(join(distDir, entry), { recursive: true, force: true });
+  }
   await esbuild({
     entryPoints: ENTRY_POINTS.map((file) => join(srcDir, file)),
     outdir: distDir,
@@ -71,6 +99,7 @@ export async function build({ force = false } = {}) {
   mkdirSync(distDir, { recursive: true });
   writeFileSync(stampFile, files.join('\n'));
   process.stderr.write(`Built dist/ (${ENTRY_POINTS.length} entry points bundled) in ${Math.round(performance.now() - started)} ms\n`);
+  buildTemplate();
   return true;
 }
 

@@ -1,10 +1,12 @@
 // `npm run db:migrate` applies pending migrations to DATABASE_URL;
-// `npm run db:migration -- <name>` writes prisma/migrations/<timestamp>_<name>/migration.sql from the schema's diff.
+// `npm run db:migration -- <name>` writes prisma/migrations/<timestamp>_<name>/migration.sql from the schema's diff;
+// `template` (run by the build) makes the migrated database a new embedded folder starts from.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { applyMigrations, migrationsDir, pendingSchemaDiff } from '../db/migrations.js';
+import { writeTemplate } from '../db/pgliteTemplate.js';
 import { runCli } from './runCli.js';
 
 async function main(): Promise<void> {
@@ -34,6 +36,11 @@ async function main(): Promise<void> {
     console.error(`Wrote ${dir}/migration.sql`);
     return;
   }
+  if (command === 'template') {
+    // run by the build (src/cli/build.mjs): the migrated database a new embedded folder starts from
+    console.error((await writeTemplate()) ? 'Made dist/pglite-template.tar.' : 'dist/pglite-template.tar is current.');
+    return;
+  }
   if (command === 'check') {
     // exit code 2 when schema.prisma and the migrations disagree (used by the drift test)
     const schemaFlag = process.argv.indexOf('--schema');
@@ -45,7 +52,7 @@ async function main(): Promise<void> {
     console.error('schema.prisma and the migrations agree.');
     return;
   }
-  throw new Error('Usage: migrate.ts apply | new <name> | check');
+  throw new Error('Usage: migrate.ts apply | new <name> | check | template');
 }
 
 runCli(main);

@@ -1,6 +1,8 @@
 // One PrismaClient type for the three databases DATABASE_URL can name: PGlite in a folder, PGlite
 // in memory, or a PostgreSQL server through @prisma/adapter-pg. Prisma talks to the database through
 // an instrumented adapter (instrumentedAdapter.ts): every statement is gated, timed and observed.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -10,6 +12,7 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import { DatabaseGate } from './gate.js';
 import { type DatabaseObserver, instrumentAdapterFactory } from './instrumentedAdapter.js';
 import { acquireFolderLock, type FolderLock } from './pgliteLock.js';
+import { readTemplate } from './pgliteTemplate.js';
 
 export type Db = PrismaClient;
 
@@ -81,9 +84,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     if (!inMemory) lock = acquireFolderLock(target);
     let pglite: PGlite;
     try {
+      // a new folder starts as a copy of the migrated template made at build time (pgliteTemplate.ts)
+      const loadDataDir = options.loadDataDir ?? (inMemory || existsSync(join(target, 'PG_VERSION')) ? undefined : await readTemplate());
       pglite = await PGlite.create({
         ...(inMemory ? {} : { dataDir: target }),
-        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+        ...(loadDataDir ? { loadDataDir } : {}),
         startParams: PGLITE_START_PARAMS,
       });
     } catch (err) {

@@ -1,5 +1,6 @@
 // Runs the service's own commands as real processes (the e2e tests): `node --import tsx <script>`.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -42,13 +43,20 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The Node.js flags of `npm start` (package.json: `node <flags> src/cli/start.mjs`), for the tests and the benchmark. */
+export function startFlags(): string[] {
+  const script = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = script.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('src/cli/start.mjs'));
+}
+
 /**
  * Starts the service as `npm start` does (the compiled dist/server.js, through src/cli/start.mjs) on a
  * free port of 127.0.0.1 and waits for its `listening` log line. `dist/` is built once by globalSetup.
  */
 export function startServer(env: Record<string, string>, timeoutMs = 90_000): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/cli/start.mjs'], {
+    const child = spawn(process.execPath, [...startFlags(), 'src/cli/start.mjs'], {
       cwd: projectRoot,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
