@@ -232,7 +232,14 @@ async function postgresPart(): Promise<number[]> {
       '',
     );
 
-    // deep pages of 200,000 conversations
+    // deep pages of 200,000 conversations, once the overload above has drained (statements it abandoned
+    // may still be running in PostgreSQL for a moment)
+    for (let i = 0; i < 600; i++) {
+      const res = await fetch(`http://127.0.0.1:${service.port}/v1/conversations?limit=20`, { headers: auth(clinic.apiKey) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const first = await sequentialMedianMs(`http://127.0.0.1:${service.port}/v1/conversations?limit=20`, auth(clinic.apiKey), 30);
     const deepOffset = await sequentialMedianMs(`http://127.0.0.1:${service.port}/v1/conversations?limit=20&offset=199960`, auth(clinic.apiKey), 30);
     const page = (await (await fetch(`http://127.0.0.1:${service.port}/v1/conversations?limit=20&offset=199940`, { headers: auth(clinic.apiKey) })).json()) as {
