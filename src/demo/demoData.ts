@@ -36,7 +36,8 @@ export class DatabaseNotEmptyError extends Error {
   }
 }
 
-const sampleWorkflow = (title: string) => ({
+/** The workflow every demo template and bot has (also the OpenAPI document's example). */
+export const sampleWorkflow = (title: string) => ({
   title,
   description: `${title} for new and returning patients`,
   enabled: true,

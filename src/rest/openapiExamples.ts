@@ -2,6 +2,7 @@
 // the clinic "Bright Smiles Downtown" of the account "Bright Smiles Dental Group", its bots, phone
 // numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
 // fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.
+import { sampleWorkflow } from '../demo/demoData.js';
 
 const ids = {
   account: '6f1c2a52-8a43-4c1e-9d55-0c1b5e3a7d10',
@@ -21,36 +22,8 @@ const ids = {
 
 const createdAt = '2026-03-02T14:05:11.482Z';
 
-const identifyStep = {
-  title: 'Identify the patient',
-  description: 'Ask for name and date of birth.',
-  instructions: 'Confirm the spelling of the last name.',
-  order: 1,
-  examples: ['May I have your full name?', 'What is your date of birth?'],
-  action: 'COLLECT_INFO',
-  actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}, DOB: {{dob}}' },
-  childSteps: [
-    {
-      title: 'New patient',
-      description: 'Collect insurance details.',
-      instructions: 'Ask for the insurance carrier and member id.',
-      order: 1,
-      examples: ['Which insurance do you have?'],
-      action: 'COLLECT_INFO',
-      actionMetadata: { templateName: 'insurance', templateBody: 'Carrier: {{carrier}}' },
-    },
-  ],
-};
-const offerStep = {
-  title: 'Offer a time',
-  description: 'Propose the next open slots.',
-  instructions: 'Offer at most three slots.',
-  order: 2,
-  examples: ['I have Tuesday at 10 or Wednesday at 2.'],
-  action: 'SEND_SMS',
-  actionMetadata: { templateName: 'confirmation', templateBody: 'Your visit is booked for {{time}}.' },
-  childSteps: [],
-};
+// the demo data's workflow steps, as the API answers them (a step without child steps has `childSteps: []`)
+const [identifyStep, offerStep] = sampleWorkflow('Book an appointment').steps.map((step) => ({ ...step, childSteps: step.childSteps ?? [] }));
 
 const templateSummary = {
   id: ids.bookAppointment,
@@ -64,14 +37,7 @@ const templateSummary = {
 };
 const template = {
   ...templateSummary,
-  workflow: {
-    title: 'Book an appointment',
-    description: 'Book an appointment for new and returning patients',
-    enabled: true,
-    usageContext: 'Use when the caller asks to book, move or cancel a visit.',
-    order: 1,
-    steps: [identifyStep, offerStep],
-  },
+  workflow: { ...sampleWorkflow('Book an appointment'), steps: [identifyStep, offerStep] },
 };
 const workflow = {
   id: ids.workflow,
