@@ -99,7 +99,7 @@ export async function build({ force = false } = {}) {
   mkdirSync(distDir, { recursive: true });
   writeFileSync(stampFile, files.join('\n'));
   process.stderr.write(`Built dist/ (${ENTRY_POINTS.length} entry points bundled) in ${Math.round(performance.now() - started)} ms\n`);
-  buildTemplate();
+  if (templateIsStale()) buildTemplate();
   return true;
 }
 
