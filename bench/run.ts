@@ -74,8 +74,21 @@ function table(title: string, rows: [string, LoadResult, string][]): void {
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
+/** The rows of `overload` under their heading. */
+function overloadTable(database: string, rows: string[]): void {
+  report.push(
+    `### ${database}: ${overloadConnections} connections for 10 s`,
+    '',
+    `| route | 2xx/s | vs 50 connections | p99 ms | timeouts | 503 + Retry-After | other refusals | /healthz p50 / p99 / max ms (requests) |`,
+    '|---|---:|---|---:|---:|---:|---:|---|',
+    ...rows,
+    '',
+  );
+}
+
 /** 400 connections on a route for 10 s while a separate process asks /healthz: goodput, refusals, health latency. */
-async function overload(service: Running, name: string, request: Request, goodputAt50: number): Promise<string> {
+async function overload(service: Running, database: string, route: string, request: Request, goodputAt50: number): Promise<string> {
+  const name = `${database}: ${route}`;
   const probe = startProbe(service.port, 10);
   const r = await load(service.port, request, overloadConnections, 10, true);
   const health = await probe;
@@ -84,7 +97,7 @@ async function overload(service: Running, name: string, request: Request, goodpu
   target(`${name}: ${overloadConnections} connections, timeouts`, String(r.timeouts), '0', r.timeouts === 0);
   target(`${name}: ${overloadConnections} connections, refusals other than 503 + Retry-After`, String(r.badRefusals), '0', r.badRefusals === 0);
   target(`${name}: /healthz p99 meanwhile`, `${health.p99} ms`, '< 100 ms', health.p99 < 100);
-  return `| ${name} | ${Math.round(r.rps)} | ${ratio.toFixed(2)}× of ${Math.round(goodputAt50)} | ${r.p99} | ${r.timeouts} | ${r.refused} | ${r.badRefusals} | ${health.p50} / ${health.p99} / ${health.max} (${health.count}) |`;
+  return `| ${route} | ${Math.round(r.rps)} | ${ratio.toFixed(2)}× of ${Math.round(goodputAt50)} | ${r.p99} | ${r.timeouts} | ${r.refused} | ${r.badRefusals} | ${health.p50} / ${health.p99} / ${health.max} (${health.count}) |`;
 }
 
 function startProbe(port: number, secs: number): Promise<{ count: number; failures: number; p50: number; p99: number; max: number }> {
@@ -219,18 +232,11 @@ async function postgresPart(): Promise<number[]> {
 
     // overload
     const rows = [
-      await overload(service, 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) }, get('GET /v1/organizations/:orgId').rps),
-      await overload(service, 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, get('GET …/availability?medium=PHONE&phoneNumberId').rps),
-      await overload(service, 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, (await load(service.port, { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, connections, seconds)).rps),
+      await overload(service, 'PostgreSQL', 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) }, get('GET /v1/organizations/:orgId').rps),
+      await overload(service, 'PostgreSQL', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, get('GET …/availability?medium=PHONE&phoneNumberId').rps),
+      await overload(service, 'PostgreSQL', 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, (await load(service.port, { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, connections, seconds)).rps),
     ];
-    report.push(
-      `### PostgreSQL: ${overloadConnections} connections for 10 s`,
-      '',
-      `| route | 2xx/s | vs 50 connections | p99 ms | timeouts | 503 + Retry-After | other refusals | /healthz p50 / p99 / max ms (requests) |`,
-      '|---|---:|---|---:|---:|---:|---:|---|',
-      ...rows,
-      '',
-    );
+    overloadTable('PostgreSQL', rows);
 
     // deep pages of 200,000 conversations, once the overload above has drained (statements it abandoned
     // may still be running in PostgreSQL for a moment)
@@ -307,17 +313,10 @@ async function embeddedPart(): Promise<{ firstStartMs: number; restartMs: number
       ]);
       target('Embedded: availability (warm, PHONE, phoneNumberId) vs constant JSON', `${(availability.rps / constantRps).toFixed(2)}×`, '≥ 0.15×', availability.rps / constantRps >= 0.15);
       const rows = [
-        await overload(service, 'GET /v1/organizations/:orgId', { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) }, r.get('GET /v1/organizations/:orgId')!.rps),
-        await overload(service, 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, availability.rps),
+        await overload(service, 'Embedded', 'GET /v1/organizations/:orgId', { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) }, r.get('GET /v1/organizations/:orgId')!.rps),
+        await overload(service, 'Embedded', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, availability.rps),
       ];
-      report.push(
-        `### Embedded: ${overloadConnections} connections for 10 s`,
-        '',
-        `| route | 2xx/s | vs 50 connections | p99 ms | timeouts | 503 + Retry-After | other refusals | /healthz p50 / p99 / max ms (requests) |`,
-        '|---|---:|---|---:|---:|---:|---:|---|',
-        ...rows,
-        '',
-      );
+      overloadTable('Embedded', rows);
       const rss = peakRssMiB(service.child.pid!);
       target('Embedded: peak RSS of the service', `${rss} MiB`, '< 300 MiB', rss < 300);
       report.push(`Peak RSS of the service on the embedded folder: ${rss} MiB.`, '');
