@@ -4,8 +4,8 @@ import { clientCredentialsGrant } from './auth/oauthToken.js';
 import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
 import { answerGraphQLPost, type GraphQLPost } from './graphql/idempotentOperations.js';
-import { answerDirectly, type DirectAnswer } from './graphql/directAnswer.js';
-import { REPLAYED_HEADER } from './idempotency/key.js';
+import { answerDirectly } from './graphql/directAnswer.js';
+import { IDEMPOTENCY_KEY_HEADER } from './idempotency/key.js';
 import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps) {
   const metrics = createMetrics(deps);
 
   // first: X-Request-Id on every answer, and the id in every log line of the request (requestContext.ts)
-  app.use('*', requestIdMiddleware());
+  app.use('*', requestIdMiddleware(deps));
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential);
   // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps) {
     const started = performance.now();
     await next();
     const durationMs = performance.now() - started;
-    deps.logger.info('request', {
+    c.get('deps').logger.info('request', {
       method: c.req.method,
       route: c.get('route') ?? 'unmatched',
       status: c.res.status,
@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps) {
 
   app.get('/healthz', async (c) => {
     c.set('route', 'GET /healthz');
-    const { httpStatus, health } = await checkHealth(deps);
+    const { httpStatus, health } = await checkHealth(c.get('deps'));
     return c.json(health, httpStatus);
   });
 
@@ -94,10 +94,13 @@ export function createApp(deps: AppDeps) {
   const yoga = createGraphQLHandler(deps);
   app.on(['GET', 'POST'], '/graphql', async (c) => {
     c.set('route', `${c.req.method} /graphql`);
-    const setOrgId = (orgId: string) => c.set('orgId', orgId);
-    const setOperation = (label: string) => c.set('graphqlOperation', label);
-    const address = clientAddress(c, deps.config.trustProxy);
-    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, { deps, setOrgId, setOperation, clientAddress: address }), c.req.raw);
+    const serverContext = {
+      deps: c.get('deps'), // the request's (requestContext.ts)
+      setOrgId: (orgId: string) => c.set('orgId', orgId),
+      setOperation: (label: string) => c.set('graphqlOperation', label),
+      clientAddress: clientAddress(c, deps.config.trustProxy),
+    };
+    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw);
     let post: ReadGraphQLPost;
     try {
       post = await graphQLRequest(c.req.raw, yoga.fetchAPI.Request);
@@ -105,22 +108,20 @@ export function createApp(deps: AppDeps) {
       if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
       throw err;
     }
-    let direct: DirectAnswer | undefined;
-    // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
-    const answer = await answerGraphQLPost(deps, post, address, async (actor) => {
-      const serverContext = { deps, setOrgId, setOperation, clientAddress: address, actor };
+    if (post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
+      // a plain JSON POST is answered from its parameters and goes out as text at once (directAnswer.ts);
       // what the context and the parameter checks read of the request: its headers, method and address
       const plain = { headers: post.headers, method: 'POST', url: c.req.url } as unknown as Request;
-      direct = await answerDirectly(yoga, plain, post.bodyText, serverContext);
-      return direct ? new Response(direct.body, { status: direct.status, headers: direct.headers }) : yoga.fetch(post.request(), serverContext);
-    });
-    // a plain JSON POST answered from its parameters goes out as text at once; yoga's own answers through plainAnswer
-    if (direct && answer.headers.get(REPLAYED_HEADER) === null) return c.body(direct.body, direct.status as 200, direct.headers);
+      const direct = await answerDirectly(yoga, plain, post.bodyText, serverContext);
+      if (direct) return c.body(direct.body, direct.status as 200, direct.headers);
+    }
+    // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
+    const answer = await answerGraphQLPost(serverContext.deps, post, serverContext.clientAddress, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
     return plainAnswer(c, await withErrorBody(answer, post.request()));
   });
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
-  registerRoutes(app, allRoutes, deps);
+  registerRoutes(app, allRoutes);
 
   const known = [
     ...allRoutes.map((r) => ({ method: r.method, path: r.path })),
@@ -143,17 +144,13 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(`No route ${c.req.method} ${c.req.path}`), 404);
   });
 
-  app.onError((err, c) => restErrorResponse(c, err, deps.logger));
+  app.onError((err, c) => restErrorResponse(c, err, (c.get('deps') ?? deps).logger));
 
   return app;
 }
 
 export type App = ReturnType<typeof createApp>;
 
-/**
- * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
- * application/x-www-form-urlencoded) read as the JSON it is.
- */
 /**
  * A whole (not streamed) GraphQL answer handed to Hono as text: the Node adapter then writes it in one
  * go, where a Response of another fetch implementation (yoga's) would be read back through a stream.
@@ -174,18 +171,24 @@ interface ReadGraphQLPost extends GraphQLPost {
   request(): Request;
 }
 
+const utf8 = new TextDecoder();
+
+/**
+ * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
+ * application/x-www-form-urlencoded) read as the JSON it is.
+ */
 async function graphQLRequest(raw: Request, RequestClass: typeof Request): Promise<ReadGraphQLPost> {
   const bytes = await readLimited(raw);
   let headers = raw.headers;
   const type = (headers.get('content-type') ?? '').toLowerCase();
-  if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(new TextDecoder().decode(bytes.subarray(0, 64)))) {
+  if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(utf8.decode(bytes.subarray(0, 64)))) {
     headers = new Headers(headers);
     headers.set('content-type', 'application/json');
   }
   let request: Request | undefined;
   return {
     headers,
-    bodyText: new TextDecoder().decode(bytes),
+    bodyText: utf8.decode(bytes),
     request: () => {
       if (request) return request;
       const forYoga = new Headers(headers);

@@ -15,6 +15,8 @@ export interface AppDeps extends DomainDeps {
   database: Pick<Database, 'kind' | 'gate' | 'observers' | 'ping'>;
   tokens: TokenSettings;
   logger: Logger;
+  /** The id of the request these deps answer (requestContext.ts's depsForRequest); unset outside a request. */
+  requestId?: string;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
   demoApiKey?: string;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */

@@ -86,6 +86,6 @@ export async function answerDirectly(
     return undefined;
   }
   if (!result) return undefined;
-  const captured = processRegularResult(stampRequestIds(result as never), { Response: CapturedResponse } as never, mediaType) as unknown as CapturedResponse;
+  const captured = processRegularResult(stampRequestIds(result as never, serverContext.deps), { Response: CapturedResponse } as never, mediaType) as unknown as CapturedResponse;
   return { status: captured.init.status ?? 200, headers: { ...captured.init.headers }, body: captured.body ?? '' };
 }

@@ -4,9 +4,10 @@ import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { asUnavailable } from '../db/gate.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
+import { mapAsyncIterator } from '@graphql-tools/utils';
+import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';
-import { currentRequestId, internalErrorMessage } from '../requestContext.js';
+import { internalErrorMessage } from '../requestContext.js';
 
 function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
@@ -37,46 +38,64 @@ export function domainErrorExtensions(domain: DomainError): Record<string, unkno
 }
 
 /** `extensions` with the id of the request being answered (requestContext.ts). */
-export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
-  const requestId = currentRequestId();
+export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined, requestId: string | undefined): Record<string, unknown> {
   return requestId ? { ...extensions, requestId } : { ...extensions };
 }
 
-const stamp = (error: GraphQLError) =>
-  new GraphQLError(error.message, {
+/**
+ * The causes of masked errors (maskGraphQLError), until the error is stamped with its request: yoga masks
+ * without the request at hand, so the cause is logged, under the request's id, when the id is added.
+ */
+const maskedCauses = new WeakMap<GraphQLError, unknown>();
+
+/** The stamped copy of an error; a masked one names the request id and has its cause logged. */
+function stamp(error: GraphQLError, deps: Pick<AppDeps, 'logger' | 'requestId'>): GraphQLError {
+  const masked = maskedCauses.has(error);
+  if (masked) {
+    deps.logger.error('unhandled GraphQL error', errorFields(maskedCauses.get(error)));
+    maskedCauses.delete(error);
+  }
+  return new GraphQLError(masked ? internalErrorMessage(deps.requestId) : error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: withRequestId(error.extensions),
+    extensions: withRequestId(error.extensions, deps.requestId),
   });
+}
 
 type ExecutionResultLike = { errors?: readonly unknown[] } & Record<string, unknown>;
 
-/** A result (or a batch of them) with `extensions.requestId` on every error. */
-export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(result: R): R {
+/** A result (or a batch of them) with `extensions.requestId` on every error of the request `deps` answer. */
+export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(result: R, deps: Pick<AppDeps, 'logger' | 'requestId'>): R {
   const results = (Array.isArray(result) ? result : [result]) as ExecutionResultLike[];
   if (!results.some((r) => r.errors?.length)) return result;
-  const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError)) } : r));
+  const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError, deps)) } : r));
   return (Array.isArray(result) ? stamped : stamped[0]!) as R;
 }
 
 /**
  * Adds `extensions.requestId` to every error of a result, whatever made it (parsing, validation,
- * armor's limits, a resolver), so that a client can quote the request of any error.
+ * armor's limits, a resolver), so that a client can quote the request of any error; the events of a
+ * stream (a subscription) too.
  */
-export function useRequestIdInErrors(): Plugin {
+export function useRequestIdInErrors(): Plugin<Record<string, unknown>, { deps: AppDeps }> {
   return {
-    onResultProcess({ result, setResult }) {
-      if (Symbol.asyncIterator in result) return; // a stream: its events are not errors of the request
-      const stamped = stampRequestIds(result as never);
+    onResultProcess({ result, setResult, serverContext }) {
+      const deps = serverContext.deps;
+      if (Symbol.asyncIterator in result) {
+        const events = result as AsyncIterable<ExecutionResultLike>;
+        setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)) as never);
+        return;
+      }
+      const stamped = stampRequestIds(result as never, deps);
       if (stamped !== result) setResult(stamped);
     },
   };
 }
 
-export function maskGraphQLError(logger: Logger) {
+export function maskGraphQLError() {
   return (error: unknown, _message: string): Error => {
     const domain = domainErrorOf(error);
     const graphQLError = asGraphQLError(error);
@@ -111,12 +130,14 @@ export function maskGraphQLError(logger: Logger) {
         extensions: { ...graphQLError.extensions, code, http: { ...http, status, ...(spec ? { spec } : {}) } },
       });
     }
-    logger.error('unhandled GraphQL error', errorFields((graphQLError?.originalError ?? error) as unknown));
-    // never expected: the message names the request id, which is in the log line with the cause
-    return new GraphQLError(internalErrorMessage(), {
+    // never expected: once stamped with its request (above), the message names the request id, which is
+    // in the log line with the cause
+    const masked = new GraphQLError(internalErrorMessage(undefined), {
       nodes: graphQLError?.nodes,
       path: graphQLError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
+    maskedCauses.set(masked, (graphQLError?.originalError ?? error) as unknown);
+    return masked;
   };
 }

@@ -40,9 +40,9 @@ function mutationOf(body: unknown): MutationRequest | undefined {
 }
 
 /** A GraphQL error answer made outside yoga (a bad key, 409, 422): the same `extensions` as inside. */
-export function graphQLErrorResponse(error: DomainError): Response {
+export function graphQLErrorResponse(error: DomainError, requestId: string | undefined): Response {
   const { http, ...extensions } = domainErrorExtensions(error) as { http?: { status?: number; headers?: Record<string, string> } };
-  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions: withRequestId(extensions) }] }), {
+  return new Response(JSON.stringify({ errors: [{ message: error.message, extensions: withRequestId(extensions, requestId) }] }), {
     status: http?.status ?? 400,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...http?.headers },
   });
@@ -67,13 +67,13 @@ export function onlyRetryableErrors(body: string): boolean {
   return Object.values(result.data ?? {}).every((value) => value === null);
 }
 
-/** Answers a POST /graphql (its body already read and bounded), with idempotency for keyed mutations. */
 /** A POST /graphql as read: its headers and its body (bounded, already read). */
 export interface GraphQLPost {
   headers: Headers;
   bodyText: string;
 }
 
+/** Answers a POST /graphql (its body already read and bounded), with idempotency for keyed mutations. */
 export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, clientAddress: string, forward: ForwardToYoga): Promise<Response> {
   const request = post;
   const header = request.headers.get(IDEMPOTENCY_KEY_HEADER);
@@ -83,7 +83,7 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
     body = JSON.parse(post.bodyText);
   } catch {
     if (!(request.headers.get('content-type') ?? '').includes('json')) {
-      return graphQLErrorResponse(InvalidInput.of(IDEMPOTENCY_KEY_HEADER, 'is accepted on GraphQL requests with a JSON body (application/json)'));
+      return graphQLErrorResponse(InvalidInput.of(IDEMPOTENCY_KEY_HEADER, 'is accepted on GraphQL requests with a JSON body (application/json)'), deps.requestId);
     }
     return forward(); // malformed JSON: yoga reports it
   }
@@ -122,7 +122,7 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
       headers: { 'Content-Type': outcome.response.contentType, [REPLAYED_HEADER]: 'true', [ORIGINAL_REQUEST_HEADER]: outcome.originalRequestId },
     });
   } catch (err) {
-    if (err instanceof DomainError) return graphQLErrorResponse(err);
+    if (err instanceof DomainError) return graphQLErrorResponse(err, deps.requestId);
     throw err;
   }
 }

@@ -49,23 +49,24 @@ export function createGraphQLHandler(deps: AppDeps) {
       // GRAPHQL_JIT=false interprets queries too.
       ...(deps.config.graphqlJit ? [useGraphQlJit({}, { enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation === 'query' })] : []),
     ],
-    maskedErrors: { maskError: maskGraphQLError(deps.logger) },
-    context: ({ request, setOrgId, clientAddress, actor: authenticated }) => {
+    maskedErrors: { maskError: maskGraphQLError() },
+    // `deps` of the server context are the request's (requestContext.ts): their logger writes its id
+    context: ({ request, deps: requestDeps, setOrgId, clientAddress, actor: authenticated }) => {
       let pending: Promise<Actor> | undefined;
       return {
         // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-        deps: { ...deps, batch: createRequestBatch(deps.db) },
+        deps: { ...requestDeps, batch: createRequestBatch(deps.db) },
         request,
         actor: () =>
           (pending ??= (async () => {
-            const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));
+            const actor = await (authenticated ?? authenticateBearer(requestDeps, request.headers.get('authorization'), clientAddress ?? 'local'));
             setOrgId?.(actor.orgId);
             return actor;
           })()),
         reauthenticate: async () => {
           const token = bearerToken(request.headers.get('authorization'));
           if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-          return authenticate(deps, deps.tokens, token);
+          return authenticate(requestDeps, deps.tokens, token);
         },
       };
     },

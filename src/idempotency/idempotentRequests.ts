@@ -17,7 +17,6 @@ import type { DomainDeps } from '../domain/deps.js';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
-import { currentRequestId } from '../requestContext.js';
 import { IDEMPOTENCY_KEY_HEADER } from './key.js';
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -27,6 +26,8 @@ export const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface IdempotencyDeps extends DomainDeps {
   logger: Logger;
+  /** The request being answered: its id is stored with the key, and named to a replay (Idempotent-Original-Request-Id). */
+  requestId?: string;
 }
 
 export interface IdempotentRequest {
@@ -124,7 +125,7 @@ export async function answerIdempotently(
   execute: () => Promise<CapturedResponse>,
 ): Promise<IdempotentOutcome> {
   await purgeExpiredKeys(deps, deps.clock());
-  const requestId = currentRequestId() ?? randomUUID();
+  const requestId = deps.requestId ?? randomUUID();
   const claimed = await claim(deps, req, requestId);
   if (claimed.kind === 'replay') return { replayed: true, response: claimed.response, originalRequestId: claimed.originalRequestId };
 

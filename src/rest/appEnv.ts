@@ -1,4 +1,6 @@
 // Per-request variables shared by the middleware (request log) and the handlers.
+import type { AppDeps } from '../deps.js';
+
 export interface AppEnv {
   Variables: {
     /** The matched route pattern, e.g. "GET /v1/organizations/:orgId/closures". */
@@ -7,6 +9,8 @@ export interface AppEnv {
     orgId: string;
     /** The request id (requestContext.ts), also in X-Request-Id and every log line. */
     requestId: string;
+    /** The app's deps as this request sees them: its logger writes the request id (requestContext.ts). */
+    deps: AppDeps;
     /** The GraphQL operation, as a bounded metrics label (metrics/graphqlOperationName.ts). */
     graphqlOperation: string;
   };

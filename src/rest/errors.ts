@@ -21,5 +21,5 @@ export function restErrorResponse(c: Context, thrown: unknown, logger: Logger): 
   }
   logger.error('unhandled error', { ...errorFields(err), path: c.req.path });
   // never expected; the id lets a support ticket find the log line with the cause
-  return c.json(errorBody(internalErrorMessage()), 500);
+  return c.json(errorBody(internalErrorMessage(c.get('requestId') as string | undefined)), 500);
 }

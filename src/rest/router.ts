@@ -24,9 +24,10 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
   return actor;
 }
 
-export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[], deps: AppDeps): void {
+export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
+      const deps = c.get('deps'); // the request's (requestContext.ts)
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
       await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler

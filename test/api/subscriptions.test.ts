@@ -96,6 +96,8 @@ describe('subscription availabilityChanged', () => {
     const last = await s.next();
     expect(last.event).toBe('next');
     expect(last.data.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    // an error in a stream's event names its request too
+    expect(last.data.errors[0].extensions.requestId).toBe(s.headers.get('x-request-id'));
     await s.ended; // the server ends the stream
     expect(s.received.at(-1)?.event).toBe('complete');
   });
