@@ -19,7 +19,8 @@ export default defineConfig({
     // the files of a worker share its module cache: without it each file imported and transformed the whole app
     // again (Prisma's client, the Pothos schema, yoga, the OpenAPI registry), about 10 s of a file's time on two
     // cores, and the suite took 17 minutes instead of 9. Nothing is shared through modules: each file builds its
-    // own app, database and clock from test/support (testApp.ts), and no test mocks a module (the one test that needs a fresh process has a project of its own, below).
+    // own app, database and clock from test/support (testApp.ts), and no test mocks a module (the one test that
+    // needs a fresh process has a project of its own, below).
     isolate: false,
     testTimeout: 30_000,
     hookTimeout: 120_000,

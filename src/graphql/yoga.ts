@@ -55,7 +55,7 @@ export function createGraphQLHandler(deps: AppDeps) {
       let pending: Promise<Actor> | undefined;
       return {
         // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-        deps: { ...requestDeps, batch: createRequestBatch(deps.db) },
+        deps: { ...requestDeps, batch: createRequestBatch(requestDeps.db) },
         request,
         actor: () =>
           (pending ??= (async () => {
@@ -66,7 +66,7 @@ export function createGraphQLHandler(deps: AppDeps) {
         reauthenticate: async () => {
           const token = bearerToken(request.headers.get('authorization'));
           if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-          return authenticate(requestDeps, deps.tokens, token);
+          return authenticate(requestDeps, requestDeps.tokens, token);
         },
       };
     },

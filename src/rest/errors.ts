@@ -6,10 +6,11 @@ import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenti
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../requestContext.js';
+import type { AppEnv } from './appEnv.js';
 import { BodyError } from './body.js';
 import { errorBody, statusOf } from './envelope.js';
 
-export function restErrorResponse(c: Context, thrown: unknown, logger: Logger): Response {
+export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {
   if (thrown instanceof BodyError) return c.json(errorBody(thrown.message), thrown.status);
   // a database that cannot take the work now is a 503 with Retry-After, wherever it was noticed
   const err = asUnavailable(thrown) ?? thrown;
@@ -21,5 +22,5 @@ export function restErrorResponse(c: Context, thrown: unknown, logger: Logger): 
   }
   logger.error('unhandled error', { ...errorFields(err), path: c.req.path });
   // never expected; the id lets a support ticket find the log line with the cause
-  return c.json(errorBody(internalErrorMessage(c.get('requestId') as string | undefined)), 500);
+  return c.json(errorBody(internalErrorMessage(c.get('requestId'))), 500);
 }
