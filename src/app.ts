@@ -91,7 +91,8 @@ export function createApp(deps: AppDeps) {
     return c.json(result.body, result.status);
   });
 
-  const yoga = createGraphQLHandler(deps);
+  const graphql = createGraphQLHandler(deps);
+  const { yoga } = graphql;
   app.on(['GET', 'POST'], '/graphql', async (c) => {
     c.set('route', `${c.req.method} /graphql`);
     const serverContext = {
@@ -112,7 +113,7 @@ export function createApp(deps: AppDeps) {
       // a plain JSON POST is answered from its parameters and goes out as text at once (directAnswer.ts);
       // what the context and the parameter checks read of the request: its headers, method and address
       const plain = { headers: post.headers, method: 'POST', url: c.req.url } as unknown as Request;
-      const direct = await answerDirectly(yoga, plain, post.bodyText, serverContext);
+      const direct = await answerDirectly(graphql, plain, post.bodyText, serverContext);
       if (direct) return c.body(direct.body, direct.status as 200, direct.headers);
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)

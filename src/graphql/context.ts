@@ -2,6 +2,10 @@
 // introspection and GraphiQL work without a credential while every data field requires one.
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
+import { createRequestBatch } from '../domain/batch.js';
+import { authenticate, bearerToken } from '../auth/authenticate.js';
+import { Unauthenticated } from '../domain/errors.js';
+import { authenticateBearer } from '../ratelimit/authentication.js';
 
 export interface GraphQLContext {
   deps: AppDeps;
@@ -10,4 +14,37 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
   reauthenticate(): Promise<Actor>;
+}
+
+/** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */
+export interface GraphQLRequestContext {
+  /** The request's deps (requestContext.ts): their logger writes its id. */
+  deps: AppDeps;
+  /** Lets the request log name the caller's organization. */
+  setOrgId?: (orgId: string) => void;
+  /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
+  clientAddress?: string;
+  /** The caller, when authenticated before the operation (a keyed mutation, idempotentOperations.ts); not again. */
+  actor?: Promise<Actor>;
+}
+
+/** The context of one operation: yoga's (yoga.ts) and that of a prepared query run directly (directAnswer.ts). */
+export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext, request: Request): GraphQLContext {
+  let pending: Promise<Actor> | undefined;
+  return {
+    // one batch per operation: nested per-organization lists load together (domain/batch.ts)
+    deps: { ...deps, batch: createRequestBatch(deps.db) },
+    request,
+    actor: () =>
+      (pending ??= (async () => {
+        const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));
+        setOrgId?.(actor.orgId);
+        return actor;
+      })()),
+    reauthenticate: async () => {
+      const token = bearerToken(request.headers.get('authorization'));
+      if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
+      return authenticate(deps, deps.tokens, token);
+    },
+  };
 }

@@ -1,12 +1,15 @@
 // A plain GraphQL POST (a JSON body with query, variables, operationName, extensions; an Accept that
-// asks for JSON) answered through yoga from its parameters on, without yoga's fetch layer:
+// asks for JSON) answered without yoga's fetch layer:
 //
-//   yoga.getResultForParams   onParams hooks (parameter checks, the metrics label), then parse, validate,
-//                             context and execute with every envelop plugin (armor's limits, the
+//   runPrepared               a query yoga has parsed and validated before runs its compiled form at once,
+//                             without yoga's per-request pipeline (preparedQueries.ts says what it does
+//                             instead, by the same functions);
+//   yoga.getResultForParams   otherwise: onParams hooks (parameter checks, the metrics label), then parse,
+//                             validate, context and execute with every envelop plugin (armor's limits, the
 //                             parse/validate cache, masked errors, rate-limit statuses), then the
 //                             onExecutionResult hooks — exactly what yoga.fetch runs for these parameters;
-//   processRegularResult      yoga's own choice of status and headers from the result's errors (the
-//                             GraphQL-over-HTTP rules for application/json and graphql-response+json),
+//   processRegularResult      either way, yoga's own choice of status and headers from the result's errors
+//                             (the GraphQL-over-HTTP rules for application/json and graphql-response+json),
 //                             and its serialisation.
 //
 // What is left out is yoga turning a fetch Request into parameters (reading the body again through a
@@ -14,10 +17,12 @@
 // more than half of a small operation's cost. Everything else — GET, batches, SSE, multipart, other
 // content or accept types, unknown parameters — goes through yoga.fetch, which answers it as before.
 import { isAsyncIterable } from '@graphql-tools/utils';
-import { processRegularResult, type YogaServerInstance } from 'graphql-yoga';
-import type { GraphQLContext } from './context.js';
+import type { ExecutionResult } from 'graphql';
+import { processRegularResult } from 'graphql-yoga';
+import { createGraphQLContext } from './context.js';
 import { stampRequestIds } from './errors.js';
-import type { GraphQLServerContext } from './yoga.js';
+import { runPrepared } from './preparedQueries.js';
+import type { GraphQLHandler, GraphQLServerContext } from './yoga.js';
 
 export interface DirectAnswer {
   status: number;
@@ -68,7 +73,7 @@ class CapturedResponse {
  * it to yoga.fetch). `request` is what the context reads (credentials, the abort signal).
  */
 export async function answerDirectly(
-  yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>,
+  { yoga, prepared, maskError }: GraphQLHandler,
   request: Request,
   bodyText: string,
   serverContext: GraphQLServerContext,
@@ -78,12 +83,22 @@ export async function answerDirectly(
   const mediaType = plainMediaType(request.headers.get('accept'));
   if (!mediaType) return undefined;
   const params = plainParams(bodyText);
-  // a subscription (or anything that may be one) is yoga's to answer: a stream, or a 406 for JSON
-  if (!params || /\bsubscription\b/.test(params.query)) return undefined;
-  const result = await yoga.getResultForParams({ params, request }, { ...serverContext } as never);
-  if (isAsyncIterable(result)) {
-    await (result as AsyncIterableIterator<unknown>).return?.(); // not reached: a stream was excluded above
-    return undefined;
+  if (!params) return undefined;
+  // a query yoga has parsed and validated before runs at once, compiled (preparedQueries.ts)
+  const ready = prepared?.get(params.query, params.operationName);
+  let result: ExecutionResult | undefined;
+  if (ready) {
+    serverContext.setOperation?.(ready.label);
+    result = await runPrepared(ready, createGraphQLContext(serverContext, request), params.variables, maskError);
+  } else {
+    // a subscription (or anything that may be one) is yoga's to answer: a stream, or a 406 for JSON
+    if (/\bsubscription\b/.test(params.query)) return undefined;
+    const answer = await yoga.getResultForParams({ params, request }, { ...serverContext } as never);
+    if (isAsyncIterable(answer)) {
+      await (answer as AsyncIterableIterator<unknown>).return?.(); // not reached: a stream was excluded above
+      return undefined;
+    }
+    result = answer as ExecutionResult | undefined;
   }
   if (!result) return undefined;
   const captured = processRegularResult(stampRequestIds(result as never, serverContext.deps), { Response: CapturedResponse } as never, mediaType) as unknown as CapturedResponse;

@@ -119,9 +119,12 @@ export function maskGraphQLError() {
       // GraphQL over HTTP: a well-formed request whose document does not parse, validate or take its variables
       // is a 400 for a client that accepts `application/graphql-response+json`, but a 200 (a GraphQL response
       // with errors) for one that accepts only the legacy `application/json`. Yoga marks the parse and
-      // validation failures `http.spec`; a variable coercion failure (the wrapped one) gets the same marker.
-      // A malformed request (a `query` that is not a string, …) stays a 400 for every client.
-      const spec = http?.spec === true || asGraphQLError(graphQLError.originalError) !== undefined;
+      // validation failures `http.spec`; a variable coercion failure gets the same marker: graphql-js wraps
+      // it in a second GraphQLError, graphql-jit (compiled queries) raises it with no field path and no
+      // HTTP status of its own. A malformed request (a `query` that is not a string, …), which yoga gives
+      // a status, stays a 400 for every client.
+      const spec =
+        http?.spec === true || asGraphQLError(graphQLError.originalError) !== undefined || (!graphQLError.originalError && !graphQLError.path && !http);
       return new GraphQLError(graphQLError.message, {
         nodes: graphQLError.nodes,
         source: graphQLError.source,

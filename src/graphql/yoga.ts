@@ -1,33 +1,28 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { getOperationAST } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { createRequestBatch } from '../domain/batch.js';
-import { authenticate, bearerToken } from '../auth/authenticate.js';
-import { Unauthenticated } from '../domain/errors.js';
-import { authenticateBearer } from '../ratelimit/authentication.js';
 import { useRateLimitStatus } from '../ratelimit/graphql.js';
-import type { GraphQLContext } from './context.js';
+import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
+import { PreparedQueries, usePreparedQueries } from './preparedQueries.js';
 import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
 import { type OperationLabelContext, useOperationLabel } from '../metrics/graphqlOperationName.js';
 
-export interface GraphQLServerContext extends OperationLabelContext {
-  deps: AppDeps;
-  /** Lets the request log name the caller's organization. */
-  setOrgId?: (orgId: string) => void;
-  /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
-  clientAddress?: string;
-  /** The caller, when authenticated before yoga (a keyed mutation, idempotentOperations.ts); not again. */
-  actor?: Promise<Actor>;
+export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
+
+export interface GraphQLHandler {
+  yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
+  /** Compiled queries (undefined with GRAPHQL_JIT=false); a plain POST of one runs directly (directAnswer.ts). */
+  prepared: PreparedQueries | undefined;
+  maskError: ReturnType<typeof maskGraphQLError>;
 }
 
-export function createGraphQLHandler(deps: AppDeps) {
-  return createYoga<GraphQLServerContext, GraphQLContext>({
+export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
+  const prepared = deps.config.graphqlJit ? new PreparedQueries(schema) : undefined;
+  const maskError = maskGraphQLError();
+  const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -43,32 +38,12 @@ export function createGraphQLHandler(deps: AppDeps) {
       useRateLimitStatus(),
       useRequestIdInErrors(),
       useOperationLabel(),
-      // queries compiled to JavaScript once and cached with the parsed document: ~40 % more queries per
-      // second, measured (bench/RESULTS.md). Mutations and subscriptions stay with graphql-js: they are not
-      // the hot path, and graphql-jit coerces complex input objects and runs subscriptions its own way.
-      // GRAPHQL_JIT=false interprets queries too.
-      ...(deps.config.graphqlJit ? [useGraphQlJit({}, { enableIf: (args) => getOperationAST(args.document, args.operationName)?.operation === 'query' })] : []),
+      // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
+      ...(prepared ? [usePreparedQueries(prepared)] : []),
     ],
-    maskedErrors: { maskError: maskGraphQLError() },
+    maskedErrors: { maskError },
     // `deps` of the server context are the request's (requestContext.ts): their logger writes its id
-    context: ({ request, deps: requestDeps, setOrgId, clientAddress, actor: authenticated }) => {
-      let pending: Promise<Actor> | undefined;
-      return {
-        // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-        deps: { ...requestDeps, batch: createRequestBatch(requestDeps.db) },
-        request,
-        actor: () =>
-          (pending ??= (async () => {
-            const actor = await (authenticated ?? authenticateBearer(requestDeps, request.headers.get('authorization'), clientAddress ?? 'local'));
-            setOrgId?.(actor.orgId);
-            return actor;
-          })()),
-        reauthenticate: async () => {
-          const token = bearerToken(request.headers.get('authorization'));
-          if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
-          return authenticate(requestDeps, requestDeps.tokens, token);
-        },
-      };
-    },
+    context: (initial) => createGraphQLContext(initial, initial.request),
   });
+  return { yoga, prepared, maskError };
 }

@@ -15,7 +15,7 @@
 // 3. A limited field throws RateLimited → `extensions.code: RATE_LIMITED` + `retryAfter` (graphql/errors.ts);
 //    the other fields still resolve. `useRateLimitStatus` turns an operation whose EVERY root field was
 //    limited into HTTP 429 with Retry-After.
-import { defaultFieldResolver, Kind, type GraphQLError, type DocumentNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { defaultFieldResolver, type ExecutionResult, Kind, type GraphQLError, type DocumentNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/errors.js';
@@ -146,23 +146,28 @@ export function rootResponseKeys(document: DocumentNode, operationName?: string 
  * longest wait among its fields: after it, every field has budget again). Partially limited
  * operations stay 200 with per-field errors, like any partial GraphQL result.
  */
+export function withRateLimitStatus<R extends ExecutionResult>(result: R, roots: ReadonlySet<string>): R {
+  if (!result.errors?.length || roots.size === 0) return result;
+  const limited = new Map<string, number>();
+  for (const error of result.errors) {
+    const key = error.path?.length === 1 ? error.path[0] : undefined;
+    const retryAfter = retryAfterOf(error);
+    if (typeof key === 'string' && retryAfter !== undefined) limited.set(key, Math.max(limited.get(key) ?? 0, retryAfter));
+  }
+  if ([...roots].some((k) => !limited.has(k))) return result;
+  const retryAfter = Math.max(1, ...limited.values());
+  return { ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'Retry-After': String(retryAfter) } } } };
+}
+
+/** `withRateLimitStatus` for every operation yoga executes (prepared ones run outside yoga call it themselves). */
 export function useRateLimitStatus(): Plugin {
   return {
     onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
           if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
-          const roots = rootResponseKeys(args.document, args.operationName);
-          if (roots.size === 0) return;
-          const limited = new Map<string, number>();
-          for (const error of result.errors) {
-            const key = error.path?.length === 1 ? error.path[0] : undefined;
-            const retryAfter = retryAfterOf(error);
-            if (typeof key === 'string' && retryAfter !== undefined) limited.set(key, Math.max(limited.get(key) ?? 0, retryAfter));
-          }
-          if ([...roots].some((k) => !limited.has(k))) return;
-          const retryAfter = Math.max(1, ...limited.values());
-          setResult({ ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'Retry-After': String(retryAfter) } } } });
+          const limited = withRateLimitStatus(result, rootResponseKeys(args.document, args.operationName));
+          if (limited !== result) setResult(limited);
         },
       };
     },

@@ -1,0 +1,202 @@
+// Prepared queries (src/graphql/preparedQueries.ts): a query yoga has parsed and validated once is run
+// again, compiled, outside yoga's pipeline. Whatever path answers, the client sees the same answer: the
+// same status, headers, data and errors (masked the same way, with the request's id), the same 429 once
+// every root field is rate-limited, the same metrics label; and a document with several operations runs
+// the one `operationName` names.
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Db } from '../../src/db/client.js';
+import { createLogger } from '../../src/logger.js';
+import { createRateLimiter } from '../../src/ratelimit/limiter.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** A fresh app (so an empty store of prepared queries) and a POST to its /graphql. */
+function freshApp(overrides: Partial<typeof t.deps> = {}) {
+  const app = createApp({ ...t.deps, ...overrides });
+  const post = async (body: Record<string, unknown>, headers: Record<string, string> = {}, method = 'POST'): Promise<Answer> => {
+    const auth = { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` };
+    const init: RequestInit =
+      method === 'GET'
+        ? { method, headers: { ...auth, accept: 'application/json', ...headers } }
+        : { method, headers: { ...auth, 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(body) };
+    const url =
+      method === 'GET'
+        ? `http://127.0.0.1/graphql?${new URLSearchParams(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()}`
+        : 'http://127.0.0.1/graphql';
+    const res = await app.fetch(new Request(url, init));
+    const text = await res.text();
+    const kept: Record<string, string> = {};
+    res.headers.forEach((value, name) => (kept[name] = value));
+    return { status: res.status, headers: kept, body: JSON.parse(text) };
+  };
+  return Object.assign(post, { app });
+}
+
+/** The answer without what differs between any two requests: the request id (checked to be the header's). */
+function comparable(answer: Answer) {
+  const requestId = answer.headers['x-request-id'];
+  expect(requestId).toBeTruthy();
+  for (const error of answer.body.errors ?? []) expect(error.extensions.requestId).toBe(requestId);
+  const { 'x-request-id': _id, ...headers } = answer.headers;
+  const errors = answer.body.errors?.map((e: { extensions: Record<string, unknown> }) => ({ ...e, extensions: { ...e.extensions, requestId: 'R' } }));
+  return { status: answer.status, headers, body: { ...answer.body, ...(errors ? { errors } : {}) } };
+}
+
+describe('a query answers the same on its first run (yoga) and on every run after it (prepared)', () => {
+  const ORG = 'query Org($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek open close } } }';
+  const cases: { name: string; body: () => Record<string, unknown>; headers?: Record<string, string>; expected: (a: Answer) => void }[] = [
+    {
+      name: 'data',
+      body: () => ({ query: ORG, variables: { id: t.demo.organizations.clinic.id } }),
+      expected: (a) => {
+        expect(a.status).toBe(200);
+        expect(a.body.data.organization).toMatchObject({ id: t.demo.organizations.clinic.id, name: expect.any(String) });
+      },
+    },
+    {
+      name: "another tenant's organization (NOT_FOUND, indistinguishable from none)",
+      body: () => ({ query: ORG, variables: { id: t.demo.organizations.other.id } }),
+      expected: (a) => {
+        expect(a.status).toBe(200);
+        expect(a.body.errors[0].extensions.code).toBe('NOT_FOUND');
+      },
+    },
+    {
+      // GraphQL over HTTP: a request error is a 200 with errors for the legacy application/json
+      name: 'a variable of the wrong type (application/json: 200 with errors)',
+      body: () => ({ query: ORG, variables: { id: 42.5 } }),
+      expected: (a) => {
+        expect(a.status).toBe(200);
+        expect(a.body.data).toBeUndefined();
+        expect(a.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      },
+    },
+    {
+      name: 'a missing variable (graphql-response+json: 400)',
+      body: () => ({ query: ORG, variables: {} }),
+      headers: { accept: 'application/graphql-response+json' },
+      expected: (a) => {
+        expect(a.status).toBe(400);
+        expect(a.headers['content-type']).toContain('application/graphql-response+json');
+        expect(a.body.errors[0].message).toMatch(/\$id/);
+      },
+    },
+    {
+      name: 'no credentials (401 + WWW-Authenticate)',
+      body: () => ({ query: ORG, variables: { id: t.demo.organizations.clinic.id } }),
+      headers: { authorization: '' },
+      expected: (a) => {
+        expect(a.status).toBe(401);
+        expect(a.headers['www-authenticate']).toBe('Bearer');
+        expect(a.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      },
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, async () => {
+      const post = freshApp();
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await post(c.body(), c.headers));
+      c.expected(answers[0]!);
+      expect(comparable(answers[1]!)).toEqual(comparable(answers[0]!));
+      expect(comparable(answers[2]!)).toEqual(comparable(answers[0]!));
+    });
+  }
+
+  it('an unexpected error is masked, names the request id, and its cause is logged under it', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
+    const db = new Proxy(t.deps.db, {
+      get: (target, prop, receiver) =>
+        prop === 'conversation' ? new Proxy({}, { get: () => () => { throw new TypeError('a bug: secret detail'); } }) : Reflect.get(target, prop, receiver),
+    }) as Db;
+    const post = freshApp({ db, logger });
+    for (const id of ['first-run', 'prepared-run']) {
+      const answer = await post({ query: '{ conversations { items { topic } } }' }, { 'x-request-id': id });
+      expect(answer.body.errors[0]).toMatchObject({
+        message: `Internal server error; quote request id ${id} when reporting it`,
+        extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: id },
+      });
+      expect(JSON.stringify(answer.body)).not.toContain('secret detail');
+      expect(lines.some((l) => l.requestId === id && l.level === 'error' && String(l.error).includes('secret detail'))).toBe(true);
+    }
+  });
+});
+
+describe('a document with several operations', () => {
+  const DOCUMENT = 'query A { organization(id: "ID") { id } } query B { organization(id: "ID") { name } }';
+
+  it('runs the operation operationName names, every time, on POST and GET', async () => {
+    const post = freshApp();
+    const document = DOCUMENT.replaceAll('ID', t.demo.organizations.clinic.id);
+    for (const method of ['POST', 'POST', 'GET', 'POST', 'GET']) {
+      const a = await post({ query: document, operationName: 'A' }, {}, method);
+      const b = await post({ query: document, operationName: 'B' }, {}, method);
+      expect(a.body).toEqual({ data: { organization: { id: t.demo.organizations.clinic.id } } });
+      expect(b.body).toEqual({ data: { organization: { name: expect.any(String) } } });
+      expect(b.body.data.organization.id).toBeUndefined();
+    }
+  });
+
+  it('refuses an operationName the document does not have, also after its others ran', async () => {
+    const post = freshApp();
+    const document = DOCUMENT.replaceAll('ID', t.demo.organizations.clinic.id);
+    expect((await post({ query: document, operationName: 'A' })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const c = await post({ query: document, operationName: 'C' });
+      expect(c.body.data).toBeUndefined();
+      expect(c.body.errors[0].message).toMatch(/Could not determine what operation to execute|Unknown operation named "C"/);
+    }
+  });
+});
+
+describe('rate limits on prepared queries', () => {
+  it('a limited field is an error beside the others; every root field limited is 429 + Retry-After', async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2' });
+    const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
+    try {
+      t.clock.set('2026-03-09T13:30:10.000Z');
+      const post = freshApp({ config, rateLimit });
+      const variables = { id: t.demo.organizations.clinic.id };
+      const orgOnly = { query: 'query($id: ID!) { organization(id: $id) { id } }', variables };
+      const orgAndViewer = { query: 'query($id: ID!) { organization(id: $id) { id } viewer { scopes } }', variables };
+      // organization's budget (2 a minute) spent: once through yoga, once prepared
+      for (let i = 0; i < 2; i++) expect((await post(orgOnly)).body.errors).toBeUndefined();
+      // viewer has a budget of its own: a partial result, the same on both paths
+      const partial = [await post(orgAndViewer), await post(orgAndViewer)];
+      expect(partial[0]!.status).toBe(200);
+      expect(partial[0]!.body.data.viewer.scopes.length).toBeGreaterThan(0);
+      expect(partial[0]!.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['RATE_LIMITED']);
+      expect(comparable(partial[1]!)).toEqual(comparable(partial[0]!));
+      // every root field limited: 429, on the prepared path as on yoga's (a fresh app, the same budgets)
+      const prepared = await post(orgOnly);
+      expect(prepared.status).toBe(429);
+      expect(prepared.headers['retry-after']).toBe('50');
+      const throughYoga = await freshApp({ config, rateLimit })(orgOnly);
+      expect(comparable(prepared)).toEqual(comparable(throughYoga));
+    } finally {
+      rateLimit.close();
+    }
+  });
+});
+
+describe('metrics', () => {
+  it('labels every run of a prepared query with its operation', async () => {
+    const post = freshApp();
+    for (let i = 0; i < 3; i++) expect((await post({ query: 'query Viewer { viewer { scopes } }' })).status).toBe(200);
+    const text = await (await post.app.fetch(new Request('http://127.0.0.1/metrics'))).text();
+    const line = text.split('\n').find((l) => l.startsWith('ocs_http_requests_total{') && l.includes('operation="Viewer"') && l.includes('status="200"'));
+    expect(line, text.slice(0, 3000)).toBeDefined();
+    expect(Number(line!.split(' ').pop())).toBe(3);
+  });
+});
