@@ -136,8 +136,11 @@ describe('a query answers the same on its first run (yoga) and on every run afte
 describe('a document with several operations', () => {
   const DOCUMENT = 'query A { organization(id: "ID") { id } } query B { organization(id: "ID") { name } }';
 
-  it('runs the operation operationName names, every time, on POST and GET', async () => {
-    const post = freshApp();
+  it.each([
+    ['compiled (GRAPHQL_JIT=true)', 'true'],
+    ['interpreted (GRAPHQL_JIT=false)', 'false'],
+  ])('runs the operation operationName names, every time, on POST and GET: %s', async (_mode, jit) => {
+    const post = freshApp({ config: loadConfig({ LOG_LEVEL: 'silent', GRAPHQL_JIT: jit }) });
     const document = DOCUMENT.replaceAll('ID', t.demo.organizations.clinic.id);
     for (const method of ['POST', 'POST', 'GET', 'POST', 'GET']) {
       const a = await post({ query: document, operationName: 'A' }, {}, method);
