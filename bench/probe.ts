@@ -4,6 +4,9 @@
 const [url, seconds = '10'] = process.argv.slice(2);
 const latencies: number[] = [];
 let failures = 0;
+// ready once the first answer is in (this process is compiled and connected): the caller starts its load then
+await fetch(url!).then((res) => res.arrayBuffer()).catch(() => undefined);
+process.stdout.write(JSON.stringify({ ready: true }) + '\n');
 const until = Date.now() + Number(seconds) * 1000;
 while (Date.now() < until) {
   const started = performance.now();
