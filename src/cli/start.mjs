@@ -10,7 +10,7 @@ module.enableCompileCache?.();
 
 // Source maps are not turned on here: Node decodes a bundle's whole map (hundreds of thousands of small
 // arrays, about 50 MB measured) the first time a stack trace is formatted, and keeps it. Stack traces name
-// the bundle's functions and lines (dist/ is not minified); `NODE_OPTIONS=--enable-source-maps npm start`
+// the bundle's functions (build.mjs minifies whitespace and syntax, never names); `NODE_OPTIONS=--enable-source-maps npm start`
 // maps them to the TypeScript sources when that is worth the memory.
 await build();
 await import('../../dist/server.js');
