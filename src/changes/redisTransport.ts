@@ -1,7 +1,7 @@
 // Changes over Redis pub/sub (REDIS_URL), through graphql-yoga's Redis event target: the channel every
 // multi-instance deployment of this service already has for its shared rate limits.
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis, redisEventTarget } from '../optionalModules.js';
 import type { ChangeTransport, TransportHandlers } from './transport.js';
 
 export class RedisTransport implements ChangeTransport {
@@ -17,6 +17,7 @@ export class RedisTransport implements ChangeTransport {
       // reconnect forever, at most every second: the channel comes back by itself
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
     };
+    const { Redis } = ioredis();
     // publishing fails at once while disconnected (the feed logs it; the receivers fall back to short expiry)
     this.publisher = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000, lazyConnect: true });
     // the subscriber queues its SUBSCRIBE until connected and subscribes again after every reconnect
@@ -36,7 +37,7 @@ export class RedisTransport implements ChangeTransport {
       subscribe: (...channels: string[]) => subscriber.subscribe(...channels).catch(() => 0),
       unsubscribe: (...channels: string[]) => subscriber.unsubscribe(...channels).catch(() => 0),
     } as unknown as Redis;
-    const target = createRedisEventTarget<CustomEvent<string>>({
+    const target = redisEventTarget().createRedisEventTarget<CustomEvent<string>>({
       publishClient: this.publisher,
       subscribeClient,
       serializer: { stringify: (v: unknown) => String(v), parse: (v: string) => v },

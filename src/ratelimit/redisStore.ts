@@ -2,7 +2,8 @@
 // atomically: INCR + PEXPIRE on the first hit of a window; GET + compare + SET for poll intervals.
 // Commands fail fast while disconnected (no offline queue, no retries, a short timeout), so a dead
 // Redis never stalls a request: the FailoverStore around this one counts in memory meanwhile.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../optionalModules.js';
 import type { CounterStore } from './store.js';
 
 const INCREMENT = `
@@ -42,7 +43,7 @@ export class RedisStore implements CounterStore {
   readonly redis: Scripted;
 
   constructor(options: RedisStoreOptions) {
-    const redis = new Redis(options.url, {
+    const redis = new (ioredis().Redis)(options.url, {
       keyPrefix: options.keyPrefix,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
