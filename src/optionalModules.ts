@@ -1,8 +1,10 @@
-// Libraries only some deployments use, loaded on first use from node_modules rather than with the app:
-// without REDIS_URL, ioredis and yoga's Redis event target are never loaded (measured on their own: about
-// 20 MB of resident memory and 150 ms of loading that a single instance on the embedded database or on
-// PostgreSQL alone would pay for nothing). Both packages ship CommonJS, so a plain synchronous require
-// keeps the classes that use them constructible as before.
+// Libraries only some deployments use, loaded on first use rather than with the app. Measured on their own:
+//   - ioredis and yoga's Redis event target (only with REDIS_URL): about 20 MB of resident memory and 150 ms
+//     of loading; both ship CommonJS, so a plain synchronous require keeps the classes that use them
+//     constructible as before (loaded from node_modules, not from the bundle);
+//   - PGlite and its Prisma adapter (only for an embedded database, and the migration tools): about 8 MB and
+//     80 ms that a deployment on a PostgreSQL server would pay for nothing; ES modules, loaded by import()
+//     (a chunk of their own in the bundle).
 import { createRequire } from 'node:module';
 
 // not named `require`: the bundle's banner (src/cli/build.mjs) declares that name at the top of each file
@@ -14,4 +16,12 @@ export function ioredis(): typeof import('ioredis') {
 
 export function redisEventTarget(): typeof import('@graphql-yoga/redis-event-target') {
   return loadCommonJs('@graphql-yoga/redis-event-target') as typeof import('@graphql-yoga/redis-event-target');
+}
+
+export async function loadPGlite(): Promise<{
+  PGlite: typeof import('@electric-sql/pglite').PGlite;
+  PrismaPGlite: typeof import('pglite-prisma-adapter').PrismaPGlite;
+}> {
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  return { PGlite, PrismaPGlite };
 }

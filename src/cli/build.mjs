@@ -51,7 +51,7 @@ const templateFingerprint = join(distDir, 'pglite-template.migrations');
 
 /** True when the embedded-database template (src/db/pgliteTemplate.ts) is missing or older than a migration. */
 function templateIsStale() {
-  if (!existsSync(templateFingerprint)) return true;
+  if (!existsSync(templateFingerprint) || !existsSync(join(distDir, 'pglite-template.tar'))) return true;
   const made = statSync(templateFingerprint).mtimeMs;
   return readdirSync(migrationsDir, { recursive: true }).some((file) => statSync(join(migrationsDir, String(file))).mtimeMs > made);
 }

@@ -3,16 +3,16 @@
 // an instrumented adapter (instrumentedAdapter.ts): every statement is gated, timed and observed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DatabaseGate } from './gate.js';
 import { type DatabaseObserver, instrumentAdapterFactory } from './instrumentedAdapter.js';
 import { acquireFolderLock, type FolderLock } from './pgliteLock.js';
 import { readTemplate } from './pgliteTemplate.js';
+import { loadPGlite } from '../optionalModules.js';
 
 export type Db = PrismaClient;
 
@@ -73,7 +73,7 @@ function withDeadline(work: Promise<void>, ms: number): Promise<void> {
  * sits in the process's WebAssembly memory; 16 MB holds this service's working set (measured: the
  * process's resident memory drops by about 115 MB, queries are as fast).
  */
-const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const SHARED_BUFFERS = ['-c', 'shared_buffers=16MB'];
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
@@ -83,13 +83,15 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     let lock: FolderLock | undefined;
     if (!inMemory) lock = acquireFolderLock(target);
     let pglite: PGlite;
+    // loaded here, not with the app: a PostgreSQL deployment never loads PGlite (optionalModules.ts)
+    const { PGlite, PrismaPGlite } = await loadPGlite();
     try {
       // a new folder starts as a copy of the migrated template made at build time (pgliteTemplate.ts)
       const loadDataDir = options.loadDataDir ?? (inMemory || existsSync(join(target, 'PG_VERSION')) ? undefined : await readTemplate());
       pglite = await PGlite.create({
         ...(inMemory ? {} : { dataDir: target }),
         ...(loadDataDir ? { loadDataDir } : {}),
-        startParams: PGLITE_START_PARAMS,
+        startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS],
       });
     } catch (err) {
       lock?.release();

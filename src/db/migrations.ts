@@ -7,10 +7,9 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { loadPGlite } from '../optionalModules.js';
 import { projectRoot } from '../projectRoot.js';
 import type { Db } from './client.js';
 
@@ -115,6 +114,7 @@ export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAda
  * PGlite databases (no server needed). Empty string when they agree.
  */
 export async function pendingSchemaDiff(path = schemaPath): Promise<string> {
+  const { PGlite, PrismaPGlite } = await loadPGlite();
   const pglite = await PGlite.create();
   try {
     const engine = await createEngine(new PrismaPGlite(pglite), path);

@@ -5,10 +5,9 @@
 // the migrations there are now (a fingerprint of their names and contents); otherwise a first start
 // creates and migrates the folder itself, as before.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { loadPGlite } from '../optionalModules.js';
 import { projectRoot } from '../projectRoot.js';
 import { applyMigrations, loadMigrationsList } from './migrations.js';
 
@@ -25,6 +24,7 @@ async function migrationsFingerprint(): Promise<string> {
 
 /** An in-memory PGlite with every migration applied, as a data-folder tarball (`dumpDataDir`). */
 export async function migratedDataDir(): Promise<Buffer> {
+  const { PGlite, PrismaPGlite } = await loadPGlite();
   const pglite = await PGlite.create();
   try {
     await applyMigrations(new PrismaPGlite(pglite));
@@ -48,7 +48,8 @@ export async function readTemplate(): Promise<Blob | undefined> {
 export async function writeTemplate(): Promise<boolean> {
   const fingerprint = await migrationsFingerprint();
   try {
-    if (readFileSync(fingerprintFile(), 'utf8') === fingerprint) return false;
+    // current only when the tarball is there too (a deleted template is made again, not reported current)
+    if (readFileSync(fingerprintFile(), 'utf8') === fingerprint && existsSync(templateFile())) return false;
   } catch {
     // not made yet
   }
