@@ -181,6 +181,7 @@ async function postgresPart(): Promise<number[]> {
   const { url, demo } = await preparePostgres();
   const clinic = demo.organizations.clinic;
   const service = await startService({ DATABASE_URL: url });
+  const startRss = peakRssMiB(service.child.pid!);
   const restartMs = [service.startMs];
   const constant = await startScript('bench/baseline.ts', ['constant']);
   const prisma = await startScript('bench/baseline.ts', ['prisma'], { BENCH_POSTGRES_URL: url });
@@ -257,11 +258,21 @@ async function postgresPart(): Promise<number[]> {
     target('availability cost, 10,000 closures vs none (warm)', `${closuresWarm.toFixed(2)}×`, '≤ 1.5×', closuresWarm <= 1.5);
     target('availability cost, 10,000 closures vs none (720 instants, computed)', `${closuresCold.toFixed(2)}×`, '≤ 1.5×', closuresCold <= 1.5);
 
+    // the peak so far after each phase: which load makes the service's peak RSS
+    const peaks: string[] = [`after starting ${startRss} MiB`, `after the 50-connection scenarios ${peakRssMiB(service.child.pid!)} MiB`];
+    const peakAfter = <T>(phase: string, value: T): T => {
+      peaks.push(`after ${phase} ${peakRssMiB(service.child.pid!)} MiB`);
+      return value;
+    };
+
     // overload
     const rows = [
-      await overload(service, 'PostgreSQL', 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) }),
-      await overload(service, 'PostgreSQL', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }),
-      await overload(service, 'PostgreSQL', 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }),
+      peakAfter('organization reads at 400', await overload(service, 'PostgreSQL', 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) })),
+      peakAfter('availability at 400', await overload(service, 'PostgreSQL', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) })),
+      peakAfter(
+        'conversations at 400',
+        await overload(service, 'PostgreSQL', 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }),
+      ),
     ];
     overloadTable('PostgreSQL', rows);
 
@@ -294,7 +305,12 @@ async function postgresPart(): Promise<number[]> {
 
     const rss = peakRssMiB(service.child.pid!);
     target('PostgreSQL: peak RSS of the service', `${rss} MiB`, '< 200 MiB', rss < 200);
-    report.push(`Peak RSS of the service on PostgreSQL: ${rss} MiB (baselines: constant ${peakRssMiB(constant.child.pid!)} MiB, Prisma ${peakRssMiB(prisma.child.pid!)} MiB).`, '');
+    peakAfter('the deep pages', undefined);
+    report.push(
+      `Peak RSS of the service on PostgreSQL: ${rss} MiB (baselines: constant ${peakRssMiB(constant.child.pid!)} MiB, Prisma ${peakRssMiB(prisma.child.pid!)} MiB).`,
+      `The service's peak so far: ${peaks.join('; ')}.`,
+      '',
+    );
   } finally {
     await Promise.all([service.stop(), constant.stop(), prisma.stop()]);
   }
