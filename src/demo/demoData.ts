@@ -155,10 +155,13 @@ export async function createDemoData(db: Db, oauthAudience: string, now = new Da
 async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string, now: Date): Promise<DemoData> {
   if ((await db.organization.count()) > 0) throw new DatabaseNotEmptyError();
 
-  const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true } });
-  const clinic = await db.organization.create({ data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id } });
-  const clinic2 = await db.organization.create({ data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id } });
-  const other = await db.organization.create({ data: { name: 'Praxis am Park', timezone: 'Europe/Berlin' } });
+  // creation times a millisecond apart, in the order below: children are listed by creation time, and four
+  // inserts in one transaction may otherwise share one millisecond (then their order would be the ids' order)
+  const created = (k: number) => new Date(now.getTime() + k);
+  const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true, createdAt: created(0) } });
+  const clinic = await db.organization.create({ data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id, createdAt: created(1) } });
+  const clinic2 = await db.organization.create({ data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id, createdAt: created(2) } });
+  const other = await db.organization.create({ data: { name: 'Praxis am Park', timezone: 'Europe/Berlin', createdAt: created(3) } });
 
   const keys = {
     account: await createApiKey(db, account.id, 'Demo key'),
