@@ -4,9 +4,10 @@
 // It travels explicitly, not in an AsyncLocalStorage: the first middleware makes the request's own deps
 // (`c.get('deps')`), the app's deps with a logger that writes the id, and everything below the router —
 // authentication, the domain, idempotency, health — is handed those. Lines about the instance rather than
-// a request (the rate-limit store or the change channel lost and back) are written by its own logger, without an id. On Node 20 and 22 an AsyncLocalStorage
-// works through promise hooks that run for every promise of the process; measured on a cached REST read,
-// they were a fifth of its CPU time (GraphQL, which makes more promises, paid more).
+// a request (the rate-limit store or the change channel lost and back) are written by its own logger,
+// without an id. On Node 20 and 22 an AsyncLocalStorage works through promise hooks that run for every
+// promise of the process; measured on a cached REST read, they were a fifth of its CPU time (GraphQL,
+// which makes more promises, paid more).
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from './deps.js';

@@ -83,9 +83,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     let lock: FolderLock | undefined;
     if (!inMemory) lock = acquireFolderLock(target);
     let pglite: PGlite;
-    // loaded here, not with the app: a PostgreSQL deployment never loads PGlite (optionalModules.ts)
-    const { PGlite, PrismaPGlite } = await loadPGlite();
+    let adapterFactory: SqlMigrationAwareDriverAdapterFactory;
     try {
+      // loaded here, not with the app: a PostgreSQL deployment never loads PGlite (optionalModules.ts); inside
+      // the try, so that a failed load releases the folder's lock like a failed open does
+      const { PGlite, PrismaPGlite } = await loadPGlite();
       // a new folder starts as a copy of the migrated template made at build time (pgliteTemplate.ts)
       const loadDataDir = options.loadDataDir ?? (inMemory || existsSync(join(target, 'PG_VERSION')) ? undefined : await readTemplate());
       pglite = await PGlite.create({
@@ -93,11 +95,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
         ...(loadDataDir ? { loadDataDir } : {}),
         startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS],
       });
+      adapterFactory = new PrismaPGlite(pglite);
     } catch (err) {
       lock?.release();
       throw err;
     }
-    const adapterFactory = new PrismaPGlite(pglite);
     // PGlite runs one statement at a time: one slot, so that our queue is the only queue
     const { gate, observers, prisma } = instrumented(adapterFactory, 1, limits);
     return {
