@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
-import { startFlags } from '../test/support/processes.js';
+import { startEnv, startFlags } from '../test/support/processes.js';
 
 export const root = new URL('..', import.meta.url).pathname;
 
@@ -51,7 +51,7 @@ export async function startService(env: Record<string, string>): Promise<Running
   const started = performance.now();
   const child = spawn(process.execPath, [...startFlags(), 'src/cli/start.mjs'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
+    env: { ...process.env, ...startEnv(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = collect(child);

@@ -43,11 +43,22 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** The Node.js flags of `npm start` (package.json: `node <flags> src/cli/start.mjs`), for the tests and the benchmark. */
-export function startFlags(): string[] {
+/** `npm start`'s script (package.json: `[NAME=value …] node <flags> src/cli/start.mjs`), as words. */
+function startScriptWords(): string[] {
   const script = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = script.split(/\s+/);
+  return script.split(/\s+/);
+}
+
+/** The Node.js flags of `npm start`, for the tests and the benchmark. */
+export function startFlags(): string[] {
+  const words = startScriptWords();
   return words.slice(words.indexOf('node') + 1, words.indexOf('src/cli/start.mjs'));
+}
+
+/** The environment `npm start` sets before `node` (MALLOC_ARENA_MAX), for the tests and the benchmark. */
+export function startEnv(): Record<string, string> {
+  const words = startScriptWords();
+  return Object.fromEntries(words.slice(0, words.indexOf('node')).map((word) => word.split('=', 2) as [string, string]));
 }
 
 /**
@@ -58,7 +69,7 @@ export function startServer(env: Record<string, string>, timeoutMs = 90_000): Pr
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...startFlags(), 'src/cli/start.mjs'], {
       cwd: projectRoot,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, ...startEnv(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
