@@ -67,9 +67,18 @@ export async function reachableOrganizations(deps: DomainDeps, actor: Actor, ids
   return records.filter((r): r is OrganizationRecord => r !== undefined);
 }
 
-export async function getOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationView> {
+/**
+ * The rule of reading an organization (scope organizations:read, within reach) on both surfaces: REST
+ * answers its view (getOrganization), GraphQL resolves the fields it was asked for from the record
+ * (building the whole view there, with its two dates formatted, was a tenth of a small query's cost).
+ */
+export async function readOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationRecord> {
   requireScope(actor, 'organizations:read');
-  return organizationView(actor, await loadReachableOrganization(deps, actor, orgId));
+  return loadReachableOrganization(deps, actor, orgId);
+}
+
+export async function getOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationView> {
+  return organizationView(actor, await readOrganization(deps, actor, orgId));
 }
 
 export interface CommunicationsChange {

@@ -1,5 +1,5 @@
 import { canReach } from '../../domain/access.js';
-import { getOrganization, loadReachableOrganization, reachableOrganizations, setCommunications } from '../../domain/organizations.js';
+import { loadReachableOrganization, readOrganization, reachableOrganizations, setCommunications } from '../../domain/organizations.js';
 import { builder } from '../builder.js';
 
 export const OrganizationRef = builder.prismaObject('Organization', {
@@ -44,10 +44,8 @@ builder.queryFields((t) => ({
     description: "An organization within the caller's reach (its own, or a child of an account organization). Scope organizations:read.",
     args: { id: t.arg.id({ required: true, description: 'Organization id.' }) },
     resolve: async (_root, args, ctx) => {
-      const actor = await ctx.actor();
-      // getOrganization checks the scope and the reach; the record is then already in the read model
-      const view = await getOrganization(ctx.deps, actor, String(args.id));
-      return loadReachableOrganization(ctx.deps, actor, view.id);
+      // the same rule as GET /v1/organizations/{id}: the scope, then the reach
+      return readOrganization(ctx.deps, await ctx.actor(), String(args.id));
     },
   }),
 }));
