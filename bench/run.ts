@@ -124,7 +124,7 @@ async function overload(service: Running, database: string, route: string, reque
   target(`${name}: ${overloadConnections} connections, timeouts`, String(timeouts), '0', timeouts === 0);
   target(`${name}: ${overloadConnections} connections, refusals other than 503 + Retry-After`, String(badRefusals), '0', badRefusals === 0);
   target(`${name}: /healthz p99 meanwhile (worst round)`, `${worst.p99} ms`, '< 100 ms', worst.p99 < 100);
-  return `| ${route} | ${Math.round(median(runs.map((x) => x.r.rps)))} | ${ratio.toFixed(2)}× of ${Math.round(median(runs.map((x) => x.at50)))} (rounds ${runs.map((x) => x.ratio.toFixed(2)).join(', ')}) | ${median(runs.map((x) => x.r.p99))} | ${timeouts} | ${sum((r) => r.refused)} | ${badRefusals} | ${worst.p50} / ${worst.p99} / ${worst.max} (${runs.reduce((a, x) => a + x.health.count, 0)}) |`;
+  return `| ${route} | ${Math.round(median(runs.map((x) => x.r.rps)))} | ${ratio.toFixed(2)}× of ${Math.round(median(runs.map((x) => x.at50)))} (rounds ${runs.map((x) => (Number.isFinite(x.ratio) ? x.ratio.toFixed(2) : `${Math.round(x.r.rps)} against none`)).join(', ')}) | ${median(runs.map((x) => x.r.p99))} | ${timeouts} | ${sum((r) => r.refused)} | ${badRefusals} | ${worst.p50} / ${worst.p99} / ${worst.max} (${runs.reduce((a, x) => a + x.health.count, 0)}) |`;
 }
 
 interface ProbeResult {

@@ -4,7 +4,9 @@
 //     constructible as before (loaded from node_modules, not from the bundle);
 //   - PGlite and its Prisma adapter (only for an embedded database, and the migration tools): about 8 MB and
 //     80 ms that a deployment on a PostgreSQL server would pay for nothing; ES modules, loaded by import()
-//     (a chunk of their own in the bundle).
+//     (a chunk of their own in the bundle);
+//   - pg and Prisma's adapter for it (only for a PostgreSQL server): on Node 20 pg's first load also loads
+//     undici (it probes `new Response()` for Cloudflare Workers), about 60 ms of an embedded start.
 import { createRequire } from 'node:module';
 
 // not named `require`: the bundle's banner (src/cli/build.mjs) declares that name at the top of each file
@@ -24,4 +26,9 @@ export async function loadPGlite(): Promise<{
 }> {
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
   return { PGlite, PrismaPGlite };
+}
+
+export async function loadPostgresDriver(): Promise<{ pg: typeof import('pg').default; PrismaPg: typeof import('@prisma/adapter-pg').PrismaPg }> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
+  return { pg, PrismaPg };
 }

@@ -1,7 +1,8 @@
 // Changes over PostgreSQL LISTEN/NOTIFY, when there is no Redis: the database every instance already
 // shares. One dedicated connection per instance listens (a pooled one cannot: LISTEN belongs to a
 // session, so behind a transaction-mode pooler point DATABASE_URL at the server itself) and sends.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPostgresDriver } from '../optionalModules.js';
 import type { ChangeTransport, TransportHandlers } from './transport.js';
 
 export class PostgresTransport implements ChangeTransport {
@@ -25,6 +26,8 @@ export class PostgresTransport implements ChangeTransport {
   }
 
   private async connect(): Promise<void> {
+    if (this.closed) return;
+    const { pg } = await loadPostgresDriver();
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2_000, keepAlive: true });
     let lost = false;

@@ -4,15 +4,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { DatabaseGate } from './gate.js';
 import { type DatabaseObserver, instrumentAdapterFactory } from './instrumentedAdapter.js';
 import { acquireFolderLock, type FolderLock } from './pgliteLock.js';
 import { readTemplate } from './pgliteTemplate.js';
-import { loadPGlite } from '../optionalModules.js';
+import { loadPGlite, loadPostgresDriver } from '../optionalModules.js';
 
 export type Db = PrismaClient;
 
@@ -118,6 +116,8 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       },
     };
   }
+  // loaded here, not with the app: an embedded deployment never loads pg (optionalModules.ts)
+  const { pg, PrismaPg } = await loadPostgresDriver();
   const adapterFactory = new PrismaPg({
     connectionString: url,
     max: limits.poolSize,
