@@ -6,7 +6,7 @@
 //     80 ms that a deployment on a PostgreSQL server would pay for nothing; ES modules, loaded by import()
 //     (a chunk of their own in the bundle);
 //   - pg and Prisma's adapter for it (only for a PostgreSQL server): on Node 20 pg's first load also loads
-//     undici (it probes `new Response()` for Cloudflare Workers), about 60 ms of an embedded start.
+//     undici (it probes `new Response()` for Cloudflare Workers): 35–60 ms of an embedded start.
 import { createRequire } from 'node:module';
 
 // not named `require`: the bundle's banner (src/cli/build.mjs) declares that name at the top of each file

@@ -69,8 +69,8 @@ export async function reachableOrganizations(deps: DomainDeps, actor: Actor, ids
 
 /**
  * The rule of reading an organization (scope organizations:read, within reach) on both surfaces: REST
- * answers its view (getOrganization), GraphQL resolves the fields it was asked for from the record
- * (building the whole view there, with its two dates formatted, was a tenth of a small query's cost).
+ * answers its view (getOrganization), GraphQL resolves the fields it was asked for from the record (it
+ * used to build REST's whole view, two dates formatted, only to throw it away).
  */
 export async function readOrganization(deps: DomainDeps, actor: Actor, orgId: string): Promise<OrganizationRecord> {
   requireScope(actor, 'organizations:read');
