@@ -26,9 +26,8 @@ export class PostgresTransport implements ChangeTransport {
   }
 
   private async connect(): Promise<void> {
-    if (this.closed) return;
     const { pg } = await loadPostgresDriver();
-    if (this.closed) return;
+    if (this.closed) return; // closed while the driver loaded (or before)
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 2_000, keepAlive: true });
     let lost = false;
     const onLost = () => {
