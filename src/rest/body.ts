@@ -1,6 +1,8 @@
 // Request bodies: JSON, application/x-www-form-urlencoded and multipart/form-data parsed into the same
 // plain value, so that one zod schema validates all three. Form keys may nest with brackets or dots
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
+import type { IncomingMessage } from 'node:http';
+
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export class BodyError extends Error {
@@ -19,9 +21,36 @@ export interface ParsedBody {
   value: unknown;
 }
 
-export async function readLimited(request: Request): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * What the body is read from: the fetch Request, and, behind the Node server, the node:http message it
+ * wraps (`c.env.incoming`), whose body is often already received in full when the handler runs.
+ */
+export interface BodySource {
+  request: Request;
+  incoming?: IncomingMessage;
+}
+
+/**
+ * The body when node:http has already received all of it: taken from the message's buffer at once. A small
+ * body travels in the same packets as the request's headers, and requests start a turn of the event loop
+ * after they arrive (requestScheduler.ts), so this is the usual case; reading through the stream would cost
+ * listeners and several turns of the loop for bytes that are already here. Undefined when it is not all
+ * here yet (or was read already): the caller then reads it as it comes.
+ */
+function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<ArrayBuffer> | undefined {
+  // complete: the parser has seen the whole message, every byte of it pushed into the stream's buffer
+  if (!incoming?.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES) return undefined;
+  const buffered = incoming.read() as Buffer | null;
+  if (buffered === null) return new Uint8Array();
+  return new Uint8Array(buffered.buffer, buffered.byteOffset, buffered.byteLength) as Uint8Array<ArrayBuffer>;
+}
+
+export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
+  const { request, incoming } = source instanceof Request ? { request: source, incoming: undefined } : source;
   const declared = request.headers.get('content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
+  const received = receivedInFull(incoming);
+  if (received) return received;
   if (declared !== null && /^\d+$/.test(declared)) {
     // framed by Content-Length (the HTTP parser reads no more than it declares): read in one go, which
     // the Node adapter does straight from the socket, without building a stream
@@ -148,8 +177,9 @@ function densify(value: unknown): unknown {
   return value;
 }
 
-export async function parseBody(request: Request): Promise<ParsedBody> {
-  const bytes = await readLimited(request);
+export async function parseBody(source: Request | BodySource): Promise<ParsedBody> {
+  const bytes = await readLimited(source);
+  const request = source instanceof Request ? source : source.request;
   const contentType = (request.headers.get('content-type') ?? '').toLowerCase();
   const mediaType = contentType.split(';')[0]!.trim();
   if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };

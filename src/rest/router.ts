@@ -34,7 +34,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
       const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
-        const parsed = await parseBody(c.req.raw);
+        const parsed = await parseBody({ request: c.req.raw, incoming: c.env?.incoming });
         body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
       }
       const run = () => route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });

@@ -43,20 +43,18 @@ const AvailabilityRef = builder.objectRef<Availability>('Availability').implemen
     at: t.exposeString('at', { description: 'The instant, UTC (`YYYY-MM-DDTHH:mm:ssZ`).' }),
     timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
     localTime: t.exposeString('localTime', { description: 'Local wall time at the instant, `YYYY-MM-DDTHH:mm`.' }),
-    state: t.field({ type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.', resolve: (a) => a.state }),
+    state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
     officeOpen: t.exposeBoolean('officeOpen', { description: 'True only for OPEN.' }),
-    closure: t.field({ type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.', resolve: (a) => a.closure }),
-    break: t.field({ type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.', resolve: (a) => a.break }),
-    greeting: t.string({ nullable: true, description: 'The greeting for the medium and state; null when none is configured.', resolve: (a) => a.greeting }),
-    availableTemplates: t.field({
+    closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
+    break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
+    greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
+    availableTemplates: t.expose('availableTemplates', {
       type: [AvailableTemplate],
       description: "The organization's templates usable for the medium in this state.",
-      resolve: (a) => a.availableTemplates,
     }),
-    nextChangeAt: t.string({
+    nextChangeAt: t.exposeString('nextChangeAt', {
       nullable: true,
       description: 'The next instant at which the state changes, looking ahead at most 8 days; null if none.',
-      resolve: (a) => a.nextChangeAt,
     }),
   }),
 });
@@ -85,10 +83,10 @@ const TimelineIntervalRef = builder.objectRef<TimelineInterval>('AvailabilityInt
   fields: (t) => ({
     start: t.exposeString('start', { description: 'Start, UTC (`YYYY-MM-DDTHH:mm:ssZ`), inclusive.' }),
     end: t.exposeString('end', { description: 'End, UTC, exclusive.' }),
-    state: t.field({ type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.', resolve: (i) => i.state }),
-    closure: t.field({ type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.', resolve: (i) => i.closure }),
-    break: t.field({ type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.', resolve: (i) => i.break }),
-    greeting: t.string({ nullable: true, description: 'The greeting for the medium and state; null when none is configured.', resolve: (i) => i.greeting }),
+    state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
+    closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
+    break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
+    greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
   }),
 });
 
@@ -96,10 +94,10 @@ const AvailabilityTimelineRef = builder.objectRef<AvailabilityTimeline>('Availab
   description: 'Consecutive availability intervals covering [from, to).',
   fields: (t) => ({
     timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
-    medium: t.field({ type: MediumEnum, description: 'The conversation type the timeline is for.', resolve: (tl) => tl.medium }),
+    medium: t.expose('medium', { type: MediumEnum, description: 'The conversation type the timeline is for.' }),
     from: t.exposeString('from', { description: 'Start of the range, UTC.' }),
     to: t.exposeString('to', { description: 'End of the range, UTC (exclusive).' }),
-    intervals: t.field({ type: [TimelineIntervalRef], description: 'The intervals, in order, covering [from, to) without gaps.', resolve: (tl) => tl.intervals }),
+    intervals: t.expose('intervals', { type: [TimelineIntervalRef], description: 'The intervals, in order, covering [from, to) without gaps.' }),
   }),
 });
 

@@ -13,7 +13,7 @@ const BotWorkflowType = builder.objectRef<ExportedWorkflow>('BotWorkflow').imple
     description: t.exposeString('description', { description: 'Workflow description.' }),
     enabled: t.exposeBoolean('enabled', { description: 'Whether the workflow is enabled.' }),
     usageContext: t.exposeString('usageContext', { description: 'When the agent should use this workflow.' }),
-    steps: t.field({ type: [WorkflowStepType], description: 'Steps, ordered by order, child steps nested one level.', resolve: (w) => w.steps }),
+    steps: t.expose('steps', { type: [WorkflowStepType], description: 'Steps, ordered by order, child steps nested one level.' }),
   }),
 });
 
@@ -22,7 +22,7 @@ export const BotType = builder.objectRef<BotSummary>('Bot').implement({
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Bot id (UUID).' }),
     name: t.exposeString('name', { description: 'Bot name.' }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the bot was created.', resolve: (bot) => bot.createdAt }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the bot was created.' }),
     workflows: t.field({
       type: [BotWorkflowType],
       description: 'Every workflow of the bot in the portable export form, ordered by order. Scope bots:read.',

@@ -27,15 +27,13 @@ export const ClosureRef = builder.objectRef<ClosureView>('Closure').implement({
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Closure id (UUID).' }),
     description: t.exposeString('description', { description: 'Name or reason shared with callers and visitors; 1 to 255 characters.' }),
-    chatGreeting: t.string({
+    chatGreeting: t.exposeString('chatGreeting', {
       nullable: true,
       description: 'Greeting for chats during the closure; null means not configured.',
-      resolve: (c) => c.chatGreeting,
     }),
-    phoneGreeting: t.string({
+    phoneGreeting: t.exposeString('phoneGreeting', {
       nullable: true,
       description: 'Greeting for phone calls during the closure; null means not configured.',
-      resolve: (c) => c.phoneGreeting,
     }),
     startAt: t.string({
       nullable: true,

@@ -18,11 +18,11 @@ const OfficeBreakRef = builder.objectRef<OfficeBreakView>('OfficeBreak').impleme
 const OfficeHoursRef = builder.objectRef<OfficeHoursView>('OfficeHours').implement({
   description: 'Office hours of one day of the week. Days without configured hours are reported as closed.',
   fields: (t) => ({
-    dayOfWeek: t.field({ type: DayOfWeekEnum, description: 'The day.', resolve: (d) => d.dayOfWeek }),
+    dayOfWeek: t.expose('dayOfWeek', { type: DayOfWeekEnum, description: 'The day.' }),
     isClosed: t.exposeBoolean('isClosed', { description: 'True = closed all day.' }),
-    open: t.string({ nullable: true, description: 'Opening time, local `HH:mm`; null on a closed day.', resolve: (d) => d.open }),
-    close: t.string({ nullable: true, description: 'Closing time, local `HH:mm`; null on a closed day.', resolve: (d) => d.close }),
-    breaks: t.field({ type: [OfficeBreakRef], description: 'Breaks within the day, sorted by start.', resolve: (d) => d.breaks }),
+    open: t.exposeString('open', { nullable: true, description: 'Opening time, local `HH:mm`; null on a closed day.' }),
+    close: t.exposeString('close', { nullable: true, description: 'Closing time, local `HH:mm`; null on a closed day.' }),
+    breaks: t.expose('breaks', { type: [OfficeBreakRef], description: 'Breaks within the day, sorted by start.' }),
   }),
 });
 

@@ -52,10 +52,9 @@ export const WorkflowStepType = builder.objectRef<Step>('WorkflowStep').implemen
   description: 'A step of a workflow, with optional child steps (one level) and an optional action.',
   fields: (t) => ({
     ...stepFields(t, 'Position among the workflow steps (ascending).'),
-    childSteps: t.field({
+    childSteps: t.expose('childSteps', {
       type: [WorkflowChildStepType],
       description: 'Child steps, ordered by order; they have no further child steps.',
-      resolve: (s) => s.childSteps,
     }),
   }),
 });
@@ -68,7 +67,7 @@ export const TemplateWorkflowType = builder.objectRef<TemplateWorkflow>('Templat
     enabled: t.exposeBoolean('enabled', { description: 'Whether the workflow is enabled.' }),
     usageContext: t.exposeString('usageContext', { description: 'When the agent should use this workflow.' }),
     order: t.exposeInt('order', { description: 'Position of the workflow.' }),
-    steps: t.field({ type: [WorkflowStepType], description: 'Steps, ordered by order.', resolve: (w) => w.steps }),
+    steps: t.expose('steps', { type: [WorkflowStepType], description: 'Steps, ordered by order.' }),
   }),
 });
 
@@ -81,7 +80,7 @@ const TemplateVariableType = builder.objectRef<TemplateVariable>('TemplateVariab
   description: 'A variable a template uses.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Variable name.' }),
-    type: t.field({ type: TemplateVariableTypeEnum, description: 'Variable type.', resolve: (v) => v.type }),
+    type: t.expose('type', { type: TemplateVariableTypeEnum, description: 'Variable type.' }),
     description: t.exposeString('description', { description: 'What the variable holds.' }),
   }),
 });
@@ -93,24 +92,21 @@ export const WorkflowTemplateType = builder.objectRef<TemplateView>('WorkflowTem
     name: t.exposeString('name', { description: 'Template name, 1 to 255 characters.' }),
     description: t.exposeString('description', { description: 'Template description.' }),
     version: t.exposeInt('version', { description: 'Incremented when the workflow definition changes on update.' }),
-    createdAt: t.field({ type: 'DateTime', description: 'When the template was created.', resolve: (tpl) => tpl.createdAt }),
-    variables: t.field({ type: [TemplateVariableType], description: 'Variables the template uses.', resolve: (tpl) => tpl.variables }),
-    workflow: t.field({
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the template was created.' }),
+    variables: t.expose('variables', { type: [TemplateVariableType], description: 'Variables the template uses.' }),
+    workflow: t.expose('workflow', {
       type: TemplateWorkflowType,
       nullable: true,
       description: 'The workflow definition; null when the template has none.',
-      resolve: (tpl) => tpl.workflow,
     }),
-    applicableMediums: t.field({
+    applicableMediums: t.expose('applicableMediums', {
       type: [MediumEnum],
       description: 'Conversation types where the template can be used; empty = all.',
-      resolve: (tpl) => tpl.applicableMediums,
     }),
-    officeHoursAvailability: t.field({
+    officeHoursAvailability: t.expose('officeHoursAvailability', {
       type: OfficeHoursAvailabilityEnum,
       nullable: true,
       description: 'OPEN = usable during office hours; CLOSED = usable outside office hours; null = any time.',
-      resolve: (tpl) => tpl.officeHoursAvailability,
     }),
   }),
 });
