@@ -19,11 +19,14 @@ interface Seen {
 
 let server: Server;
 let port: number;
+/** Resolved when the next request reaches the handler (a "late" body is sent only after that). */
+let handlerReached: () => void = () => {};
 
 beforeAll(async () => {
   const listener = getRequestListener(async (request, env: { incoming: IncomingMessage }) => {
     // the service starts requests from setImmediate (requestScheduler.ts): the same here
     await new Promise((resolve) => setImmediate(resolve));
+    handlerReached();
     let seen: Seen;
     try {
       const parsed = await parseBody({ request, incoming: env.incoming });
@@ -44,16 +47,21 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** Sends `parts` over one connection, `gapMs` apart, and answers the parsed reply. */
-async function send(parts: (string | Buffer)[], gapMs = 0): Promise<Seen & { httpStatus: number }> {
+/**
+ * Sends `parts` over one connection and answers the parsed reply. With `late`, the parts after the first
+ * are sent once the handler has started reading (then 20 ms apart): the body is not all there when it does.
+ */
+async function send(parts: (string | Buffer)[], late = false): Promise<Seen & { httpStatus: number }> {
   const socket = net.connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   let raw = '';
   socket.on('data', (d) => (raw += d.toString('utf8')));
   socket.on('error', () => {}); // the server may close after refusing a body
   const closed = new Promise((resolve) => socket.once('close', resolve));
+  const reached = new Promise<void>((resolve) => (handlerReached = resolve));
   for (const [i, part] of parts.entries()) {
-    if (i > 0 && gapMs) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    if (i === 1 && late) await reached;
+    if (i > 1 && late) await new Promise((resolve) => setTimeout(resolve, 20));
     socket.write(part);
   }
   const deadline = Date.now() + 5_000;
@@ -82,14 +90,14 @@ describe('a body behind the Node server', () => {
   });
 
   it('arriving after the request started: read as it comes', async () => {
-    const seen = await send([head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json], 100);
+    const seen = await send([head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json], true);
     expect(seen).toMatchObject({ httpStatus: 200, value });
     expect(seen.flowing).not.toBeNull();
   });
 
   it('split inside a multi-byte character, in two packets: the same value', async () => {
     const cut = json.indexOf(Buffer.from('ü')) + 1; // between the two bytes of ü
-    const seen = await send([head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json.subarray(0, cut), json.subarray(cut)], 50);
+    const seen = await send([head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json.subarray(0, cut), json.subarray(cut)], true);
     expect(seen).toMatchObject({ httpStatus: 200, value });
   });
 
@@ -108,7 +116,7 @@ describe('a body behind the Node server', () => {
     const chunked = `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
     const whole = await send([head({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }) + chunked]);
     expect(whole).toMatchObject({ httpStatus: 413, error: `The body exceeds ${MAX_BODY_BYTES} bytes` });
-    const late = await send([head({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }), chunked], 100);
+    const late = await send([head({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }), chunked], true);
     expect(late).toMatchObject({ httpStatus: 413, error: `The body exceeds ${MAX_BODY_BYTES} bytes` });
   });
 
