@@ -45,8 +45,13 @@ function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<Array
   return new Uint8Array(buffered.buffer, buffered.byteOffset, buffered.byteLength) as Uint8Array<ArrayBuffer>;
 }
 
+/** A Request on its own (tests, yoga) has no node:http message behind it. */
+function bodySource(source: Request | BodySource): BodySource {
+  return 'headers' in source ? { request: source } : source;
+}
+
 export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
-  const { request, incoming } = source instanceof Request ? { request: source, incoming: undefined } : source;
+  const { request, incoming } = bodySource(source);
   const declared = request.headers.get('content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
   const received = receivedInFull(incoming);
@@ -178,8 +183,8 @@ function densify(value: unknown): unknown {
 }
 
 export async function parseBody(source: Request | BodySource): Promise<ParsedBody> {
+  const { request } = bodySource(source);
   const bytes = await readLimited(source);
-  const request = source instanceof Request ? source : source.request;
   const contentType = (request.headers.get('content-type') ?? '').toLowerCase();
   const mediaType = contentType.split(';')[0]!.trim();
   if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };

@@ -3,9 +3,9 @@
 // from the message's buffer without the stream. These cases run the same request listener the service
 // runs (@hono/node-server's, which hands the app `{ incoming }`) on 127.0.0.1, and send the body whole,
 // late, chunked, split inside a character, and too large.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import net from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyError, MAX_BODY_BYTES, parseBody } from '../../src/rest/body.js';
 
@@ -23,17 +23,18 @@ let port: number;
 let handlerReached: () => void = () => {};
 
 beforeAll(async () => {
-  const listener = getRequestListener(async (request, env: { incoming: IncomingMessage }) => {
+  const listener = getRequestListener(async (request, env) => {
+    const { incoming } = env as HttpBindings;
     // the service starts requests from setImmediate (requestScheduler.ts): the same here
     await new Promise((resolve) => setImmediate(resolve));
     handlerReached();
     let seen: Seen;
     try {
-      const parsed = await parseBody({ request, incoming: env.incoming });
-      seen = { status: 200, value: parsed.value, flowing: env.incoming.readableFlowing };
+      const parsed = await parseBody({ request, incoming });
+      seen = { status: 200, value: parsed.value, flowing: incoming.readableFlowing };
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
-      seen = { status: err.status, error: err.message, flowing: env.incoming.readableFlowing };
+      seen = { status: err.status, error: err.message, flowing: incoming.readableFlowing };
     }
     return new Response(JSON.stringify(seen), { status: seen.status, headers: { 'content-type': 'application/json' } });
   });
