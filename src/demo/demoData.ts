@@ -76,8 +76,8 @@ export const sampleWorkflow = (title: string) => ({
   ],
 });
 
-async function createBotWithWorkflow(db: Prisma.TransactionClient, orgId: string, name: string, withWorkflow: boolean): Promise<string> {
-  const bot = await db.bot.create({ data: { orgId, name } });
+async function createBotWithWorkflow(db: Prisma.TransactionClient, orgId: string, name: string, withWorkflow: boolean, createdAt?: Date): Promise<string> {
+  const bot = await db.bot.create({ data: { orgId, name, createdAt } });
   if (withWorkflow) {
     const wf = sampleWorkflow(`${name} scheduling`);
     const workflow = await db.workflow.create({
@@ -155,13 +155,15 @@ export async function createDemoData(db: Db, oauthAudience: string, now = new Da
 async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string, now: Date): Promise<DemoData> {
   if ((await db.organization.count()) > 0) throw new DatabaseNotEmptyError();
 
-  // creation times a millisecond apart, in the order below: children are listed by creation time, and four
-  // inserts in one transaction may otherwise share one millisecond (then their order would be the ids' order)
-  const created = (k: number) => new Date(now.getTime() + k);
-  const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true, createdAt: created(0) } });
-  const clinic = await db.organization.create({ data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id, createdAt: created(1) } });
-  const clinic2 = await db.organization.create({ data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id, createdAt: created(2) } });
-  const other = await db.organization.create({ data: { name: 'Praxis am Park', timezone: 'Europe/Berlin', createdAt: created(3) } });
+  // creation times a millisecond apart, in the order below: organizations, bots, phone numbers and templates are
+  // listed by creation time, and inserts in one transaction may otherwise share one millisecond (then their order
+  // would be the random ids' order: seen as flaky lists of children and of templates on PostgreSQL)
+  let tick = 0;
+  const created = () => new Date(now.getTime() + tick++);
+  const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true, createdAt: created() } });
+  const clinic = await db.organization.create({ data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id, createdAt: created() } });
+  const clinic2 = await db.organization.create({ data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id, createdAt: created() } });
+  const other = await db.organization.create({ data: { name: 'Praxis am Park', timezone: 'Europe/Berlin', createdAt: created() } });
 
   const keys = {
     account: await createApiKey(db, account.id, 'Demo key'),
@@ -173,9 +175,9 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   const readOnlyClient = await createOAuthClient(db, clinic.id, SCOPES.filter((s) => s.endsWith(':read')), 'Demo read-only client');
 
   const bots = {
-    clinic: [await createBotWithWorkflow(db, clinic.id, 'Front desk', true), await createBotWithWorkflow(db, clinic.id, 'After hours', true)],
-    clinic2: [await createBotWithWorkflow(db, clinic2.id, 'Lakeside desk', true)],
-    other: [await createBotWithWorkflow(db, other.id, 'Rezeption', true)],
+    clinic: [await createBotWithWorkflow(db, clinic.id, 'Front desk', true, created()), await createBotWithWorkflow(db, clinic.id, 'After hours', true, created())],
+    clinic2: [await createBotWithWorkflow(db, clinic2.id, 'Lakeside desk', true, created())],
+    other: [await createBotWithWorkflow(db, other.id, 'Rezeption', true, created())],
   };
 
   const phone = (orgId: string, botId: string | null, number: string, name: string, greetings: boolean) =>
@@ -190,6 +192,7 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
         callbackForwardingNumber: '+15550199',
         customGreeting: greetings ? `Thanks for calling ${name}, how can I help?` : '',
         customClosedGreeting: greetings ? `${name} is closed right now; leave a message and we will call you back.` : '',
+        createdAt: created(),
       },
     });
   const phoneNumbers = {
@@ -198,7 +201,7 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   };
 
   const insurance = (orgId: string, name: string, type: 'PPO' | 'HMO' | 'MEDICARE', status: 'IN_NETWORK' | 'ACCEPTED' | 'CAN_FILE') =>
-    db.insurance.create({ data: { orgId, name, type, status, notes: `${name} notes` } });
+    db.insurance.create({ data: { orgId, name, type, status, notes: `${name} notes`, createdAt: created() } });
   const insurances = {
     clinic: [(await insurance(clinic.id, 'Delta Dental', 'PPO', 'IN_NETWORK')).id, (await insurance(clinic.id, 'Aetna', 'HMO', 'ACCEPTED')).id],
     other: [(await insurance(other.id, 'AOK', 'MEDICARE', 'CAN_FILE')).id],
@@ -214,6 +217,7 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
         workflow: sampleWorkflow(name),
         applicableMediums: mediums,
         officeHoursAvailability: availability,
+        createdAt: created(),
       },
     });
   const templates = {
