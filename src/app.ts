@@ -1,5 +1,4 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
-import type { IncomingMessage } from 'node:http';
 import { type Context, Hono } from 'hono';
 import { clientCredentialsGrant } from './auth/oauthToken.js';
 import { corsMiddleware } from './cors.js';
@@ -10,7 +9,7 @@ import { IDEMPOTENCY_KEY_HEADER } from './idempotency/key.js';
 import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
-import { BodyError, parseBody, readLimited } from './rest/body.js';
+import { BodyError, type BodySource, bodySourceOf, parseBody, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
 import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
@@ -79,7 +78,7 @@ export function createApp(deps: AppDeps) {
     }
     let body: unknown;
     try {
-      body = (await parseBody({ request: c.req.raw, incoming: c.env?.incoming })).value;
+      body = (await parseBody(bodySourceOf(c))).value;
     } catch (err) {
       if (err instanceof BodyError) return c.json({ error: 'invalid_request', error_description: err.message }, err.status === 413 ? 413 : 400);
       throw err;
@@ -105,7 +104,7 @@ export function createApp(deps: AppDeps) {
     if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw);
     let post: ReadGraphQLPost;
     try {
-      post = await graphQLRequest(c.req.raw, c.env?.incoming, yoga.fetchAPI.Request);
+      post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
     } catch (err) {
       if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
       throw err;
@@ -179,8 +178,9 @@ const utf8 = new TextDecoder();
  * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
  * application/x-www-form-urlencoded) read as the JSON it is.
  */
-async function graphQLRequest(raw: Request, incoming: IncomingMessage | undefined, RequestClass: typeof Request): Promise<ReadGraphQLPost> {
-  const bytes = await readLimited({ request: raw, incoming });
+async function graphQLRequest(source: BodySource, RequestClass: typeof Request): Promise<ReadGraphQLPost> {
+  const { request: raw } = source;
+  const bytes = await readLimited(source);
   let headers = raw.headers;
   const type = (headers.get('content-type') ?? '').toLowerCase();
   if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(utf8.decode(bytes.subarray(0, 64)))) {

@@ -50,6 +50,11 @@ function bodySource(source: Request | BodySource): BodySource {
   return 'headers' in source ? { request: source } : source;
 }
 
+/** A handler's body source: its request, and the node:http message the Node server hands the app (`c.env`). */
+export function bodySourceOf(c: { req: { raw: Request }; env?: { incoming?: IncomingMessage } }): BodySource {
+  return { request: c.req.raw, incoming: c.env?.incoming };
+}
+
 export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
   const { request, incoming } = bodySource(source);
   const declared = request.headers.get('content-length');
@@ -182,8 +187,9 @@ function densify(value: unknown): unknown {
   return value;
 }
 
-export async function parseBody(source: Request | BodySource): Promise<ParsedBody> {
-  const { request } = bodySource(source);
+export async function parseBody(input: Request | BodySource): Promise<ParsedBody> {
+  const source = bodySource(input);
+  const { request } = source;
   const bytes = await readLimited(source);
   const contentType = (request.headers.get('content-type') ?? '').toLowerCase();
   const mediaType = contentType.split(';')[0]!.trim();

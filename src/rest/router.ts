@@ -9,7 +9,7 @@ import { authenticateBearer } from '../ratelimit/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
-import { parseBody } from './body.js';
+import { bodySourceOf, parseBody } from './body.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
@@ -34,7 +34,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
       const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
-        const parsed = await parseBody({ request: c.req.raw, incoming: c.env?.incoming });
+        const parsed = await parseBody(bodySourceOf(c));
         body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
       }
       const run = () => route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });
