@@ -209,6 +209,7 @@ async function postgresPart(): Promise<number[]> {
   const restartMs = [service.startMs];
   const constant = await startScript('bench/baseline.ts', ['constant']);
   const prisma = await startScript('bench/baseline.ts', ['prisma'], { BENCH_POSTGRES_URL: url });
+  const peers: Running[] = [];
   try {
     const orgPath = `/v1/organizations/${clinic.id}`;
     const availabilityPath = `${orgPath}/availability?medium=PHONE&phoneNumberId=${demo.phoneNumbers.clinic[0]}`;
@@ -230,6 +231,26 @@ async function postgresPart(): Promise<number[]> {
         if (!res.ok) throw new Error(`setting office hours: ${res.status} ${await res.text()}`);
       }
     }
+    // the fastest peers answer the service's own bodies from memory (bench/peers.ts)
+    const peerDir = mkdtempSync(join(tmpdir(), 'ocs-bench-peers-'));
+    const peerBodies = join(peerDir, 'bodies.json');
+    const bodyOf = async (path: string, init?: RequestInit) => {
+      const res = await fetch(`http://127.0.0.1:${service.port}${path}`, { ...init, headers: { ...auth(clinic.apiKey), ...(init?.headers as Record<string, string>) } });
+      if (!res.ok) throw new Error(`${path}: ${res.status}`);
+      return res.text();
+    };
+    writeFileSync(
+      peerBodies,
+      JSON.stringify({
+        [`${orgPath}/office-hours`]: await bodyOf(`${orgPath}/office-hours`),
+        [availabilityPath]: await bodyOf(availabilityPath),
+        'graphql:organization': await bodyOf('/graphql', { method: 'POST', body: officeHoursQuery, headers: { 'content-type': 'application/json' } }),
+      }),
+    );
+    const fastify = await startScript('bench/peers.ts', ['fastify'], { BENCH_PEER_BODIES: peerBodies });
+    const mercurius = await startScript('bench/peers.ts', ['mercurius'], { BENCH_PEER_BODIES: peerBodies });
+    peers.push(fastify, mercurius);
+    rmSync(peerDir, { recursive: true, force: true }); // read by both at start
     const hours = Array.from({ length: 720 }, (_, i) => new Date(Date.now() + i * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     const r = await compare([
       { name: 'node:http, constant JSON', on: () => constant, request: { path: '/' } },
@@ -252,6 +273,13 @@ async function postgresPart(): Promise<number[]> {
         on: () => service,
         request: { path: '/', variants: hours.map((h) => `/v1/organizations/${other.id}/availability?medium=PHONE&at=${h}`), headers: auth(other.apiKey) },
       },
+      { name: 'Fastify, the same office-hours body', on: () => fastify, request: { path: `${orgPath}/office-hours` } },
+      { name: 'Fastify, the same availability body', on: () => fastify, request: { path: availabilityPath } },
+      {
+        name: 'Mercurius (graphql-jit), organization{officeHours}',
+        on: () => mercurius,
+        request: { path: '/graphql', method: 'POST', body: officeHoursQuery, headers: { 'content-type': 'application/json' } },
+      },
       { name: 'availability, 10,000 closures, now (warm)', on: () => service, request: { path: `/v1/organizations/${other.id}/availability?medium=PHONE`, headers: auth(other.apiKey) } },
       { name: 'availability, 0 closures, now (warm)', on: () => service, request: { path: `/v1/organizations/${clinic2.id}/availability?medium=PHONE`, headers: auth(clinic2.apiKey) } },
     ]);
@@ -266,6 +294,13 @@ async function postgresPart(): Promise<number[]> {
       ['GET …/availability?medium=PHONE&phoneNumberId', get('GET …/availability?medium=PHONE&phoneNumberId'), `${(get('GET …/availability?medium=PHONE&phoneNumberId').rps / constantRps).toFixed(2)}× constant`],
       ['GET …/office-hours', get('GET …/office-hours'), `${(restOfficeHours / constantRps).toFixed(2)}× constant`],
       ['GraphQL organization(id){ id name officeHours{…} }', get('GraphQL organization(id){ id name officeHours{…} }'), `${(get('GraphQL organization(id){ id name officeHours{…} }').rps / restOfficeHours).toFixed(2)}× REST office-hours`],
+      ['Fastify, the same office-hours body (peer)', get('Fastify, the same office-hours body'), `REST office-hours = ${(restOfficeHours / get('Fastify, the same office-hours body').rps).toFixed(2)}× this`],
+      ['Fastify, the same availability body (peer)', get('Fastify, the same availability body'), `REST availability = ${(get('GET …/availability?medium=PHONE&phoneNumberId').rps / get('Fastify, the same availability body').rps).toFixed(2)}× this`],
+      [
+        'Mercurius + graphql-jit, organization{officeHours} (peer)',
+        get('Mercurius (graphql-jit), organization{officeHours}'),
+        `our GraphQL = ${(get('GraphQL organization(id){ id name officeHours{…} }').rps / get('Mercurius (graphql-jit), organization{officeHours}').rps).toFixed(2)}× this`,
+      ],
       ['availability, 0 closures, warm', get('availability, 0 closures, now (warm)'), '1.00'],
       ['availability, 10,000 closures, warm', get('availability, 10,000 closures, now (warm)'), `${(get('availability, 0 closures, now (warm)').rps / get('availability, 10,000 closures, now (warm)').rps).toFixed(2)}× the time of 0`],
       ['availability, 0 closures, 720 different `at`', get('availability, 0 closures, 720 different `at`'), '1.00'],
@@ -279,6 +314,12 @@ async function postgresPart(): Promise<number[]> {
     target('PostgreSQL: GET /v1/organizations/{id} vs node:http + Prisma PK', `${orgRatio.toFixed(2)}×`, '≥ 0.80×', orgRatio >= 0.8);
     target('PostgreSQL: availability (warm, PHONE, phoneNumberId) vs constant JSON', `${availabilityRatio.toFixed(2)}×`, '≥ 0.15×', availabilityRatio >= 0.15);
     target('PostgreSQL: GraphQL organization{officeHours} vs REST office-hours', `${gqlRatio.toFixed(2)}×`, '≥ 0.85×', gqlRatio >= 0.85);
+    const vsFastifyOfficeHours = restOfficeHours / get('Fastify, the same office-hours body').rps;
+    const vsFastifyAvailability = get('GET …/availability?medium=PHONE&phoneNumberId').rps / get('Fastify, the same availability body').rps;
+    const vsMercurius = get('GraphQL organization(id){ id name officeHours{…} }').rps / get('Mercurius (graphql-jit), organization{officeHours}').rps;
+    target('PostgreSQL: REST office-hours vs Fastify answering the same body', `${vsFastifyOfficeHours.toFixed(2)}×`, '≥ 0.60×', vsFastifyOfficeHours >= 0.6);
+    target('PostgreSQL: REST availability vs Fastify answering the same body', `${vsFastifyAvailability.toFixed(2)}×`, '≥ 0.60×', vsFastifyAvailability >= 0.6);
+    target('PostgreSQL: GraphQL organization{officeHours} vs Mercurius + graphql-jit', `${vsMercurius.toFixed(2)}×`, '≥ 0.75×', vsMercurius >= 0.75);
     target('availability cost, 10,000 closures vs none (warm)', `${closuresWarm.toFixed(2)}×`, '≤ 1.5×', closuresWarm <= 1.5);
     target('availability cost, 10,000 closures vs none (720 instants, computed)', `${closuresCold.toFixed(2)}×`, '≤ 1.5×', closuresCold <= 1.5);
 
@@ -336,7 +377,7 @@ async function postgresPart(): Promise<number[]> {
       '',
     );
   } finally {
-    await Promise.all([service.stop(), constant.stop(), prisma.stop()]);
+    await Promise.all([service.stop(), constant.stop(), prisma.stop(), ...peers.map((p) => p.stop())]);
   }
   for (let i = 0; i < 2; i++) {
     const again = await startService({ DATABASE_URL: url });
