@@ -1,9 +1,10 @@
 // Live availability (GraphQL subscription availabilityChanged): the current answer at once, then a new
-// one whenever it changes — when the clock reaches the instant the answer itself changes (its state, but
-// also its break, closure or greeting alone, as between two adjacent breaks; a wake-up on the app's
-// clock, so exact across daylight-saving changes like nextChangeAt itself) and after every write that
-// can change it (office hours, breaks, closures, templates, phone numbers, the organization), on this instance or
-// another (the change feed). An answer equal to the last one sent (but for its instant) is not sent.
+// one whenever it changes — when the clock reaches the instant the answer itself changes (its state,
+// but also its break, closure or greeting alone, as between two adjacent breaks, or its nextChangeAt
+// once a change comes within the lookahead; a wake-up on the app's clock, so exact across
+// daylight-saving changes like nextChangeAt itself) and after every write that can change it (office
+// hours, breaks, closures, templates, phone numbers, the organization), on this instance or another
+// (the change feed). An answer equal to the last one sent (but for its instant) is not sent.
 //
 // The caller's credential is checked again when its organization's credentials or reach change, and
 // every minute (an access token expires): a revoked credential, a lost scope or a lost reach ends the

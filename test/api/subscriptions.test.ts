@@ -71,7 +71,9 @@ describe('subscription availabilityChanged', () => {
       },
     });
     expect(res.status).toBe(200);
-    t.clock.set('2026-03-09T16:15:00Z'); // Monday 12:15 in New York (EDT)
+    // Monday 12:29:30 in New York (EDT): the minutely credential check is not due before 12:30:30,
+    // so the event at 12:30 comes from the wake-up at the answer's own change
+    t.clock.set('2026-03-09T16:29:30Z');
     const s = await watch();
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'BREAK', break: { start: '12:00' }, greeting: 'We are at lunch', nextChangeAt: '2026-03-09T17:00:00Z' });
     t.clock.set('2026-03-09T16:30:00Z'); // 12:30: still BREAK, but the meeting's
@@ -98,7 +100,7 @@ describe('subscription availabilityChanged', () => {
     };
     await closure('Burst pipe', '2026-03-09T15:00:00Z', '2026-03-09T16:00:00Z');
     await closure('Inspection', '2026-03-09T16:00:00Z', '2026-03-09T18:00:00Z');
-    t.clock.set('2026-03-09T15:45:00Z');
+    t.clock.set('2026-03-09T15:59:30Z'); // the credential check is due at 16:00:30
     const s = await watch();
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSURE', closure: { description: 'Burst pipe' }, nextChangeAt: '2026-03-09T18:00:00Z' });
     t.clock.set('2026-03-09T16:00:00Z');
@@ -108,6 +110,20 @@ describe('subscription availabilityChanged', () => {
       closure: { description: 'Inspection' },
       greeting: 'Closed: Inspection',
     });
+    await settle();
+    expect(s.received).toHaveLength(2);
+  });
+
+  it('sends an event when a change first comes within the 8-day lookahead (nextChangeAt is no longer null)', async () => {
+    // no office hours: CLOSED for good, until a closure 8 days and 2 minutes ahead comes within the lookahead
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+      json: { description: 'Move', startAt: '2026-03-17T15:32:00Z', endAt: '2026-03-18T00:00:00Z', chatGreeting: null, phoneGreeting: null },
+    });
+    t.clock.set('2026-03-09T15:31:30Z'); // the credential check is due at 15:32:30
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSED', nextChangeAt: null });
+    t.clock.set('2026-03-09T15:32:00Z');
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T15:32:00Z', state: 'CLOSED', nextChangeAt: '2026-03-17T15:32:00Z' });
     await settle();
     expect(s.received).toHaveLength(2);
   });
