@@ -449,11 +449,13 @@ export function availabilityAnswer(
   const current = evaluateAt(schedule, medium, atMs);
   const within = changesIn(schedule, medium, atMs, atMs + LOOKAHEAD_MS, current);
   const body = bodyOf(schedule, current, medium, templates, phoneNumber, within.stateMs);
-  if (within.answerMs !== null) return { body, untilMs: within.answerMs };
+  if (within.stateMs !== null) return { body, untilMs: within.answerMs ?? within.stateMs }; // answerMs <= stateMs
+  // nextChangeAt is null: right only until a change of state comes within the lookahead, which can come
+  // before the closure or the break changes
   const beyond = changesIn(schedule, medium, atMs + LOOKAHEAD_MS, atMs + LOOKAHEAD_MS + horizonMs, current);
   const untilMs = Math.min(
     atMs + horizonMs,
-    beyond.answerMs ?? Infinity, // the closure or break changes there
+    within.answerMs ?? beyond.answerMs ?? Infinity, // the closure or the break changes there
     beyond.stateMs === null ? Infinity : beyond.stateMs - LOOKAHEAD_MS, // nextChangeAt is no longer null from there
   );
   return { body, untilMs };

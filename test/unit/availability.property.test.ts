@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import {
   availabilityAnswer,
+  availabilityBody,
   availabilityTimeline,
   compileSchedule,
   computeAvailability,
@@ -331,6 +332,10 @@ describe('availabilityTimeline against the point function', () => {
               const where = `at ${new Date(at).toISOString()}`;
               expect({ state: body.state, closure: body.closure, break: body.break, greeting: body.greeting }, where).toEqual(answer);
               expect(untilMs, where).toBeGreaterThan(at);
+              // reusable: the whole answer (nextChangeAt too) is the same until then
+              for (const later of [untilMs - 1_000, at + Math.floor(((untilMs - at) * probe) / 1000) * 1000]) {
+                if (later > at && later < untilMs) expect(availabilityBody(schedule, later, input.medium, [], withPhone), `${where}, reused at ${new Date(later).toISOString()}`).toEqual(body);
+              }
               if (body.nextChangeAt !== null) {
                 // the state changes within the lookahead: the answer is reused until it changes, and no longer
                 if (end < toMs) expect(untilMs, where).toBe(end);
