@@ -19,6 +19,10 @@
 //   from the state at `at`. The state is constant between consecutive candidate instants (timed
 //   closure edges, offset transitions, and every instant whose wall clock reads a local midnight,
 //   open, close, or break edge), so only candidates are evaluated.
+// - An answer is reused for later instants only until the answer itself changes (availabilityAnswer):
+//   the end of the timeline interval holding it, which comes before nextChangeAt wherever the state
+//   stays but the break, the closure or the greeting changes (one break right after another, a closure
+//   taking over inside another).
 import type { IANAZone } from 'luxon';
 import { TimedClosureIndex } from './closureIndex.js';
 import { z } from 'zod';
