@@ -19,6 +19,10 @@
 //   from the state at `at`. The state is constant between consecutive candidate instants (timed
 //   closure edges, offset transitions, and every instant whose wall clock reads a local midnight,
 //   open, close, or break edge), so only candidates are evaluated.
+// - An answer is reused for later instants only until the answer itself changes (availabilityAnswer):
+//   the end of the timeline interval holding it, which comes before nextChangeAt wherever the state
+//   stays but the break, the closure or the greeting changes (one break right after another, a closure
+//   taking over inside another).
 import type { IANAZone } from 'luxon';
 import { TimedClosureIndex } from './closureIndex.js';
 import { z } from 'zod';
@@ -315,29 +319,42 @@ export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fr
   return [...candidates].sort((a, b) => a - b);
 }
 
-/** The first instant in (fromMs, toMs] whose state differs from `current`, or null. */
-export function firstChangeIn(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number, current: AvailabilityState): number | null {
+/**
+ * Whether two evaluations give the same answer: the same state, decided by the same closure and the
+ * same break, and so the same greeting and templates. Rules are compared by identity (both evaluations
+ * come from one compiled schedule). A rule that comes to decide answers (special hours on a date) joins
+ * StateAtResult and this comparison, its edges join candidateInstants, and every reuse of an answer
+ * (the answer cache, the live subscription) follows.
+ */
+export function sameDecision(a: StateAtResult, b: StateAtResult): boolean {
+  return a.state === b.state && a.closure === b.closure && a.break === b.break;
+}
+
+/** Where the answer first changes after an instant, and where its state does. */
+interface ChangesAfter {
+  /** The first instant at which the answer differs (state, closure, break or greeting), or null. */
+  answerMs: number | null;
+  /** The first instant at which the state differs, or null (the answer changes there too). */
+  stateMs: number | null;
+}
+
+/** The first answer change and the first state change in (fromMs, toMs] from `current`; stops at the state change. */
+function changesIn(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number, current: StateAtResult): ChangesAfter {
+  let answerMs: number | null = null;
   for (const candidate of candidateInstants(schedule, medium, fromMs, toMs)) {
-    if (evaluateAt(schedule, medium, candidate).state !== current) return candidate;
+    const there = evaluateAt(schedule, medium, candidate);
+    if (there.state !== current.state) return { answerMs: answerMs ?? candidate, stateMs: candidate };
+    if (answerMs === null && !sameDecision(there, current)) answerMs = candidate;
   }
-  return null;
+  return { answerMs, stateMs: null };
 }
 
 /** The first instant in (atMs, atMs + LOOKAHEAD_MS] whose state differs from `current`, or null. */
 export function nextChangeMs(schedule: CompiledSchedule, medium: Medium, atMs: number, current: AvailabilityState): number | null {
-  return firstChangeIn(schedule, medium, atMs, atMs + LOOKAHEAD_MS, current);
-}
-
-/**
- * Until when an answer computed at `atMs` stays exactly right for every later instant: its
- * `nextChangeAt` when there is one (nothing changes before it, so nothing in the answer does); when
- * there is none within the lookahead, until a change first comes within the lookahead of the instant
- * asked about (looked for up to `horizonMs` further).
- */
-export function answerValidUntil(schedule: CompiledSchedule, medium: Medium, atMs: number, body: AvailabilityBody, horizonMs: number): number {
-  if (body.nextChangeAt !== null) return Date.parse(body.nextChangeAt);
-  const beyond = firstChangeIn(schedule, medium, atMs + LOOKAHEAD_MS, atMs + LOOKAHEAD_MS + horizonMs, body.state);
-  return beyond === null ? atMs + horizonMs : beyond - LOOKAHEAD_MS;
+  for (const candidate of candidateInstants(schedule, medium, atMs, atMs + LOOKAHEAD_MS)) {
+    if (evaluateAt(schedule, medium, candidate).state !== current) return candidate;
+  }
+  return null;
 }
 
 /** A greeting that is missing, empty or blank is "not configured". */
@@ -380,20 +397,24 @@ export function availableTemplates(templates: readonly TemplateRule[], medium: M
   return templates.filter((template) => templateAvailable(template, medium, officeOpen)).map((template) => ({ id: template.id, name: template.name }));
 }
 
-/** What availability answers besides the instant itself: constant from `at` until `nextChangeAt`. */
+/** What availability answers besides the instant itself (constant over the timeline interval holding `at`). */
 export type AvailabilityBody = Omit<Availability, 'at' | 'localTime'>;
 
-/** Availability at `atMs` from a compiled schedule, without the instant's own fields (`at`, `localTime`). */
-export function availabilityBody(
+/** An availability body and the instant until which it stays exactly right (exclusive). */
+export interface ReusableAvailability {
+  body: AvailabilityBody;
+  untilMs: number;
+}
+
+function bodyOf(
   schedule: CompiledSchedule,
-  atMs: number,
+  current: StateAtResult,
   medium: Medium,
   templates: readonly TemplateRule[],
   phoneNumber: PhoneGreetings | null,
+  nextMs: number | null,
 ): AvailabilityBody {
-  const current = evaluateAt(schedule, medium, atMs);
   const officeOpen = current.state === 'OPEN';
-  const next = nextChangeMs(schedule, medium, atMs, current.state);
   return {
     timezone: schedule.timezone,
     state: current.state,
@@ -408,8 +429,52 @@ export function availabilityBody(
       : null,
     greeting: greetingFor(medium, current, phoneNumber),
     availableTemplates: availableTemplates(templates, medium, officeOpen),
-    nextChangeAt: next === null ? null : formatInstant(next),
+    nextChangeAt: nextMs === null ? null : formatInstant(nextMs),
   };
+}
+
+/**
+ * Availability at `atMs` without the instant's own fields, and until when it stays exactly right for
+ * every later instant: until the answer itself changes (the end of the timeline interval holding
+ * `atMs`: the state, the closure, the break or the greeting), which may come before `nextChangeAt`
+ * (two adjacent breaks; a closure starting inside another). When the state does not change within the
+ * lookahead, `nextChangeAt` (null) is right until a change first comes within the lookahead of the
+ * instant asked about; that is looked for up to `horizonMs` further, and the answer is reused at most
+ * `horizonMs` then.
+ */
+export function availabilityAnswer(
+  schedule: CompiledSchedule,
+  atMs: number,
+  medium: Medium,
+  templates: readonly TemplateRule[],
+  phoneNumber: PhoneGreetings | null,
+  horizonMs: number,
+): ReusableAvailability {
+  const current = evaluateAt(schedule, medium, atMs);
+  const within = changesIn(schedule, medium, atMs, atMs + LOOKAHEAD_MS, current);
+  const body = bodyOf(schedule, current, medium, templates, phoneNumber, within.stateMs);
+  if (within.stateMs !== null) return { body, untilMs: within.answerMs ?? within.stateMs }; // answerMs <= stateMs
+  // nextChangeAt is null: right only until a change of state comes within the lookahead, which can come
+  // before the closure or the break changes
+  const beyond = changesIn(schedule, medium, atMs + LOOKAHEAD_MS, atMs + LOOKAHEAD_MS + horizonMs, current);
+  const untilMs = Math.min(
+    atMs + horizonMs,
+    within.answerMs ?? beyond.answerMs ?? Infinity, // the closure or the break changes there
+    beyond.stateMs === null ? Infinity : beyond.stateMs - LOOKAHEAD_MS, // nextChangeAt is no longer null from there
+  );
+  return { body, untilMs };
+}
+
+/** Availability at `atMs` from a compiled schedule, without the instant's own fields (`at`, `localTime`). */
+export function availabilityBody(
+  schedule: CompiledSchedule,
+  atMs: number,
+  medium: Medium,
+  templates: readonly TemplateRule[],
+  phoneNumber: PhoneGreetings | null,
+): AvailabilityBody {
+  const current = evaluateAt(schedule, medium, atMs);
+  return bodyOf(schedule, current, medium, templates, phoneNumber, nextChangeMs(schedule, medium, atMs, current.state));
 }
 
 /** Adds the instant's own fields to an availability body. */

@@ -1,16 +1,16 @@
 // Availability at an instant (CONTRACT §4), from the organization's compiled schedule in the read model
 // (no statement when warm). An answer is remembered on the schedule for as long as it stays exactly
-// right (until its nextChangeAt): a voice agent asking on every call costs a map lookup and the
-// formatting of the instant.
+// right (until the answer itself changes: its state, closure, break or greeting, which can happen
+// before its nextChangeAt): a voice agent asking on every call costs a map lookup and the formatting of
+// the instant.
 import { z } from 'zod';
 import type { OrgSchedule } from '../readmodel/records.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import {
   type Availability,
-  answerValidUntil,
+  availabilityAnswer,
   availabilityAt,
-  availabilityBody,
   availabilityTimeline,
   type Medium,
   type PhoneGreetings,
@@ -64,17 +64,27 @@ export function phoneGreetingsOf(schedule: OrgSchedule, phoneNumberId: string | 
   return greetings;
 }
 
-/** Availability at `atMs` from a schedule, reusing a remembered answer while it is exactly right. */
-export function availabilityFromSchedule(schedule: OrgSchedule, atMs: number, medium: Medium, phoneNumberId: string | null | undefined): Availability {
+/** Availability at `atMs` and the instant until which it stays exactly right, reusing a remembered answer while it is. */
+export function answerFromSchedule(
+  schedule: OrgSchedule,
+  atMs: number,
+  medium: Medium,
+  phoneNumberId: string | null | undefined,
+): { availability: Availability; untilMs: number } {
   const phone = phoneGreetingsOf(schedule, phoneNumberId);
   const key = `${medium}|${phoneNumberId?.toLowerCase() ?? ''}` as const;
   let answer = schedule.answers.get(key);
   if (!answer || atMs < answer.fromMs || atMs >= answer.untilMs) {
-    const body = availabilityBody(schedule.compiled, atMs, medium, schedule.templates, phone);
-    answer = { fromMs: atMs, untilMs: answerValidUntil(schedule.compiled, medium, atMs, body, NO_CHANGE_REUSE_MS), body };
+    const { body, untilMs } = availabilityAnswer(schedule.compiled, atMs, medium, schedule.templates, phone, NO_CHANGE_REUSE_MS);
+    answer = { fromMs: atMs, untilMs, body };
     schedule.answers.set(key, answer);
   }
-  return availabilityAt(schedule.compiled, atMs, answer.body);
+  return { availability: availabilityAt(schedule.compiled, atMs, answer.body), untilMs: answer.untilMs };
+}
+
+/** Availability at `atMs` from a schedule, reusing a remembered answer while it is exactly right. */
+export function availabilityFromSchedule(schedule: OrgSchedule, atMs: number, medium: Medium, phoneNumberId: string | null | undefined): Availability {
+  return answerFromSchedule(schedule, atMs, medium, phoneNumberId).availability;
 }
 
 /** Availability of an organization at `query.at` (default: now). Scope office-hours:read. */

@@ -1,8 +1,10 @@
 // Live availability (GraphQL subscription availabilityChanged): the current answer at once, then a new
-// one whenever it changes — when the clock reaches its nextChangeAt (a wake-up on the app's clock, so
-// exact across daylight-saving changes like nextChangeAt itself) and after every write that can change
-// it (office hours, breaks, closures, templates, phone numbers, the organization), on this instance or
-// another (the change feed). An answer equal to the last one sent (but for its instant) is not sent.
+// one whenever it changes — when the clock reaches the instant the answer itself changes (its state,
+// but also its break, closure or greeting alone, as between two adjacent breaks, or its nextChangeAt
+// once a change comes within the lookahead; a wake-up on the app's clock, so exact across
+// daylight-saving changes like nextChangeAt itself) and after every write that can change it (office
+// hours, breaks, closures, templates, phone numbers, the organization), on this instance or another
+// (the change feed). An answer equal to the last one sent (but for its instant) is not sent.
 //
 // The caller's credential is checked again when its organization's credentials or reach change, and
 // every minute (an access token expires): a revoked credential, a lost scope or a lost reach ends the
@@ -10,7 +12,7 @@
 import { type Change, SCHEDULE_KINDS } from '../changes/change.js';
 import { type Actor, assertReach, requireScope } from './access.js';
 import type { Availability, Medium } from './availability.js';
-import { availabilityFromSchedule, availabilityQuerySchema, loadSchedule } from './availabilityQuery.js';
+import { answerFromSchedule, availabilityFromSchedule, availabilityQuerySchema, loadSchedule } from './availabilityQuery.js';
 import type { DomainDeps } from './deps.js';
 import { parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
@@ -18,8 +20,6 @@ import { loadReachableOrganization } from './organizations.js';
 
 /** How often the caller's credential is checked again while nothing else happens. */
 const RECHECK_CREDENTIAL_MS = 60_000;
-/** When nothing will change within the lookahead, look again after a day. */
-const QUIET_RECHECK_MS = 86_400_000;
 /** Answers waiting for a slow reader; older ones are dropped (each answer is whole, the latest is what counts). */
 const MAX_BUFFERED = 10;
 
@@ -73,7 +73,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
       assertReach(actor, this.orgId);
     }
     const now = this.deps.clock().getTime();
-    const answer = availabilityFromSchedule(await loadSchedule(this.deps, this.orgId, now), now, this.medium, this.phoneNumberId);
+    const { availability: answer, untilMs } = answerFromSchedule(await loadSchedule(this.deps, this.orgId, now), now, this.medium, this.phoneNumberId);
     if (this.finished) return;
     const key = JSON.stringify({ ...answer, at: undefined, localTime: undefined });
     if (key !== this.lastKey) {
@@ -81,7 +81,8 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
       this.push(answer);
     }
     this.cancelWake?.();
-    this.cancelWake = this.deps.wakeAt(answer.nextChangeAt ? Date.parse(answer.nextChangeAt) : now + QUIET_RECHECK_MS, () => this.refresh(false));
+    // not nextChangeAt: the break, the closure or the greeting can change before the state does
+    this.cancelWake = this.deps.wakeAt(untilMs, () => this.refresh(false));
     if (recheck || !this.cancelRecheck) {
       this.cancelRecheck?.();
       this.cancelRecheck = this.deps.wakeAt(now + RECHECK_CREDENTIAL_MS, () => this.refresh(true));

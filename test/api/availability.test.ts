@@ -2,6 +2,7 @@
 // at chosen instants (the pure computation is unit-tested in test/unit/availability*.test.ts; these
 // tests prove the wiring: the stored state, the phone number's greetings, the demo templates).
 import { beforeEach, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/auth/provisioning.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -183,5 +184,53 @@ describe('availability', () => {
     const gqlWrite = await t.gql(`mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: {dayOfWeek: MONDAY, isClosed: true, breaks: []}) { isClosed } }`, { orgId: clinicId() }, { token });
     expect(gqlWrite.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await both({ at: MONDAY_0930, medium: 'PHONE' })).state).toBe('OPEN');
+  });
+});
+
+// An answer was remembered until its nextChangeAt (the next change of state), so after a question during
+// break A the next break B, starting where A ends (the state stays BREAK), was answered as A, with A's
+// greeting. Saturday 2026-12-19 in Asia/Kolkata (UTC+05:30): 06:42Z is 12:12 (A), 06:43Z is 12:13 (B).
+describe('availability right after a question in the previous break', () => {
+  const breakA = { start: '11:14', end: '12:13', reason: 'A', greeting: 'Greeting A' };
+  const breakB = { start: '12:13', end: '12:29', reason: 'B', greeting: 'Greeting B' };
+  const BREAK_GQL = `query($id: ID!, $at: DateTime) { organization(id: $id) { availability(at: $at, medium: PHONE) { break { reason } greeting } } }`;
+  const token = () => t.demo.organizations.account.apiKey;
+
+  /** A new clinic in Asia/Kolkata under the demo account (nothing remembered about it yet), open Saturday with breaks A and B. */
+  async function kolkataClinic(): Promise<string> {
+    const org = await createOrganization(t.deps, { name: 'Kolkata clinic', timezone: 'Asia/Kolkata', parentId: t.demo.organizations.account.id });
+    const res = await t.rest('POST', `/v1/organizations/${org.id}/office-hours`, {
+      json: { dayOfWeek: 'SATURDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [breakA, breakB] },
+      token: token(),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return org.id;
+  }
+
+  it('answers break B at 12:13 after break A was asked at 12:12 (REST)', async () => {
+    const orgId = await kolkataClinic();
+    const at = async (instant: string) => {
+      const res = await availability({ at: instant, medium: 'PHONE' }, { orgId, token: token() });
+      expect(res.status).toBe(200);
+      return res.body.data;
+    };
+    expect(await at('2026-12-19T06:42:00Z')).toMatchObject({ state: 'BREAK', break: { reason: 'A' }, greeting: 'Greeting A', nextChangeAt: '2026-12-19T06:59:00Z' });
+    expect(await at('2026-12-19T06:43:00Z')).toMatchObject({
+      state: 'BREAK',
+      break: { start: '12:13', end: '12:29', reason: 'B' },
+      greeting: 'Greeting B',
+      nextChangeAt: '2026-12-19T06:59:00Z', // still the next change of state
+    });
+  });
+
+  it('answers break B at 12:13 after break A was asked at 12:12 (GraphQL)', async () => {
+    const orgId = await kolkataClinic();
+    const at = async (instant: string) => {
+      const res = await t.gql(BREAK_GQL, { id: orgId, at: instant }, { token: token() });
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.organization.availability;
+    };
+    expect(await at('2026-12-19T06:42:00Z')).toEqual({ break: { reason: 'A' }, greeting: 'Greeting A' });
+    expect(await at('2026-12-19T06:43:00Z')).toEqual({ break: { reason: 'B' }, greeting: 'Greeting B' });
   });
 });

@@ -57,6 +57,77 @@ describe('subscription availabilityChanged', () => {
     expect(s.received.map((e) => e.data.data.availabilityChanged.state)).toEqual(['OPEN', 'BREAK', 'OPEN']);
   });
 
+  it('sends an event when only the break changes (one break right after another), not just at nextChangeAt', async () => {
+    const res = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
+      json: {
+        dayOfWeek: 'MONDAY',
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+        breaks: [
+          { start: '12:00', end: '12:30', reason: 'Lunch', greeting: 'We are at lunch' },
+          { start: '12:30', end: '13:00', reason: 'Meeting', greeting: 'We are in a meeting' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    // Monday 12:29:30 in New York (EDT): the minutely credential check is not due before 12:30:30,
+    // so the event at 12:30 comes from the wake-up at the answer's own change
+    t.clock.set('2026-03-09T16:29:30Z');
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'BREAK', break: { start: '12:00' }, greeting: 'We are at lunch', nextChangeAt: '2026-03-09T17:00:00Z' });
+    t.clock.set('2026-03-09T16:30:00Z'); // 12:30: still BREAK, but the meeting's
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T16:30:00Z',
+      state: 'BREAK',
+      break: { start: '12:30', end: '13:00' },
+      greeting: 'We are in a meeting',
+      nextChangeAt: '2026-03-09T17:00:00Z',
+    });
+    t.clock.set('2026-03-09T17:00:00Z');
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T17:00:00Z', state: 'OPEN' });
+    await settle();
+    expect(s.received.map((e) => e.data.data.availabilityChanged.greeting)).toEqual(['We are at lunch', 'We are in a meeting', null]);
+  });
+
+  it('sends an event when only the closure changes (one closure right after another)', async () => {
+    await setDay('MONDAY', '09:00', '17:00');
+    const closure = async (description: string, startAt: string, endAt: string) => {
+      const res = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+        json: { description, startAt, endAt, chatGreeting: null, phoneGreeting: `Closed: ${description}` },
+      });
+      expect(res.status).toBe(200);
+    };
+    await closure('Burst pipe', '2026-03-09T15:00:00Z', '2026-03-09T16:00:00Z');
+    await closure('Inspection', '2026-03-09T16:00:00Z', '2026-03-09T18:00:00Z');
+    t.clock.set('2026-03-09T15:59:30Z'); // the credential check is due at 16:00:30
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSURE', closure: { description: 'Burst pipe' }, nextChangeAt: '2026-03-09T18:00:00Z' });
+    t.clock.set('2026-03-09T16:00:00Z');
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T16:00:00Z',
+      state: 'CLOSURE',
+      closure: { description: 'Inspection' },
+      greeting: 'Closed: Inspection',
+    });
+    await settle();
+    expect(s.received).toHaveLength(2);
+  });
+
+  it('sends an event when a change first comes within the 8-day lookahead (nextChangeAt is no longer null)', async () => {
+    // no office hours: CLOSED for good, until a closure 8 days and 2 minutes ahead comes within the lookahead
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+      json: { description: 'Move', startAt: '2026-03-17T15:32:00Z', endAt: '2026-03-18T00:00:00Z', chatGreeting: null, phoneGreeting: null },
+    });
+    t.clock.set('2026-03-09T15:31:30Z'); // the credential check is due at 15:32:30
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSED', nextChangeAt: null });
+    t.clock.set('2026-03-09T15:32:00Z');
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T15:32:00Z', state: 'CLOSED', nextChangeAt: '2026-03-17T15:32:00Z' });
+    await settle();
+    expect(s.received).toHaveLength(2);
+  });
+
   it('wakes at the closing time in local time across the spring-forward change, not an hour late', async () => {
     // New York springs forward on Sunday 2026-03-08 at 02:00 EST (07:00Z): 04:00 that night is 08:00Z, not 09:00Z
     await setDay('SUNDAY', '01:00', '04:00');

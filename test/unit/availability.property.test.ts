@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import {
+  availabilityAnswer,
+  availabilityBody,
   availabilityTimeline,
   compileSchedule,
   computeAvailability,
@@ -107,8 +109,8 @@ const daySchedule = (dayOfWeek: DayOfWeek): fc.Arbitrary<DaySchedule | null> =>
     {
       weight: 4,
       arbitrary: fc
-        .tuple(fc.uniqueArray(minuteOfDay, { minLength: 2, maxLength: 8 }), fc.boolean())
-        .map(([points, loose]): DaySchedule => {
+        .tuple(fc.uniqueArray(minuteOfDay, { minLength: 2, maxLength: 8 }), fc.boolean(), fc.boolean())
+        .map(([points, loose, adjacent]): DaySchedule => {
           const sorted = [...points].sort((a, b) => a - b);
           if (sorted.length % 2 === 1) sorted.pop();
           const open = sorted[0] ?? 0;
@@ -118,7 +120,12 @@ const daySchedule = (dayOfWeek: DayOfWeek): fc.Arbitrary<DaySchedule | null> =>
           for (let i = 0; i + 1 < inner.length; i += 2) {
             const start = inner[i] ?? 0;
             const end = inner[i + 1] ?? 0;
-            breaks.push({ start: hhmm(start, loose), end: hhmm(end, loose), reason: `r${i}`, greeting: `g${i}` });
+            const middle = Math.floor((start + end) / 2);
+            if (adjacent && start < middle) {
+              // two breaks end to end: the state stays BREAK where the break (and its greeting) changes
+              breaks.push({ start: hhmm(start, loose), end: hhmm(middle, loose), reason: `r${i}`, greeting: `g${i}` });
+              breaks.push({ start: hhmm(middle, loose), end: hhmm(end, loose), reason: `r${i}b`, greeting: `g${i}b` });
+            } else breaks.push({ start: hhmm(start, loose), end: hhmm(end, loose), reason: `r${i}`, greeting: `g${i}` });
           }
           return { dayOfWeek, isClosed: false, open: hhmm(open, loose), close: hhmm(close, loose), breaks };
         }),
@@ -298,6 +305,47 @@ describe('availabilityTimeline against the point function', () => {
               });
             }
           });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it('answers, at every instant, the answer of the interval holding it, and may reuse it exactly until that interval ends', () => {
+    const HORIZON = 60_000;
+    fc.assert(
+      fc.property(
+        availabilityInput,
+        fc.integer({ min: 1, max: 3 * 24 * 60 }), // range length, minutes
+        fc.double({ min: 0, max: 1, noNaN: true }), // where to probe inside each interval
+        (input, lengthMinutes, probe) => {
+          const fromMs = Math.floor(input.at.getTime() / 1000) * 1000;
+          const toMs = fromMs + lengthMinutes * MINUTE;
+          const schedule = compileSchedule(input);
+          for (const interval of availabilityTimeline(schedule, fromMs, toMs, input.medium, withPhone)) {
+            const start = Date.parse(interval.start);
+            const end = Date.parse(interval.end);
+            const answer = { state: interval.state, closure: interval.closure, break: interval.break, greeting: interval.greeting };
+            for (const at of new Set([start, end - 1_000, start + Math.floor(((end - start) * probe) / 1000) * 1000])) {
+              if (at < start || at >= end) continue;
+              const { body, untilMs } = availabilityAnswer(schedule, at, input.medium, [], withPhone, HORIZON);
+              const where = `at ${new Date(at).toISOString()}`;
+              expect({ state: body.state, closure: body.closure, break: body.break, greeting: body.greeting }, where).toEqual(answer);
+              expect(untilMs, where).toBeGreaterThan(at);
+              // reusable: the whole answer (nextChangeAt too) is the same until then
+              for (const later of [untilMs - 1_000, at + Math.floor(((untilMs - at) * probe) / 1000) * 1000]) {
+                if (later > at && later < untilMs) expect(availabilityBody(schedule, later, input.medium, [], withPhone), `${where}, reused at ${new Date(later).toISOString()}`).toEqual(body);
+              }
+              if (body.nextChangeAt !== null) {
+                // the state changes within the lookahead: the answer is reused until it changes, and no longer
+                if (end < toMs) expect(untilMs, where).toBe(end);
+                else expect(untilMs, where).toBeGreaterThanOrEqual(end);
+              } else {
+                expect(untilMs, where).toBeLessThanOrEqual(at + HORIZON);
+                if (end < toMs) expect(untilMs, where).toBeLessThanOrEqual(end);
+              }
+            }
+          }
         },
       ),
       { numRuns: 150 },

@@ -130,7 +130,7 @@ builder.subscriptionField('availabilityChanged', (t) =>
   t.field({
     type: AvailabilityRef,
     description:
-      "An organization's availability now, then again whenever it changes: when the clock reaches nextChangeAt and after every write that changes it (office hours, breaks, closures, templates, phone numbers, enabling and disabling), on any instance. A revoked credential, a lost scope or a lost reach ends the stream. At most SUBSCRIPTIONS_PER_CREDENTIAL streams per credential. Scope office-hours:read.",
+      "An organization's availability now, then again whenever it changes: when the clock reaches a change of its state, closure, break or greeting (a break can follow another without the state changing) and after every write that changes it (office hours, breaks, closures, templates, phone numbers, enabling and disabling), on any instance. A revoked credential, a lost scope or a lost reach ends the stream. At most SUBSCRIPTIONS_PER_CREDENTIAL streams per credential. Scope office-hours:read.",
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
