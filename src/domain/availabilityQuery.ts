@@ -3,7 +3,7 @@
 // right (until its nextChangeAt): a voice agent asking on every call costs a map lookup and the
 // formatting of the instant.
 import { z } from 'zod';
-import type { OrgSchedule } from '../readmodel/records.js';
+import type { OrgSchedule } from './readModelRecords.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import {

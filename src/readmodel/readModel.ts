@@ -16,7 +16,7 @@ import type { ChangeListener } from '../changes/feed.js';
 import type { Db } from '../db/client.js';
 import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from './loaders.js';
 import { LoadingCache } from './loadingCache.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from './records.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from '../domain/readModelRecords.js';
 
 export interface ReadModelOptions {
   maxEntries: number;
