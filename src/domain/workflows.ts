@@ -11,6 +11,7 @@ import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, canReach, reaches, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
+import { assertRoomFor } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
@@ -159,6 +160,7 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
       FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${id}::uuid FOR UPDATE OF b`;
     const bot = bots[0];
     if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
+    assertRoomFor('workflows', await tx.workflow.count({ where: { botId: id } }), workflows.length);
     const last = await tx.workflow.aggregate({ where: { botId: id }, _max: { order: true } });
     const firstOrder = (last._max.order ?? 0) + 1;
 
