@@ -115,8 +115,11 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
   // vanish between the check and the write
   const view = await db.$transaction(async (tx) => {
     // reach is decided from the organizations' parents read in the same statements (no read outside the transaction)
-    const phone = await tx.phoneNumber.findUnique({ where: { id }, include: { org: { select: { id: true, parentId: true } } } });
-    if (!phone || !reaches(actor, phone.org)) throw new NotFound('Phone number');
+    const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
+      SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${id}::uuid`;
+    const phone = phones[0];
+    if (!phone || !reaches(actor, { id: phone.orgId, parentId: phone.parentId })) throw new NotFound('Phone number');
     const bots = await tx.$queryRaw<{ id: string; orgId: string; parentId: string | null }[]>`
       SELECT b."id", b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
       FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
