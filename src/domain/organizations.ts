@@ -203,15 +203,16 @@ function sealChildPosition(deps: ChildrenDeps, parentId: string, child: Organiza
 async function childrenAfter(deps: DomainDeps, parentId: string, after: ChildPosition | undefined, take: number): Promise<OrganizationRecord[]> {
   // a row comparison, so that the index is entered at the position rather than read from its start
   const keyset = after ? Prisma.sql`AND (o."createdAt", o."id") > (${new Date(after.t).toISOString()}::timestamp(3), ${after.i}::uuid)` : Prisma.empty;
-  const rows = await deps.db.$queryRaw<Omit<OrganizationRecord, 'firstChildIds'>[]>`
+  const rows = await deps.db.$queryRaw<Omit<OrganizationRecord, 'childCount' | 'firstChildIds'>[]>`
     SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
-           (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") AS "childCount", o."createdAt", o."updatedAt"
+           o."createdAt", o."updatedAt"
     FROM "Organization" o
     WHERE o."parentId" = ${parentId}::uuid ${keyset}
     ORDER BY o."createdAt", o."id"
     LIMIT ${take}`;
-  // a child's own children are outside every reach (only an account's children are reachable), so none are listed
-  return rows.map((row) => ({ ...row, childCount: Number(row.childCount), firstChildIds: [] }));
+  // a child's own children are outside every reach (only the caller's own account has children within
+  // reach), so they are neither counted nor listed
+  return rows.map((row) => ({ ...row, childCount: 0, firstChildIds: [] }));
 }
 
 async function childrenPage(deps: ChildrenDeps, actor: Actor, orgId: string, take: number, cursor: string | undefined, field: string) {

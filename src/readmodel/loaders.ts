@@ -36,8 +36,10 @@ export async function loadOrganizations(db: Db, ids: readonly string[]): Promise
     }[]
   >`
     SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
-           (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") AS "childCount",
-           ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) AS "firstChildIds",
+           -- only an account organization has children (a parent must be one): a location reads none, since with
+           -- one account holding most rows the planner's estimate for "parentId" = x would scan the whole table
+           CASE WHEN o."isAccount" THEN (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") ELSE 0 END AS "childCount",
+           CASE WHEN o."isAccount" THEN ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) END AS "firstChildIds",
            o."createdAt", o."updatedAt"
     FROM "Organization" o
     WHERE o."id" = ANY(${[...ids]}::uuid[])`;
