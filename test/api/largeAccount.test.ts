@@ -90,6 +90,22 @@ describe('reach under an account with thousands of locations', () => {
   });
 });
 
+describe('per-request cost under a large account', () => {
+  it("answers a child's availability to the account's key without a statement when warm, and with a constant few when cold", async () => {
+    const ids = await addChildren(CHILDREN);
+    const child = ids[1234]!;
+    const path = `/v1/organizations/${child}/availability?medium=PHONE`;
+    t.deps.readModel.clear();
+    const cold = await t.statements(() => t.rest('GET', path, { token: account().apiKey }));
+    expect(cold.result.status).toBe(200);
+    // the account's record (child count and first ids), the child's record, its schedule: never one row per child
+    expect(cold.sql.length).toBeLessThanOrEqual(4);
+    const warm = await t.statements(() => t.rest('GET', path, { token: account().apiKey }));
+    expect(warm.result.status).toBe(200);
+    expect(warm.sql).toEqual([]);
+  });
+});
+
 describe('the organization read of a large account', () => {
   it('carries a child count and at most 100 child ids, and does not grow with the number of children (REST and GraphQL)', async () => {
     await addChildren(CHILDREN);
