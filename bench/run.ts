@@ -5,12 +5,14 @@
 //   BENCH_SECONDS (5) per round, BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_OVERLOAD_CONNECTIONS (400),
 //   BENCH_OVERLOAD_ROUNDS (3: 10-s runs at 400 connections per route, alternating with runs at 50),
 //   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
-//   the PostgreSQL part is skipped when it does not answer).
+//   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
+//   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { largeAccountPart } from './largeAccount.js';
 import { load, type LoadResult, median, peakRssMiB, type Request, root, runScript, type Running, sequentialMedianMs, startScript, startService } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -440,9 +442,16 @@ async function embeddedPart(): Promise<{ firstStartMs: number; restartMs: number
 async function main() {
   await runScript(['src/cli/build.mjs']); // what npm start runs, current
   const started = new Date();
+  const largeAccount = () => largeAccountPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+  if (process.env.BENCH_ONLY === 'large-account') {
+    if (await postgresAnswers()) await largeAccount();
+    process.stdout.write([...targets.map((t) => `${t.name}: ${t.value} (${t.target}) ${t.met ? 'met' : 'NOT met'}`), '', ...report].join('\n') + '\n');
+    return;
+  }
   const embedded = await embeddedPart();
   const postgresRestart = (await postgresAnswers()) ? await postgresPart() : null;
   if (!postgresRestart) report.push('PostgreSQL did not answer: its part was skipped.', '');
+  else await largeAccount();
 
   const restart = median(embedded.restartMs);
   target('Embedded: start to first 200, existing folder (npm start)', `${Math.round(restart)} ms`, '< 1500 ms', restart < 1500);

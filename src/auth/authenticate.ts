@@ -1,18 +1,18 @@
 // Bearer credential → Actor. API keys (svc-sk-v2-…, svc-sk-v1-…) carry every scope; OAuth access
-// tokens carry their client's scopes. Credentials, verified tokens and the owner's reach come from the
-// read model: a warm request authenticates without a statement, and a revoked key or client, a changed
-// scope or a new child organization reaches it through the change feed.
+// tokens carry their client's scopes. Credentials, verified tokens and the owner's record come from the
+// read model: a warm request authenticates without a statement, and a revoked key or client or a changed
+// scope reaches it through the change feed.
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { Unauthenticated } from '../domain/errors.js';
-import type { OrganizationRecord } from '../readmodel/records.js';
+import type { OrganizationRecord } from '../domain/readModelRecords.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
+// The actor carries no list of the owner's children: reach is decided per target organization from
+// its parent (domain/access.ts), so a request costs the same under an account of any size.
 function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, credential: Actor['credential']): Actor {
-  const reach = new Set([owner.id]);
-  if (owner.isAccount) for (const child of owner.childIds) reach.add(child);
-  return { orgId: owner.id, ownerIsAccount: owner.isAccount, reach, scopes: new Set(scopes), credential };
+  return { orgId: owner.id, ownerIsAccount: owner.isAccount, scopes: new Set(scopes), credential };
 }
 
 /** Extracts the token of an `Authorization: Bearer <token>` header; null when absent. */

@@ -58,8 +58,8 @@ export async function setOAuthClientScopes(deps: DomainDeps, clientId: string, s
 }
 
 /**
- * Creates an organization; with a parent (an account organization), the parent's reach grows, which
- * the parent's credentials see at once.
+ * Creates an organization; with a parent (an account organization), the parent's credentials reach it
+ * at once (reach is read from the child's own record), and the parent's child count is refreshed.
  */
 export async function createOrganization(
   deps: DomainDeps,

@@ -1,5 +1,8 @@
 // Who may act on what (CONTRACT §2). An Actor is what a credential resolves to; its reach is its
-// owner organization, plus the owner's children when the owner is an account organization.
+// owner organization, plus the owner's children when the owner is an account organization. Reach is
+// decided from the target organization's own record (its parent), never from a list of the owner's
+// children: one comparison whatever the number of locations under the account.
+import type { DomainDeps } from './deps.js';
 import { Forbidden, NotFound } from './errors.js';
 
 export const SCOPES = [
@@ -28,8 +31,6 @@ export interface Actor {
   /** The credential owner's organization. */
   orgId: string;
   ownerIsAccount: boolean;
-  /** Organization ids this actor may act on (its own, plus children for an account organization). */
-  reach: ReadonlySet<string>;
   scopes: ReadonlySet<Scope>;
   credential: { kind: 'apiKey' | 'oauth'; id: string };
 }
@@ -38,12 +39,33 @@ export function requireScope(actor: Actor, scope: Scope): void {
   if (!actor.scopes.has(scope)) throw new Forbidden(`This credential lacks the scope ${scope}`);
 }
 
-export function canReach(actor: Actor, orgId: string | null | undefined): boolean {
-  return orgId != null && actor.reach.has(orgId);
+/** What reach is decided by: an organization's id and its parent's. */
+export interface OrganizationLink {
+  id: string;
+  parentId: string | null;
+}
+
+/** Whether the actor may act on this organization: its own, or a child of its account organization. */
+export function reaches(actor: Actor, org: OrganizationLink | null | undefined): boolean {
+  return org != null && (org.id === actor.orgId || (actor.ownerIsAccount && org.parentId === actor.orgId));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether the actor may act on the organization `orgId`. The owner's own organization is answered at
+ * once; for an account owner any other id is decided by that organization's parent, read from the read
+ * model (cached; a new child is found by its own record, so it is reachable at once on every instance).
+ */
+export async function canReach(deps: Pick<DomainDeps, 'readModel'>, actor: Actor, orgId: string | null | undefined): Promise<boolean> {
+  if (orgId == null) return false;
+  if (orgId === actor.orgId) return true;
+  if (!actor.ownerIsAccount || !UUID.test(orgId)) return false;
+  return reaches(actor, await deps.readModel.organization(orgId));
 }
 
 /** Throws NotFound (never Forbidden) for an organization outside reach, so that its existence does not leak. */
-export function assertReach(actor: Actor, orgId: string | null | undefined, what = 'Organization'): void {
-  if (!canReach(actor, orgId)) throw new NotFound(what);
+export async function assertReach(deps: Pick<DomainDeps, 'readModel'>, actor: Actor, orgId: string | null | undefined, what = 'Organization'): Promise<void> {
+  if (!(await canReach(deps, actor, orgId))) throw new NotFound(what);
 }
 

@@ -4,7 +4,7 @@
 // before its nextChangeAt): a voice agent asking on every call costs a map lookup and the formatting of
 // the instant.
 import { z } from 'zod';
-import type { OrgSchedule } from '../readmodel/records.js';
+import type { OrgSchedule } from './readModelRecords.js';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
 import {

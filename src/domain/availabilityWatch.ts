@@ -70,7 +70,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     if (recheck) {
       const actor = await this.options.reauthenticate();
       requireScope(actor, 'office-hours:read');
-      assertReach(actor, this.orgId);
+      await assertReach(this.deps, actor, this.orgId);
     }
     const now = this.deps.clock().getTime();
     const { availability: answer, untilMs } = answerFromSchedule(await loadSchedule(this.deps, this.orgId, now), now, this.medium, this.phoneNumberId);

@@ -72,6 +72,6 @@ export async function getCallRequest(deps: DomainDeps, actor: Actor, callRequest
   requireScope(actor, 'call-requests:read');
   const id = uuidParam('callRequestId', callRequestId);
   const row = await db.callRequest.findUnique({ where: { id } });
-  if (!row || !canReach(actor, row.orgId)) throw new NotFound('Call request');
+  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Call request');
   return callRequestView(row, deps.clock());
 }

@@ -5,6 +5,7 @@ import type { DomainDeps } from './deps.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
@@ -160,9 +161,13 @@ export async function createClosure(deps: DomainDeps, actor: Actor, orgId: strin
   const data = parseInput(createClosureSchema, input);
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const row = await db.closure.create({
-    data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
-  });
+  const row = await db.$transaction(async (tx) => {
+    await lockOrganizationForLimit(tx, org.id);
+    assertRoomFor('closures', await tx.closure.count({ where: { orgId: org.id } }));
+    return tx.closure.create({
+      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+    });
+  }, LIMIT_TRANSACTION_OPTIONS);
   deps.changes.publish({ kind: 'closures', orgId: org.id });
   return closureView(row);
 }

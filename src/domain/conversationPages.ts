@@ -3,15 +3,21 @@
 // (botId, archived, startTime desc, id) of prisma/schema.prisma. A page deep in the list costs what the
 // first page costs: each index is entered at the position and read for one page, never skipped through.
 //
-// A list may span several index ranges (several organizations with includeChildren; archived and not
-// with includeArchived). Each range is one branch of a UNION ALL, read in index order for at most one
-// page; the union is then cut to the page. So the cost is (branches × page size) rows, whatever the depth.
+// A list may span several index ranges (archived and not with includeArchived). Each range is one
+// branch of a UNION ALL, read in index order for at most one page; the union is then cut to the page.
+// An account's list with includeChildren is one range per archived state over the account and its
+// children, named through the parent relation (`orgId IN (SELECT … WHERE parentId = account)`): the
+// statement has the same size for 2 locations or 20,000, and the keyset condition still bounds every
+// index read to the rows after the position.
 import { Prisma } from '../generated/prisma/client.js';
 import type { Conversation } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 
-/** One index range: a single organization's (or one of its bots') conversations, archived or not. */
-export type ConversationRange = { orgId: string; archived: boolean; botId?: string };
+/**
+ * One index range: a single organization's (or one of its bots') conversations, archived or not; with
+ * `withChildren`, those of the organization and of all its child organizations.
+ */
+export type ConversationRange = { orgId: string; archived: boolean; botId?: string; withChildren?: boolean };
 
 /** Where a page ends: the last row's startTime (epoch ms) and id. */
 export interface ConversationPosition {
@@ -29,7 +35,9 @@ const count = (n: number) => Prisma.sql`${String(n)}::bigint`;
 function rangeQuery(range: ConversationRange, after: ConversationPosition | undefined, take: number): Prisma.Sql {
   const owner = range.botId
     ? Prisma.sql`"botId" = ${range.botId}::uuid AND "orgId" = ${range.orgId}::uuid`
-    : Prisma.sql`"orgId" = ${range.orgId}::uuid`;
+    : range.withChildren
+      ? Prisma.sql`"orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${range.orgId}::uuid OR o."parentId" = ${range.orgId}::uuid)`
+      : Prisma.sql`"orgId" = ${range.orgId}::uuid`;
   // "after (t, i)" in (startTime desc, id asc) order. The first condition bounds the index scan (it
   // starts at t); the second drops the rows at t up to and including i.
   const keyset = after

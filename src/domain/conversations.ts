@@ -8,6 +8,7 @@ import type { SigningKey } from '../auth/signingKey.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
+import { childrenWithinReach } from './organizations.js';
 import { type ConversationPosition, type ConversationRange, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { viewSchema } from './viewSchema.js';
@@ -197,21 +198,21 @@ async function conversationScope(deps: DomainDeps, actor: Actor, query: Filters)
     throw InvalidInput.of('includeChildren', 'only the credential of an account organization may include child organizations');
   }
   const targetOrgId = query.orgId ?? actor.orgId;
-  assertReach(actor, targetOrgId);
-  const orgIds = [targetOrgId];
-  if (query.includeChildren) {
-    const children = await db.organization.findMany({ where: { parentId: targetOrgId }, select: { id: true } });
-    orgIds.push(...children.map((c) => c.id).filter((id) => canReach(actor, id)));
-  }
+  await assertReach(deps, actor, targetOrgId);
+  // the children are within reach only under the caller's own account (a location's children, if any,
+  // are not): then the list is named through the parent relation, never by listing the children
+  const withChildren = query.includeChildren && childrenWithinReach(actor, { id: targetOrgId });
+  let botInList = true;
   let botOrgId: string | undefined;
   if (query.botId) {
-    const bot = await db.bot.findUnique({ where: { id: query.botId }, select: { orgId: true } });
-    if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+    const bot = await db.bot.findUnique({ where: { id: query.botId }, select: { orgId: true, org: { select: { parentId: true } } } });
+    if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
     botOrgId = bot.orgId;
+    botInList = bot.orgId === targetOrgId || (withChildren && bot.org.parentId === targetOrgId);
   }
 
   const where: Prisma.ConversationWhereInput = {
-    orgId: orgIds.length === 1 ? orgIds[0]! : { in: orgIds },
+    ...(withChildren ? { OR: [{ orgId: targetOrgId }, { org: { parentId: targetOrgId } }] } : { orgId: targetOrgId }),
     ...(query.includeArchived ? {} : { archived: false }),
     ...(query.botId ? { botId: query.botId } : {}),
   };
@@ -219,10 +220,10 @@ async function conversationScope(deps: DomainDeps, actor: Actor, query: Filters)
   // a bot's conversations are its organization's: one range per archived state, or none when the bot's
   // organization is not among the listed ones
   const ranges: ConversationRange[] = query.botId
-    ? orgIds.includes(botOrgId!)
+    ? botInList
       ? archivedStates.map((archived) => ({ orgId: botOrgId!, botId: query.botId!, archived }))
       : []
-    : orgIds.flatMap((orgId) => archivedStates.map((archived) => ({ orgId, archived })));
+    : archivedStates.map((archived) => ({ orgId: targetOrgId, archived, withChildren }));
   return {
     where,
     ranges,

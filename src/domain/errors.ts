@@ -17,7 +17,8 @@ export abstract class DomainError extends Error {
     | 'RATE_LIMITED'
     | 'IDEMPOTENCY_KEY_IN_USE'
     | 'IDEMPOTENCY_KEY_REUSED'
-    | 'UNAVAILABLE';
+    | 'UNAVAILABLE'
+    | 'CONFLICT';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -30,6 +31,9 @@ export class InvalidInput extends DomainError {
     return new InvalidInput([{ path, message }]);
   }
 }
+
+/** 409: the request cannot be applied to the current state (e.g. a list at its limit); the message says why. */
+export class Conflict extends DomainError { readonly code = 'CONFLICT' as const; }
 
 /** 404: missing, or outside the caller's reach; the two are never told apart. */
 export class NotFound extends DomainError {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
 import type { PhoneNumber } from '../generated/prisma/client.js';
-import { type Actor, canReach, requireScope } from './access.js';
+import { type Actor, reaches, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
@@ -114,11 +114,17 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
   // checked and written in one transaction with the bot row share-locked, so that the bot cannot move or
   // vanish between the check and the write
   const view = await db.$transaction(async (tx) => {
-    const phone = await tx.phoneNumber.findUnique({ where: { id } });
-    if (!phone || !canReach(actor, phone.orgId)) throw new NotFound('Phone number');
-    const bots = await tx.$queryRaw<{ id: string; orgId: string }[]>`SELECT "id", "orgId" FROM "Bot" WHERE "id" = ${botId}::uuid FOR SHARE`;
+    // reach is decided from the organizations' parents read in the same statements (no read outside the transaction)
+    const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
+      SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${id}::uuid`;
+    const phone = phones[0];
+    if (!phone || !reaches(actor, { id: phone.orgId, parentId: phone.parentId })) throw new NotFound('Phone number');
+    const bots = await tx.$queryRaw<{ id: string; orgId: string; parentId: string | null }[]>`
+      SELECT b."id", b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
     const bot = bots[0];
-    if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+    if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
     if (bot.orgId !== phone.orgId) throw InvalidInput.of('botId', "must be a bot of the phone number's organization");
     const updated = await tx.phoneNumber.update({ where: { id }, data: { botId } });
     return phoneNumberView(updated);

@@ -10,6 +10,7 @@ import type { DomainDeps } from './deps.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import {
   canonicalTemplateWorkflow,
@@ -211,18 +212,22 @@ export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: u
   const { db } = deps;
   requireScope(actor, 'templates:write');
   const input = parseInput(createTemplateInputSchema, rawInput ?? {});
-  const row = await db.workflowTemplate.create({
-    data: {
-      orgId: actor.orgId,
-      name: input.name,
-      description: input.description ?? '',
-      version: 1,
-      variables: storedVariables(input.variables ?? []),
-      applicableMediums: input.applicableMediums ?? [],
-      officeHoursAvailability: input.officeHoursAvailability ?? null,
-      workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
-    },
-  });
+  const row = await db.$transaction(async (tx) => {
+    await lockOrganizationForLimit(tx, actor.orgId);
+    assertRoomFor('templates', await tx.workflowTemplate.count({ where: { orgId: actor.orgId } }));
+    return tx.workflowTemplate.create({
+      data: {
+        orgId: actor.orgId,
+        name: input.name,
+        description: input.description ?? '',
+        version: 1,
+        variables: storedVariables(input.variables ?? []),
+        applicableMediums: input.applicableMediums ?? [],
+        officeHoursAvailability: input.officeHoursAvailability ?? null,
+        workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
+      },
+    });
+  }, LIMIT_TRANSACTION_OPTIONS);
   deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
   return viewOf(row);
 }

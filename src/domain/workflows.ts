@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { DomainDeps } from './deps.js';
-import { type Actor, canReach, requireScope } from './access.js';
+import { type Actor, canReach, reaches, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
+import { assertRoomFor } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
 import { loadReachableOrganization } from './organizations.js';
@@ -76,7 +77,7 @@ export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: st
   const { db } = deps;
   const id = uuidParam('botId', botId);
   const bot = await db.bot.findUnique({ where: { id }, select: { id: true, orgId: true, name: true, createdAt: true } });
-  if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+  if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
   return bot;
 }
 
@@ -153,9 +154,13 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
 
   const createdIds = await db.$transaction(async (tx) => {
     // lock the bot: concurrent imports into one bot append one after the other, with distinct orders
-    const bots = await tx.$queryRaw<{ orgId: string }[]>`SELECT "orgId" FROM "Bot" WHERE id = ${id}::uuid FOR UPDATE`;
+    // reach from the organization's parent read in the same statement (no read outside the transaction)
+    const bots = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
+      SELECT b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${id}::uuid FOR UPDATE OF b`;
     const bot = bots[0];
-    if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
+    if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
+    assertRoomFor('workflows', await tx.workflow.count({ where: { botId: id } }), workflows.length);
     const last = await tx.workflow.aggregate({ where: { botId: id }, _max: { order: true } });
     const firstOrder = (last._max.order ?? 0) + 1;
 

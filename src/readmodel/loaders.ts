@@ -3,7 +3,7 @@
 import { compileSchedule, type ClosureRule, type DayOfWeek, type DaySchedule, type Medium, type PhoneGreetings, type TemplateRule } from '../domain/availability.js';
 import { minutesOf } from '../domain/timeFormats.js';
 import type { Db } from '../db/client.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule } from './records.js';
+import { type ApiKeyRecord, CHILD_IDS_LIMIT, type OAuthClientRecord, type OrganizationRecord, type OrgSchedule } from '../domain/readModelRecords.js';
 
 /** JSON values come back parsed from some drivers and as text from others. */
 function json<T>(value: unknown): T {
@@ -15,6 +15,11 @@ function utc(value: string | null): Date | null {
   return value === null ? null : new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`);
 }
 
+/**
+ * Organizations with their child count and first CHILD_IDS_LIMIT child ids: a record's size and its
+ * load time do not grow with an account's number of locations (the index on (parentId, createdAt, id)
+ * counts them and reads the first ones without a sort).
+ */
 export async function loadOrganizations(db: Db, ids: readonly string[]): Promise<Map<string, OrganizationRecord>> {
   const rows = await db.$queryRaw<
     {
@@ -24,17 +29,21 @@ export async function loadOrganizations(db: Db, ids: readonly string[]): Promise
       isAccount: boolean;
       communicationsEnabled: boolean;
       parentId: string | null;
-      childIds: string[] | null;
+      childCount: number;
+      firstChildIds: string[] | null;
       createdAt: Date;
       updatedAt: Date;
     }[]
   >`
     SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
-           ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id") AS "childIds",
+           -- only an account organization has children (a parent must be one): a location reads none, since with
+           -- one account holding most rows the planner's estimate for "parentId" = x would scan the whole table
+           CASE WHEN o."isAccount" THEN (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") ELSE 0 END AS "childCount",
+           CASE WHEN o."isAccount" THEN ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) END AS "firstChildIds",
            o."createdAt", o."updatedAt"
     FROM "Organization" o
     WHERE o."id" = ANY(${[...ids]}::uuid[])`;
-  return new Map(rows.map((r) => [r.id, { ...r, childIds: r.childIds ?? [] }]));
+  return new Map(rows.map((r) => [r.id, { ...r, childCount: Number(r.childCount), firstChildIds: r.firstChildIds ?? [] }]));
 }
 
 export async function loadApiKeys(db: Db, hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> {

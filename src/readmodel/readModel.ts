@@ -1,5 +1,5 @@
-// The read model: what the hot path reads, held in memory — organizations (with their children, i.e.
-// every credential owner's reach), API keys and OAuth clients, verified access tokens, and each
+// The read model: what the hot path reads, held in memory — organizations (each with its child count
+// and first few child ids; reach is decided from a target's own parentId), API keys and OAuth clients, verified access tokens, and each
 // organization's compiled schedule (office hours, breaks, the closures that can still apply indexed by
 // time, templates, phone-number greetings). It is the one cache of the service.
 //
@@ -16,7 +16,7 @@ import type { ChangeListener } from '../changes/feed.js';
 import type { Db } from '../db/client.js';
 import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from './loaders.js';
 import { LoadingCache } from './loadingCache.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from './records.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from '../domain/readModelRecords.js';
 
 export interface ReadModelOptions {
   maxEntries: number;

@@ -25,7 +25,7 @@ export interface RouteResult<Data = unknown> {
 }
 
 /** The 4xx statuses a route may document (beyond those every route answers). */
-export type RouteErrorStatus = 400 | 403 | 404;
+export type RouteErrorStatus = 400 | 403 | 404 | 409;
 
 export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   method: HttpMethod;

@@ -107,12 +107,13 @@ for (const transport of transports) {
       await call(a, 'POST', `/v1/organizations/${org}/disable`);
       await within(1_000, async () => (await call(b, 'GET', `/v1/organizations/${org}`)).body.data.communicationsEnabled === false);
 
-      // a new child organization widens its account's reach
+      // a new child organization is reachable (from its own record) and counted in its account's record
       const account = t.demo.organizations.account;
       const children = async () => (await call(b, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).body.data.childIds as string[];
       expect(await children()).toHaveLength(2);
       const child = await createOrganization(a.deps, { name: 'Clinic 3', timezone: 'America/Denver', parentId: account.id });
       await within(1_000, async () => (await children()).includes(child.id));
+      expect((await call(b, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).body.data.childCount).toBe(3);
       await within(1_000, async () => (await call(b, 'GET', `/v1/organizations/${child.id}`, undefined, account.apiKey)).status === 200);
 
       // a narrowed OAuth scope, on a token already issued

@@ -30,6 +30,7 @@ describe('GET /v1/organizations/{orgId}', () => {
         isAccount: false,
         communicationsEnabled: true,
         parentId: null,
+        childCount: 0,
         childIds: [],
         createdAt: isoInstant,
         updatedAt: isoInstant,
@@ -45,6 +46,7 @@ describe('GET /v1/organizations/{orgId}', () => {
       name: 'Bright Smiles Dental Group',
       isAccount: true,
       parentId: null,
+      childCount: 2,
       childIds: [ids().clinic.id, ids().clinic2.id],
     });
     const child = await getOrg(ids().clinic2.id, ids().account.apiKey);

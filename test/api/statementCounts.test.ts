@@ -27,12 +27,13 @@ const BUDGETS: Record<string, Budget> = {
   'GET /v1/organizations/:orgId/office-hours': { cold: 3, warm: 0 },
   'POST /v1/organizations/:orgId/office-hours': { cold: 9, warm: 7 },
   'GET /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
-  'POST /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
+  // creates lock the organization's row and count its list before inserting (domain/listLimits.ts)
+  'POST /v1/organizations/:orgId/closures': { cold: 5, warm: 3 },
   'GET /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'POST /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'DELETE /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'GET /v1/templates': { cold: 3, warm: 1 },
-  'POST /v1/templates': { cold: 3, warm: 1 },
+  'POST /v1/templates': { cold: 5, warm: 3 },
   'PUT /v1/templates/:templateId': { cold: 5, warm: 3 },
   'GET /v1/organizations/:orgId/bots': { cold: 3, warm: 1 },
   'GET /v1/bots/:botId/workflows': { cold: 5, warm: 3 },
@@ -50,7 +51,7 @@ const BUDGETS: Record<string, Budget> = {
   'GraphQL account children × fields': { cold: 7, warm: 3 },
   'GraphQL templates': { cold: 3, warm: 1 },
   'GraphQL conversations': { cold: 4, warm: 2 },
-  'GraphQL createClosure': { cold: 3, warm: 1 },
+  'GraphQL createClosure': { cold: 5, warm: 3 },
   'GraphQL setOfficeHours': { cold: 8, warm: 6 },
 };
 

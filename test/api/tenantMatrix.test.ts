@@ -77,6 +77,11 @@ beforeEach(async () => {
     },
     other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued },
   };
+  // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
+  // must not depend on how many children an account has)
+  await db.organization.createMany({
+    data: Array.from({ length: 2_000 }, (_, i) => ({ name: `Bulk location ${i}`, timezone: 'America/New_York', parentId: orgs.account.id })),
+  });
   // when the in-memory read model lands, it must forget what was just written behind its back
   t.deps.readModel.clear(); // written behind the change feed: the read model forgets what it held
   checksums = await tableChecksumReader(t.db.prisma);

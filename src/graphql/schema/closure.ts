@@ -1,3 +1,4 @@
+import { LIST_LIMITS } from '../../domain/listLimits.js';
 // Office closures on GraphQL: the Closure type, Organization.closures and the three mutations.
 // Input fields are permissive (strings, nullable) so that the domain's zod schema decides, with the
 // same verdict and message as on REST.
@@ -100,7 +101,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
 builder.mutationFields((t) => ({
   createClosure: t.field({
     type: ClosureRef,
-    description: 'Creates a timed or annual closure. Scope closures:write.',
+    description: `Creates a timed or annual closure; CONFLICT when the organization already has ${LIST_LIMITS.closures} closures (the most it may have). Scope closures:write.`,
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       input: t.arg({ type: CreateClosureInput, required: true, description: 'The closure; checked by the same rules as POST /v1/organizations/{orgId}/closures.', validate: { schema: createClosureSchema } }),

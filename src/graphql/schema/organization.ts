@@ -1,6 +1,16 @@
 import { canReach } from '../../domain/access.js';
-import { loadReachableOrganization, readOrganization, reachableOrganizations, setCommunications } from '../../domain/organizations.js';
+import {
+  type ChildrenConnection,
+  childrenConnection,
+  childrenWithinReach,
+  loadReachableOrganization,
+  readOrganization,
+  reachableOrganizations,
+  setCommunications,
+} from '../../domain/organizations.js';
+import { CHILD_IDS_LIMIT } from '../../domain/readModelRecords.js';
 import { builder } from '../builder.js';
+import { PageInfoRef } from './conversation.js';
 
 export const OrganizationRef = builder.prismaObject('Organization', {
   description: 'A business location (or an account organization grouping child locations), with a timezone.',
@@ -13,6 +23,23 @@ export const OrganizationRef = builder.prismaObject('Organization', {
   }),
 });
 
+const OrganizationEdgeRef = builder.objectRef<ChildrenConnection['edges'][number]>('OrganizationEdge').implement({
+  description: 'An organization and the cursor of its position in the list.',
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` to continue after this organization.' }),
+    node: t.field({ type: OrganizationRef, description: 'The organization.', resolve: (edge) => edge.node }),
+  }),
+});
+
+const OrganizationConnectionRef = builder.objectRef<ChildrenConnection>('OrganizationConnection').implement({
+  description: 'Organizations, oldest first (ties by id), one page at a time by cursor (a Relay connection).',
+  fields: (t) => ({
+    edges: t.expose('edges', { type: [OrganizationEdgeRef], description: 'The organizations of this page with their cursors.' }),
+    pageInfo: t.expose('pageInfo', { type: PageInfoRef, description: 'hasNextPage, endCursor and the rest.' }),
+    totalCount: t.exposeInt('totalCount', { description: 'Organizations in the list, over all pages.' }),
+  }),
+});
+
 // relations to other organizations are filtered by reach, so they are plain fields over the domain rule
 builder.prismaObjectFields(OrganizationRef, (t) => ({
     parent: t.field({
@@ -21,19 +48,39 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
       description: "The parent account organization; null when there is none or it is outside the caller's reach.",
       resolve: async (org, _args, ctx) => {
         const actor = await ctx.actor();
-        if (!org.parentId || !canReach(actor, org.parentId)) return null;
+        if (!org.parentId || !(await canReach(ctx.deps, actor, org.parentId))) return null;
         return (await ctx.deps.readModel.organization(org.parentId)) ?? null;
       },
     }),
     children: t.field({
       type: [OrganizationRef],
-      description: "Child organizations within the caller's reach (empty for a location).",
+      description: `The first ${CHILD_IDS_LIMIT} child organizations within the caller's reach, oldest first (all of them when childCount ≤ ${CHILD_IDS_LIMIT}; empty for a location).`,
+      deprecationReason: `Holds at most ${CHILD_IDS_LIMIT}; use childrenConnection (and childCount).`,
       resolve: async (org, _args, ctx) => {
         const actor = await ctx.actor();
         // the children of every organization of the operation are read together (read model, one statement when cold)
         const record = await ctx.deps.readModel.organization(org.id);
-        return reachableOrganizations(ctx.deps, actor, record?.childIds ?? []);
+        if (!record || !childrenWithinReach(actor, record)) return [];
+        return reachableOrganizations(ctx.deps, actor, record.firstChildIds);
       },
+    }),
+    childCount: t.int({
+      description: "How many child organizations are within the caller's reach (0 for a location).",
+      resolve: async (org, _args, ctx) => {
+        const actor = await ctx.actor();
+        const record = await ctx.deps.readModel.organization(org.id);
+        return record && childrenWithinReach(actor, record) ? record.childCount : 0;
+      },
+    }),
+    childrenConnection: t.field({
+      type: OrganizationConnectionRef,
+      description:
+        "Child organizations within the caller's reach, oldest first, page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to this organization (BAD_USER_INPUT on `after` otherwise). Scope organizations:read.",
+      args: {
+        first: t.arg.int({ description: 'Page size (1..200, default 50).' }),
+        after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
+      },
+      resolve: async (org, args, ctx) => childrenConnection(ctx.deps, await ctx.actor(), org.id, { ...args }),
     }),
 }));
 

@@ -2,6 +2,7 @@
 // and the workflow types shared with bot workflows (graphql/schema/bot.ts).
 // The input types mirror the REST body; their leaves are permissive (plain strings and ints) so that the
 // domain's zod schema, the same one REST uses, decides what is valid and says why.
+import { LIST_LIMITS } from '../../domain/listLimits.js';
 import {
   createTemplate,
   listTemplatesWithWorkflows,
@@ -190,7 +191,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createTemplate: t.field({
     type: WorkflowTemplateType,
-    description: "Creates a workflow template in the credential owner's organization, with version 1. Scope templates:write.",
+    description: `Creates a workflow template in the credential owner's organization, with version 1; CONFLICT when it already has ${LIST_LIMITS.templates} templates (the most it may have). Scope templates:write.`,
     args: { input: t.arg({ type: TemplateInput, required: true, description: 'The template; name is required.' }) },
     resolve: async (_root, args, ctx) => createTemplate(ctx.deps, await ctx.actor(), args.input),
   }),

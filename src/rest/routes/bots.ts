@@ -1,3 +1,4 @@
+import { LIST_LIMITS } from '../../domain/listLimits.js';
 import { botListResponse, exportBotWorkflows, importBotWorkflows, importWorkflowsInputSchema, listBots, workflowListResponse } from '../../domain/workflows.js';
 import { defineRoute } from '../route.js';
 
@@ -29,6 +30,7 @@ export const botRoutes = [
     description:
       'Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot\'s existing workflows, in one transaction. Answers the created workflows with their new ids.',
     scope: 'templates:write',
+    errors: { 409: `The bot would pass ${LIST_LIMITS.workflows} workflows, the most a bot may have (nothing is imported).` },
     body: importWorkflowsInputSchema,
     response: workflowListResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps, actor, params.botId!, body) } }),

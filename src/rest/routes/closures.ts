@@ -1,3 +1,4 @@
+import { LIST_LIMITS } from '../../domain/listLimits.js';
 import {
   closureListResponse,
   closureResponse,
@@ -18,6 +19,7 @@ export const closureRoutes = [
     path: '/v1/organizations/:orgId/closures',
     tag: 'Closures',
     summary: 'Create a closure (timed or annual)',
+    errors: { 409: `The organization already has ${LIST_LIMITS.closures} closures, the most it may have: delete past ones first.` },
     description: 'Either `startAt` and `endAt` (UTC, `YYYY-MM-DDTHH:mm:00Z`) or `annualDate` `{month, day}`. The greeting keys are required; null means not configured.',
     scope: 'closures:write',
     body: createClosureSchema,

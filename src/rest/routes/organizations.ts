@@ -1,4 +1,15 @@
-import { communicationsChangeResponse, communicationsInput, getOrganization, organizationResponse, setCommunications } from '../../domain/organizations.js';
+import {
+  CHILDREN_DEFAULT_LIMIT,
+  CHILDREN_MAX_LIMIT,
+  childrenPageSchema,
+  communicationsChangeResponse,
+  communicationsInput,
+  getOrganization,
+  listChildren,
+  listChildrenInput,
+  organizationResponse,
+  setCommunications,
+} from '../../domain/organizations.js';
 import { defineRoute } from '../route.js';
 
 export const organizationRoutes = [
@@ -8,8 +19,21 @@ export const organizationRoutes = [
     tag: 'Organizations',
     summary: 'Get an organization',
     scope: 'organizations:read',
+    description:
+      'Carries `childCount` (the child organizations within the caller\'s reach) rather than every child: page through them with GET /v1/organizations/{orgId}/children. `childIds` is deprecated and holds at most the first 100.',
     response: organizationResponse,
     handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps, actor, params.orgId!) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/organizations/:orgId/children',
+    tag: 'Organizations',
+    summary: "List an account organization's child organizations, oldest first",
+    description: `Query: \`limit\` (1..${CHILDREN_MAX_LIMIT}, default ${CHILDREN_DEFAULT_LIMIT}) and \`cursor\` (the \`pagination.nextCursor\` of the previous page; opaque, tamper-checked and bound to this organization). Order: creation time, ties by id; a page deep in the list costs what the first costs. Only the caller's own account organization has children within its reach: for any other organization within reach the list is empty. Unknown query parameters are a 400.`,
+    scope: 'organizations:read',
+    query: listChildrenInput,
+    response: childrenPageSchema,
+    handler: async ({ actor, deps, params, query }) => ({ data: await listChildren(deps, actor, params.orgId!, query) }),
   }),
   defineRoute({
     method: 'POST',

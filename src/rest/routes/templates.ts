@@ -1,3 +1,4 @@
+import { LIST_LIMITS } from '../../domain/listLimits.js';
 import {
   createTemplate,
   createTemplateInputSchema,
@@ -25,6 +26,7 @@ export const templateRoutes = [
     path: '/v1/templates',
     tag: 'Templates',
     summary: 'Create a workflow template',
+    errors: { 409: `The organization already has ${LIST_LIMITS.templates} templates, the most it may have.` },
     description: '`name` is required; the answer is the full template with `version` 1. JSON, form-urlencoded or multipart.',
     scope: 'templates:write',
     body: createTemplateInputSchema,

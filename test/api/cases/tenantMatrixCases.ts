@@ -29,6 +29,7 @@ const workflow = { title: 'Matrix workflow', steps: [{ title: 'Greet', order: 1 
 /** Keyed like the route registry: "METHOD /v1/path/:param". */
 export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId': { ids: { orgId: 'org' } },
+  'GET /v1/organizations/:orgId/children': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/disable': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/enable': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/closures': { ids: { orgId: 'org' } },
@@ -139,6 +140,8 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
         ['communicationsEnabled', 'communicationsEnabled'],
         ['parent', 'parent { id name }'],
         ['children', 'children { id name }'],
+        ['childCount', 'childCount'],
+        ['childrenConnection', 'childrenConnection(first: 5) { totalCount edges { cursor node { id name } } pageInfo { hasNextPage endCursor } }'],
         ['bots', 'bots { id workflows { id } }'],
         ['closures', 'closures { id description }'],
         ['insurances', 'insurances { id name }'],

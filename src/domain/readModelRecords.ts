@@ -1,6 +1,11 @@
-// What the read model holds: plain records, each loaded in one statement (loaders.ts), never mutated
-// after they are built (a change replaces them).
-import type { Availability, CompiledSchedule, DaySchedule, Medium, PhoneGreetings, TemplateRule } from '../domain/availability.js';
+// What the read model (src/readmodel/) holds: plain records, each loaded in one statement
+// (readmodel/loaders.ts), never mutated after they are built (a change replaces them). They are domain
+// types — the domain reads them and the read model fills them — so they live here, and the read model
+// imports the domain, never the other way round.
+
+/** How many child ids an organization record (and its answers' deprecated `childIds`) holds at most. */
+export const CHILD_IDS_LIMIT = 100;
+import type { Availability, CompiledSchedule, DaySchedule, Medium, PhoneGreetings, TemplateRule } from './availability.js';
 
 export interface OrganizationRecord {
   id: string;
@@ -9,8 +14,10 @@ export interface OrganizationRecord {
   isAccount: boolean;
   communicationsEnabled: boolean;
   parentId: string | null;
-  /** Children, oldest first. */
-  childIds: string[];
+  /** How many child organizations it has. */
+  childCount: number;
+  /** Its first CHILD_IDS_LIMIT children, oldest first (all of them are paged: organizations.ts listChildren). */
+  firstChildIds: string[];
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,0 +1,191 @@
+// The large-account part of `npm run bench` (issue 23): an account organization with BENCH_LARGE_LOCATIONS
+// (20,000) locations, created directly in the database (weekday office hours and one conversation each),
+// on PostgreSQL. Measured:
+//   - the same availability answer (one location, warm) with the location's key and with the account's
+//     key, alternating rounds (target: account ≥ 0.9× location), and the account's first seconds after start;
+//   - availability rotating over every location with the account's key (no error, peak RSS < 300 MiB);
+//   - the organization read of the account (its size, which must not grow with the locations), pages of
+//     its children, and includeChildren conversation pages, each with its latency (target p99 < 200 ms).
+// BENCH_LARGE_LOCATIONS=200 makes a quick smoke run.
+import pg from 'pg';
+import { load, type LoadResult, median, peakRssMiB, type Request, runScript, startService } from './lib.js';
+
+export interface LargeAccountContext {
+  postgresAdmin: string;
+  seconds: number;
+  rounds: number;
+  connections: number;
+  log(line: string): void;
+  report: string[];
+  target(name: string, value: string, goal: string, met: boolean): void;
+}
+
+interface Demo {
+  organizations: Record<'account' | 'clinic', { id: string; apiKey: string }>;
+}
+
+const locations = Number(process.env.BENCH_LARGE_LOCATIONS ?? 20_000);
+
+async function prepare(ctx: LargeAccountContext): Promise<{ url: string; demo: Demo }> {
+  const admin = new pg.Client({ connectionString: ctx.postgresAdmin });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS ocs_bench_large WITH (FORCE)');
+  await admin.query('CREATE DATABASE ocs_bench_large');
+  await admin.end();
+  const url = new URL(ctx.postgresAdmin);
+  url.pathname = '/ocs_bench_large';
+  const dbUrl = url.toString();
+  await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
+  const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  const account = demo.organizations.account.id;
+  await db.query(
+    `INSERT INTO "Organization" ("id", "name", "timezone", "parentId", "createdAt", "updatedAt")
+     SELECT gen_random_uuid(), 'Location ' || g, 'America/New_York', $1::uuid, now() - (g || ' seconds')::interval, now()
+     FROM generate_series(1, $2::int) g`,
+    [account, locations],
+  );
+  await db.query(
+    `INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
+     SELECT gen_random_uuid(), o."id", d::"DayOfWeek", false, '08:00', '17:00', now()
+     FROM "Organization" o CROSS JOIN unnest(ARRAY['MONDAY','TUESDAY','WEDNESDAY','THURSDAY','FRIDAY']) d
+     WHERE o."parentId" = $1::uuid AND o."name" LIKE 'Location %'`,
+    [account],
+  );
+  await db.query(
+    `INSERT INTO "Conversation" ("id", "orgId", "medium", "startTime", "tags", "topic")
+     SELECT gen_random_uuid(), o."id", 'PHONE', now() - (row_number() OVER (ORDER BY o."id") || ' minutes')::interval, ARRAY[]::text[], 'bench'
+     FROM "Organization" o WHERE o."parentId" = $1::uuid`,
+    [account],
+  );
+  await db.query('ANALYZE');
+  await db.end();
+  return { url: dbUrl, demo };
+}
+
+/** Latencies of `paths` fetched one after the other (each after the previous answered). */
+async function sequential(base: string, key: string, next: (previous: any) => string | null): Promise<{ ms: number[]; bytes: number[]; errors: number }> {
+  const ms: number[] = [];
+  const bytes: number[] = [];
+  let errors = 0;
+  let path = next(null);
+  while (path) {
+    const started = performance.now();
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const text = await res.text();
+    ms.push(performance.now() - started);
+    bytes.push(Buffer.byteLength(text));
+    if (res.status !== 200) {
+      errors++;
+      break;
+    }
+    path = next(JSON.parse(text));
+  }
+  return { ms, bytes, errors };
+}
+
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? NaN;
+const fmt = (x: number) => (x < 10 ? x.toFixed(1) : String(Math.round(x)));
+
+export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> {
+  ctx.log(`Large account: preparing ocs_bench_large (${locations} locations with office hours and a conversation each)…`);
+  const { url, demo } = await prepare(ctx);
+  const account = demo.organizations.account;
+  const clinic = demo.organizations.clinic;
+  const service = await startService({ DATABASE_URL: url });
+  try {
+    const base = `http://127.0.0.1:${service.port}`;
+    const availability: Request = { path: `/v1/organizations/${clinic.id}/availability?medium=PHONE` };
+    const withKey = (key: string): Request => ({ ...availability, headers: { authorization: `Bearer ${key}` } });
+
+    // the account's first seconds after start (nothing warm yet)
+    const first = await load(service.port, withKey(account.apiKey), ctx.connections, ctx.seconds);
+    ctx.log(`large account: first ${ctx.seconds} s after start, account key: ${Math.round(first.rps)} req/s`);
+
+    const runs = { location: [] as LoadResult[], account: [] as LoadResult[] };
+    for (let round = 0; round < ctx.rounds; round++) {
+      for (const [name, key] of [['location', clinic.apiKey], ['account', account.apiKey]] as const) {
+        const r = await load(service.port, withKey(key), ctx.connections, ctx.seconds);
+        runs[name].push(r);
+        ctx.log(`large account round ${round + 1}/${ctx.rounds} ${name} key: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
+      }
+    }
+    const med = (rs: LoadResult[]) => ({ rps: median(rs.map((r) => r.rps)), p99: median(rs.map((r) => r.p99)), bad: rs.reduce((a, r) => a + r.non2xx + r.errors, 0) });
+    const byLocation = med(runs.location);
+    const byAccount = med(runs.account);
+    const ratio = byAccount.rps / byLocation.rps;
+
+    // rotation over every location with the account's key
+    const pg2 = new pg.Client({ connectionString: url });
+    await pg2.connect();
+    const ids = (await pg2.query<{ id: string }>(`SELECT "id"::text AS "id" FROM "Organization" WHERE "parentId" = $1::uuid`, [account.id])).rows.map((r) => r.id);
+    await pg2.end();
+    const rotation = await load(
+      service.port,
+      { path: `/v1/organizations/${ids[0]}/availability?medium=PHONE`, headers: { authorization: `Bearer ${account.apiKey}` }, variants: ids.map((id) => `/v1/organizations/${id}/availability?medium=PHONE`) },
+      ctx.connections,
+      Math.max(ctx.seconds * 2, 5),
+    );
+    const rss = peakRssMiB(service.child.pid!);
+
+    // the organization read, children pages and includeChildren conversation pages, one after the other
+    const orgMs: number[] = [];
+    let orgBytes = 0;
+    for (let i = 0; i < 20; i++) {
+      const r = await sequential(base, account.apiKey, (prev) => (prev === null ? `/v1/organizations/${account.id}` : null));
+      orgMs.push(...r.ms);
+      orgBytes = r.bytes[0] ?? 0;
+    }
+    const gqlStarted = performance.now();
+    const gql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { organization { childCount children { id } } } }' }),
+    });
+    const gqlBytes = Buffer.byteLength(await gql.text());
+    const gqlMs = performance.now() - gqlStarted;
+    const children = await sequential(base, account.apiKey, (prev) => {
+      if (prev === null) return `/v1/organizations/${account.id}/children?limit=200`;
+      const cursor = prev.data.pagination.nextCursor as string | null;
+      return cursor ? `/v1/organizations/${account.id}/children?limit=200&cursor=${encodeURIComponent(cursor)}` : null;
+    });
+    let pages = 0;
+    const conversations = await sequential(base, account.apiKey, (prev) => {
+      if (prev === null) return '/v1/conversations?includeChildren=true&limit=20';
+      const cursor = prev.data.pagination.nextCursor as string | null;
+      return cursor && ++pages < 200 ? `/v1/conversations?includeChildren=true&limit=20&cursor=${encodeURIComponent(cursor)}` : null;
+    });
+
+    ctx.report.push(
+      `### Large account (PostgreSQL, ${locations} locations under one account)`,
+      '',
+      '| what | req/s (median) | p99 ms | non-2xx + errors |',
+      '|---|---:|---:|---:|',
+      `| availability of one location, location's key | ${Math.round(byLocation.rps)} | ${byLocation.p99} | ${byLocation.bad} |`,
+      `| the same, account's key | ${Math.round(byAccount.rps)} (${ratio.toFixed(2)}×) | ${byAccount.p99} | ${byAccount.bad} |`,
+      `| the same, account's key, first ${ctx.seconds} s after start | ${Math.round(first.rps)} | ${first.p99} | ${first.non2xx + first.errors} |`,
+      `| availability rotating over all ${ids.length} locations, account's key (peak RSS ${rss} MiB) | ${Math.round(rotation.rps)} | ${rotation.p99} | ${rotation.non2xx + rotation.errors} |`,
+      '',
+      '| read, one after the other | answers | p50 ms | p99 ms | size | errors |',
+      '|---|---:|---:|---:|---|---:|',
+      `| GET /v1/organizations/{account} | ${orgMs.length} | ${fmt(median(orgMs))} | ${fmt(p99(orgMs))} | ${orgBytes} B | 0 |`,
+      `| GraphQL viewer { organization { childCount children { id } } } | 1 | ${fmt(gqlMs)} | ${fmt(gqlMs)} | ${gqlBytes} B | ${gql.status === 200 ? 0 : 1} |`,
+      `| GET …/children?limit=200, every page | ${children.ms.length} | ${fmt(median(children.ms))} | ${fmt(p99(children.ms))} | ≤ ${Math.max(...children.bytes)} B | ${children.errors} |`,
+      `| GET /v1/conversations?includeChildren=true&limit=20, cursor pages | ${conversations.ms.length} | ${fmt(median(conversations.ms))} | ${fmt(p99(conversations.ms))} | ≤ ${Math.max(...conversations.bytes)} B | ${conversations.errors} |`,
+      '',
+    );
+    ctx.target(`Large account: account key vs location key, same availability (${locations} locations)`, `${ratio.toFixed(2)}×`, '≥ 0.9×', ratio >= 0.9);
+    ctx.target(
+      `Large account: rotation over all ${locations} locations`,
+      `${rotation.non2xx + rotation.errors} errors, peak RSS ${rss} MiB`,
+      'no error, < 300 MiB',
+      rotation.non2xx + rotation.errors === 0 && rss < 300,
+    );
+    const convP99 = p99(conversations.ms);
+    ctx.target('Large account: includeChildren conversation pages', `p99 ${fmt(convP99)} ms, ${conversations.errors} errors`, '< 200 ms, no error', convP99 < 200 && conversations.errors === 0);
+    ctx.target('Large account: organization read size', `${orgBytes} B`, '< 10 KB (does not grow with locations)', orgBytes < 10_000);
+  } finally {
+    await service.stop();
+  }
+}
