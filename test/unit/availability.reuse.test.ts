@@ -16,7 +16,7 @@ import {
   type TemplateRule,
 } from '../../src/domain/availability.js';
 import { availabilityFromSchedule } from '../../src/domain/availabilityQuery.js';
-import type { OrgSchedule } from '../../src/readmodel/records.js';
+import type { OrgSchedule } from '../../src/domain/readModelRecords.js';
 import { ALL_DAYS, annualClosure, openDay, pause, timedClosure } from './availability.cases.js';
 
 const PHONE_ID = '7d3c1f0e-5b7a-4c1e-9a52-0f6f2d6b8a11';
