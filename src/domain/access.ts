@@ -31,7 +31,8 @@ export interface Actor {
   /** Organization ids this actor may act on (its own, plus children for an account organization). */
   reach: ReadonlySet<string>;
   scopes: ReadonlySet<Scope>;
-  credential: { kind: 'apiKey' | 'oauth'; id: string };
+  /** The credential acting; its name is recorded in the event log (who changed what). */
+  credential: { kind: 'apiKey' | 'oauth'; id: string; name: string };
 }
 
 export function requireScope(actor: Actor, scope: Scope): void {
