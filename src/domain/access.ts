@@ -17,6 +17,7 @@ export const SCOPES = [
   'insurances:write',
   'call-requests:read',
   'conversations:read',
+  'events:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
