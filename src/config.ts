@@ -82,6 +82,9 @@ const envSchema = z.object({
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+    .optional(),
   CHANGES_CHANNEL: z
     .string()
     .optional()
@@ -168,6 +171,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** How many days the event log keeps events (EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
+  /**
+   * Webhooks may go to http:// and to loopback, private, link-local and metadata addresses
+   * (WEBHOOK_ALLOW_PRIVATE_TARGETS; by default only on the embedded database, for local development).
+   */
+  webhookAllowPrivateTargets: boolean;
 }
 
 export interface HttpLimits {
@@ -229,5 +237,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhookAllowPrivateTargets:
+      e.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === ''
+        ? e.DATABASE_URL.startsWith('pglite:')
+        : e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
   };
 }

@@ -56,31 +56,39 @@ export function eventActorOf(actor: Actor | null): EventActor {
   return { kind: actor.credential.kind === 'oauth' ? 'oauthClient' : 'apiKey', id: actor.credential.id, name: actor.credential.name };
 }
 
-/** The transaction a write runs in (or the client itself, for a single-statement caller that has none). */
-export type EventWriter = Pick<Prisma.TransactionClient, 'event'>;
+/** The transaction a write runs in. */
+export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
 
 /**
  * Appends one event, inside the caller's transaction: call it with the transaction client after the
- * write succeeded and before the transaction ends.
+ * write succeeded and before the transaction ends. The same statement fans the event out to the
+ * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
+ * account's): one pending delivery and one job each (webhooks/delivery.ts), so that what committed
+ * is delivered even if the process dies the next instant.
  */
 export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<void> {
   const who = eventActorOf(actor);
-  await tx.event.create({
-    data: {
-      id: randomUUID(),
-      type: event.type,
-      orgId: event.orgId,
-      occurredAt: deps.clock(),
-      actorKind: who.kind,
-      actorId: who.id,
-      actorName: who.name,
-      subjectType: event.subject.type,
-      subjectId: event.subject.id,
-      data: jsonOf(event.data),
-      ...(event.previous ? { previous: jsonOf(event.previous) } : {}),
-    },
-    select: { id: true },
-  });
+  const at = deps.clock().toISOString();
+  const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
+  const previous = event.previous ? JSON.stringify(event.previous) : null;
+  await tx.$executeRaw`
+    WITH ev AS (
+      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
+      VALUES (${randomUUID()}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
+              ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
+      RETURNING "id"
+    ), deliveries AS (
+      INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
+      SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)
+      FROM ev, "WebhookEndpoint" e
+      WHERE e."enabled"
+        AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
+        AND ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes"))
+      RETURNING "id"
+    )
+    INSERT INTO "Job" ("id", "kind", "payload", "runAt", "attempts", "createdAt")
+    SELECT gen_random_uuid(), 'webhook.deliver', jsonb_build_object('deliveryId', deliveries."id"), ${at}::timestamp(3), 0, ${at}::timestamp(3)
+    FROM deliveries`;
 }
 
 /**
@@ -99,8 +107,4 @@ export function changedFields(beforeView: object, afterView: object): Record<str
     if (!(key in after)) previous[key] = before[key];
   }
   return Object.keys(previous).length > 0 ? previous : null;
-}
-
-function jsonOf(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 }
