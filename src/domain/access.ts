@@ -18,6 +18,8 @@ export const SCOPES = [
   'call-requests:read',
   'conversations:read',
   'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

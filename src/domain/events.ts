@@ -23,6 +23,12 @@ export const EVENT_TYPES = [
   'phone_number.attached',
   'insurance.updated',
   'workflows.imported',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_delivery.retried',
+  'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -35,7 +41,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot';
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery';
   id: string;
 }
 
@@ -64,17 +70,20 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
  * write succeeded and before the transaction ends. The same statement fans the event out to the
  * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
  * account's): one pending delivery and one job each (webhooks/delivery.ts), so that what committed
- * is delivered even if the process dies the next instant.
+ * is delivered even if the process dies the next instant. A `webhook.test` event goes to its subject
+ * endpoint only. Answers the event's id.
  */
-export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<void> {
+export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<string> {
   const who = eventActorOf(actor);
   const at = deps.clock().toISOString();
   const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
   const previous = event.previous ? JSON.stringify(event.previous) : null;
+  const id = randomUUID();
+  const test = event.type === 'webhook.test';
   await tx.$executeRaw`
     WITH ev AS (
       INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
-      VALUES (${randomUUID()}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
+      VALUES (${id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
               ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
       RETURNING "id"
     ), deliveries AS (
@@ -83,12 +92,14 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
       FROM ev, "WebhookEndpoint" e
       WHERE e."enabled"
         AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
-        AND ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes"))
+        AND CASE WHEN ${test}::boolean THEN e."id"::text = ${event.subject.id}
+                 ELSE ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes")) END
       RETURNING "id"
     )
     INSERT INTO "Job" ("id", "kind", "payload", "runAt", "attempts", "createdAt")
     SELECT gen_random_uuid(), 'webhook.deliver', jsonb_build_object('deliveryId', deliveries."id"), ${at}::timestamp(3), 0, ${at}::timestamp(3)
     FROM deliveries`;
+  return id;
 }
 
 /**

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
+import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -42,7 +43,96 @@ async function seedClosure(t: TestApp): Promise<string> {
 let seeded = '';
 const seededClosure = () => seeded;
 
+/** A webhook endpoint of the clinic made before the write under test (stored directly: no event of its own). */
+let endpointId = '';
+let deliveryId = '';
+async function seedEndpoint(t: TestApp): Promise<void> {
+  endpointId = (await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: clinic(t), url: 'https://hooks.example.com/x', eventTypes: ['template.*'] })).id;
+}
+async function seedFailedDelivery(t: TestApp): Promise<void> {
+  await seedEndpoint(t);
+  const event = await t.rest('POST', '/v1/templates', { json: { name: 'Seeded' } });
+  expect(event.status).toBe(200);
+  const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId } });
+  await t.deps.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'failed' } });
+  await t.deps.db.job.deleteMany();
+  deliveryId = delivery.id;
+}
+const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
+  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
+    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const base = '/v1/webhook-endpoints';
+  return {
+    create: {
+      run: run(
+        (t, token) => restOk(t, token, 'POST', base, { url: 'https://hooks.example.com/new', eventTypes: ['closure.*'] }),
+        (t, token) => gqlOk(t, token, 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/new"}) { id secret } }', {}),
+      ),
+      type: 'webhook_endpoint.created',
+      orgId: clinic,
+      subjectId: async (t) => (await t.deps.db.webhookEndpoint.findFirstOrThrow({ where: { url: 'https://hooks.example.com/new' } })).id,
+    },
+    update: {
+      before: seedEndpoint,
+      run: run(
+        (t, token) => restOk(t, token, 'PATCH', `${base}/${endpointId}`, { description: 'Changed' }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "Changed"}) { id } }', { id: endpointId }),
+      ),
+      type: 'webhook_endpoint.updated',
+      orgId: clinic,
+      subjectId: () => endpointId,
+    },
+    delete: {
+      before: seedEndpoint,
+      run: run(
+        (t, token) => restOk(t, token, 'DELETE', `${base}/${endpointId}`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: endpointId }),
+      ),
+      type: 'webhook_endpoint.deleted',
+      orgId: clinic,
+      subjectId: () => endpointId,
+    },
+    rotate: {
+      before: seedEndpoint,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${endpointId}/rotate-secret`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }', { id: endpointId }),
+      ),
+      type: 'webhook_endpoint.secret_rotated',
+      orgId: clinic,
+      subjectId: () => endpointId,
+    },
+    test: {
+      before: seedEndpoint,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${endpointId}/test`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { testWebhookEndpoint(id: $id) { id } }', { id: endpointId }),
+      ),
+      type: 'webhook.test',
+      orgId: clinic,
+      subjectId: () => endpointId,
+    },
+    retry: {
+      before: seedFailedDelivery,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${endpointId}/deliveries/${deliveryId}/retry`),
+        (t, token) => gqlOk(t, token, 'mutation($e: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $e, deliveryId: $d) { id } }', { e: endpointId, d: deliveryId }),
+      ),
+      type: 'webhook_delivery.retried',
+      orgId: clinic,
+      subjectId: () => deliveryId,
+    },
+  };
+};
+
+const restWebhooks = webhookWrites('rest');
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'POST /v1/webhook-endpoints': restWebhooks.create!,
+  'PATCH /v1/webhook-endpoints/:endpointId': restWebhooks.update!,
+  'DELETE /v1/webhook-endpoints/:endpointId': restWebhooks.delete!,
+  'POST /v1/webhook-endpoints/:endpointId/rotate-secret': restWebhooks.rotate!,
+  'POST /v1/webhook-endpoints/:endpointId/test': restWebhooks.test!,
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': restWebhooks.retry!,
   'POST /v1/organizations/:orgId/closures': {
     run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/closures`, closureBody)),
     type: 'closure.created',
@@ -119,7 +209,14 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   },
 };
 
+const gqlWebhooks = webhookWrites('gql');
 const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  createWebhookEndpoint: gqlWebhooks.create!,
+  updateWebhookEndpoint: gqlWebhooks.update!,
+  deleteWebhookEndpoint: gqlWebhooks.delete!,
+  rotateWebhookSecret: gqlWebhooks.rotate!,
+  testWebhookEndpoint: gqlWebhooks.test!,
+  retryWebhookDelivery: gqlWebhooks.retry!,
   createClosure: {
     run: async (t, token) =>
       void (await gqlOk(

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { attemptDelivery, handleWebhookDeliveries, isPrivateAddress, urlProblem } from '../../src/webhooks/delivery.js';
+import { attemptDelivery, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
+import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 

@@ -12,6 +12,7 @@ import './closure.js';
 import './officeHours.js';
 import './availability.js';
 import './event.js';
+import './webhook.js';
 
 // every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

@@ -12,6 +12,7 @@ import { closureRoutes } from './closures.js';
 import { officeHoursRoutes } from './officeHours.js';
 import { availabilityRoutes } from './availability.js';
 import { eventRoutes } from './events.js';
+import { webhookEndpointRoutes } from './webhookEndpoints.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -25,4 +26,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...officeHoursRoutes,
   ...availabilityRoutes,
   ...eventRoutes,
+  ...webhookEndpointRoutes,
 ];
