@@ -81,6 +81,10 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
+  EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+    .optional(),
   CHANGES_CHANNEL: z
     .string()
     .optional()
@@ -165,6 +169,13 @@ export interface Config {
   corsOrigins: string[];
   /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset = public. */
   metricsToken: string | undefined;
+  /** How many days the event log keeps events (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
+  /**
+   * Webhooks may go to http:// and to loopback, private, link-local and metadata addresses
+   * (WEBHOOK_ALLOW_PRIVATE_TARGETS; by default only on the embedded database, for local development).
+   */
+  webhookAllowPrivateTargets: boolean;
 }
 
 export interface HttpLimits {
@@ -225,5 +236,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhookAllowPrivateTargets:
+      e.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === ''
+        ? e.DATABASE_URL.startsWith('pglite:')
+        : e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
   };
 }

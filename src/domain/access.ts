@@ -20,6 +20,9 @@ export const SCOPES = [
   'insurances:write',
   'call-requests:read',
   'conversations:read',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -32,7 +35,8 @@ export interface Actor {
   orgId: string;
   ownerIsAccount: boolean;
   scopes: ReadonlySet<Scope>;
-  credential: { kind: 'apiKey' | 'oauth'; id: string };
+  /** The credential acting; its name is recorded in the event log (who changed what). */
+  credential: { kind: 'apiKey' | 'oauth'; id: string; name: string };
 }
 
 export function requireScope(actor: Actor, scope: Scope): void {

@@ -7,6 +7,7 @@ import { type Actor, reaches, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { changedFields, recordEvent } from './events.js';
 import { loadReachableOrganization } from './organizations.js';
 import { viewSchema } from './viewSchema.js';
 
@@ -115,8 +116,8 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
   // vanish between the check and the write
   const view = await db.$transaction(async (tx) => {
     // reach is decided from the organizations' parents read in the same statements (no read outside the transaction)
-    const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
-      SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+    const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null; botId: string | null }[]>`
+      SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId", p."botId"::text AS "botId"
       FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${id}::uuid`;
     const phone = phones[0];
     if (!phone || !reaches(actor, { id: phone.orgId, parentId: phone.parentId })) throw new NotFound('Phone number');
@@ -127,7 +128,13 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
     if (bot.orgId !== phone.orgId) throw InvalidInput.of('botId', "must be a bot of the phone number's organization");
     const updated = await tx.phoneNumber.update({ where: { id }, data: { botId } });
-    return phoneNumberView(updated);
+    const view = phoneNumberView(updated);
+    // attaching changes only the bot
+    const previous = changedFields({ ...view, botId: phone.botId }, view);
+    if (previous) {
+      await recordEvent(tx, deps, actor, { type: 'phone_number.attached', orgId: phone.orgId, subject: { type: 'phone_number', id }, data: view, previous });
+    }
+    return view;
   });
   deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
   return view;

@@ -69,6 +69,43 @@ const monday = {
   close: '17:00',
   breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'We are at lunch until 1 pm.' }],
 };
+const closureUpdatedEvent = {
+  id: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
+  type: 'closure.updated',
+  orgId: ids.clinic,
+  occurredAt: '2026-03-02T15:01:00.000Z',
+  actor: { kind: 'apiKey', id: 'a6c8eafc-4b6d-4f8b-8dae-2a4c6e8a0c5c', name: 'Back office' },
+  subject: { type: 'closure', id: ids.closure },
+  data: timedClosure,
+  previous: { description: 'Training' },
+};
+const webhookEndpoint = {
+  id: 'b7d9fb1d-5c7e-4a9c-8e1f-3b5d7f9b1d6d',
+  orgId: ids.account,
+  url: 'https://backoffice.example.com/hooks/ocs',
+  description: 'Back office sync',
+  eventTypes: ['closure.*', 'office_hours.updated'],
+  enabled: true,
+  disabledReason: null,
+  previousSecretExpiresAt: null,
+  createdAt,
+  updatedAt: createdAt,
+};
+const webhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const webhookDelivery = {
+  id: 'c8eafc2e-6d8f-4bad-9f2a-4c6e8a0c2e7e',
+  endpointId: webhookEndpoint.id,
+  eventId: closureUpdatedEvent.id,
+  eventType: 'closure.updated',
+  status: 'pending',
+  attempts: 1,
+  lastAttemptAt: '2026-03-02T15:01:00.000Z',
+  statusCode: 503,
+  latencyMs: 48,
+  response: 'Service Unavailable',
+  nextAttemptAt: '2026-03-02T15:01:05.000Z',
+  createdAt: '2026-03-02T15:01:00.000Z',
+};
 const closedDay = (dayOfWeek: string) => ({ dayOfWeek, isClosed: true, open: null, close: null, breaks: [] });
 const phoneNumber = {
   id: ids.mainLine,
@@ -103,6 +140,20 @@ const insurance = {
 
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
+  'GET /v1/events': {
+    events: [closureUpdatedEvent],
+    pagination: { limit: 1, nextCursor: 'eyJwIjp7InMiOiI0MiJ9LCJmIjoiM2YxYTljMmUifQ.k2f9c1' },
+  },
+  'GET /v1/events/:eventId': closureUpdatedEvent,
+  'POST /v1/webhook-endpoints': { ...webhookEndpoint, secret: webhookSecret },
+  'GET /v1/webhook-endpoints': { webhookEndpoints: [webhookEndpoint] },
+  'GET /v1/webhook-endpoints/:endpointId': webhookEndpoint,
+  'PATCH /v1/webhook-endpoints/:endpointId': { ...webhookEndpoint, eventTypes: ['*'] },
+  'DELETE /v1/webhook-endpoints/:endpointId': { id: webhookEndpoint.id, deleted: true },
+  'POST /v1/webhook-endpoints/:endpointId/rotate-secret': { ...webhookEndpoint, secret: 'whsec_Zq3hL0f9c2vYtN8sW4kP7mR1xB6dE5aU', previousSecretExpiresAt: '2026-03-03T15:00:00.000Z' },
+  'POST /v1/webhook-endpoints/:endpointId/test': { ...webhookDelivery, eventType: 'webhook.test', status: 'pending', attempts: 0, lastAttemptAt: null, statusCode: null, latencyMs: null, response: null, nextAttemptAt: '2026-03-02T15:01:00.000Z' },
+  'GET /v1/webhook-endpoints/:endpointId/deliveries': { deliveries: [webhookDelivery] },
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': { ...webhookDelivery, attempts: 0, nextAttemptAt: '2026-03-02T16:00:00.000Z' },
   'GET /v1/templates': { templates: [templateSummary] },
   'POST /v1/templates': { ...template, id: ids.bookAppointment },
   'PUT /v1/templates/:templateId': { ...template, version: 2 },

@@ -15,6 +15,7 @@ import { allRoutes } from '../../src/rest/routes/index.js';
 import { changedTables, tableChecksumReader, type ChecksumReader } from '../support/tableChecksums.js';
 import { subscribe } from '../support/sse.js';
 import { useTestApp, type TestResponse } from '../support/testApp.js';
+import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { GRAPHQL_CASES, REST_CASES, type GraphQLCase, type Ids, type Kind, type RestCase } from './cases/tenantMatrixCases.js';
 
 const UNLIMITED = '1000000000';
@@ -56,7 +57,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -65,6 +66,9 @@ beforeEach(async () => {
       insurance: await insurance('clinic2'),
       template: await template('clinic2'),
       callRequest: await callRequest('clinic2'),
+      event: '',
+      webhookEndpoint: '',
+      webhookDelivery: '',
     },
     account: {
       org: orgs.account.id,
@@ -74,14 +78,28 @@ beforeEach(async () => {
       insurance: await insurance('account'),
       template: await template('account'),
       callRequest: await callRequest('account'),
+      event: '',
+      webhookEndpoint: '',
+      webhookDelivery: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '' },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
   // must not depend on how many children an account has)
   await db.organization.createMany({
     data: Array.from({ length: 2_000 }, (_, i) => ({ name: `Bulk location ${i}`, timezone: 'America/New_York', parentId: orgs.account.id })),
   });
+  // each organization's event (the one its closure's creation recorded), webhook endpoint, and a failed delivery
+  for (const who of Object.keys(objects) as Who[]) {
+    const o = objects[who];
+    o.event = (await db.event.findFirstOrThrow({ where: { subjectId: o.closure }, select: { id: true } })).id;
+    o.webhookEndpoint = (await createEndpointRecord(db, t.deps.tokens.key, new Date(), { orgId: o.org, url: `https://hooks.example.com/${who}`, eventTypes: ['*'] })).id;
+    o.webhookDelivery = (
+      await db.webhookDelivery.create({
+        data: { id: randomUUID(), endpointId: o.webhookEndpoint, eventId: o.event, eventType: 'closure.created', status: 'failed', attempts: 8, createdAt: new Date() },
+      })
+    ).id;
+  }
   // when the in-memory read model lands, it must forget what was just written behind its back
   t.deps.readModel.clear(); // written behind the change feed: the read model forgets what it held
   checksums = await tableChecksumReader(t.db.prisma);

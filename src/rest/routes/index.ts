@@ -11,6 +11,8 @@ import { conversationRoutes } from './conversations.js';
 import { closureRoutes } from './closures.js';
 import { officeHoursRoutes } from './officeHours.js';
 import { availabilityRoutes } from './availability.js';
+import { eventRoutes } from './events.js';
+import { webhookEndpointRoutes } from './webhookEndpoints.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -23,4 +25,6 @@ export const allRoutes: readonly RouteDef[] = [
   ...closureRoutes,
   ...officeHoursRoutes,
   ...availabilityRoutes,
+  ...eventRoutes,
+  ...webhookEndpointRoutes,
 ];

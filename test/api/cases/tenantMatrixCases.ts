@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -65,6 +65,19 @@ export const REST_CASES: Record<string, RestCase> = {
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' }, body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }) },
   'GET /v1/call-requests/:callRequestId': { ids: { callRequestId: 'callRequest' } },
   'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
+  // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
+  'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
+  'GET /v1/events/:eventId': { ids: { eventId: 'event' } },
+  // webhook endpoints belong to the credential owner's organization, like templates
+  'POST /v1/webhook-endpoints': { ids: {}, body: () => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['closure.*'] }) },
+  'GET /v1/webhook-endpoints': { ids: {} },
+  'GET /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
+  'PATCH /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' }, body: () => ({ description: 'Matrix' }) },
+  'DELETE /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
+  'POST /v1/webhook-endpoints/:endpointId/rotate-secret': { ids: { endpointId: 'webhookEndpoint' } },
+  'POST /v1/webhook-endpoints/:endpointId/test': { ids: { endpointId: 'webhookEndpoint' } },
+  'GET /v1/webhook-endpoints/:endpointId/deliveries': { ids: { endpointId: 'webhookEndpoint' } },
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': { ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' } },
   // templates belong to the credential owner's organization: no id names another tenant's list
   'GET /v1/templates': { ids: {} },
   'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
@@ -86,6 +99,29 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
   },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.events': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID) { events(first: 5, filter: {orgId: $orgId, type: ["closure.*"]}) { edges { node { id orgId type } } } }',
+  },
+  'Query.event': { ids: { id: 'event' }, query: 'query($id: ID!) { event(id: $id) { id orgId type } }' },
+  'Query.webhookEndpoints': { ids: {}, query: '{ webhookEndpoints { id url } }' },
+  'Query.webhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'query($id: ID!) { webhookEndpoint(id: $id) { id url } }' },
+  'Query.webhookDeliveries': { ids: { endpointId: 'webhookEndpoint' }, query: 'query($endpointId: ID!) { webhookDeliveries(endpointId: $endpointId) { id status } }' },
+  'Mutation.createWebhookEndpoint': {
+    ids: {},
+    query: 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/matrix"}) { id secret } }',
+  },
+  'Mutation.updateWebhookEndpoint': {
+    ids: { id: 'webhookEndpoint' },
+    query: 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "Matrix"}) { id } }',
+  },
+  'Mutation.deleteWebhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }' },
+  'Mutation.rotateWebhookSecret': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }' },
+  'Mutation.testWebhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { testWebhookEndpoint(id: $id) { id status } }' },
+  'Mutation.retryWebhookDelivery': {
+    ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' },
+    query: 'mutation($endpointId: ID!, $deliveryId: ID!) { retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId) { id status } }',
+  },
   'Subscription.availabilityChanged': {
     ids: { orgId: 'org', phoneNumberId: 'phone' },
     query: 'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',

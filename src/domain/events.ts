@@ -1,0 +1,121 @@
+// The event log (a transactional outbox): every domain write appends one event in the transaction of
+// the change itself, so a change that committed is recorded, and a change that rolled back is not. An
+// event says what changed (type, subject, the resource as answered after the change, and for updates
+// the changed fields' values before), in which organization, when, and who did it (the credential's
+// kind, id and name): the same rows are the audit trail and, later, what webhooks deliver.
+// A write that changes nothing (disabling a disabled organization, an update to the same values)
+// appends nothing.
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../generated/prisma/client.js';
+import type { Actor } from './access.js';
+import type { DomainDeps } from './deps.js';
+
+/** The event catalogue (README "Events"). A prefix such as `closure.*` selects a family when filtering. */
+export const EVENT_TYPES = [
+  'organization.disabled',
+  'organization.enabled',
+  'office_hours.updated',
+  'closure.created',
+  'closure.updated',
+  'closure.deleted',
+  'template.created',
+  'template.updated',
+  'phone_number.attached',
+  'insurance.updated',
+  'workflows.imported',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_delivery.retried',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EventActorKind = 'apiKey' | 'oauthClient' | 'admin' | 'system';
+
+export interface EventActor {
+  kind: EventActorKind;
+  id: string | null;
+  name: string | null;
+}
+
+export interface EventSubject {
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery';
+  id: string;
+}
+
+/** What a write tells the log; the log adds the id, the time and the actor. */
+export interface NewEvent {
+  type: EventType;
+  orgId: string;
+  subject: EventSubject;
+  /** The resource as answered after the change. */
+  data: unknown;
+  /** Updates: the changed fields' values before the change. */
+  previous?: Record<string, unknown>;
+}
+
+/** Who an event says acted: the credential behind the request (or the service itself, for `system`). */
+export function eventActorOf(actor: Actor | null): EventActor {
+  if (!actor) return { kind: 'system', id: null, name: null };
+  return { kind: actor.credential.kind === 'oauth' ? 'oauthClient' : 'apiKey', id: actor.credential.id, name: actor.credential.name };
+}
+
+/** The transaction a write runs in. */
+export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
+
+/**
+ * Appends one event, inside the caller's transaction: call it with the transaction client after the
+ * write succeeded and before the transaction ends. The same statement fans the event out to the
+ * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
+ * account's): one pending delivery and one job each (webhooks/delivery.ts), so that what committed
+ * is delivered even if the process dies the next instant. A `webhook.test` event goes to its subject
+ * endpoint only. Answers the event's id.
+ */
+export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<string> {
+  const who = eventActorOf(actor);
+  const at = deps.clock().toISOString();
+  const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
+  const previous = event.previous ? JSON.stringify(event.previous) : null;
+  const id = randomUUID();
+  const test = event.type === 'webhook.test';
+  await tx.$executeRaw`
+    WITH ev AS (
+      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
+      VALUES (${id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
+              ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
+      RETURNING "id"
+    ), deliveries AS (
+      INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
+      SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)
+      FROM ev, "WebhookEndpoint" e
+      WHERE e."enabled"
+        AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
+        AND CASE WHEN ${test}::boolean THEN e."id"::text = ${event.subject.id}
+                 ELSE ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes")) END
+      RETURNING "id"
+    )
+    INSERT INTO "Job" ("id", "kind", "payload", "runAt", "attempts", "createdAt")
+    SELECT gen_random_uuid(), 'webhook.deliver', jsonb_build_object('deliveryId', deliveries."id"), ${at}::timestamp(3), 0, ${at}::timestamp(3)
+    FROM deliveries`;
+  return id;
+}
+
+/**
+ * The fields of `before` whose value differs in `after` (compared as JSON), with their old values
+ * (`updatedAt` aside); null when nothing changed (then the write appends no event).
+ */
+export function changedFields(beforeView: object, afterView: object): Record<string, unknown> | null {
+  const before = beforeView as Record<string, unknown>;
+  const after = afterView as Record<string, unknown>;
+  const previous: Record<string, unknown> = {};
+  for (const key of Object.keys(after)) {
+    if (key === 'updatedAt') continue; // moves on every write: not a change of its own
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key] ?? null;
+  }
+  for (const key of Object.keys(before)) {
+    if (!(key in after)) previous[key] = before[key];
+  }
+  return Object.keys(previous).length > 0 ? previous : null;
+}

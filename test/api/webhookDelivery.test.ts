@@ -1,0 +1,190 @@
+// Webhook delivery (webhooks/delivery.ts): a write's event reaches the subscribed endpoints, signed per
+// Standard Webhooks (verified here with the `standardwebhooks` package, as a receiver would); failures
+// are retried with growing gaps on the app's clock; 410 disables the endpoint; private and metadata
+// addresses are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS. The receiver listens on 127.0.0.1.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { JobQueue } from '../../src/jobs/queue.js';
+import { attemptDelivery, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
+import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
+import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let server: Server;
+let receiverUrl = '';
+let received: Received[] = [];
+/** The statuses the receiver answers, in turn (then 200). */
+let script: number[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = script.shift() ?? 200;
+      res.end(res.statusCode === 200 ? 'thanks' : 'not now');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  received = [];
+  script = [];
+});
+
+function queue() {
+  return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
+}
+
+/** Verifies as a receiver would, with the receiver's clock at the app's time (the library checks the timestamp against Date.now()). */
+function verify(secret: string, message: Received): unknown {
+  vi.useFakeTimers({ toFake: ['Date'], now: t.clock.now() });
+  try {
+    return new Webhook(secret).verify(message.body, message.headers as Record<string, string>);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+async function endpoint(eventTypes: string[], orgId = t.demo.organizations.clinic.id, url = receiverUrl) {
+  return createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId, url, eventTypes });
+}
+
+const closureBody = { description: 'Christmas', annualDate: { month: 12, day: 25 }, chatGreeting: null, phoneGreeting: null };
+
+describe('webhook delivery', () => {
+  it('delivers a write’s event to the subscribed endpoint, signed per Standard Webhooks', async () => {
+    t.clock.set(new Date());
+    const { id, secret } = await endpoint(['closure.*']);
+    const created = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    await t.rest('PATCH', `/v1/organizations/${t.demo.organizations.clinic.id}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Not subscribed' } });
+    expect(await queue().runDue()).toBe(1);
+    expect(received).toHaveLength(1);
+    const payload = verify(secret, received[0]!) as Record<string, unknown>;
+    const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'closure.created' } });
+    expect(payload).toEqual({ id: event.id, type: 'closure.created', occurredAt: event.occurredAt.toISOString(), orgId: t.demo.organizations.clinic.id, data: created.body.data });
+    expect(received[0]!.headers['webhook-id']).toBe(event.id);
+    // a wrong secret does not verify
+    expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, received[0]!)).toThrow();
+    const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200, response: 'thanks', nextAttemptAt: null });
+    // the secret is stored encrypted
+    const stored = await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    expect(stored.secret).not.toContain(secret.slice(6, 20));
+  });
+
+  it('retries a failing receiver with growing gaps on the app clock: three failures, then delivered on the fourth attempt', async () => {
+    t.clock.set(new Date());
+    const { secret } = await endpoint(['*']);
+    script = [500, 503, 502];
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    const q = queue();
+    expect(await q.runDue()).toBe(1);
+    for (const gap of [5_000, 5 * 60_000, 30 * 60_000]) {
+      t.clock.advance(gap - 1_000);
+      expect(await q.runDue()).toBe(0); // not before its time
+      t.clock.advance(1_000);
+      expect(await q.runDue()).toBe(1);
+    }
+    expect(received).toHaveLength(4);
+    const times = received.map((r) => Number(r.headers['webhook-timestamp']));
+    expect(times.slice(1).map((at, i) => at - times[i]!)).toEqual([5, 300, 1800]);
+    // the same message id every time, each attempt signed
+    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(verify(secret, received[3]!)).toMatchObject({ type: 'closure.created' });
+    const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow();
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, statusCode: 200 });
+    expect(await t.deps.db.job.count()).toBe(0);
+  });
+
+  it('marks a delivery failed after the last retry', async () => {
+    t.clock.set(new Date());
+    await endpoint(['*']);
+    script = Array(8).fill(500);
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    const q = queue();
+    await q.runDue();
+    for (let i = 0; i < 7; i++) {
+      t.clock.advance(10 * 3_600_000);
+      expect(await q.runDue()).toBe(1);
+    }
+    expect(received).toHaveLength(8);
+    expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({ status: 'failed', attempts: 8, statusCode: 500, nextAttemptAt: null });
+  });
+
+  it('disables the endpoint when it answers 410 Gone, and sends it nothing more', async () => {
+    t.clock.set(new Date());
+    const { id } = await endpoint(['*']);
+    script = [410];
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    await queue().runDue();
+    expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ enabled: false });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    expect(await queue().runDue()).toBe(0);
+    expect(received).toHaveLength(1);
+  });
+
+  it("sends an account's endpoint its children's events, and no endpoint another tenant's", async () => {
+    t.clock.set(new Date());
+    const { secret } = await endpoint(['closure.created'], t.demo.organizations.account.id);
+    await endpoint(['*'], t.demo.organizations.other.id);
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.account.apiKey, json: closureBody });
+    expect(await queue().runDue()).toBe(1);
+    expect(verify(secret, received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
+  });
+
+  it('records the event and its delivery with the write: a write that rolls back sends nothing', async () => {
+    t.clock.set(new Date());
+    await endpoint(['*']);
+    const refused = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'x', greeting: 'x' }] },
+    });
+    expect(refused.status).toBe(400);
+    expect(await t.deps.db.job.count()).toBe(0);
+    expect(await t.deps.db.webhookDelivery.count()).toBe(0);
+  });
+});
+
+describe('webhook targets', () => {
+  it('refuses loopback, private, link-local and metadata addresses unless private targets are allowed', async () => {
+    for (const address of ['127.0.0.1', '169.254.169.254', '10.1.2.3', '192.168.0.10', '172.20.0.1', '::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '0.0.0.0']) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    for (const address of ['93.184.216.34', '2606:4700::1111']) expect(isPrivateAddress(address), address).toBe(false);
+    expect(urlProblem('http://example.com/hook', false)).toMatch(/https/);
+    expect(urlProblem('https://example.com/hook', false)).toBeNull();
+    expect(urlProblem('http://127.0.0.1:9/hook', true)).toBeNull();
+  });
+
+  it('does not connect to 127.0.0.1, localhost, 169.254.169.254 or 10.x without the flag (checked at delivery, after DNS)', async () => {
+    t.clock.set(new Date());
+    const port = (server.address() as AddressInfo).port;
+    const strict = { ...t.deps, config: { ...t.deps.config, webhookAllowPrivateTargets: false } };
+    for (const url of [`https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook']) {
+      await t.deps.db.webhookEndpoint.deleteMany();
+      await endpoint(['*'], t.demo.organizations.clinic.id, url);
+      await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+      const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { status: 'pending', endpoint: { url } } });
+      const outcome = await attemptDelivery(strict, delivery.id);
+      expect(outcome, url).toMatchObject({ error: expect.stringMatching(/public address/) });
+      expect((await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).response, url).toMatch(/public address/);
+    }
+    expect(received).toHaveLength(0);
+  });
+});
