@@ -17,7 +17,7 @@ import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
-import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
+import { addressOverBudget, countFailedAuthentication } from './auth/authentication.js';
 import { clientAddress } from './ratelimit/clientAddress.js';
 import { requestIdMiddleware } from './requestContext.js';
 import { metricsEndpoint } from './metrics/endpoint.js';

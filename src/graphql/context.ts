@@ -5,7 +5,7 @@ import type { Actor } from '../domain/access.js';
 import { createRequestBatch } from '../domain/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import { Unauthenticated } from '../domain/errors.js';
-import { authenticateBearer } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
   deps: AppDeps;

@@ -20,14 +20,14 @@ import { type DocumentNode, type ExecutionResult, getOperationAST, type GraphQLE
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { operationLabel } from '../metrics/graphqlOperationName.js';
-import { rootResponseKeys, withRateLimitStatus } from '../ratelimit/graphql.js';
+import { operationLabel } from './operationLabel.js';
+import { rootResponseKeys, withRateLimitStatus } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
 
 /** One operation of one document, compiled. */
 export interface PreparedQuery {
   compiled: CompiledQuery;
-  /** The metrics label of the operation it runs (metrics/graphqlOperationName.ts). */
+  /** The metrics label of the operation it runs (graphql/operationLabel.ts). */
   label: string;
   /** Response keys of its root fields: an operation whose every one was rate-limited answers 429. */
   rootKeys: Set<string>;

@@ -1,14 +1,14 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
-import { useRateLimitStatus } from '../ratelimit/graphql.js';
+import { useRateLimitStatus } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
 import { PreparedQueries, usePreparedQueries } from './preparedQueries.js';
 import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
-import { type OperationLabelContext, useOperationLabel } from '../metrics/graphqlOperationName.js';
+import { type OperationLabelContext, useOperationLabel } from './operationLabel.js';
 
 export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
 

@@ -1,7 +1,7 @@
 // The GraphQL → REST twin table of the rate limits stays in step with the route registry and the schema.
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema/index.js';
-import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/ratelimit/graphqlTwins.js';
+import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/graphql/rateLimitTwins.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 
 const rootFields = () =>

@@ -1,6 +1,6 @@
 // Imports every type module (each registers its types, queries and mutations) and builds the schema.
 import { builder } from '../builder.js';
-import { withRateLimits } from '../../ratelimit/graphql.js';
+import { withRateLimits } from '../rateLimits.js';
 import './organization.js';
 import './phoneNumber.js';
 import './insurance.js';
@@ -12,5 +12,5 @@ import './closure.js';
 import './officeHours.js';
 import './availability.js';
 
-// every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
+// every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

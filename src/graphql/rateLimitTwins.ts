@@ -1,8 +1,8 @@
 // Each GraphQL root field counts against the budget of its REST twin (CONTRACT §5, the route table),
 // so the two surfaces cannot be played against each other. A root field without a twin gets its own
 // pattern "QUERY <field>" / "MUTATION <field>" (e.g. "QUERY viewer") with the per-minute default.
-import { CALL_REQUEST_POLLS } from './http.js';
-import type { Budget } from './limiter.js';
+import { CALL_REQUEST_POLLS } from '../ratelimit/http.js';
+import type { Budget } from '../ratelimit/limiter.js';
 
 export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.organization': 'GET /v1/organizations/:orgId',

@@ -19,10 +19,10 @@ import { defaultFieldResolver, type ExecutionResult, Kind, type GraphQLError, ty
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/errors.js';
-import type { GraphQLContext } from '../graphql/context.js';
-import { budgetOfRootField } from './graphqlTwins.js';
-import { limitMessage } from './http.js';
-import type { Budget, RateLimiter } from './limiter.js';
+import type { GraphQLContext } from './context.js';
+import { budgetOfRootField } from './rateLimitTwins.js';
+import { limitMessage } from '../ratelimit/http.js';
+import type { Budget, RateLimiter } from '../ratelimit/limiter.js';
 
 /** graphql-rate-limit's Store over the atomic counter store (see 2. above). */
 class AtomicCounterStore implements Store {
