@@ -5,6 +5,7 @@ import type { Actor } from '../domain/access.js';
 import { createRequestBatch } from '../domain/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import { Unauthenticated } from '../domain/errors.js';
+import type { OperationBudgets } from './rateLimits.js';
 import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
@@ -14,6 +15,8 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
   reauthenticate(): Promise<Actor>;
+  /** What this operation drew on the rate-limit budgets, once it drew (rateLimits.ts). */
+  budgets?: OperationBudgets;
 }
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */

@@ -11,7 +11,7 @@
 //     else — runs it directly, skipping yoga's per-request pipeline (parameter hooks, the parse and
 //     validation cache lookups, context extension, execution hooks), about a third of a small query's
 //     cost. What that pipeline does to a query's result is done here by the same functions: errors
-//     masked by `maskError`, the 429 of a fully rate-limited operation (`withRateLimitStatus`), the
+//     masked by `maskError`, the 429 of a fully rate-limited operation (`withRateLimitOutcome`, with the cost extension), the
 //     metrics label (`operationLabel`). Request ids are stamped by the caller on both paths.
 //
 // Mutations and subscriptions are not prepared: they are not the hot path, and graphql-jit coerces complex
@@ -21,7 +21,7 @@ import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { operationLabel } from './operationLabel.js';
-import { rootResponseKeys, withRateLimitStatus } from './rateLimits.js';
+import { rootResponseKeys, withRateLimitOutcome } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
 
 /** One operation of one document, compiled. */
@@ -100,10 +100,9 @@ export async function runPrepared(
   maskError: (error: unknown, message: string) => Error,
 ): Promise<ExecutionResult> {
   const result = await run(prepared.compiled, undefined, context, variables);
-  if (!result.errors?.length) return result;
   // maskGraphQLError answers GraphQLErrors (typed Error by yoga's option)
-  const masked: ExecutionResult = { ...result, errors: result.errors.map((error) => maskError(error, 'Unexpected error.') as GraphQLError) };
-  return withRateLimitStatus(masked, prepared.rootKeys);
+  const masked: ExecutionResult = result.errors?.length ? { ...result, errors: result.errors.map((error) => maskError(error, 'Unexpected error.') as GraphQLError) } : result;
+  return withRateLimitOutcome(masked, prepared.rootKeys, context.budgets);
 }
 
 /** The envelop plugin: validated queries run through the store's compiled form (see the top of this file). */

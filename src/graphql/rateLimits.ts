@@ -1,90 +1,125 @@
 // GraphQL side of the budgets. How the pieces fit:
 //
-// 1. `withRateLimits(schema)` wraps every root field of Query and Mutation once, after the schema is
-//    built. The wrapper authenticates (the owner must be known), then asks graphql-rate-limit's
-//    limiter (`getGraphQLRateLimiter`) about the field, and only then runs the real resolver. Every
-//    root field is resolved on its own, so aliases count once each: 3 aliases = 3 hits.
-// 2. graphql-rate-limit supplies the field/identity plumbing (identity = the owner's organization,
-//    field identity = the REST twin's pattern) and the limit decision `count > max`. Its Store
-//    interface is read-then-write (get the timestamps, then set them), which two instances could
-//    interleave and both let a request through. So our Store adapter below does NOT keep timestamps:
-//    `getForIdentity` performs the one atomic increment of the shared counter store (the same call the
-//    REST step makes) and answers the timestamps that make the library decide as the counter did, and the limiter
-//    is called `readOnly` so it never writes back. The library's decision therefore equals the atomic
-//    counter's: REST and GraphQL share one exact budget, across instances.
-// 3. A limited field throws RateLimited → `extensions.code: RATE_LIMITED` + `retryAfter` (graphql/errors.ts);
-//    the other fields still resolve. `useRateLimitStatus` turns an operation whose EVERY root field was
-//    limited into HTTP 429 with Retry-After.
-import { defaultFieldResolver, type ExecutionResult, Kind, type GraphQLError, type DocumentNode, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+// 1. `withRateLimits(schema)` wraps, once after the schema is built, every root field of Query and
+//    Mutation and every nested field with a REST twin (rateLimitTwins.ts). The wrapper authenticates
+//    (the owner must be known), draws one unit from the field's budget, and only then runs the real
+//    resolver. Every occurrence resolves on its own: 3 aliases = 3 units, and `officeHours` under 10
+//    organizations = 10 units, as REST would need 10 requests.
+// 2. The draw (`OperationBudgets.draw`): graphql-rate-limit first, then the shared counter.
+//    - graphql-rate-limit decides per OPERATION: OperationBudgets is the library's Store for one
+//      operation and keeps exactly what the Store interface says, the timestamps of this operation's calls
+//      per (owner, pattern); past the window's whole budget in this one operation (95 aliased timelines
+//      on a budget of 60), the library refuses and the shared counter is not even asked.
+//    - the atomic counter (ratelimit/limiter.ts, REST's) decides across operations, surfaces and instances:
+//      one INCR per occurrence, in memory or in Redis (never the database).
+// 3. A refused field throws RateLimited → `extensions.code: RATE_LIMITED` + `retryAfter` (graphql/errors.ts);
+//    the other fields still resolve. `withRateLimitOutcome` (applied to every executed operation) adds
+//    `extensions.rateLimit` (what the operation cost, what is left of each budget it drew on), and answers
+//    HTTP 429 with Retry-After when no root field produced data because of a limit.
+import { defaultFieldResolver, type ExecutionResult, Kind, type GraphQLError, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, type SelectionSetNode } from 'graphql';
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/errors.js';
-import type { GraphQLContext } from './context.js';
-import { budgetOfRootField } from './rateLimitTwins.js';
 import { limitMessage } from '../ratelimit/http.js';
-import type { Budget, RateLimiter } from '../ratelimit/limiter.js';
+import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
+import type { GraphQLContext } from './context.js';
+import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
 
-/** graphql-rate-limit's Store over the atomic counter store (see 2. above). */
-class AtomicCounterStore implements Store {
-  constructor(
-    private readonly limiter: RateLimiter,
-    private readonly budget: Budget,
-  ) {}
-
-  async getForIdentity(identity: Identity): Promise<readonly number[]> {
-    const decision = await this.limiter.hit(this.budget, identity.contextIdentity, identity.fieldIdentity);
-    // The library refuses when (timestamps kept) + 1 > max. The fewest timestamps that reproduce the atomic
-    // counter's decision: none while allowed, `limit` (ahead of now, so its window filter keeps them) once
-    // refused — not `count - 1`, which would grow with every request of the window.
-    if (decision.allowed) return [];
-    return new Array<number>(decision.limit).fill(Date.now() + decision.windowMs);
-  }
-
-  setForIdentity(): void {
-    // never called (readOnly): the increment in getForIdentity is the only write
-  }
+/** `extensions.rateLimit` of every executed GraphQL answer (README "GraphQL limits"). */
+export interface RateLimitExtension {
+  /** Units this operation drew from the budgets (one per counted field occurrence). */
+  cost: number;
+  /** Each budget the operation drew on, as left after it. */
+  budgets: { pattern: string; limit: number; remaining: number; resetAt: string }[];
 }
 
-type FieldLimiter = ReturnType<typeof getGraphQLRateLimiter>;
-const fieldLimiters = new WeakMap<RateLimiter, Record<'perMinute' | 'callRequestPoll', FieldLimiter>>();
+/** The budgets one operation draws on (see 2. above): graphql-rate-limit's Store for the operation. */
+export class OperationBudgets implements Store {
+  private readonly calls = new Map<string, readonly number[]>();
+  private readonly drawn = new Map<string, Pick<Decision, 'limit' | 'remaining' | 'resetAt'>>();
+  private cost = 0;
+  private turn: Promise<unknown> = Promise.resolve();
+  private readonly perOperation = getGraphQLRateLimiter({ store: this, identifyContext: (orgId: string) => orgId });
 
-function fieldLimiterOf(limiter: RateLimiter, budget: 'perMinute' | 'callRequestPoll'): FieldLimiter {
-  let pair = fieldLimiters.get(limiter);
-  if (!pair) {
-    const make = (b: Budget) =>
-      getGraphQLRateLimiter({ store: new AtomicCounterStore(limiter, b), identifyContext: (c: { orgId: string }) => c.orgId });
-    pair = { perMinute: make('perMinute'), callRequestPoll: make('callRequestPoll') };
-    fieldLimiters.set(limiter, pair);
+  constructor(private readonly limiter: RateLimiter) {}
+
+  getForIdentity(identity: Identity): readonly number[] {
+    return this.calls.get(`${identity.contextIdentity} ${identity.fieldIdentity}`) ?? [];
   }
-  return pair[budget];
-}
 
-/** Counts one root field against its REST twin's budget; throws RateLimited past it. */
-export async function limitRootField(limiter: RateLimiter, orgId: string, typeName: string, fieldName: string, args: Record<string, unknown>): Promise<void> {
-  const { budget, pattern } = budgetOfRootField(typeName, fieldName);
-  const { limit, windowMs } = limiter.budget(budget);
-  const refused = await fieldLimiterOf(limiter, budget)(
-    // the library reads only `fieldName` from info: the pattern is the field identity
-    { parent: undefined, args, context: { orgId }, info: { fieldName: pattern } as GraphQLResolveInfo },
-    { max: limit, window: `${windowMs}ms`, readOnly: true },
-  );
-  if (refused !== undefined) {
-    const retryAfter = limiter.retryAfter(budget);
+  setForIdentity(identity: Identity, timestamps: readonly number[]): void {
+    this.calls.set(`${identity.contextIdentity} ${identity.fieldIdentity}`, timestamps);
+  }
+
+  /** Counts one occurrence of a field against its budget; throws RateLimited past it. */
+  async draw(orgId: string, { budget, pattern }: FieldBudget, args: Record<string, unknown>): Promise<void> {
+    const { limit, windowMs } = this.limiter.budget(budget);
+    // the library reads the store, then writes it: sibling fields resolve concurrently, so their checks
+    // take turns (one operation runs in one process; a chain is enough to make each see the last's write)
+    const check = this.turn.then(() =>
+      this.perOperation(
+        // the field identity is the REST twin's pattern (the library reads only `fieldName` from info)
+        { parent: undefined, args, context: orgId, info: { fieldName: pattern } as GraphQLResolveInfo },
+        { max: limit, window: `${windowMs}ms`, uncountRejected: true },
+      ),
+    );
+    this.turn = check.catch(() => undefined);
+    const overOperation = await check;
+    let retryAfter: number;
+    if (overOperation === undefined) {
+      const decision = await this.limiter.hit(budget, orgId, pattern);
+      this.cost++;
+      const known = this.drawn.get(pattern);
+      // occurrences resolve concurrently: keep the lowest remaining of the latest window
+      if (!known || decision.resetAt > known.resetAt || decision.remaining < known.remaining) this.drawn.set(pattern, decision);
+      if (decision.allowed) return;
+      retryAfter = decision.retryAfter;
+    } else {
+      retryAfter = this.limiter.retryAfter(budget);
+      const known = this.drawn.get(pattern);
+      if (known) this.drawn.set(pattern, { ...known, remaining: 0 });
+    }
     throw new RateLimited(retryAfter, limitMessage({ limit, windowMs, retryAfter }, pattern));
   }
+
+  extension(): RateLimitExtension {
+    return {
+      cost: this.cost,
+      budgets: [...this.drawn].map(([pattern, d]) => ({ pattern, limit: d.limit, remaining: d.remaining, resetAt: new Date(d.resetAt).toISOString() })),
+    };
+  }
 }
 
-/** Wraps the root fields of Query and Mutation once (the schema is shared; the limiter comes from the context). */
+function budgetsOf(ctx: GraphQLContext): OperationBudgets {
+  return (ctx.budgets ??= new OperationBudgets(ctx.deps.rateLimit));
+}
+
+/** Counts one root field against its budget (also the keyed-mutation path, idempotentOperations.ts). */
+export async function limitRootField(ctx: GraphQLContext, orgId: string, typeName: string, fieldName: string, args: Record<string, unknown>): Promise<void> {
+  await budgetsOf(ctx).draw(orgId, budgetOfRootField(typeName, fieldName), args);
+}
+
+function wrap(field: GraphQLField<unknown, GraphQLContext>, budget: FieldBudget, paidByRoot: boolean): void {
+  const resolve = field.resolve ?? defaultFieldResolver;
+  field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
+    const actor = await ctx.actor(); // after authentication: the owner is known
+    if (!(paidByRoot && info.path.prev?.prev === undefined)) await budgetsOf(ctx).draw(actor.orgId, budget, args);
+    return resolve(parent, args, ctx, info);
+  };
+}
+
+/** Wraps the fields that draw on a budget, once (the schema is shared; the limiter comes from the context). */
 export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name));
   for (const type of [schema.getQueryType(), schema.getMutationType()]) {
     if (!type) continue;
+    for (const field of Object.values(type.getFields())) wrap(field, budgetOfRootField(type.name, field.name), false);
+  }
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
-      const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
-        const actor = await ctx.actor(); // after authentication: the owner is known
-        await limitRootField(ctx.deps.rateLimit, actor.orgId, type.name, field.name, args);
-        return resolve(parent, args, ctx, info);
-      };
+      const budget = budgetOfNestedField(type.name, field.name);
+      if (budget) wrap(field, budget, PAID_BY_ROOT.has(`${type.name}.${field.name}`));
     }
   }
   // a subscription counts once, when it starts (its events are not requests)
@@ -94,7 +129,7 @@ export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
     if (!subscribe) continue;
     field.subscribe = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
       const actor = await ctx.actor();
-      await limitRootField(ctx.deps.rateLimit, actor.orgId, subscriptionType!.name, field.name, args);
+      await limitRootField(ctx, actor.orgId, subscriptionType!.name, field.name, args);
       return subscribe(parent, args, ctx, info);
     };
   }
@@ -142,32 +177,37 @@ export function rootResponseKeys(document: DocumentNode, operationName?: string 
 }
 
 /**
- * An operation whose every root field was refused by a budget answers HTTP 429 with Retry-After (the
- * longest wait among its fields: after it, every field has budget again). Partially limited
- * operations stay 200 with per-field errors, like any partial GraphQL result.
+ * What every executed operation's answer says about its budgets: `extensions.rateLimit`, and HTTP 429
+ * with Retry-After (the longest wait among its limits: after it, every field has budget again) when no
+ * root field produced data because a field under it (or itself) was refused by a budget. Partially
+ * limited operations stay 200 with per-field errors, like any partial GraphQL result.
  */
-export function withRateLimitStatus<R extends ExecutionResult>(result: R, roots: ReadonlySet<string>): R {
-  if (!result.errors?.length || roots.size === 0) return result;
-  const limited = new Map<string, number>();
-  for (const error of result.errors) {
-    const key = error.path?.length === 1 ? error.path[0] : undefined;
-    const retryAfter = retryAfterOf(error);
-    if (typeof key === 'string' && retryAfter !== undefined) limited.set(key, Math.max(limited.get(key) ?? 0, retryAfter));
+export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots: ReadonlySet<string>, budgets: OperationBudgets | undefined): R {
+  const extensions: Record<string, unknown> = { ...result.extensions, rateLimit: budgets?.extension() ?? { cost: 0, budgets: [] } };
+  if (result.errors?.length && roots.size > 0) {
+    const limited = new Map<string, number>();
+    for (const error of result.errors) {
+      const key = error.path?.[0];
+      const retryAfter = retryAfterOf(error);
+      if (typeof key === 'string' && retryAfter !== undefined) limited.set(key, Math.max(limited.get(key) ?? 0, retryAfter));
+    }
+    const data = result.data as Record<string, unknown> | null | undefined;
+    if ([...roots].every((k) => limited.has(k) && data?.[k] == null)) {
+      const retryAfter = Math.max(1, ...limited.values());
+      extensions.http = { status: 429, headers: { 'Retry-After': String(retryAfter) } };
+    }
   }
-  if ([...roots].some((k) => !limited.has(k))) return result;
-  const retryAfter = Math.max(1, ...limited.values());
-  return { ...result, extensions: { ...result.extensions, http: { status: 429, headers: { 'Retry-After': String(retryAfter) } } } };
+  return { ...result, extensions };
 }
 
-/** `withRateLimitStatus` for every operation yoga executes (prepared ones run outside yoga call it themselves). */
-export function useRateLimitStatus(): Plugin {
+/** `withRateLimitOutcome` for every operation yoga executes (prepared ones run outside yoga call it themselves). */
+export function useRateLimitOutcome(): Plugin {
   return {
     onExecute({ args }) {
       return {
         onExecuteDone({ result, setResult }) {
-          if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
-          const limited = withRateLimitStatus(result, rootResponseKeys(args.document, args.operationName));
-          if (limited !== result) setResult(limited);
+          if (!result || Symbol.asyncIterator in result) return;
+          setResult(withRateLimitOutcome(result, rootResponseKeys(args.document, args.operationName), (args.contextValue as unknown as GraphQLContext).budgets));
         },
       };
     },

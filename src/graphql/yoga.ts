@@ -1,7 +1,7 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
-import { useRateLimitStatus } from './rateLimits.js';
+import { useRateLimitOutcome } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
 import { PreparedQueries, usePreparedQueries } from './preparedQueries.js';
 import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
@@ -35,7 +35,7 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     parserAndValidationCache: true,
     plugins: [
       ...abuseLimitPlugins({ production: deps.config.production }),
-      useRateLimitStatus(),
+      useRateLimitOutcome(),
       useRequestIdInErrors(),
       useOperationLabel(),
       // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
