@@ -15,6 +15,8 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
   reauthenticate(): Promise<Actor>;
+  /** The client address (ratelimit/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
+  clientAddress: string;
   /** What this operation drew on the rate-limit budgets, once it drew (rateLimits.ts). */
   budgets?: OperationBudgets;
 }
@@ -38,6 +40,7 @@ export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: aut
     // one batch per operation: nested per-organization lists load together (domain/batch.ts)
     deps: { ...deps, batch: createRequestBatch(deps.db) },
     request,
+    clientAddress: clientAddress ?? 'local',
     actor: () =>
       (pending ??= (async () => {
         const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));

@@ -21,7 +21,7 @@ import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { operationLabel } from './operationLabel.js';
-import { rootResponseKeys, withRateLimitOutcome } from './rateLimits.js';
+import { rootSelection, withRateLimitOutcome } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
 
 /** One operation of one document, compiled. */
@@ -63,13 +63,16 @@ export class PreparedQueries {
     const key = keyOf(query, operationName);
     const known = this.entries.get(key);
     if (known) return known;
+    // introspection is yoga's to run: it draws on the caller's address before it executes (rateLimits.ts)
+    const root = rootSelection(document, operationName);
+    if (root.introspection) return undefined;
     const compiled = compileQuery(this.schema, document, operationName ?? undefined);
     if (!isCompiledQuery(compiled)) return undefined;
     const operation = getOperationAST(document, operationName ?? undefined);
     const prepared: PreparedQuery = {
       compiled,
       label: operationLabel(operation?.name?.value ?? operationName),
-      rootKeys: rootResponseKeys(document, operationName),
+      rootKeys: root.keys,
       execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, args.variableValues)),
     };
     this.entries.set(key, prepared);

@@ -16,13 +16,14 @@
 //    the other fields still resolve. `withRateLimitOutcome` (applied to every executed operation) adds
 //    `extensions.rateLimit` (what the operation cost, what is left of each budget it drew on), and answers
 //    HTTP 429 with Retry-After when no root field produced data because of a limit.
-import { defaultFieldResolver, type ExecutionResult, Kind, type GraphQLError, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, type SelectionSetNode } from 'graphql';
+import { defaultFieldResolver, type ExecutionResult, Kind, GraphQLError, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, type SelectionSetNode } from 'graphql';
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/errors.js';
 import { limitMessage } from '../ratelimit/http.js';
 import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
 import type { GraphQLContext } from './context.js';
+import { domainErrorExtensions } from './errors.js';
 import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
 
 /** `extensions.rateLimit` of every executed GraphQL answer (README "GraphQL limits"). */
@@ -32,6 +33,8 @@ export interface RateLimitExtension {
   /** Each budget the operation drew on, as left after it. */
   budgets: { pattern: string; limit: number; remaining: number; resetAt: string }[];
 }
+
+const INTROSPECTION = 'introspection';
 
 /** The budgets one operation draws on (see 2. above): graphql-rate-limit's Store for the operation. */
 export class OperationBudgets implements Store {
@@ -80,6 +83,20 @@ export class OperationBudgets implements Store {
       if (known) this.drawn.set(pattern, { ...known, remaining: 0 });
     }
     throw new RateLimited(retryAfter, limitMessage({ limit, windowMs, retryAfter }, pattern));
+  }
+
+  /**
+   * Counts one introspection operation against the caller's address (pattern "introspection"), on the
+   * per-address budget of UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE with a counter of its own: introspection
+   * needs no credential, so an address is all there is to budget it by.
+   */
+  async drawIntrospection(address: string): Promise<void> {
+    const decision = await this.limiter.hit('unauthenticated', address, INTROSPECTION);
+    this.cost++;
+    this.drawn.set(INTROSPECTION, decision);
+    if (!decision.allowed) {
+      throw new RateLimited(decision.retryAfter, `Too many introspection queries from this address: ${decision.limit} per minute; retry after ${decision.retryAfter} s`);
+    }
   }
 
   extension(): RateLimitExtension {
@@ -151,9 +168,10 @@ function retryAfterOf(error: unknown): number | undefined {
   return undefined;
 }
 
-/** The response keys (alias or name) of the executed operation's root fields. */
-export function rootResponseKeys(document: DocumentNode, operationName?: string | null): Set<string> {
+/** The root fields of the executed operation: their response keys (alias or name), and whether it introspects. */
+export function rootSelection(document: DocumentNode, operationName?: string | null): { keys: Set<string>; introspection: boolean } {
   const keys = new Set<string>();
+  let introspection = false;
   const fragments = new Map<string, SelectionSetNode>();
   let operation: SelectionSetNode | undefined;
   for (const def of document.definitions) {
@@ -163,8 +181,11 @@ export function rootResponseKeys(document: DocumentNode, operationName?: string 
   const seen = new Set<string>();
   const collect = (set: SelectionSetNode) => {
     for (const sel of set.selections) {
-      if (sel.kind === Kind.FIELD) keys.add(sel.alias?.value ?? sel.name.value);
-      else if (sel.kind === Kind.INLINE_FRAGMENT) collect(sel.selectionSet);
+      if (sel.kind === Kind.FIELD) {
+        keys.add(sel.alias?.value ?? sel.name.value);
+        // `__typename` alone reads nothing of the schema
+        if (sel.name.value === '__schema' || sel.name.value === '__type') introspection = true;
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) collect(sel.selectionSet);
       else if (!seen.has(sel.name.value)) {
         seen.add(sel.name.value);
         const fragment = fragments.get(sel.name.value);
@@ -173,7 +194,12 @@ export function rootResponseKeys(document: DocumentNode, operationName?: string 
     }
   };
   if (operation) collect(operation);
-  return keys;
+  return { keys, introspection };
+}
+
+/** The response keys (alias or name) of the executed operation's root fields. */
+export function rootResponseKeys(document: DocumentNode, operationName?: string | null): Set<string> {
+  return rootSelection(document, operationName).keys;
 }
 
 /**
@@ -200,14 +226,33 @@ export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots
   return { ...result, extensions };
 }
 
-/** `withRateLimitOutcome` for every operation yoga executes (prepared ones run outside yoga call it themselves). */
+/**
+ * For every operation yoga executes (prepared ones run outside yoga call `withRateLimitOutcome` themselves;
+ * introspection is never prepared, preparedQueries.ts): an introspection operation first draws on the
+ * caller's address (no credential needed, but not free either), then the outcome of the budgets.
+ */
 export function useRateLimitOutcome(): Plugin {
   return {
-    onExecute({ args }) {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const ctx = args.contextValue as unknown as GraphQLContext;
+      const { keys, introspection } = rootSelection(args.document, args.operationName);
+      if (introspection) {
+        try {
+          await budgetsOf(ctx).drawIntrospection(ctx.clientAddress);
+        } catch (error) {
+          if (!(error instanceof RateLimited)) throw error;
+          setResultAndStopExecution({
+            data: null,
+            errors: [new GraphQLError(error.message, { originalError: error, extensions: domainErrorExtensions(error) })],
+            extensions: { rateLimit: budgetsOf(ctx).extension(), http: { status: 429, headers: { 'Retry-After': String(error.retryAfter) } } },
+          });
+          return;
+        }
+      }
       return {
         onExecuteDone({ result, setResult }) {
           if (!result || Symbol.asyncIterator in result) return;
-          setResult(withRateLimitOutcome(result, rootResponseKeys(args.document, args.operationName), (args.contextValue as unknown as GraphQLContext).budgets));
+          setResult(withRateLimitOutcome(result, keys, ctx.budgets));
         },
       };
     },

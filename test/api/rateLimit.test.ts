@@ -341,6 +341,42 @@ describe('small configured budgets', () => {
     expect((await t.rest('GET', orgPath(t))).status).toBe(200);
   });
 
+  it('meters introspection per client address (no credential needed), on a counter of its own', async () => {
+    t.clock.set(ORG_PATTERN_START);
+    const introspect = (method: 'GET' | 'POST') =>
+      method === 'POST'
+        ? t.gql('query IntrospectionQuery { __schema { queryType { name } } }', {}, { token: null })
+        : t.app.fetch(new Request(`http://127.0.0.1/graphql?query=${encodeURIComponent('{ __type(name: "Organization") { name } }')}`, { headers: { accept: 'application/json' } }));
+    const allowed = [await introspect('POST'), await introspect('POST'), await introspect('POST')];
+    expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(allowed[0]!.body.data.__schema.queryType.name).toBe('Query');
+    expect(allowed[2]!.body.extensions.rateLimit).toEqual({
+      cost: 1,
+      budgets: [{ pattern: 'introspection', limit: 4, remaining: 1, resetAt: '2026-03-09T13:31:00.000Z' }],
+    });
+    const fourth = (await introspect('GET')) as Response;
+    expect(fourth.status).toBe(200);
+    expect(((await fourth.json()) as any).data.__type.name).toBe('Organization');
+
+    const refused = await introspect('POST');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('50');
+    expect(refused.body.data ?? null).toBeNull();
+    expect(refused.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) })]);
+    const refusedGet = (await introspect('GET')) as Response;
+    expect(refusedGet.status).toBe(429);
+
+    // a counter of its own: the address may still authenticate, and a data field still answers
+    expect((await t.rest('GET', orgPath(t))).status).toBe(200);
+    const data = await t.gql(graphql(`query RateLimitViewer4 { viewer { scopes } }`));
+    expect(data.status).toBe(200);
+    expect(data.body.extensions.rateLimit.budgets.map((b: { pattern: string }) => b.pattern)).toEqual(['QUERY viewer']);
+
+    // the next minute: served again
+    t.clock.set('2026-03-09T13:31:00.000Z');
+    expect((await introspect('POST')).status).toBe(200);
+  });
+
   it('does not count successful authentications against the address', async () => {
     t.clock.set(ORG_PATTERN_START);
     const ok = await times(5, (i) => t.rest('GET', orgPath(t, i % 2 ? 'clinic2' : 'clinic'), { token: t.demo.organizations[i % 2 ? 'clinic2' : 'clinic'].apiKey }));
