@@ -33,7 +33,7 @@ export interface GraphQLRequestContext {
   actor?: Promise<Actor>;
 }
 
-/** The context of one operation: yoga's (yoga.ts) and that of a prepared query run directly (directAnswer.ts). */
+/** The context of one operation (yoga.ts builds it for every request). */
 export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext, request: Request): GraphQLContext {
   let pending: Promise<Actor> | undefined;
   return {

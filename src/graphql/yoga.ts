@@ -14,9 +14,6 @@ export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequ
 
 export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
-  /** Compiled queries (undefined with GRAPHQL_JIT=false); a plain POST of one runs directly (directAnswer.ts). */
-  prepared: PreparedQueries | undefined;
-  maskError: ReturnType<typeof maskGraphQLError>;
 }
 
 export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
@@ -45,5 +42,5 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     // `deps` of the server context are the request's (requestContext.ts): their logger writes its id
     context: (initial) => createGraphQLContext(initial, initial.request),
   });
-  return { yoga, prepared, maskError };
+  return { yoga };
 }
