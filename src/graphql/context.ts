@@ -5,7 +5,6 @@ import type { Actor } from '../domain/access.js';
 import { createRequestBatch } from '../domain/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import { Unauthenticated } from '../domain/errors.js';
-import type { OperationBudgets } from './rateLimits.js';
 import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
@@ -17,8 +16,6 @@ export interface GraphQLContext {
   reauthenticate(): Promise<Actor>;
   /** The client address (ratelimit/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
   clientAddress: string;
-  /** What this operation drew on the rate-limit budgets, once it drew (rateLimits.ts). */
-  budgets?: OperationBudgets;
 }
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */

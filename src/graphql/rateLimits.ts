@@ -107,8 +107,13 @@ export class OperationBudgets implements Store {
   }
 }
 
+/** The budgets of each operation, by its context (the same object in resolvers and in the plugin's hooks). */
+const operationBudgets = new WeakMap<object, OperationBudgets>();
+
 function budgetsOf(ctx: GraphQLContext): OperationBudgets {
-  return (ctx.budgets ??= new OperationBudgets(ctx.deps.rateLimit));
+  let budgets = operationBudgets.get(ctx);
+  if (!budgets) operationBudgets.set(ctx, (budgets = new OperationBudgets(ctx.deps.rateLimit)));
+  return budgets;
 }
 
 /** Counts one root field against its budget (also the keyed-mutation path, idempotentOperations.ts). */
@@ -252,7 +257,7 @@ export function useRateLimitOutcome(): Plugin {
       return {
         onExecuteDone({ result, setResult }) {
           if (!result || Symbol.asyncIterator in result) return;
-          setResult(withRateLimitOutcome(result, keys, ctx.budgets));
+          setResult(withRateLimitOutcome(result, keys, operationBudgets.get(ctx)));
         },
       };
     },
