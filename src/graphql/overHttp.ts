@@ -84,12 +84,23 @@ async function answerParams(
   serverContext: GraphQLServerContext,
   requestId: string | undefined,
 ): Promise<Response> {
-  const result = await yoga.getResultForParams({ params, request }, { ...serverContext } as never);
+  const result = await yoga.getResultForParams({ params, request }, serverContext as never);
   // not reached (plainRequest leaves subscriptions to yoga.fetch); were it, the stream ends here and the answer is a 406
   if (isAsyncIterable(result)) await (result as AsyncIterableIterator<unknown>).return?.();
-  // the server's Response class at the time of the request (the Node adapter's own when listening)
-  const answer = processRegularResult(result as ExecutionResult, { ...yoga.fetchAPI, Response: globalThis.Response }, mediaType);
+  const answer = processRegularResult(result as ExecutionResult, serverFetchApi(yoga), mediaType);
   return withErrorBody(answer, request, requestId);
+}
+
+const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
+
+/**
+ * yoga's fetch API with the server's Response class as it is when the request is answered (the Node
+ * adapter installs its own when it listens, which it writes without reading a stream back).
+ */
+function serverFetchApi(yoga: Yoga): Yoga['fetchAPI'] {
+  let known = serverApis.get(yoga);
+  if (known?.Response !== globalThis.Response) serverApis.set(yoga, (known = { Response: globalThis.Response, api: { ...yoga.fetchAPI, Response: globalThis.Response } }));
+  return known.api;
 }
 
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);

@@ -237,29 +237,40 @@ export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots
  * caller's address (no credential needed, but not free either), then the outcome of the budgets.
  */
 export function useRateLimitOutcome(): Plugin {
+  // yoga caches parsed documents: their root selections are walked once per document and operation
+  const roots = new WeakMap<DocumentNode, Map<string, ReturnType<typeof rootSelection>>>();
+  const rootsOf = (document: DocumentNode, operationName: string | null | undefined) => {
+    let byName = roots.get(document);
+    if (!byName) roots.set(document, (byName = new Map()));
+    let selection = byName.get(operationName ?? '');
+    if (!selection) byName.set(operationName ?? '', (selection = rootSelection(document, operationName)));
+    return selection;
+  };
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
-      const { keys, introspection } = rootSelection(args.document, args.operationName);
-      if (introspection) {
-        try {
-          await budgetsOf(ctx).drawIntrospection(ctx.clientAddress);
-        } catch (error) {
-          if (!(error instanceof RateLimited)) throw error;
-          setResultAndStopExecution({
-            data: null,
-            errors: [new GraphQLError(error.message, { originalError: error, extensions: domainErrorExtensions(error) })],
-            extensions: { rateLimit: budgetsOf(ctx).extension(), http: { status: 429, headers: { 'Retry-After': String(error.retryAfter) } } },
-          });
-          return;
-        }
-      }
-      return {
-        onExecuteDone({ result, setResult }) {
+      const { keys, introspection } = rootsOf(args.document, args.operationName);
+      const hooks = {
+        onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<unknown>; setResult: (result: ExecutionResult) => void }) {
           if (!result || Symbol.asyncIterator in result) return;
           setResult(withRateLimitOutcome(result, keys, operationBudgets.get(ctx)));
         },
       };
+      if (!introspection) return hooks;
+      return budgetsOf(ctx)
+        .drawIntrospection(ctx.clientAddress)
+        .then(
+          () => hooks,
+          (error: unknown) => {
+            if (!(error instanceof RateLimited)) throw error;
+            setResultAndStopExecution({
+              data: null,
+              errors: [new GraphQLError(error.message, { originalError: error, extensions: domainErrorExtensions(error) })],
+              extensions: { rateLimit: budgetsOf(ctx).extension(), http: { status: 429, headers: { 'Retry-After': String(error.retryAfter) } } },
+            });
+            return undefined;
+          },
+        );
     },
   };
 }
