@@ -232,9 +232,9 @@ export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots
 }
 
 /**
- * For every operation yoga executes (prepared ones run outside yoga call `withRateLimitOutcome` themselves;
- * introspection is never prepared, preparedQueries.ts): an introspection operation first draws on the
- * caller's address (no credential needed, but not free either), then the outcome of the budgets.
+ * For every operation executed (every request runs through yoga's pipeline, graphql/overHttp.ts): an
+ * introspection operation first draws on the caller's address (no credential needed, but not free either),
+ * then `withRateLimitOutcome` on the result.
  */
 export function useRateLimitOutcome(): Plugin {
   // yoga caches parsed documents: their root selections are walked once per document and operation

@@ -1,6 +1,6 @@
-// Prepared queries (src/graphql/preparedQueries.ts): a query yoga has parsed and validated once is run
-// again, compiled, outside yoga's pipeline. Whatever path answers, the client sees the same answer: the
-// same status, headers, data and errors (masked the same way, with the request's id), the same 429 once
+// Prepared queries (src/graphql/preparedQueries.ts): a query yoga has parsed and validated once runs
+// compiled afterwards, inside yoga's pipeline. Whatever executor answers, the client sees the same answer:
+// the same status, headers, data and errors (masked the same way, with the request's id), the same 429 once
 // every root field is rate-limited, the same metrics label; and a document with several operations runs
 // the one `operationName` names.
 import { describe, expect, it } from 'vitest';
