@@ -5,7 +5,7 @@ import type { Actor } from '../domain/access.js';
 import { createRequestBatch } from '../domain/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import { Unauthenticated } from '../domain/errors.js';
-import { authenticateBearer } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
   deps: AppDeps;
@@ -14,6 +14,8 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
   reauthenticate(): Promise<Actor>;
+  /** The client address (ratelimit/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
+  clientAddress: string;
 }
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */
@@ -28,13 +30,14 @@ export interface GraphQLRequestContext {
   actor?: Promise<Actor>;
 }
 
-/** The context of one operation: yoga's (yoga.ts) and that of a prepared query run directly (directAnswer.ts). */
+/** The context of one operation (yoga.ts builds it for every request). */
 export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext, request: Request): GraphQLContext {
   let pending: Promise<Actor> | undefined;
   return {
     // one batch per operation: nested per-organization lists load together (domain/batch.ts)
     deps: { ...deps, batch: createRequestBatch(deps.db) },
     request,
+    clientAddress: clientAddress ?? 'local',
     actor: () =>
       (pending ??= (async () => {
         const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));

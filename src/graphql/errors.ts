@@ -82,6 +82,19 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
  */
 export function useRequestIdInErrors(): Plugin<Record<string, unknown>, { deps: AppDeps }> {
   return {
+    // every executed operation (both ways of reading a request, graphql/overHttp.ts)
+    onExecutionResult({ result, setResult, context }) {
+      if (!result) return;
+      const deps = (context as unknown as { deps: AppDeps }).deps;
+      if (Symbol.asyncIterator in result) {
+        const events = result as AsyncIterable<ExecutionResultLike>;
+        setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)) as never);
+        return;
+      }
+      const stamped = stampRequestIds(result as never, deps);
+      if (stamped !== result) setResult(stamped);
+    },
+    // and what yoga answers without executing (a body it cannot read, a method it refuses); stamping is idempotent
     onResultProcess({ result, setResult, serverContext }) {
       const deps = serverContext.deps;
       if (Symbol.asyncIterator in result) {

@@ -10,7 +10,7 @@ import { DomainError, InvalidInput } from '../domain/errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently } from '../idempotency/idempotentRequests.js';
 import { IDEMPOTENCY_KEY_HEADER, ORIGINAL_REQUEST_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from '../idempotency/key.js';
-import { authenticateBearer } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../auth/authentication.js';
 import { GRAPHQL_LIMITS } from './abuseLimits.js';
 import { domainErrorExtensions, withRequestId } from './errors.js';
 

@@ -14,11 +14,11 @@ const REASONS: Record<number, { code: string; message: (request: Request) => str
   },
 };
 
-export async function withErrorBody(response: Response, request: Request): Promise<Response> {
+export async function withErrorBody(response: Response, request: Request, requestId?: string): Promise<Response> {
   const reason = REASONS[response.status];
   if (!reason || response.headers.get('content-type')) return response;
   await response.body?.cancel();
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify({ errors: [{ message: reason.message(request), extensions: { code: reason.code } }] }), { status: response.status, headers });
+  return new Response(JSON.stringify({ errors: [{ message: reason.message(request), extensions: { code: reason.code, ...(requestId ? { requestId } : {}) } }] }), { status: response.status, headers });
 }

@@ -1,22 +1,19 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
-import { useRateLimitStatus } from '../ratelimit/graphql.js';
+import { useRateLimitOutcome } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
 import { PreparedQueries, usePreparedQueries } from './preparedQueries.js';
 import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
-import { type OperationLabelContext, useOperationLabel } from '../metrics/graphqlOperationName.js';
+import { type OperationLabelContext, useOperationLabel } from './operationLabel.js';
 
 export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
 
 export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
-  /** Compiled queries (undefined with GRAPHQL_JIT=false); a plain POST of one runs directly (directAnswer.ts). */
-  prepared: PreparedQueries | undefined;
-  maskError: ReturnType<typeof maskGraphQLError>;
 }
 
 export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
@@ -35,7 +32,7 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     parserAndValidationCache: true,
     plugins: [
       ...abuseLimitPlugins({ production: deps.config.production }),
-      useRateLimitStatus(),
+      useRateLimitOutcome(),
       useRequestIdInErrors(),
       useOperationLabel(),
       // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
@@ -45,5 +42,5 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     // `deps` of the server context are the request's (requestContext.ts): their logger writes its id
     context: (initial) => createGraphQLContext(initial, initial.request),
   });
-  return { yoga, prepared, maskError };
+  return { yoga };
 }

@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
-import { addressOverBudget, countFailedAuthentication } from '../ratelimit/authentication.js';
+import { addressOverBudget, countFailedAuthentication } from '../auth/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import type { AppEnv } from '../rest/appEnv.js';
 import { errorBody } from '../rest/envelope.js';

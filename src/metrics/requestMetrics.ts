@@ -23,7 +23,7 @@ export interface RequestObservation {
   /** The `route` the handler set (app.ts: `GET /v1/organizations/:orgId`); undefined when none matched. */
   route: string | undefined;
   status: number;
-  /** The GraphQL operation label (graphqlOperationName.ts), on /graphql only. */
+  /** The GraphQL operation label (graphql/operationLabel.ts), on /graphql only. */
   operation: string | undefined;
   seconds: number;
 }

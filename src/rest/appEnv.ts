@@ -14,7 +14,7 @@ export interface AppEnv {
     requestId: string;
     /** The app's deps as this request sees them: its logger writes the request id (requestContext.ts). */
     deps: AppDeps;
-    /** The GraphQL operation, as a bounded metrics label (metrics/graphqlOperationName.ts). */
+    /** The GraphQL operation, as a bounded metrics label (graphql/operationLabel.ts). */
     graphqlOperation: string;
   };
 }

@@ -5,7 +5,7 @@
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
-import { authenticateBearer } from '../ratelimit/authentication.js';
+import { authenticateBearer } from '../auth/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
@@ -18,7 +18,7 @@ import type { RouteDef } from './route.js';
 import type { AppEnv } from './appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
-  // failed attempts are budgeted per client address (ratelimit/authentication.ts)
+  // failed attempts are budgeted per client address (auth/authentication.ts)
   const actor = await authenticateBearer(deps, c.req.header('authorization'), clientAddress(c, deps.config.trustProxy));
   c.set('orgId', actor.orgId);
   return actor;

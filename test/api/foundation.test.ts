@@ -61,13 +61,13 @@ describe('GraphQL requests it cannot read or answer', () => {
   it('answers 415 with a GraphQL error for an unsupported content type', async () => {
     const res = await t.rest('POST', '/graphql', { raw: { body: '{"query":"{ viewer { scopes } }"}', contentType: 'application/octet-stream' } });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/octet-stream'), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } }] });
+    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/octet-stream'), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', requestId: res.headers.get('x-request-id') } }] });
   });
 
   it('answers 406 with a GraphQL error when no accepted media type can be produced', async () => {
     const res = await t.rest('POST', '/graphql', { json: { query: '{ viewer { scopes } }' }, headers: { accept: 'application/xml' } });
     expect(res.status).toBe(406);
-    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/xml'), extensions: { code: 'NOT_ACCEPTABLE' } }] });
+    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/xml'), extensions: { code: 'NOT_ACCEPTABLE', requestId: res.headers.get('x-request-id') } }] });
   });
 });
 

@@ -202,7 +202,9 @@ describe('Idempotency-Key on GraphQL mutations', () => {
     const q1 = await t.gql(Viewer, {}, { headers: keyed('query-key') });
     const q2 = await t.gql(Viewer, {}, { headers: keyed('query-key') });
     expect(q2.headers.get('idempotent-replayed')).toBeNull();
-    expect(q2.body).toEqual(q1.body);
+    expect(q2.body.data).toEqual(q1.body.data);
+    // it ran again: it drew once more on its budget
+    expect(q2.body.extensions.rateLimit.budgets[0].remaining).toBe(q1.body.extensions.rateLimit.budgets[0].remaining - 1);
     const anonymous = await t.gql(CreateClosure, vars(), { token: null, headers: keyed('anon') });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');

@@ -211,7 +211,7 @@ describe('GraphQL organizations', () => {
 
   it('disables and enables with changed, like REST', async () => {
     const first = await t.gql(DISABLE, { orgId: ids().clinic.id });
-    expect(first.body).toEqual({ data: { disableOrganization: { status: 'disabled', changed: true } } });
+    expect(first.body).toEqual({ data: { disableOrganization: { status: 'disabled', changed: true } }, extensions: { rateLimit: expect.objectContaining({ cost: 1 }) } });
     const second = await t.gql(DISABLE, { orgId: ids().clinic.id });
     expect(second.body.data.disableOrganization).toEqual({ status: 'disabled', changed: false });
     expect(await enabled(ids().clinic.id)).toBe(false);

@@ -184,6 +184,72 @@ describe('small configured budgets', () => {
     expect(res.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 
+  // CONTRACT §5: a nested field with a REST twin draws on the twin's budget, once per occurrence
+  const NESTED_TWINS: [field: string, selection: string, restPath: string][] = [
+    ['officeHours', 'officeHours { dayOfWeek }', '/office-hours'],
+    ['insurances', 'insurances { id }', '/insurances'],
+    ['closures', 'closures { id }', '/closures'],
+    ['bots', 'bots { id }', '/bots'],
+    ['phoneNumbers', 'phoneNumbers { id }', '/phone-numbers'],
+    ['availability', 'availability(medium: PHONE) { state }', '/availability'],
+    ['availabilityTimeline', 'availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-03-10T00:00:00Z", medium: PHONE) { from }', '/availability/timeline'],
+  ];
+  for (const [field, selection, restPath] of NESTED_TWINS) {
+    it(`refuses Organization.${field} once its REST twin GET …${restPath} is spent`, async () => {
+      t.clock.set(ORG_PATTERN_START);
+      const id = t.demo.organizations.clinic.id;
+      await times(5, () => t.rest('GET', `${orgPath(t)}${restPath}?medium=PHONE`));
+      expectLimited(await t.rest('GET', `${orgPath(t)}${restPath}?medium=PHONE`));
+
+      const res = await t.gql(`query($id: ID!) { organization(id: $id) { id ${selection} } }`, { id });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('50');
+      expect(res.body.data).toEqual({ organization: null });
+      expect(res.body.errors).toEqual([expect.objectContaining({ path: ['organization', field], extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) })]);
+    });
+  }
+
+  it('counts a nested field once per alias and per parent, and reports the cost in extensions.rateLimit', async () => {
+    t.clock.set(ORG_PATTERN_START);
+    const id = t.demo.organizations.clinic.id;
+    const timeline = (i: number) => `t${i}: availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-04-09T00:00:00Z", medium: PHONE) { from }`;
+    const res = await t.gql(`query($id: ID!) { organization(id: $id) { ${Array.from({ length: 7 }, (_, i) => timeline(i)).join(' ')} } }`, { id });
+    // 5 timelines fit the budget of 5; the sixth and seventh make the organization null
+    expect(res.status).toBe(429);
+    expect(res.body.errors.map((e: any) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    expect(res.body.extensions.rateLimit).toEqual({
+      // the organization, then five timelines: an operation asking for more than a whole budget is refused before the counter
+      cost: 6,
+      budgets: [
+        { pattern: 'GET /v1/organizations/:orgId', limit: 5, remaining: 4, resetAt: '2026-03-09T13:31:00.000Z' },
+        { pattern: 'GET /v1/organizations/:orgId/availability/timeline', limit: 5, remaining: 0, resetAt: '2026-03-09T13:31:00.000Z' },
+      ],
+    });
+    expectLimited(await t.rest('GET', `${orgPath(t)}/availability/timeline`));
+
+    // per parent: the viewer's organization and the organization field each read office hours
+    const twice = await t.gql(`query($id: ID!) { viewer { organization { officeHours { dayOfWeek } } } organization(id: $id) { officeHours { dayOfWeek } } }`, { id });
+    expect(twice.status).toBe(200);
+    expect(twice.body.errors).toBeUndefined();
+    expect(twice.body.extensions.rateLimit.cost).toBe(5);
+    expect(twice.body.extensions.rateLimit.budgets).toContainEqual({ pattern: 'GET /v1/organizations/:orgId/office-hours', limit: 5, remaining: 3, resetAt: '2026-03-09T13:31:00.000Z' });
+    const rest = await t.rest('GET', `${orgPath(t)}/office-hours`);
+    expect(rest.headers.get('x-ratelimit-remaining')).toBe('2');
+  });
+
+  it('counts bot(id) { workflows } once, and workflows under each of an organization\'s bots once per bot', async () => {
+    t.clock.set(ORG_PATTERN_START);
+    const [botId] = t.demo.bots.clinic;
+    const one = await t.gql(`query($id: ID!) { bot(id: $id) { workflows { id } } }`, { id: botId });
+    expect(one.body.errors).toBeUndefined();
+    expect(one.body.extensions.rateLimit).toMatchObject({ cost: 1, budgets: [{ pattern: 'GET /v1/bots/:botId/workflows', remaining: 4 }] });
+    const nested = await t.gql(`query($id: ID!) { organization(id: $id) { bots { workflows { id } } } }`, { id: t.demo.organizations.clinic.id });
+    expect(nested.body.errors).toBeUndefined();
+    const bots = nested.body.data.organization.bots.length;
+    expect(bots).toBeGreaterThan(1);
+    expect(nested.body.extensions.rateLimit.budgets).toContainEqual(expect.objectContaining({ pattern: 'GET /v1/bots/:botId/workflows', remaining: 4 - bots }));
+  });
+
   it('refuses a second poll of a queued call request within 10 s, with the seconds left, on both surfaces', async () => {
     t.clock.set('2026-03-09T13:30:00.000Z');
     const queued = t.demo.callRequests.clinic.queued;
@@ -273,6 +339,42 @@ describe('small configured budgets', () => {
     // the next minute: served again
     t.clock.set('2026-03-09T13:31:00.000Z');
     expect((await t.rest('GET', orgPath(t))).status).toBe(200);
+  });
+
+  it('meters introspection per client address (no credential needed), on a counter of its own', async () => {
+    t.clock.set(ORG_PATTERN_START);
+    const introspect = (method: 'GET' | 'POST') =>
+      method === 'POST'
+        ? t.gql('query IntrospectionQuery { __schema { queryType { name } } }', {}, { token: null })
+        : t.app.fetch(new Request(`http://127.0.0.1/graphql?query=${encodeURIComponent('{ __type(name: "Organization") { name } }')}`, { headers: { accept: 'application/json' } }));
+    const allowed = [await introspect('POST'), await introspect('POST'), await introspect('POST')];
+    expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(allowed[0]!.body.data.__schema.queryType.name).toBe('Query');
+    expect(allowed[2]!.body.extensions.rateLimit).toEqual({
+      cost: 1,
+      budgets: [{ pattern: 'introspection', limit: 4, remaining: 1, resetAt: '2026-03-09T13:31:00.000Z' }],
+    });
+    const fourth = (await introspect('GET')) as Response;
+    expect(fourth.status).toBe(200);
+    expect(((await fourth.json()) as any).data.__type.name).toBe('Organization');
+
+    const refused = await introspect('POST');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('50');
+    expect(refused.body.data ?? null).toBeNull();
+    expect(refused.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) })]);
+    const refusedGet = (await introspect('GET')) as Response;
+    expect(refusedGet.status).toBe(429);
+
+    // a counter of its own: the address may still authenticate, and a data field still answers
+    expect((await t.rest('GET', orgPath(t))).status).toBe(200);
+    const data = await t.gql(graphql(`query RateLimitViewer4 { viewer { scopes } }`));
+    expect(data.status).toBe(200);
+    expect(data.body.extensions.rateLimit.budgets.map((b: { pattern: string }) => b.pattern)).toEqual(['QUERY viewer']);
+
+    // the next minute: served again
+    t.clock.set('2026-03-09T13:31:00.000Z');
+    expect((await introspect('POST')).status).toBe(200);
   });
 
   it('does not count successful authentications against the address', async () => {

@@ -88,6 +88,8 @@ export interface GraphQLBody<TResult> {
   data: TResult;
   /** Undefined on success, else `[{message, path, extensions: {code, …}}]`; untyped so tests can read what they assert. */
   errors: any;
+  /** What the operation cost: `{ rateLimit: { cost, budgets } }` (README "Rate limits and polling budgets"). */
+  extensions?: any;
 }
 
 export interface TestResponse<T = any> {

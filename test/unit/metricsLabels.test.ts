@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../../src/db/gate.js';
 import { statementErrorReason } from '../../src/metrics/databaseMetrics.js';
-import { operationLabel } from '../../src/metrics/graphqlOperationName.js';
+import { operationLabel } from '../../src/graphql/operationLabel.js';
 import { routeLabel } from '../../src/metrics/requestMetrics.js';
 
 describe('GraphQL operation label', () => {

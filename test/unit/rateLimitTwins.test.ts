@@ -1,19 +1,28 @@
 // The GraphQL → REST twin table of the rate limits stays in step with the route registry and the schema.
+import { isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema/index.js';
-import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/ratelimit/graphqlTwins.js';
+import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/graphql/rateLimitTwins.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 
+const allFields = () =>
+  Object.values(schema.getTypeMap()).flatMap((type) => (isObjectType(type) ? Object.keys(type.getFields()).map((f) => `${type.name}.${f}`) : []));
 const rootFields = () =>
   [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) => Object.keys(type.getFields()).map((f) => `${type.name}.${f}`));
 
 describe('rate-limit twins', () => {
-  it('names only registered REST patterns and existing root fields', () => {
+  it('names only registered REST patterns and existing fields', () => {
     const patterns = new Set(allRoutes.map((r) => `${r.method} ${r.path}`));
     for (const [field, pattern] of Object.entries(GRAPHQL_TWINS)) {
       expect(patterns, field).toContain(pattern);
-      expect(rootFields(), pattern).toContain(field);
+      expect(allFields(), pattern).toContain(field);
     }
+  });
+
+  it("gives every REST read of an organization's data a GraphQL twin field", () => {
+    const twinned = new Set(Object.values(GRAPHQL_TWINS));
+    const reads = allRoutes.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/organizations/:orgId') && !r.path.includes(':closureId')).map((r) => `GET ${r.path}`);
+    expect(reads.filter((p) => !twinned.has(p))).toEqual([]);
   });
 
   it('gives every root field a budget: its twin, the polling budget, or its own pattern', () => {

@@ -1,6 +1,6 @@
 // Imports every type module (each registers its types, queries and mutations) and builds the schema.
 import { builder } from '../builder.js';
-import { withRateLimits } from '../../ratelimit/graphql.js';
+import { withRateLimits } from '../rateLimits.js';
 import './organization.js';
 import './phoneNumber.js';
 import './insurance.js';
@@ -14,5 +14,5 @@ import './availability.js';
 import './event.js';
 import './webhook.js';
 
-// every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
+// every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

@@ -5,8 +5,8 @@
 // name is `anonymous`: a client cannot create series by inventing names.
 import { getOperationAST, Kind, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { GRAPHIQL_EXAMPLES } from '../graphql/graphiql.js';
-import { schema } from '../graphql/schema/index.js';
+import { GRAPHIQL_EXAMPLES } from './graphiql.js';
+import { schema } from './schema/index.js';
 
 export const OTHER_OPERATION = 'other';
 export const ANONYMOUS_OPERATION = 'anonymous';

@@ -1,8 +1,10 @@
-// Each GraphQL root field counts against the budget of its REST twin (CONTRACT §5, the route table),
-// so the two surfaces cannot be played against each other. A root field without a twin gets its own
-// pattern "QUERY <field>" / "MUTATION <field>" (e.g. "QUERY viewer") with the per-minute default.
-import { CALL_REQUEST_POLLS } from './http.js';
-import type { Budget } from './limiter.js';
+// Each GraphQL field with a REST twin counts against that twin's budget (CONTRACT §5, the route table),
+// so the two surfaces cannot be played against each other. Root fields always count: a root field
+// without a twin gets its own pattern "QUERY <field>" / "MUTATION <field>" (e.g. "QUERY viewer") with
+// the per-minute default. A nested field counts once per resolved occurrence (per alias and per parent
+// object), because REST needs one request per organization (or bot) for the same data.
+import { CALL_REQUEST_POLLS } from '../ratelimit/http.js';
+import type { Budget } from '../ratelimit/limiter.js';
 
 export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.organization': 'GET /v1/organizations/:orgId',
@@ -31,13 +33,42 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.updateTemplate': 'PUT /v1/templates/:templateId',
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
+  // nested fields: the REST read of the same data for one parent
+  'Organization.parent': 'GET /v1/organizations/:orgId',
+  'Viewer.organization': 'GET /v1/organizations/:orgId',
+  'Organization.childrenConnection': 'GET /v1/organizations/:orgId/children',
+  'Organization.officeHours': 'GET /v1/organizations/:orgId/office-hours',
+  'Organization.closures': 'GET /v1/organizations/:orgId/closures',
+  'Organization.bots': 'GET /v1/organizations/:orgId/bots',
+  'Organization.phoneNumbers': 'GET /v1/organizations/:orgId/phone-numbers',
+  'Organization.insurances': 'GET /v1/organizations/:orgId/insurances',
+  'Organization.availability': 'GET /v1/organizations/:orgId/availability',
+  'Organization.availabilityTimeline': 'GET /v1/organizations/:orgId/availability/timeline',
+  'Bot.workflows': 'GET /v1/bots/:botId/workflows',
 };
+
+/**
+ * Nested fields already paid for when they sit directly under a root field: `bot(id) { workflows }` is
+ * the one REST request GET /v1/bots/:botId/workflows, counted by Query.bot (the only root field of type Bot).
+ */
+export const PAID_BY_ROOT: ReadonlySet<string> = new Set(['Bot.workflows']);
 
 /** Query.callRequest shares the owner's per-second polling budget with GET /v1/call-requests/:callRequestId. */
 const POLLING_FIELDS = new Set(['Query.callRequest']);
 
-export function budgetOfRootField(typeName: string, fieldName: string): { budget: Exclude<Budget, 'unauthenticated'>; pattern: string } {
+export interface FieldBudget {
+  budget: Exclude<Budget, 'unauthenticated'>;
+  pattern: string;
+}
+
+export function budgetOfRootField(typeName: string, fieldName: string): FieldBudget {
   const field = `${typeName}.${fieldName}`;
   if (POLLING_FIELDS.has(field)) return { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS };
   return { budget: 'perMinute', pattern: GRAPHQL_TWINS[field] ?? `${typeName.toUpperCase()} ${fieldName}` };
+}
+
+/** The budget of a field of an object type (not a root type), when it has a REST twin. */
+export function budgetOfNestedField(typeName: string, fieldName: string): FieldBudget | undefined {
+  const pattern = GRAPHQL_TWINS[`${typeName}.${fieldName}`];
+  return pattern ? { budget: 'perMinute', pattern } : undefined;
 }

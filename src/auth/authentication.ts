@@ -4,11 +4,11 @@
 // answer 429 before any verification; valid credentials from it wait for the next window too (they
 // cannot be told apart without verifying). The failure itself is one atomic increment, so at most
 // `limit` 401s are answered per address and window, also across instances.
-import { authenticate, bearerToken } from '../auth/authenticate.js';
+import { authenticate, bearerToken } from './authenticate.js';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { RateLimited, Unauthenticated } from '../domain/errors.js';
-import type { RateLimiter } from './limiter.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
 
 const PATTERN = 'authentication';
 

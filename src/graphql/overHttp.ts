@@ -1,0 +1,190 @@
+// GraphQL over HTTP: the one module that answers GET and POST /graphql (app.ts mounts it).
+//
+// Every operation runs through ONE execution path, yoga's `getResultForParams`: the onParams hooks (the
+// metrics label), then envelop with every plugin of yoga.ts — armor's limits, the parse/validate cache,
+// compiled queries (preparedQueries.ts), masked errors (errors.ts), the budgets' 429 and cost extension
+// (rateLimits.ts) — then the onExecutionResult hooks (request ids, errors.ts). A plugin added to yoga.ts
+// therefore applies to every request. What differs between requests is only how the parameters are read
+// and how the answer is written:
+//
+//   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
+//               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
+//               and yoga's own `processRegularResult` writes the answer (status and headers by the
+//               GraphQL-over-HTTP rules) as a Response of the running server's class, which the Node adapter
+//               writes in one go. Measured: yoga reading a Request again through a stream and its Response
+//               being read back cost more than the operation itself on a small query.
+//   yoga.fetch  anything else (GET and GraphiQL, SSE subscriptions, multipart, batches, other content types,
+//               malformed parameters, keyed mutations): yoga reads the request and writes the answer.
+//
+// GRAPHQL_FAST_PATH=false sends every request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs
+// the same cases both ways (with and without GRAPHQL_JIT) and expects the same status, headers and body.
+import { isAsyncIterable } from '@graphql-tools/utils';
+import type { Context } from 'hono';
+import { type ExecutionResult } from 'graphql';
+import { processRegularResult } from 'graphql-yoga';
+import type { AppDeps } from '../deps.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
+import { clientAddress } from '../ratelimit/clientAddress.js';
+import type { AppEnv } from '../rest/appEnv.js';
+import { BodyError, type BodySource, bodySourceOf, readLimited } from '../rest/body.js';
+import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
+import { withErrorBody } from './transportErrors.js';
+import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
+
+type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
+
+/** The Hono handler of GET and POST /graphql. */
+export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<Response> {
+  const { yoga } = createGraphQLHandler(deps);
+  const fastPath = deps.config.graphqlFastPath;
+  return async (c) => {
+    c.set('route', `${c.req.method} /graphql`);
+    const address = clientAddress(c, deps.config.trustProxy);
+    const serverContext: GraphQLServerContext = {
+      deps: c.get('deps'), // the request's (requestContext.ts)
+      setOrgId: (orgId: string) => c.set('orgId', orgId),
+      setOperation: (label: string) => c.set('graphqlOperation', label),
+      clientAddress: address,
+    };
+    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId'));
+    let post: ReadGraphQLPost;
+    try {
+      post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
+    } catch (err) {
+      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
+      throw err;
+    }
+    if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
+      const plain = plainRequest(post.headers, post.bodyText);
+      if (plain) return answerParams(yoga, plain, c.req.raw, serverContext, c.get('requestId'));
+    }
+    // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
+    const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
+    return plainAnswer(c, await withErrorBody(answer, post.request(), c.get('requestId')));
+  };
+}
+
+interface GraphQLParams {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  extensions?: Record<string, unknown>;
+}
+
+type PlainMediaType = 'application/json' | 'application/graphql-response+json';
+
+/**
+ * The fast path: the request (whose headers the context reads: credentials) with the parameters already
+ * read, through the one execution path, written as yoga writes a regular result.
+ */
+async function answerParams(
+  yoga: Yoga,
+  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
+  request: Request,
+  serverContext: GraphQLServerContext,
+  requestId: string | undefined,
+): Promise<Response> {
+  const result = await yoga.getResultForParams({ params, request }, serverContext as never);
+  // not reached (plainRequest leaves subscriptions to yoga.fetch); were it, the stream ends here and the answer is a 406
+  if (isAsyncIterable(result)) await (result as AsyncIterableIterator<unknown>).return?.();
+  const answer = processRegularResult(result as ExecutionResult, serverFetchApi(yoga), mediaType);
+  return withErrorBody(answer, request, requestId);
+}
+
+const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
+
+/**
+ * yoga's fetch API with the server's Response class as it is when the request is answered (the Node
+ * adapter installs its own when it listens, which it writes without reading a stream back).
+ */
+function serverFetchApi(yoga: Yoga): Yoga['fetchAPI'] {
+  let known = serverApis.get(yoga);
+  if (known?.Response !== globalThis.Response) serverApis.set(yoga, (known = { Response: globalThis.Response, api: { ...yoga.fetchAPI, Response: globalThis.Response } }));
+  return known.api;
+}
+
+const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
+
+/** The media type yoga would answer with for this Accept header, when it is one yoga answers plainly. */
+export function plainMediaType(accept: string | null): PlainMediaType | undefined {
+  if (accept === null || accept.trim() === '') return 'application/json';
+  const first = accept.split(',')[0]!.trim();
+  for (const part of accept.split(',')) {
+    const type = part.trim();
+    if (!['application/json', 'application/graphql-response+json', '*/*', 'application/*'].includes(type)) return undefined; // q-values, streams…: yoga decides
+  }
+  return first === 'application/graphql-response+json' ? 'application/graphql-response+json' : 'application/json';
+}
+
+/** A plain POST's parameters and answer type, when they are well-formed ones yoga would take as they are. */
+function plainRequest(headers: Headers, text: string): { params: GraphQLParams; mediaType: PlainMediaType } | undefined {
+  if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
+  const mediaType = plainMediaType(headers.get('accept'));
+  if (!mediaType) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const params = body as Record<string, unknown>;
+  for (const key of Object.keys(params)) if (!PARAM_NAMES.has(key)) return undefined;
+  const isObject = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
+  if (typeof params.query !== 'string' || !isObject(params.variables) || !isObject(params.extensions)) return undefined;
+  if (params.operationName !== undefined && params.operationName !== null && typeof params.operationName !== 'string') return undefined;
+  // a subscription (or anything that may be one) is yoga's: a stream, or a 406 naming text/event-stream
+  if (/\bsubscription\b/.test(params.query)) return undefined;
+  return { params: params as unknown as GraphQLParams, mediaType };
+}
+
+/**
+ * A whole (not streamed) answer of yoga.fetch handed to Hono as text: the Node adapter then writes it in
+ * one go, where a Response of another fetch implementation (yoga's) would be read back through a stream.
+ * A stream (a subscription over SSE) goes out as it is.
+ */
+async function plainAnswer(c: Context<AppEnv>, answer: Response): Promise<Response> {
+  const type = answer.headers.get('content-type') ?? '';
+  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return answer;
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (name !== 'content-length') headers[name] = value;
+  });
+  return c.body(await answer.text(), answer.status as 200, headers);
+}
+
+interface ReadGraphQLPost extends GraphQLPost {
+  /** The request as yoga takes it (made on first use: a plain JSON POST is answered without one). */
+  request(): Request;
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * A GraphQL POST, with the body limit of /v1 applied, and `curl -d '{"query":…}'` (which sends
+ * application/x-www-form-urlencoded) read as the JSON it is.
+ */
+async function graphQLRequest(source: BodySource, RequestClass: typeof Request): Promise<ReadGraphQLPost> {
+  const { request: raw } = source;
+  const bytes = await readLimited(source);
+  let headers = raw.headers;
+  const type = (headers.get('content-type') ?? '').toLowerCase();
+  if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(utf8.decode(bytes.subarray(0, 64)))) {
+    headers = new Headers(headers);
+    headers.set('content-type', 'application/json');
+  }
+  let request: Request | undefined;
+  return {
+    headers,
+    bodyText: utf8.decode(bytes),
+    request: () => {
+      if (request) return request;
+      const forYoga = new Headers(headers);
+      forYoga.delete('content-length');
+      // yoga's own Request class (no conversion inside yoga); the client's abort signal only for a stream
+      // (a subscription ends when its client goes away), the one answer that outlives the request
+      const streams = (forYoga.get('accept') ?? '').includes('text/event-stream');
+      return (request = new RequestClass(raw.url, { method: raw.method, headers: forYoga, body: bytes, ...(streams ? { signal: raw.signal } : {}) }));
+    },
+  };
+}
