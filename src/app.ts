@@ -9,6 +9,7 @@ import { IDEMPOTENCY_KEY_HEADER } from './idempotency/key.js';
 import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
+import { withNativeBody } from './http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, parseBody, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
 import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps) {
       setOperation: (label: string) => c.set('graphqlOperation', label),
       clientAddress: clientAddress(c, deps.config.trustProxy),
     };
-    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw);
+    if (c.req.method === 'GET') return plainAnswer(c, await withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw));
     let post: ReadGraphQLPost;
     try {
       post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
@@ -155,11 +156,11 @@ export type App = ReturnType<typeof createApp>;
 /**
  * A whole (not streamed) GraphQL answer handed to Hono as text: the Node adapter then writes it in one
  * go, where a Response of another fetch implementation (yoga's) would be read back through a stream.
- * A stream (a subscription over SSE) goes out as it is.
+ * A stream (a subscription over SSE) goes out as a stream of Node's own (http/nativeAnswer.ts).
  */
 async function plainAnswer(c: Context<AppEnv>, answer: Response): Promise<Response> {
   const type = answer.headers.get('content-type') ?? '';
-  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return answer;
+  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return withNativeBody(answer);
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (name !== 'content-length') headers[name] = value;
