@@ -1,6 +1,6 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
 import { type Context, Hono } from 'hono';
-import { clientCredentialsGrant } from './auth/oauthToken.js';
+import { tokenEndpoint } from './auth/tokenEndpoint.js';
 import { corsMiddleware } from './cors.js';
 import type { AppDeps } from './deps.js';
 import { answerGraphQLPost, type GraphQLPost } from './graphql/idempotentOperations.js';
@@ -10,7 +10,7 @@ import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
 import { withNativeBody } from './http/nativeAnswer.js';
-import { BodyError, type BodySource, bodySourceOf, parseBody, readLimited } from './rest/body.js';
+import { BodyError, type BodySource, bodySourceOf, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
 import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
@@ -18,7 +18,6 @@ import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
-import { addressOverBudget, countFailedAuthentication } from './ratelimit/authentication.js';
 import { clientAddress } from './ratelimit/clientAddress.js';
 import { requestIdMiddleware } from './requestContext.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
@@ -67,30 +66,8 @@ export function createApp(deps: AppDeps) {
     return c.json({ keys: [deps.tokens.key.publicJwk] });
   });
 
-  app.post('/oauth/token', async (c) => {
-    c.set('route', 'POST /oauth/token');
-    c.header('Cache-Control', 'no-store');
-    // client-secret guessing draws on the same per-address budget of failed authentications
-    const address = clientAddress(c, deps.config.trustProxy);
-    const refused = await addressOverBudget(deps.rateLimit, address);
-    if (refused) {
-      c.header('Retry-After', String(refused.retryAfter));
-      return c.json({ error: 'slow_down', error_description: refused.message }, 429);
-    }
-    let body: unknown;
-    try {
-      body = (await parseBody(bodySourceOf(c))).value;
-    } catch (err) {
-      if (err instanceof BodyError) return c.json({ error: 'invalid_request', error_description: err.message }, err.status === 413 ? 413 : 400);
-      throw err;
-    }
-    const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
-    if (result.status === 401) {
-      c.header('WWW-Authenticate', 'Basic realm="oauth"');
-      await countFailedAuthentication(deps.rateLimit, address);
-    }
-    return c.json(result.body, result.status);
-  });
+  // the client-credentials grant (auth/tokenEndpoint.ts)
+  app.post('/oauth/token', tokenEndpoint(deps));
 
   const graphql = createGraphQLHandler(deps);
   const { yoga } = graphql;
