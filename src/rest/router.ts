@@ -51,7 +51,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
         const result = await run();
         return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
       };
-      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, idempotencyKey, body, answer);
+      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, route.scope, idempotencyKey, body, answer);
     });
   }
 }
