@@ -24,7 +24,8 @@ import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
 
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
+  const app = new Hono<AppEnv>({ strict: false });
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
 
@@ -173,6 +174,7 @@ async function graphQLRequest(source: BodySource, RequestClass: typeof Request):
       if (request) return request;
       const forYoga = new Headers(headers);
       forYoga.delete('content-length');
+      forYoga.delete('content-encoding'); // the bytes are decoded (readLimited)
       // yoga's own Request class (no conversion inside yoga); the client's abort signal only for a stream
       // (a subscription ends when its client goes away), the one answer that outlives the request
       const streams = (forYoga.get('accept') ?? '').includes('text/event-stream');

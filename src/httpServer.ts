@@ -6,7 +6,9 @@
 //   second. A slow client costs one socket and no work: Node reads asynchronously, so it never holds up
 //   the requests of other clients;
 // - idle keep-alive connections are closed after `keepAliveTimeout`;
-// - oversized headers: `maxHeaderSize` → 431;
+// - oversized headers: `maxHeaderSize` → 431; when the request line alone is what overflows (a URL too
+//   long), 414;
+// - no Host header (HTTP/1.1 requires one): 400 in the envelope, with X-Request-Id like any answer;
 // - too many headers: node:http does not refuse them, it silently drops the fields past `maxHeadersCount`.
 //   So the server keeps one field more than allowed and answers 431 when that one is present.
 //
@@ -19,6 +21,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { HttpLimits } from './config.js';
 import type { Logger } from './logger.js';
 import { RequestScheduler } from './requestScheduler.js';
+import { requestIdFrom } from './requestContext.js';
 
 /** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
 type FetchHandler = Parameters<typeof getRequestListener>[0];
@@ -33,8 +36,15 @@ export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      // node:http would answer a bare 400 itself: the listener answers it in the envelope
+      requireHostHeader: false,
     },
     (req: IncomingMessage, res: ServerResponse) => {
+      if (!req.headers.host) {
+        refuseWithoutHost(req, res);
+        logger?.info('request refused by the HTTP server', { status: 400, code: 'MISSING_HOST' });
+        return;
+      }
       if (req.rawHeaders.length / 2 > limits.maxHeaders) {
         refuseTooManyHeaders(res, limits.maxHeaders);
         logger?.info('request refused by the HTTP server', { status: 431, code: 'TOO_MANY_HEADERS' });
@@ -64,6 +74,13 @@ function envelope(message: string): string {
   return JSON.stringify({ success: false, data: {}, message });
 }
 
+function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): void {
+  const body = envelope('The request has no Host header (HTTP/1.1 requires one)');
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
+  res.end(body);
+}
+
 function refuseTooManyHeaders(res: ServerResponse, max: number): void {
   const body = envelope(`Too many header fields (at most ${max})`);
   // the body of the request is not read: close rather than leave it in the connection
@@ -75,6 +92,19 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: s
   HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are too large' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'The request was not received in time' },
 };
+const URI_TOO_LONG = { status: 414, reason: 'URI Too Long', message: 'The request URL is too long' };
+
+/**
+ * A header overflow whose bytes (the chunk being parsed, starting with the request line) end before the
+ * request line does, or whose request line is most of them: the URL is what is too long (414), not the
+ * header fields (431). A chunk from the middle of the headers cannot tell: 431.
+ */
+function urlOverflows(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): boolean {
+  const packet = err.rawPacket;
+  if (!packet || !/^[A-Z]+ \//.test(packet.subarray(0, 32).toString('latin1'))) return false;
+  const lineEnd = packet.indexOf('\r\n');
+  return lineEnd < 0 || lineEnd > packet.length / 2;
+}
 
 /**
  * What node:http would do by default (see `socketOnError` in Node's _http_server.js), with the
@@ -84,7 +114,7 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: s
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, logger?: Logger): void {
   const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (err.code !== 'ECONNRESET' && socket.writable && !response?.headersSent) {
-    const known = CLIENT_ERRORS[err.code ?? ''];
+    const known = err.code === 'HPE_HEADER_OVERFLOW' && urlOverflows(err) ? URI_TOO_LONG : CLIENT_ERRORS[err.code ?? ''];
     const { status, reason, message } = known ?? { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP' };
     const body = envelope(message);
     socket.write(

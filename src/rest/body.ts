@@ -2,6 +2,7 @@
 // plain value, so that one zod schema validates all three. Form keys may nest with brackets or dots
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
 import type { IncomingMessage } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -90,7 +91,37 @@ export function bodySourceOf(c: { req: { raw: Request }; env?: { incoming?: Inco
   return { request: c.req.raw, incoming: c.env?.incoming };
 }
 
+/**
+ * The body as sent, decoded from its Content-Encoding (gzip, deflate, br; RFC 9110 §8.4): the limit of
+ * MAX_BODY_BYTES applies to the encoded body AND to the decoded one, so a small bomb cannot unpack into
+ * more. Any other encoding is a 415.
+ */
 export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
+  const { request } = bodySource(source);
+  const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const bytes = await readEncoded(source);
+  if (encoding === '' || encoding === 'identity') return bytes;
+  const decode = DECODERS[encoding];
+  if (!decode) throw new BodyError(415, `Unsupported Content-Encoding "${encoding.slice(0, 50)}"; send gzip, deflate, br or none`);
+  if (bytes.byteLength === 0) return bytes;
+  let decoded: Buffer;
+  try {
+    decoded = decode(bytes, { maxOutputLength: MAX_BODY_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BodyError(413, `The decoded body exceeds ${MAX_BODY_BYTES} bytes`);
+    throw new BodyError(400, `The body is not valid ${encoding}`);
+  }
+  return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength) as Uint8Array<ArrayBuffer>;
+}
+
+const DECODERS: Record<string, (bytes: Uint8Array, options: { maxOutputLength: number }) => Buffer> = {
+  gzip: gunzipSync,
+  'x-gzip': gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+async function readEncoded(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
   const { request, incoming } = bodySource(source);
   const declared = request.headers.get('content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);

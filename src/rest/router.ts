@@ -5,6 +5,7 @@
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
+import { InvalidInput } from '../domain/errors.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
 import { clientAddress } from '../ratelimit/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
@@ -31,6 +32,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
       await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler
+      refuseRepeatedQueryParameters(c.req.url);
       const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
@@ -53,6 +55,20 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
       };
       return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, route.scope, idempotencyKey, body, answer);
     });
+  }
+}
+
+/**
+ * A query parameter given twice (`?orgId=A&orgId=B`) is a 400 naming it, like an unknown one: taking
+ * either value silently would answer a request the client did not mean.
+ */
+function refuseRepeatedQueryParameters(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  const seen = new Set<string>();
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+    if (seen.has(name)) throw InvalidInput.of(name, 'is given more than once; send it once');
+    seen.add(name);
   }
 }
 

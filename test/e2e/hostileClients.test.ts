@@ -170,6 +170,19 @@ describe('oversized and too many headers', () => {
     expect((await send(request(Array.from({ length: 2500 }, (_, i) => `X${i}: 1`)))).status).toBe(431);
   });
 
+  it('answers an overlong URL with 414, not 431', async () => {
+    const answer = await send(`GET /v1/organizations?x=${'a'.repeat(9000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(414);
+    expect(answer.body).toEqual(envelope('The request URL is too long'));
+  });
+
+  it('answers a request without Host in the envelope, with X-Request-Id', async () => {
+    const answer = await send('GET /healthz HTTP/1.1\r\nConnection: close\r\nX-Request-Id: no-host-1\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(envelope('The request has no Host header (HTTP/1.1 requires one)'));
+    expect(answer.headers.toLowerCase()).toContain('x-request-id: no-host-1');
+  });
+
   it('answers a request that is not HTTP with 400', async () => {
     const answer = await send('HELLO THERE\r\n\r\n');
     expect(answer.status).toBe(400);
