@@ -10,9 +10,11 @@ import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
 import { withNativeBody } from './http/nativeAnswer.js';
+import { pages } from './http/pages.js';
+import { securityHeaders } from './http/securityHeaders.js';
 import { BodyError, type BodySource, bodySourceOf, readLimited } from './rest/body.js';
 import type { AppEnv } from './rest/appEnv.js';
-import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
+import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
@@ -48,9 +50,18 @@ export function createApp(deps: AppDeps) {
     metrics.requests.observe({ method: c.req.method, route: c.get('route'), status: c.res.status, operation: c.get('graphqlOperation'), seconds: durationMs / 1000 });
   });
 
+  // nosniff, no framing, no referrer, a CSP on every answer (http/securityHeaders.ts)
+  app.use('*', securityHeaders());
+
   // CORS: closed unless CORS_ORIGINS lists origins (cors.ts)
   const corsHandler = corsMiddleware(deps.config.corsOrigins);
   if (corsHandler) app.use('*', corsHandler);
+
+  // GraphiQL and the docs: compressed, ETag/304, the page's own CSP (http/pages.ts)
+  const pageAnswers = pages();
+  app.use('/graphql', pageAnswers);
+  app.use(`${DOCS_PATH}/*`, pageAnswers);
+  app.use(DOCS_PATH, pageAnswers);
 
   app.get('/healthz', async (c) => {
     c.set('route', 'GET /healthz');

@@ -81,3 +81,46 @@ describe('CORS for the API headers', () => {
     expect(exposed).toEqual(expect.arrayContaining(['etag', 'x-request-id', 'idempotent-replayed', 'original-request', 'x-ratelimit-remaining', 'retry-after']));
   });
 });
+
+describe('security headers and pages', () => {
+  it('puts nosniff, no framing and a closed CSP on API answers', async () => {
+    const res = await t.fetch(`/v1/organizations/${org()}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const missing = await t.fetch('/nowhere');
+    expect(missing.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('sends GraphiQL compressed, with an ETag (304 on revalidation) and a CSP allowing its inline scripts by hash', async () => {
+    const headers = { accept: 'text/html', 'accept-encoding': 'gzip, br' };
+    const res = await t.fetch('/graphql', { headers });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-encoding')).toBe('br');
+    const compressed = await res.arrayBuffer();
+    expect(compressed.byteLength).toBeLessThan(3_000_000);
+    const { brotliDecompressSync } = await import('node:zlib');
+    expect(brotliDecompressSync(Buffer.from(compressed)).toString('utf8')).toContain('<title>Office Communications Service');
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-[^']+'/);
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const again = await t.fetch('/graphql', { headers: { ...headers, 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const gzipOnly = await t.fetch('/graphql', { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+    expect(gzipOnly.headers.get('content-encoding')).toBe('gzip');
+  });
+
+  it('sends the docs files compressed and cacheable', async () => {
+    const res = await t.fetch('/v1/docs/swagger-ui-bundle.js', { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(res.headers.get('etag')).toBeTruthy();
+    expect(res.headers.get('cache-control')).toContain('max-age=');
+    const page = await t.fetch('/v1/docs');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-/);
+  });
+});
