@@ -2,7 +2,7 @@
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { asUnavailable } from '../db/gate.js';
+import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
 import { mapAsyncIterator } from '@graphql-tools/utils';
 import type { AppDeps } from '../deps.js';

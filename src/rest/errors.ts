@@ -1,7 +1,7 @@
 // Maps anything thrown while answering a /v1 request to a status and the error envelope.
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
 import type { Context } from 'hono';
-import { asUnavailable } from '../db/gate.js';
+import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
