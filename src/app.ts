@@ -1,7 +1,7 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
 import { type Context, Hono } from 'hono';
 import { tokenEndpoint } from './auth/tokenEndpoint.js';
-import { corsMiddleware } from './cors.js';
+import { corsMiddleware } from './http/cors.js';
 import type { AppDeps } from './deps.js';
 import { answerGraphQLPost, type GraphQLPost } from './graphql/idempotentOperations.js';
 import { answerDirectly } from './graphql/directAnswer.js';
@@ -12,16 +12,16 @@ import { checkHealth } from './health.js';
 import { withNativeBody } from './http/nativeAnswer.js';
 import { pages } from './http/pages.js';
 import { securityHeaders } from './http/securityHeaders.js';
-import { BodyError, type BodySource, bodySourceOf, readLimited } from './rest/body.js';
-import type { AppEnv } from './rest/appEnv.js';
+import { BodyError, type BodySource, bodySourceOf, readLimited } from './http/body.js';
+import type { AppEnv } from './http/appEnv.js';
 import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
-import { clientAddress } from './ratelimit/clientAddress.js';
-import { requestIdMiddleware } from './requestContext.js';
+import { clientAddress } from './http/clientAddress.js';
+import { requestIdMiddleware } from './http/requestContext.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
 
@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps) {
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
 
-  // first: X-Request-Id on every answer, and the id in every log line of the request (requestContext.ts)
+  // first: X-Request-Id on every answer, and the id in every log line of the request (http/requestContext.ts)
   app.use('*', requestIdMiddleware(deps));
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential);
@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps) {
   // nosniff, no framing, no referrer, a CSP on every answer (http/securityHeaders.ts)
   app.use('*', securityHeaders());
 
-  // CORS: closed unless CORS_ORIGINS lists origins (cors.ts)
+  // CORS: closed unless CORS_ORIGINS lists origins (http/cors.ts)
   const corsHandler = corsMiddleware(deps.config.corsOrigins);
   if (corsHandler) app.use('*', corsHandler);
 
@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps) {
   app.on(['GET', 'POST'], '/graphql', async (c) => {
     c.set('route', `${c.req.method} /graphql`);
     const serverContext = {
-      deps: c.get('deps'), // the request's (requestContext.ts)
+      deps: c.get('deps'), // the request's (http/requestContext.ts)
       setOrgId: (orgId: string) => c.set('orgId', orgId),
       setOperation: (label: string) => c.set('graphqlOperation', label),
       clientAddress: clientAddress(c, deps.config.trustProxy),

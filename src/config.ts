@@ -159,7 +159,7 @@ export interface Config {
   jwtPrivateKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   production: boolean;
-  /** Limits of the HTTP server against slow and oversized requests (httpServer.ts). */
+  /** Limits of the HTTP server against slow and oversized requests (http/server.ts). */
   http: HttpLimits;
   /** Origins allowed to call the API from a browser (CORS); empty = CORS closed, `*` = any origin. */
   corsOrigins: string[];

@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
 import { createDemoData } from './demo/demoData.js';
-import { createHttpServer, listen } from './httpServer.js';
+import { createHttpServer, listen } from './http/server.js';
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
 
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   runtime.deps.demoApiKey = demoKey;
 
   const app = createApp(runtime.deps);
-  // timeouts and header limits against slow and oversized requests (httpServer.ts)
+  // timeouts and header limits against slow and oversized requests (http/server.ts)
   const server = createHttpServer(app.fetch, config.http, logger);
   const info = await listen(server, config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;

@@ -14,10 +14,10 @@
 //   grant's polling, RFC 8628, and is not a token-endpoint error here).
 import type { Context } from 'hono';
 import { addressOverBudget, countFailedAuthentication } from '../ratelimit/authentication.js';
-import { clientAddress } from '../ratelimit/clientAddress.js';
+import { clientAddress } from '../http/clientAddress.js';
 import type { AppDeps } from '../deps.js';
-import type { AppEnv } from '../rest/appEnv.js';
-import { BodyError, bodySourceOf, parseBody } from '../rest/body.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { BodyError, bodySourceOf, parseBody } from '../http/body.js';
 import { clientCredentialsGrant } from './oauthToken.js';
 
 type TokenError = { error: string; error_description: string };

@@ -18,11 +18,11 @@ export interface GraphQLContext {
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */
 export interface GraphQLRequestContext {
-  /** The request's deps (requestContext.ts): their logger writes its id. */
+  /** The request's deps (http/requestContext.ts): their logger writes its id. */
   deps: AppDeps;
   /** Lets the request log name the caller's organization. */
   setOrgId?: (orgId: string) => void;
-  /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
+  /** The client address failed authentications are budgeted by (http/clientAddress.ts). */
   clientAddress?: string;
   /** The caller, when authenticated before the operation (a keyed mutation, idempotentOperations.ts); not again. */
   actor?: Promise<Actor>;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../rest/appEnv.js';
+import type { AppEnv } from './appEnv.js';
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);

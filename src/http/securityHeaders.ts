@@ -7,7 +7,7 @@
 // - `Content-Security-Policy`: an API answer (JSON) may load nothing (`default-src 'none'`); an HTML page
 //   (GraphiQL, /v1/docs) gets its own policy from pages.ts, which allows exactly its inline scripts.
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../rest/appEnv.js';
+import type { AppEnv } from './appEnv.js';
 
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 

@@ -5,9 +5,9 @@ import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
-import { internalErrorMessage } from '../requestContext.js';
-import type { AppEnv } from './appEnv.js';
-import { BodyError } from './body.js';
+import { internalErrorMessage } from '../http/requestContext.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { BodyError } from '../http/body.js';
 import { errorBody, statusOf } from './envelope.js';
 
 export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {

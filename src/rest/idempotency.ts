@@ -10,7 +10,7 @@ import { type Actor, requireScope, type Scope } from '../domain/access.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
-import type { AppEnv } from './appEnv.js';
+import type { AppEnv } from '../http/appEnv.js';
 import { successBody } from './envelope.js';
 import { restErrorResponse } from './errors.js';
 

@@ -3,7 +3,7 @@
 // as the route registry (a generated client then gets its token with the same client).
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.js';
 import { SCOPES } from '../domain/access.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES } from '../http/body.js';
 import { DEMO } from './openapiExamples.js';
 
 type JsonSchema = Record<string, unknown>;

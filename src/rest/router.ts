@@ -7,16 +7,16 @@ import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
 import { InvalidInput } from '../domain/errors.js';
 import { authenticateBearer } from '../ratelimit/authentication.js';
-import { clientAddress } from '../ratelimit/clientAddress.js';
+import { clientAddress } from '../http/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
-import { bodySourceOf, parseBody } from './body.js';
+import { bodySourceOf, parseBody } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
-import type { AppEnv } from './appEnv.js';
+import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
   // failed attempts are budgeted per client address (ratelimit/authentication.ts)
@@ -28,7 +28,7 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
-      const deps = c.get('deps'); // the request's (requestContext.ts)
+      const deps = c.get('deps'); // the request's (http/requestContext.ts)
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
       await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler

@@ -3,7 +3,7 @@
 // error names the first few offenders and counts the rest, and on the token endpoint every such request
 // counts against the client address's budget of failed authentications.
 import { describe, expect, it } from 'vitest';
-import { MAX_FORM_FIELDS } from '../../src/rest/body.js';
+import { MAX_FORM_FIELDS } from '../../src/http/body.js';
 import { useTestApp } from '../support/testApp.js';
 
 const FAILED_AUTH_BUDGET = 4;

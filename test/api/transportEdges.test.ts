@@ -2,7 +2,7 @@
 // repeated query parameter, a compressed body, the CORS preflight of the API's own headers.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from '../../src/rest/body.js';
+import { MAX_BODY_BYTES } from '../../src/http/body.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ env: { CORS_ORIGINS: 'https://good.example' } });

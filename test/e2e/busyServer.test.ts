@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, listen } from '../../src/httpServer.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import type { HttpLimits } from '../../src/config.js';
 
 /** CPU each request costs (ms): a few hundred connections then keep every iteration busy. */

@@ -1,4 +1,4 @@
-// Hostile clients against the real HTTP server (httpServer.ts) on 127.0.0.1, spoken to with raw
+// Hostile clients against the real HTTP server (http/server.ts) on 127.0.0.1, spoken to with raw
 // sockets: slow headers and slow bodies (slowloris) are cut with 408 while other clients are served,
 // idle connections are closed, oversized and too many headers are refused with 431, and garbage is a
 // 400 — each in the API's envelope, none of them a 5xx or a stack trace in the log.
@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createHttpServer, listen } from '../../src/httpServer.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { useTestApp } from '../support/testApp.js';
 

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createHttpServer, listen } from '../../src/httpServer.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ env: { CORS_ORIGINS: 'https://good.example', RATE_LIMIT_PER_MINUTE: '1000' } });

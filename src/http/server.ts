@@ -18,8 +18,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import type { HttpLimits } from './config.js';
-import type { Logger } from './logger.js';
+import type { HttpLimits } from '../config.js';
+import type { Logger } from '../logger.js';
 import { RequestScheduler } from './requestScheduler.js';
 import { requestIdFrom } from './requestContext.js';
 

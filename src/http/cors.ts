@@ -7,7 +7,7 @@
 // on its own, which is also why a forged request (CSRF) carries no credential.
 import { cors } from 'hono/cors';
 import type { MiddlewareHandler } from 'hono';
-import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from './idempotency/key.js';
+import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
 
 /** The headers a browser script may send: the credential, the body's type, and the API's own request headers. */
 export const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'];
