@@ -14,21 +14,41 @@
 //
 // Errors node:http answers itself (408, 431, 400 for unparsable requests) get the API's JSON envelope.
 // Requests are started in short slices of the event loop (requestScheduler.ts), so that a busy instance
-// keeps accepting new connections; `/healthz` starts at once.
+// keeps accepting new connections; past the queue's bound a request is answered 503 + Retry-After at once;
+// the health check (the route GET /healthz, whatever its query) starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { HttpLimits } from '../config.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import { RequestScheduler } from './requestScheduler.js';
 import { requestIdFrom } from './requestContext.js';
 
 /** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
 type FetchHandler = Parameters<typeof getRequestListener>[0];
 
-export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger): Server {
+/** Routes that skip the queue: a load balancer's health check must answer when the instance is busiest. */
+const UNQUEUED_ROUTES: ReadonlySet<string> = new Set(['GET /healthz', 'HEAD /healthz']);
+
+function routeOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return `${req.method} ${query < 0 ? url : url.slice(0, query)}`;
+}
+
+/** The queue of requests waiting to start, for a server made with createHttpServer (its depth goes to /metrics). */
+export function createRequestScheduler(limits: HttpLimits, logger?: Logger): RequestScheduler {
+  return new RequestScheduler({
+    maxWaiting: limits.maxQueuedRequests,
+    onError: (err) => logger?.error('a request could not be started', errorFields(err)),
+  });
+}
+
+export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger, scheduler = createRequestScheduler(limits, logger)): Server {
   const listener = getRequestListener(fetch);
-  const scheduler = new RequestScheduler();
+  // the adapter answers the app's errors itself; what still rejects is a bug of ours: logged, never lost
+  const answer = (req: IncomingMessage, res: ServerResponse) =>
+    listener(req, res).catch((err: unknown) => logger?.error('a request failed outside the app', errorFields(err)));
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -50,8 +70,11 @@ export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger
         logger?.info('request refused by the HTTP server', { status: 431, code: 'TOO_MANY_HEADERS' });
         return;
       }
-      if (req.url === '/healthz') void listener(req, res);
-      else scheduler.run(() => void listener(req, res));
+      if (UNQUEUED_ROUTES.has(routeOf(req))) void answer(req, res);
+      else if (!scheduler.run(() => void answer(req, res))) {
+        refuseOverloaded(req, res);
+        logger?.warn('request refused: the request queue is full', { status: 503, waiting: scheduler.waiting });
+      }
     },
   );
   server.maxHeadersCount = limits.maxHeaders + 1;
@@ -72,6 +95,13 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
 
 function envelope(message: string): string {
   return JSON.stringify({ success: false, data: {}, message });
+}
+
+function refuseOverloaded(req: IncomingMessage, res: ServerResponse): void {
+  const body = envelope('The service is overloaded; retry shortly');
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1', 'x-request-id': requestId });
+  res.end(body);
 }
 
 function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): void {
