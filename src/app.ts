@@ -1,7 +1,6 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
 import { type Context, Hono } from 'hono';
-import { tokenEndpoint } from './auth/tokenEndpoint.js';
-import { corsMiddleware } from './http/cors.js';
+import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
 import { answerGraphQLPost, type GraphQLPost } from './graphql/idempotentOperations.js';
 import { answerDirectly } from './graphql/directAnswer.js';
@@ -10,8 +9,7 @@ import { withErrorBody } from './graphql/transportErrors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { checkHealth } from './health.js';
 import { withNativeBody } from './http/nativeAnswer.js';
-import { pages } from './http/pages.js';
-import { securityHeaders } from './http/securityHeaders.js';
+import { useTransport } from './http/transport.js';
 import { BodyError, type BodySource, bodySourceOf, readLimited } from './http/body.js';
 import type { AppEnv } from './http/appEnv.js';
 import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
@@ -21,7 +19,6 @@ import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { clientAddress } from './http/clientAddress.js';
-import { requestIdMiddleware } from './http/requestContext.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
 
@@ -31,37 +28,11 @@ export function createApp(deps: AppDeps) {
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
 
-  // first: X-Request-Id on every answer, and the id in every log line of the request (http/requestContext.ts)
-  app.use('*', requestIdMiddleware(deps));
-
-  // one log line per request: method, route pattern, status, duration, org id (never a credential);
-  // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    const durationMs = performance.now() - started;
-    c.get('deps').logger.info('request', {
-      method: c.req.method,
-      route: c.get('route') ?? 'unmatched',
-      status: c.res.status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      orgId: c.get('orgId') ?? null,
-    });
-    metrics.requests.observe({ method: c.req.method, route: c.get('route'), status: c.res.status, operation: c.get('graphqlOperation'), seconds: durationMs / 1000 });
+  // the request's id, log line and metrics, security headers, CORS, the pages' compression (http/transport.ts)
+  useTransport(app, deps, {
+    observe: (request) => metrics.requests.observe(request),
+    pagePaths: ['/graphql', DOCS_PATH, `${DOCS_PATH}/*`],
   });
-
-  // nosniff, no framing, no referrer, a CSP on every answer (http/securityHeaders.ts)
-  app.use('*', securityHeaders());
-
-  // CORS: closed unless CORS_ORIGINS lists origins (http/cors.ts)
-  const corsHandler = corsMiddleware(deps.config.corsOrigins);
-  if (corsHandler) app.use('*', corsHandler);
-
-  // GraphiQL and the docs: compressed, ETag/304, the page's own CSP (http/pages.ts)
-  const pageAnswers = pages();
-  app.use('/graphql', pageAnswers);
-  app.use(`${DOCS_PATH}/*`, pageAnswers);
-  app.use(DOCS_PATH, pageAnswers);
 
   app.get('/healthz', async (c) => {
     c.set('route', 'GET /healthz');
@@ -72,13 +43,8 @@ export function createApp(deps: AppDeps) {
   // Prometheus text format; public unless METRICS_TOKEN is set (metrics/endpoint.ts)
   app.get('/metrics', metricsEndpoint(deps, metrics.registry));
 
-  app.get('/.well-known/jwks.json', (c) => {
-    c.set('route', 'GET /.well-known/jwks.json');
-    c.header('Cache-Control', 'public, max-age=300');
-    return c.json({ keys: [deps.tokens.key.publicJwk] });
-  });
-
-  // the client-credentials grant (auth/tokenEndpoint.ts)
+  // the key tokens are verified with, and the client-credentials grant (auth/tokenEndpoint.ts)
+  app.get('/.well-known/jwks.json', jwksEndpoint(deps));
   app.post('/oauth/token', tokenEndpoint(deps));
 
   const graphql = createGraphQLHandler(deps);

@@ -40,6 +40,15 @@ export function basicClientCredentials(authorization: string | undefined): { cli
   }
 }
 
+/** GET /.well-known/jwks.json: the public key access tokens are signed with. */
+export function jwksEndpoint(deps: AppDeps) {
+  return (c: Context<AppEnv>) => {
+    c.set('route', 'GET /.well-known/jwks.json');
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json({ keys: [deps.tokens.key.publicJwk] });
+  };
+}
+
 const isTokenError = (value: object): value is TokenError => 'error' in value;
 
 export function tokenEndpoint(deps: AppDeps) {
