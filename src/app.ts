@@ -1,51 +1,31 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
 import { Hono } from 'hono';
-import { clientCredentialsGrant } from './auth/oauthToken.js';
-import { corsMiddleware } from './cors.js';
+import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
 import { graphqlOverHttp } from './graphql/overHttp.js';
 import { checkHealth } from './health.js';
-import { BodyError, bodySourceOf, parseBody } from './rest/body.js';
-import type { AppEnv } from './rest/appEnv.js';
-import { API_DOCS_ROUTES, registerApiDocs } from './rest/docsPage.js';
+import { useTransport } from './http/transport.js';
+import type { AppEnv } from './http/appEnv.js';
+import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
 import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
-import { addressOverBudget, countFailedAuthentication } from './auth/authentication.js';
-import { clientAddress } from './ratelimit/clientAddress.js';
-import { requestIdMiddleware } from './requestContext.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
 
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
+  const app = new Hono<AppEnv>({ strict: false });
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
 
-  // first: X-Request-Id on every answer, and the id in every log line of the request (requestContext.ts)
-  app.use('*', requestIdMiddleware(deps));
-
-  // one log line per request: method, route pattern, status, duration, org id (never a credential);
-  // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    const durationMs = performance.now() - started;
-    c.get('deps').logger.info('request', {
-      method: c.req.method,
-      route: c.get('route') ?? 'unmatched',
-      status: c.res.status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      orgId: c.get('orgId') ?? null,
-    });
-    metrics.requests.observe({ method: c.req.method, route: c.get('route'), status: c.res.status, operation: c.get('graphqlOperation'), seconds: durationMs / 1000 });
+  // the request's id, log line and metrics, security headers, CORS, the pages' compression (http/transport.ts)
+  useTransport(app, deps, {
+    observe: (request) => metrics.requests.observe(request),
+    pagePaths: ['/graphql', DOCS_PATH, `${DOCS_PATH}/*`],
   });
-
-  // CORS: closed unless CORS_ORIGINS lists origins (cors.ts)
-  const corsHandler = corsMiddleware(deps.config.corsOrigins);
-  if (corsHandler) app.use('*', corsHandler);
 
   app.get('/healthz', async (c) => {
     c.set('route', 'GET /healthz');
@@ -56,36 +36,9 @@ export function createApp(deps: AppDeps) {
   // Prometheus text format; public unless METRICS_TOKEN is set (metrics/endpoint.ts)
   app.get('/metrics', metricsEndpoint(deps, metrics.registry));
 
-  app.get('/.well-known/jwks.json', (c) => {
-    c.set('route', 'GET /.well-known/jwks.json');
-    c.header('Cache-Control', 'public, max-age=300');
-    return c.json({ keys: [deps.tokens.key.publicJwk] });
-  });
-
-  app.post('/oauth/token', async (c) => {
-    c.set('route', 'POST /oauth/token');
-    c.header('Cache-Control', 'no-store');
-    // client-secret guessing draws on the same per-address budget of failed authentications
-    const address = clientAddress(c, deps.config.trustProxy);
-    const refused = await addressOverBudget(deps.rateLimit, address);
-    if (refused) {
-      c.header('Retry-After', String(refused.retryAfter));
-      return c.json({ error: 'slow_down', error_description: refused.message }, 429);
-    }
-    let body: unknown;
-    try {
-      body = (await parseBody(bodySourceOf(c))).value;
-    } catch (err) {
-      if (err instanceof BodyError) return c.json({ error: 'invalid_request', error_description: err.message }, err.status === 413 ? 413 : 400);
-      throw err;
-    }
-    const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
-    if (result.status === 401) {
-      c.header('WWW-Authenticate', 'Basic realm="oauth"');
-      await countFailedAuthentication(deps.rateLimit, address);
-    }
-    return c.json(result.body, result.status);
-  });
+  // the key tokens are verified with, and the client-credentials grant (auth/tokenEndpoint.ts)
+  app.get('/.well-known/jwks.json', jwksEndpoint(deps));
+  app.post('/oauth/token', tokenEndpoint(deps));
 
   // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts)
   app.on(['GET', 'POST'], '/graphql', graphqlOverHttp(deps));
@@ -120,3 +73,4 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+

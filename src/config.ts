@@ -101,6 +101,7 @@ const envSchema = z.object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
   HTTP_MAX_HEADER_BYTES: positiveInt('HTTP_MAX_HEADER_BYTES', 16_384),
   HTTP_MAX_HEADERS: positiveInt('HTTP_MAX_HEADERS', 100),
+  HTTP_MAX_QUEUED_REQUESTS: positiveInt('HTTP_MAX_QUEUED_REQUESTS', 2_000),
   CORS_ORIGINS: z
     .string()
     .optional()
@@ -169,7 +170,7 @@ export interface Config {
   jwtPrivateKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   production: boolean;
-  /** Limits of the HTTP server against slow and oversized requests (httpServer.ts). */
+  /** Limits of the HTTP server against slow and oversized requests (http/server.ts). */
   http: HttpLimits;
   /** Origins allowed to call the API from a browser (CORS); empty = CORS closed, `*` = any origin. */
   corsOrigins: string[];
@@ -195,6 +196,8 @@ export interface HttpLimits {
   maxHeaderBytes: number;
   /** Header fields per request (more: 431). */
   maxHeaders: number;
+  /** Requests waiting to start (http/requestScheduler.ts); past it a request is answered 503 + Retry-After at once. */
+  maxQueuedRequests: number;
 }
 
 export class ConfigError extends Error {}
@@ -240,6 +243,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
       maxHeaders: e.HTTP_MAX_HEADERS,
+      maxQueuedRequests: e.HTTP_MAX_QUEUED_REQUESTS,
     },
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,

@@ -9,6 +9,7 @@ import type { LiveStreams } from './graphql/liveStreams.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { RequestQueueState } from './http/requestScheduler.js';
 
 export interface AppDeps extends DomainDeps {
   config: Config;
@@ -18,6 +19,8 @@ export interface AppDeps extends DomainDeps {
   logger: Logger;
   /** The id of the request these deps answer (requestContext.ts's depsForRequest); unset outside a request. */
   requestId?: string;
+  /** The HTTP server's queue of requests waiting to start (http/requestScheduler.ts), for /metrics; unset without a server. */
+  requestQueue?: RequestQueueState;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
   demoApiKey?: string;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */

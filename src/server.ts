@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
 import { createDemoData } from './demo/demoData.js';
-import { createHttpServer, listen } from './httpServer.js';
+import { createHttpServer, createRequestScheduler, listen } from './http/server.js';
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
 
@@ -35,9 +35,12 @@ async function main(): Promise<void> {
   // GraphiQL opens with the demo key in its headers (embedded database only, never postgresql://)
   runtime.deps.demoApiKey = demoKey;
 
+  // the queue of requests waiting to start: bounded, its depth in /metrics (http/requestScheduler.ts)
+  const scheduler = createRequestScheduler(config.http, logger);
+  runtime.deps.requestQueue = scheduler;
   const app = createApp(runtime.deps);
-  // timeouts and header limits against slow and oversized requests (httpServer.ts)
-  const server = createHttpServer(app.fetch, config.http, logger);
+  // timeouts and header limits against slow and oversized requests (http/server.ts)
+  const server = createHttpServer(app.fetch, config.http, logger, scheduler);
   const info = await listen(server, config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
   if (demoCreated) {

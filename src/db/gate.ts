@@ -2,14 +2,12 @@
 // transaction) takes a slot; at most `maxConcurrent` run at once (the connection pool's size: more
 // would only queue inside the driver, where nothing bounds it), at most `maxWaiting` wait, and none
 // waits longer than `queueTimeoutMs`. Past either bound the caller gets DatabaseUnavailable at once,
-// which both surfaces answer as 503 + Retry-After — so under overload the database keeps working at
+// which both surfaces answer as 503 + Retry-After (domain/databaseErrors.ts maps it) — so under overload the database keeps working at
 // full speed on the work it accepted, and requests that need no database (warm cached reads,
 // /healthz) are not stuck behind a queue that only grows.
 //
 // A connection-level failure (database down) opens a short breaker: for `breakerMs` every statement
 // fails at once instead of each waiting for a connection timeout; then one is let through again.
-
-import { Unavailable } from '../domain/errors.js';
 
 export type UnavailableReason = 'overloaded' | 'timeout' | 'unreachable';
 
@@ -129,31 +127,4 @@ export class DatabaseGate {
   answeredWithin(ms: number): boolean {
     return Date.now() - this.lastAnsweredAt <= ms && Date.now() >= this.brokenUntil;
   }
-}
-
-/**
- * The domain error for a DatabaseUnavailableError, also when Prisma wrapped it (Prisma keeps the
- * adapter error's `code`); undefined for any other error.
- */
-export function asUnavailable(err: unknown): Unavailable | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    if (e instanceof Unavailable) return e;
-    // Prisma's own transaction timeouts (waiting to start one, or a transaction that outlived its timeout)
-    // are the database not keeping up, like the gate's: nothing was committed
-    if ((e as { code?: unknown }).code === 'P2028') {
-      return new Unavailable('The service is overloaded (a database transaction could not run in time); retry shortly', 1);
-    }
-    if ((e as { code?: unknown }).code === DatabaseUnavailableError.CODE) {
-      const message = e instanceof DatabaseUnavailableError ? e.message : /retry shortly/.test(String((e as Error).message)) ? lastLine((e as Error).message) : 'The database is unavailable; retry shortly';
-      return new Unavailable(message, 1);
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** Prisma puts its invocation report before the driver's message; the last line is ours. */
-function lastLine(text: string): string {
-  const lines = text.trim().split('\n');
-  return lines[lines.length - 1]!.trim();
 }

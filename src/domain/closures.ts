@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
-import { NotFound, parseInput } from './errors.js';
+import { NotFound, parseInput, unknownKeysMessage } from './errors.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
@@ -16,7 +16,7 @@ import { viewSchema } from './viewSchema.js';
 export function closedObjectError(what: string) {
   return (iss: { code?: string; keys?: string[]; input?: unknown }) =>
     iss.code === 'unrecognized_keys'
-      ? `unknown ${iss.keys && iss.keys.length > 1 ? 'properties' : 'property'}: ${(iss.keys ?? []).join(', ')}`
+      ? unknownKeysMessage(iss.keys ?? [])
       : `must be ${what}`;
 }
 

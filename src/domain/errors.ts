@@ -21,11 +21,34 @@ export abstract class DomainError extends Error {
     | 'CONFLICT';
 }
 
-/** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
+/**
+ * At most this many issues (and unknown names in one issue) are spelled out; the rest are counted. An
+ * answer to bad input stays short however much of it was sent (a body may carry a thousand fields).
+ */
+export const MAX_NAMED = 5;
+const MAX_ISSUES = 20;
+const MAX_NAME_LENGTH = 64;
+
+/** A name taken from the input, cut to a readable length. */
+export function shownName(name: string): string {
+  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+}
+
+/** `unknown properties "a", "b", … and 995 more`: the first few names and a count. */
+export function unknownKeysMessage(keys: readonly string[]): string {
+  const named = keys.slice(0, MAX_NAMED).map((k) => `"${shownName(k)}"`).join(', ');
+  const more = keys.length > MAX_NAMED ? ` and ${keys.length - MAX_NAMED} more` : '';
+  return `unknown ${keys.length > 1 ? 'properties' : 'property'} ${named}${more}`;
+}
+
+/** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"), the first twenty of many. */
 export class InvalidInput extends DomainError {
   readonly code = 'BAD_USER_INPUT' as const;
-  constructor(readonly issues: Issue[]) {
-    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  readonly issues: Issue[];
+  constructor(issues: Issue[]) {
+    const kept = issues.length > MAX_ISSUES ? [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${issues.length - MAX_ISSUES} more issues` }] : issues;
+    super(kept.map((i) => (i.path ? `${shownName(i.path)}: ${i.message}` : i.message)).join('; '));
+    this.issues = kept;
   }
   static of(path: string, message: string): InvalidInput {
     return new InvalidInput([{ path, message }]);
@@ -87,7 +110,8 @@ export class IdempotencyKeyReused extends DomainError {
 }
 
 export function issuesFromZod(error: z.ZodError): Issue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  // an unknown key's name comes from the input: its message is rebuilt short, whatever the schema said
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.code === 'unrecognized_keys' ? unknownKeysMessage(i.keys) : i.message }));
 }
 
 /** Parses `input` with `schema`, or throws InvalidInput naming every issue. */

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { viewSchema } from './viewSchema.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
+import { unknownKeysMessage } from './errors.js';
 
 export const MAX_STEPS_PER_WORKFLOW = 200;
 export const MAX_ORDER = 1_000_000;
@@ -62,7 +63,7 @@ const stepFields = {
 export function objectError(what = 'must be an object') {
   return {
     error: (iss: { code: string; keys?: string[] }) =>
-      iss.code === 'unrecognized_keys' ? `unknown ${iss.keys && iss.keys.length > 1 ? 'properties' : 'property'} ${(iss.keys ?? []).map((k) => `"${k}"`).join(', ')}` : what,
+      iss.code === 'unrecognized_keys' ? unknownKeysMessage(iss.keys ?? []) : what,
   };
 }
 

@@ -14,17 +14,17 @@ export interface GraphQLContext {
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
   reauthenticate(): Promise<Actor>;
-  /** The client address (ratelimit/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
+  /** The client address (http/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
   clientAddress: string;
 }
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */
 export interface GraphQLRequestContext {
-  /** The request's deps (requestContext.ts): their logger writes its id. */
+  /** The request's deps (http/requestContext.ts): their logger writes its id. */
   deps: AppDeps;
   /** Lets the request log name the caller's organization. */
   setOrgId?: (orgId: string) => void;
-  /** The client address failed authentications are budgeted by (ratelimit/clientAddress.ts). */
+  /** The client address failed authentications are budgeted by (http/clientAddress.ts). */
   clientAddress?: string;
   /** The caller, when authenticated before the operation (a keyed mutation, idempotentOperations.ts); not again. */
   actor?: Promise<Actor>;

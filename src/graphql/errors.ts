@@ -2,12 +2,12 @@
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { asUnavailable } from '../db/gate.js';
+import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
 import { mapAsyncIterator } from '@graphql-tools/utils';
 import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';
-import { internalErrorMessage } from '../requestContext.js';
+import { internalErrorMessage } from '../http/requestContext.js';
 
 function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
@@ -37,7 +37,7 @@ export function domainErrorExtensions(domain: DomainError): Record<string, unkno
   return extensions;
 }
 
-/** `extensions` with the id of the request being answered (requestContext.ts). */
+/** `extensions` with the id of the request being answered (http/requestContext.ts). */
 export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined, requestId: string | undefined): Record<string, unknown> {
   return requestId ? { ...extensions, requestId } : { ...extensions };
 }

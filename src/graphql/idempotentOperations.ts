@@ -3,12 +3,16 @@
 // (the document as printed, and the operation name) and the variables agree; its first HTTP answer is
 // replayed with `Idempotent-Replayed: true`. Queries and subscriptions change nothing, so a key sent
 // with them is ignored, as on GET and DELETE of /v1.
-import { getOperationAST, type OperationDefinitionNode, parse, print } from 'graphql';
+//
+// The scopes of the mutation's root fields (MUTATION_SCOPES) are checked before the key is claimed or
+// replayed: a credential that may not run the mutation gets FORBIDDEN, unstored and without running any
+// of it, and never another credential's stored answer.
+import { type DocumentNode, getOperationAST, Kind, type OperationDefinitionNode, parse, print, type SelectionSetNode } from 'graphql';
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { DomainError, InvalidInput } from '../domain/errors.js';
+import type { Actor, Scope } from '../domain/access.js';
+import { DomainError, Forbidden, InvalidInput } from '../domain/errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import { answerIdempotently } from '../idempotency/idempotentRequests.js';
+import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { IDEMPOTENCY_KEY_HEADER, ORIGINAL_REQUEST_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from '../idempotency/key.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { GRAPHQL_LIMITS } from './abuseLimits.js';
@@ -17,10 +21,59 @@ import { domainErrorExtensions, withRequestId } from './errors.js';
 /** Runs the operation through yoga; `actor` is the caller when it was authenticated already (counted once). */
 export type ForwardToYoga = (actor?: Promise<Actor>) => Promise<Response>;
 
+/**
+ * The scope each mutation field requires: the domain function its resolver calls checks it again (and
+ * the schema's description names it); a test keeps this map equal to the Mutation type's fields.
+ */
+export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
+  attachPhoneNumber: 'phone-numbers:write',
+  createClosure: 'closures:write',
+  updateClosure: 'closures:write',
+  deleteClosure: 'closures:write',
+  createTemplate: 'templates:write',
+  updateTemplate: 'templates:write',
+  disableOrganization: 'organizations:write',
+  enableOrganization: 'organizations:write',
+  setOfficeHours: 'office-hours:write',
+  updateInsurance: 'insurances:write',
+  createWebhookEndpoint: 'webhooks:write',
+  updateWebhookEndpoint: 'webhooks:write',
+  deleteWebhookEndpoint: 'webhooks:write',
+  rotateWebhookSecret: 'webhooks:write',
+  testWebhookEndpoint: 'webhooks:write',
+  retryWebhookDelivery: 'webhooks:write',
+};
+
 interface MutationRequest {
   document: string;
   operationName: string | null;
   variables: unknown;
+  /** The root fields it selects (through fragments too), by name. */
+  rootFields: Set<string>;
+}
+
+/** Field names of a selection set, through inline fragments and fragment spreads (each fragment once). */
+function rootFieldsOf(selectionSet: SelectionSetNode, document: DocumentNode, into = new Set<string>(), seen = new Set<string>()): Set<string> {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) into.add(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) rootFieldsOf(selection.selectionSet, document, into, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) rootFieldsOf(fragment.selectionSet, document, into, seen);
+    }
+  }
+  return into;
+}
+
+/** The scopes `fields` require that `actor` lacks. */
+function missingScopes(actor: Actor, fields: Iterable<string>): Scope[] {
+  const missing = new Set<Scope>();
+  for (const field of fields) {
+    const scope = MUTATION_SCOPES[field];
+    if (scope && !actor.scopes.has(scope)) missing.add(scope);
+  }
+  return [...missing];
 }
 
 /** The mutation a JSON GraphQL body asks for, or undefined for anything else (yoga answers it as usual). */
@@ -29,14 +82,21 @@ function mutationOf(body: unknown): MutationRequest | undefined {
   const { query, operationName, variables } = body as Record<string, unknown>;
   if (typeof query !== 'string') return undefined;
   let operation: OperationDefinitionNode | null | undefined;
+  let document: DocumentNode;
   try {
     // the same token bound as graphql-armor's, so that this early parse cannot be used to exhaust the CPU
-    operation = getOperationAST(parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens }), typeof operationName === 'string' ? operationName : undefined);
+    document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    operation = getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
   } catch {
     return undefined; // a syntax error: yoga reports it
   }
   if (operation?.operation !== 'mutation') return undefined;
-  return { document: print(parse(query)), operationName: typeof operationName === 'string' ? operationName : null, variables: variables ?? null };
+  return {
+    document: print(document),
+    operationName: typeof operationName === 'string' ? operationName : null,
+    variables: variables ?? null,
+    rootFields: rootFieldsOf(operation.selectionSet, document),
+  };
 }
 
 /** A GraphQL error answer made outside yoga (a bad key, 409, 422): the same `extensions` as inside. */
@@ -96,6 +156,11 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
     const owner = await actor.catch(() => undefined);
     // not authenticated: yoga answers the error (the failed attempt was counted once, here)
     if (!owner) return forward(actor);
+    const missing = missingScopes(owner, mutation.rootFields);
+    if (missing.length > 0) {
+      const refusal = graphQLErrorResponse(new Forbidden(`This credential lacks the scope ${missing.join(', ')}`), deps.requestId);
+      return new Response(refusal.body, { status: 403, headers: refusal.headers });
+    }
     let first: { response: Response; text: string } | undefined;
     const outcome = await answerIdempotently(
       deps,
@@ -104,6 +169,19 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
         key,
         fingerprint: requestFingerprint({ method: 'POST', path: '/graphql', ...mutation }),
         request: `POST /graphql mutation ${mutation.operationName ?? '(anonymous)'}`,
+        tooLargeToStore: (response, requestId) => ({
+          status: response.status,
+          contentType: 'application/json; charset=utf-8',
+          body: JSON.stringify({
+            data: null,
+            errors: [
+              {
+                message: `Done by request ${requestId}; its answer (${Buffer.byteLength(response.body)} bytes) is larger than a replay keeps (${MAX_STORED_BODY_BYTES} bytes): query the result to see it`,
+                extensions: { code: 'REPLAY_TOO_LARGE', requestId },
+              },
+            ],
+          }),
+        }),
       },
       async () => {
         const response = await forward(actor);

@@ -24,9 +24,10 @@ import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
-import { clientAddress } from '../ratelimit/clientAddress.js';
-import type { AppEnv } from '../rest/appEnv.js';
-import { BodyError, type BodySource, bodySourceOf, readLimited } from '../rest/body.js';
+import { clientAddress } from '../http/clientAddress.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { withNativeBody } from '../http/nativeAnswer.js';
+import { BodyError, type BodySource, bodySourceOf, readLimited } from '../http/body.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
@@ -41,12 +42,12 @@ export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
     const serverContext: GraphQLServerContext = {
-      deps: c.get('deps'), // the request's (requestContext.ts)
+      deps: c.get('deps'), // the request's (http/requestContext.ts)
       setOrgId: (orgId: string) => c.set('orgId', orgId),
       setOperation: (label: string) => c.set('graphqlOperation', label),
       clientAddress: address,
     };
-    if (c.req.method === 'GET') return withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId'));
+    if (c.req.method === 'GET') return plainAnswer(c, await withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId')));
     let post: ReadGraphQLPost;
     try {
       post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
@@ -141,11 +142,12 @@ function plainRequest(headers: Headers, text: string): { params: GraphQLParams; 
 /**
  * A whole (not streamed) answer of yoga.fetch handed to Hono as text: the Node adapter then writes it in
  * one go, where a Response of another fetch implementation (yoga's) would be read back through a stream.
- * A stream (a subscription over SSE) goes out as it is.
+ * A stream (a subscription over SSE) goes out as a stream of Node's own (http/nativeAnswer.ts), so that a
+ * client going away ends only its own stream, whatever middleware rebuilt the answer.
  */
 async function plainAnswer(c: Context<AppEnv>, answer: Response): Promise<Response> {
   const type = answer.headers.get('content-type') ?? '';
-  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return answer;
+  if (!answer.body || type.includes('event-stream') || type.includes('multipart')) return withNativeBody(answer);
   const headers: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (name !== 'content-length') headers[name] = value;
@@ -181,6 +183,7 @@ async function graphQLRequest(source: BodySource, RequestClass: typeof Request):
       if (request) return request;
       const forYoga = new Headers(headers);
       forYoga.delete('content-length');
+      forYoga.delete('content-encoding'); // the bytes are decoded (readLimited)
       // yoga's own Request class (no conversion inside yoga); the client's abort signal only for a stream
       // (a subscription ends when its client goes away), the one answer that outlives the request
       const streams = (forYoga.get('accept') ?? '').includes('text/event-stream');

@@ -23,7 +23,7 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    // yoga's default answers every Origin with Access-Control-Allow-Origin; CORS is the app's (cors.ts)
+    // yoga's default answers every Origin with Access-Control-Allow-Origin; CORS is the app's (http/cors.ts)
     cors: false,
     graphiql: graphiqlOptions(deps.demoApiKey),
     // the editor bundle is 9 MB: loaded on the first browser visit, not with every app
@@ -39,7 +39,7 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
       ...(prepared ? [usePreparedQueries(prepared)] : []),
     ],
     maskedErrors: { maskError },
-    // `deps` of the server context are the request's (requestContext.ts): their logger writes its id
+    // `deps` of the server context are the request's (http/requestContext.ts): their logger writes its id
     context: (initial) => createGraphQLContext(initial, initial.request),
   });
   return { yoga };

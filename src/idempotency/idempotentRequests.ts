@@ -3,9 +3,16 @@
 // - The first request with a key claims it: one INSERT … ON CONFLICT DO NOTHING on the primary key
 //   (credential owner, key), atomic on PGlite and PostgreSQL, so of any number of concurrent requests
 //   (on any number of instances) exactly one runs.
+// - Each surface checks that the credential may perform the request (its scope) BEFORE the key is
+//   claimed or replayed: a refusal is never stored, and a stored answer goes only to a credential that
+//   could have made it (keys are shared by the credentials of one organization).
 // - It runs, and its answer (status and body) is stored with the key for 24 h. Answers not worth
-//   replaying — 5xx and 429, or a GraphQL result made only of such errors — release the key instead,
-//   so that a retry runs again.
+//   replaying — 5xx, 401, 403 and 429, or a GraphQL result made only of errors of the moment — release
+//   the key instead, so that a retry runs again.
+// - What is stored is bounded (MAX_STORED_BODY_BYTES): a larger error releases the key (nothing was
+//   done; a retry answers the same), a larger success is stored as the surface's short replacement
+//   (same status, a message naming the original request: the write must not run twice, and the
+//   resource can be read back).
 // - A later request with the key: a different request (fingerprint) is a 422 naming the key; while the
 //   first is still in flight a 409 (Retry-After: 1); otherwise the stored answer is replayed.
 // - An in-flight claim holds a lease of IN_FLIGHT_LEASE_MS: a holder that died (crash, kill) leaves a
@@ -23,6 +30,8 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Longer than any request may take (database timeouts end them sooner), short enough to recover from a crash. */
 export const IN_FLIGHT_LEASE_MS = 60_000;
 export const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+/** The most of an answer's body kept with a key (every key of every organization is kept 24 h). */
+export const MAX_STORED_BODY_BYTES = 64 * 1024;
 
 export interface IdempotencyDeps extends DomainDeps {
   logger: Logger;
@@ -38,6 +47,8 @@ export interface IdempotentRequest {
   fingerprint: string;
   /** "POST /v1/templates", named in the 422 message. */
   request: string;
+  /** What is stored instead of a success larger than MAX_STORED_BODY_BYTES (the surface's own format). */
+  tooLargeToStore(response: CapturedResponse, requestId: string): CapturedResponse;
 }
 
 export interface CapturedResponse {
@@ -52,9 +63,19 @@ export type IdempotentOutcome =
   | { replayed: false; response: CapturedResponse }
   | { replayed: true; response: CapturedResponse; originalRequestId: string };
 
-/** 5xx and 429 are answers of the moment, not of the request: a retry must run again. */
+/**
+ * 5xx and 429 are answers of the moment, not of the request: a retry must run again. 401 and 403 are
+ * answers to a credential, not to the request: another credential of the organization must not get them.
+ */
 export function worthReplaying(response: CapturedResponse): boolean {
-  return response.status < 500 && response.status !== 429 && !response.retryable;
+  return response.status < 500 && response.status !== 429 && response.status !== 401 && response.status !== 403 && !response.retryable;
+}
+
+/** The answer as it is stored: itself, a short replacement for a large success, or undefined (release the key). */
+function storable(req: IdempotentRequest, response: CapturedResponse, requestId: string): CapturedResponse | undefined {
+  if (!worthReplaying(response)) return undefined;
+  if (Buffer.byteLength(response.body) <= MAX_STORED_BODY_BYTES) return response;
+  return response.status >= 400 ? undefined : req.tooLargeToStore(response, requestId);
 }
 
 const lastPurge = new WeakMap<Db, number>();
@@ -138,11 +159,12 @@ export async function answerIdempotently(
     await settle(deps, 'release', () => deps.db.idempotencyKey.deleteMany({ where: ours }));
     throw err;
   }
-  if (worthReplaying(response)) {
+  const stored = storable(req, response, requestId);
+  if (stored) {
     await settle(deps, 'store', () =>
       deps.db.idempotencyKey.updateMany({
         where: ours,
-        data: { status: response.status, body: response.body, contentType: response.contentType, lockedUntil: null },
+        data: { status: stored.status, body: stored.body, contentType: stored.contentType, lockedUntil: null },
       }),
     );
   } else {

@@ -7,8 +7,8 @@ import type { Context } from 'hono';
 import type { Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { addressOverBudget, countFailedAuthentication } from '../auth/authentication.js';
-import { clientAddress } from '../ratelimit/clientAddress.js';
-import type { AppEnv } from '../rest/appEnv.js';
+import { clientAddress } from '../http/clientAddress.js';
+import type { AppEnv } from '../http/appEnv.js';
 import { errorBody } from '../rest/envelope.js';
 
 export const METRICS_ROUTE = 'GET /metrics';

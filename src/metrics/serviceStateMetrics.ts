@@ -5,7 +5,18 @@ import type { Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { scrapedCounters, scrapedGauge } from './scraped.js';
 
-export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes'>): void {
+export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue'>): void {
+  scrapedGauge(
+    registry,
+    { name: 'ocs_http_requests_waiting', help: 'Requests received and waiting to start (at most HTTP_MAX_QUEUED_REQUESTS; past it 503).' },
+    () => deps.requestQueue?.waiting ?? 0,
+  );
+  scrapedCounters(
+    registry,
+    { name: 'ocs_http_requests_refused_total', help: 'Requests answered 503 at once because the queue of requests waiting to start was full.', label: 'reason' },
+    () => ({ queue_full: deps.requestQueue?.refused ?? 0 }),
+  );
+
   const byPart = (field: 'hits' | 'misses' | 'entries') => () =>
     Object.fromEntries(Object.entries(deps.readModel.stats()).map(([part, stats]) => [part, stats[field]]));
   scrapedCounters(

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
-import type { AppEnv } from './appEnv.js';
+import type { AppEnv } from '../http/appEnv.js';
 import { errorBody } from './envelope.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';
 import type { RouteDef } from './route.js';

@@ -1,13 +1,13 @@
 // Maps anything thrown while answering a /v1 request to a status and the error envelope.
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
 import type { Context } from 'hono';
-import { asUnavailable } from '../db/gate.js';
+import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
-import { internalErrorMessage } from '../requestContext.js';
-import type { AppEnv } from './appEnv.js';
-import { BodyError } from './body.js';
+import { internalErrorMessage } from '../http/requestContext.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { BodyError } from '../http/body.js';
 import { errorBody, statusOf } from './envelope.js';
 
 export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {

@@ -8,9 +8,9 @@
 import { z } from 'zod';
 import { SCOPES } from '../domain/access.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_METHODS } from '../idempotency/key.js';
-import { REQUEST_ID_PATTERN } from '../requestContext.js';
+import { REQUEST_ID_PATTERN } from '../http/requestContext.js';
 import type { RouteDef } from './route.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { MAX_BODY_BYTES } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL } from './conditionalGet.js';
 import { ERROR_EXAMPLES, SUCCESS_EXAMPLES, SUCCESS_MESSAGES } from './openapiExamples.js';
 import { SERVICE_TAGS, servicePaths } from './openapiServicePaths.js';

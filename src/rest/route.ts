@@ -34,7 +34,7 @@ export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   summary: string;
   description?: string;
   tag: string;
-  /** The scope the domain function requires; documentation only (the domain enforces it). */
+  /** The scope the domain function requires: the domain enforces it; idempotency checks it before a key is claimed or replayed (idempotency.ts). */
   scope: Scope;
   /** Which budget the request draws on (spec §8): the per-minute default, or call-request polling. */
   budget?: 'perMinute' | 'callRequestPoll';

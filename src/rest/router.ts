@@ -5,17 +5,18 @@
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/access.js';
+import { InvalidInput } from '../domain/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
-import { clientAddress } from '../ratelimit/clientAddress.js';
+import { clientAddress } from '../http/clientAddress.js';
 import { limitRestRequest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
-import { bodySourceOf, parseBody } from './body.js';
+import { bodySourceOf, parseBody } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
-import type { AppEnv } from './appEnv.js';
+import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
   // failed attempts are budgeted per client address (auth/authentication.ts)
@@ -27,10 +28,11 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) {
     app.on(route.method, route.path, async (c) => {
-      const deps = c.get('deps'); // the request's (requestContext.ts)
+      const deps = c.get('deps'); // the request's (http/requestContext.ts)
       c.set('route', `${route.method} ${route.path}`);
       const actor = await authenticateRequest(c, deps);
       await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler
+      refuseRepeatedQueryParameters(c.req.url);
       const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
       if (route.method !== 'GET' && route.method !== 'DELETE') {
@@ -51,8 +53,22 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
         const result = await run();
         return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
       };
-      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, idempotencyKey, body, answer);
+      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, route.scope, idempotencyKey, body, answer);
     });
+  }
+}
+
+/**
+ * A query parameter given twice (`?orgId=A&orgId=B`) is a 400 naming it, like an unknown one: taking
+ * either value silently would answer a request the client did not mean.
+ */
+function refuseRepeatedQueryParameters(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  const seen = new Set<string>();
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+    if (seen.has(name)) throw InvalidInput.of(name, 'is given more than once; send it once');
+    seen.add(name);
   }
 }
 

@@ -75,6 +75,30 @@ describe('OAuth client credentials', () => {
     expect(malformed.body.error).toBe('invalid_request');
   });
 
+  it('takes the client credentials as HTTP Basic (RFC 6749 §2.3.1), but not twice', async () => {
+    const c = t.demo.oauthClients.clinicReadOnly;
+    const aud = t.deps.config.oauthAudience;
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const ok = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: basic(c.clientId, c.clientSecret) }, form: { grant_type: 'client_credentials', audience: aud } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('cache-control')).toBe('no-store');
+    expect((await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: ok.body.access_token })).status).toBe(200);
+    const wrong = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: basic(c.clientId, 'wrong') }, form: { grant_type: 'client_credentials', audience: aud } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe('invalid_client');
+    expect(wrong.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
+    const both = await t.rest('POST', '/oauth/token', {
+      token: null,
+      headers: { authorization: basic(c.clientId, c.clientSecret) },
+      form: { grant_type: 'client_credentials', audience: aud, client_id: c.clientId, client_secret: c.clientSecret },
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('invalid_request');
+    const garbled = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: 'Basic %%%' }, form: { grant_type: 'client_credentials', audience: aud } });
+    expect(garbled.status).toBe(400);
+    expect(garbled.body.error).toBe('invalid_request');
+  });
+
   it('publishes the verification key at /.well-known/jwks.json', async () => {
     const res = await t.rest('GET', '/.well-known/jwks.json', { token: null });
     expect(res.status).toBe(200);

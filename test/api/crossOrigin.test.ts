@@ -53,7 +53,7 @@ describe('CORS open to the origins of CORS_ORIGINS', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(site);
     expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,PUT,PATCH,DELETE');
-    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Idempotency-Key,X-Request-Id,If-None-Match');
     expect(res.headers.get('access-control-max-age')).toBe('600');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull(); // no cookies: bearer tokens only
     expect(res.headers.get('vary')).toMatch(/Origin/);
@@ -67,7 +67,9 @@ describe('CORS open to the origins of CORS_ORIGINS', () => {
     const rest = await call(openApp, `/v1/organizations/${t.demo.organizations.clinic.id}`, { headers });
     expect(rest.status).toBe(200);
     expect(rest.headers.get('access-control-allow-origin')).toBe(site);
-    expect(rest.headers.get('access-control-expose-headers')).toBe('X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,Retry-After,WWW-Authenticate');
+    expect(rest.headers.get('access-control-expose-headers')).toBe(
+      'ETag,X-Request-Id,Idempotent-Replayed,Original-Request,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,Retry-After,WWW-Authenticate',
+    );
     expect(rest.headers.get('vary')).toMatch(/Origin/);
     const gql = await call(openApp, '/graphql', {
       method: 'POST',

@@ -1,7 +1,10 @@
 // Idempotency keys (Stripe's semantics) on POST/PUT/PATCH of /v1 and on GraphQL mutations: one run per
 // key, the first answer replayed, 422 for a key reused with another request, 409 while in flight.
 import { describe, expect, it } from 'vitest';
-import { answerIdempotently, IDEMPOTENCY_KEY_TTL_MS, IN_FLIGHT_LEASE_MS } from '../../src/idempotency/idempotentRequests.js';
+import { buildSchema, isObjectType } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { MUTATION_SCOPES } from '../../src/graphql/idempotentOperations.js';
+import { answerIdempotently, IDEMPOTENCY_KEY_TTL_MS, IN_FLIGHT_LEASE_MS, MAX_STORED_BODY_BYTES } from '../../src/idempotency/idempotentRequests.js';
 import { graphql } from '../generated/index.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -226,7 +229,13 @@ describe('Idempotency-Key on GraphQL mutations', () => {
 });
 
 describe('answers that are not worth replaying', () => {
-  const request = () => ({ ownerOrgId: t.demo.organizations.clinic.id, key: 'flaky', fingerprint: 'f', request: 'POST /v1/x' });
+  const request = () => ({
+    ownerOrgId: t.demo.organizations.clinic.id,
+    key: 'flaky',
+    fingerprint: 'f',
+    request: 'POST /v1/x',
+    tooLargeToStore: (r: { status: number }) => ({ status: r.status, body: '{"replaced":true}', contentType: 'application/json' }),
+  });
 
   it('releases the key after a 5xx or a 429, so that a retry runs again; keeps a 4xx', async () => {
     let runs = 0;
@@ -234,7 +243,7 @@ describe('answers that are not worth replaying', () => {
       runs++;
       return { status, body: `{"status":${status}}`, contentType: 'application/json' };
     };
-    for (const status of [500, 503, 429]) {
+    for (const status of [500, 503, 429, 401, 403]) {
       const outcome = await answerIdempotently(t.deps, request(), answer(status));
       expect(outcome).toEqual({ replayed: false, response: expect.objectContaining({ status }) });
       expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
@@ -242,7 +251,17 @@ describe('answers that are not worth replaying', () => {
     await answerIdempotently(t.deps, request(), answer(404));
     const replay = await answerIdempotently(t.deps, request(), answer(200));
     expect(replay).toMatchObject({ replayed: true, response: { status: 404, body: '{"status":404}' } });
-    expect(runs).toBe(4);
+    expect(runs).toBe(6);
+  });
+
+  it('bounds what it stores: a large error releases the key, a large success is stored as a short replacement', async () => {
+    const big = 'x'.repeat(MAX_STORED_BODY_BYTES + 1);
+    await answerIdempotently(t.deps, request(), async () => ({ status: 400, body: big, contentType: 'application/json' }));
+    expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
+    const first = await answerIdempotently(t.deps, request(), async () => ({ status: 201, body: big, contentType: 'application/json' }));
+    expect(first.response.body).toBe(big); // the first answer goes out whole
+    const replay = await answerIdempotently(t.deps, request(), async () => ({ status: 500, body: '', contentType: 'application/json' }));
+    expect(replay).toMatchObject({ replayed: true, response: { status: 201, body: '{"replaced":true}' } });
   });
 
   it('releases the key when the request throws, and a GraphQL answer made only of retryable errors', async () => {
@@ -253,5 +272,75 @@ describe('answers that are not worth replaying', () => {
     expect(onlyRetryableErrors(limited)).toBe(true);
     expect(onlyRetryableErrors(JSON.stringify({ errors: [{ message: 'limited', extensions: { code: 'RATE_LIMITED' } }], data: { a: null, b: { id: 1 } } }))).toBe(false);
     expect(onlyRetryableErrors(JSON.stringify({ errors: [{ message: 'nope', extensions: { code: 'NOT_FOUND' } }], data: null }))).toBe(false);
+  });
+});
+
+describe('a key is answered only to a credential that may make the request', () => {
+  const template = { name: 'Scoped', description: 'd' };
+
+  it('REST: a refusal for a missing scope is not stored, and a stored answer is not replayed to a weaker credential', async () => {
+    const readOnly = await t.accessToken('clinicReadOnly');
+    const full = await t.accessToken('clinic');
+    const refused = await t.rest('POST', '/v1/templates', { token: readOnly, json: template, headers: keyed('K1') });
+    expect(refused.status).toBe(403);
+    expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
+    const created = await t.rest('POST', '/v1/templates', { token: full, json: template, headers: keyed('K1') });
+    expect(created.status).toBe(200);
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+
+    const again = await t.rest('POST', '/v1/templates', { token: readOnly, json: template, headers: keyed('K1') });
+    expect(again.status).toBe(403);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.stringify(again.body)).not.toContain(created.body.data.id);
+    // the credential that may is replayed to
+    const replay = await t.rest('POST', '/v1/templates', { token: full, json: template, headers: keyed('K1') });
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.data.id]).toEqual([200, 'true', created.body.data.id]);
+  });
+
+  it('GraphQL: the scopes of the mutation fields are checked before the key is claimed or replayed', async () => {
+    const readOnly = await t.accessToken('clinicReadOnly');
+    const variables = { orgId: t.demo.organizations.clinic.id, description: 'Scoped' };
+    const before = await closureCount();
+    const refused = await t.gql(CreateClosure, variables, { token: readOnly, headers: keyed('G1') });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
+    const created = await t.gql(CreateClosure, variables, { headers: keyed('G1') });
+    expect(created.body.data.createClosure.description).toBe('Scoped');
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+    const again = await t.gql(CreateClosure, variables, { token: readOnly, headers: keyed('G1') });
+    expect(again.status).toBe(403);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.stringify(again.body)).not.toContain(created.body.data.createClosure.id);
+    expect(await closureCount()).toBe(before + 1);
+  });
+
+  it('every Mutation field has its scope in MUTATION_SCOPES, the one its description names', () => {
+    const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+    const mutation = schema.getMutationType();
+    expect(isObjectType(mutation)).toBe(true);
+    const declared = Object.fromEntries(Object.values(mutation!.getFields()).map((f) => [f.name, /Scope ([a-z-]+:[a-z]+)\./.exec(f.description ?? '')?.[1]]));
+    expect(MUTATION_SCOPES).toEqual(declared);
+  });
+});
+
+describe('what a key stores is bounded', () => {
+  it('a success larger than a replay keeps is replayed as a short answer naming the request', async () => {
+    const variables = Array.from({ length: 100 }, (_, i) => ({ name: `v${i}`, description: 'd'.repeat(1_000) }));
+    const first = await t.rest('POST', '/v1/templates', { json: { name: 'Large', variables }, headers: keyed('L1') });
+    expect(first.status).toBe(200);
+    expect(first.body.data.variables).toHaveLength(100);
+    const stored = await t.db.prisma.idempotencyKey.findFirstOrThrow();
+    expect(stored.body!.length).toBeLessThan(1_000);
+    const replay = await t.fetch('/v1/templates', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', ...keyed('L1') },
+      body: JSON.stringify({ name: 'Large', variables }),
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const body = await replay.json();
+    expect(body.message).toContain(first.headers.get('x-request-id'));
+    expect(await t.db.prisma.workflowTemplate.count({ where: { name: 'Large' } })).toBe(1);
   });
 });

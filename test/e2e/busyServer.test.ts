@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, listen } from '../../src/httpServer.js';
+import { createHttpServer, createRequestScheduler, listen } from '../../src/http/server.js';
+import { RequestScheduler } from '../../src/http/requestScheduler.js';
 import type { HttpLimits } from '../../src/config.js';
 
 /** CPU each request costs (ms): a few hundred connections then keep every iteration busy. */
@@ -21,6 +22,7 @@ const limits: HttpLimits = {
   keepAliveTimeoutMs: 30_000,
   maxHeaderBytes: 16_384,
   maxHeaders: 100,
+  maxQueuedRequests: 10_000,
 };
 
 let server: Server;
@@ -108,5 +110,67 @@ describe('an instance under load', () => {
     expect(health.status).toBe('HTTP/1.1 200');
     // the 300 queued requests are not all answered first
     expect(health.answersMeanwhile).toBeLessThan(250);
+  });
+});
+
+describe('the queue of requests waiting to start', () => {
+  it('is bounded: past it a request is answered 503 + Retry-After at once; the health check skips it', async () => {
+    const small = { ...limits, maxQueuedRequests: 5 };
+    const scheduler = createRequestScheduler(small);
+    const slow = async (request: Request) => {
+      const until = performance.now() + 20;
+      while (performance.now() < until) {
+        // the work of a request
+      }
+      return new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
+    };
+    const busy = createHttpServer(slow as never, small, undefined, scheduler);
+    const busyPort = (await listen(busy, 0, '127.0.0.1')).port;
+    try {
+      // all connected (and accepted) first, then every request written at once: they arrive in one iteration
+      const sockets = await Promise.all(
+        Array.from({ length: 40 }, () => new Promise<net.Socket>((resolve) => {
+          const socket = net.connect(busyPort, '127.0.0.1', () => resolve(socket));
+          socket.setEncoding('latin1');
+          socket.on('error', () => {});
+        })),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const answers = await Promise.all(
+        sockets.map((socket, i) => {
+          const path = i === 39 ? '/healthz?probe=1' : '/v1/work';
+          return new Promise<string>((resolve) => {
+            let raw = '';
+            socket.on('data', (d: string) => (raw += d));
+            socket.on('close', () => resolve(raw));
+            socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+          });
+        }),
+      );
+      const statuses = answers.map((raw) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1]));
+      const refused = answers.filter((raw) => raw.startsWith('HTTP/1.1 503'));
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused[0]).toMatch(/retry-after: 1/i);
+      expect(refused[0]).toContain('"message":"The service is overloaded; retry shortly"');
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(5);
+      expect(statuses[39]).toBe(200); // the health check, with a query
+      expect(scheduler.refused).toBe(refused.length);
+    } finally {
+      busy.closeAllConnections();
+      await new Promise((resolve) => busy.close(resolve));
+    }
+  });
+
+  it('logs what a job throws and goes on with the others', async () => {
+    const errors: unknown[] = [];
+    const scheduler = new RequestScheduler({ maxWaiting: 10, onError: (err) => errors.push(err) });
+    let ran = 0;
+    scheduler.run(() => {
+      throw new Error('boom');
+    });
+    scheduler.run(() => ran++);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toEqual([new Error('boom')]);
+    expect(ran).toBe(1);
   });
 });

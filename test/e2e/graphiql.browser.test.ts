@@ -60,6 +60,15 @@ function stopped(child: ChildProcessWithoutNullStreams): Promise<number | null> 
   return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** What the Content-Security-Policy of the pages (http/pages.ts) blocked: must stay empty. */
+const policyViolations: string[] = [];
+function watchPolicy(page: Page): void {
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text().slice(0, 300));
+  });
+  page.on('pageerror', (error) => policyViolations.push(`page error: ${error.message.slice(0, 300)}`));
+}
+
 describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () => {
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let browser: Browser | undefined;
@@ -70,6 +79,7 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
     service = await startService();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     page = await browser.newPage();
+    watchPolicy(page);
   });
 
   afterAll(async () => {
@@ -99,6 +109,7 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
     const result = page.locator('.result-window .view-lines');
     await expect.poll(() => editorText(result), { timeout: 15_000 }).toContain('"name": "Bright Smiles Dental Group"');
     expect(await editorText(result)).not.toContain('errors');
+    expect(policyViolations).toEqual([]);
   });
 
   it('runs a live subscription (Server-Sent Events) and shows its first answer', async () => {
@@ -129,11 +140,13 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
 
   it('shows the REST reference at /v1/docs, from local files', async () => {
     const docs = await browser!.newPage();
+    watchPolicy(docs);
     const failed: string[] = [];
     docs.on('requestfailed', (request) => failed.push(request.url()));
     await docs.goto(`${service!.address}/v1/docs`);
     await expect.poll(() => docs.locator('.opblock').count(), { timeout: 15_000 }).toBeGreaterThan(10);
     expect(await docs.locator('.opblock-summary-path').first().innerText()).toMatch(/^\/v1\//);
     expect(failed).toEqual([]);
+    expect(policyViolations).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Hostile clients against the real HTTP server (httpServer.ts) on 127.0.0.1, spoken to with raw
+// Hostile clients against the real HTTP server (http/server.ts) on 127.0.0.1, spoken to with raw
 // sockets: slow headers and slow bodies (slowloris) are cut with 408 while other clients are served,
 // idle connections are closed, oversized and too many headers are refused with 431, and garbage is a
 // 400 — each in the API's envelope, none of them a 5xx or a stack trace in the log.
@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createHttpServer, listen } from '../../src/httpServer.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -168,6 +168,19 @@ describe('oversized and too many headers', () => {
     expect((await send(request(Array.from({ length: 28 }, (_, i) => `X-H${i}: ${i}`)))).status).toBe(200);
     // far more fields than node:http's own default of 2000
     expect((await send(request(Array.from({ length: 2500 }, (_, i) => `X${i}: 1`)))).status).toBe(431);
+  });
+
+  it('answers an overlong URL with 414, not 431', async () => {
+    const answer = await send(`GET /v1/organizations?x=${'a'.repeat(9000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(414);
+    expect(answer.body).toEqual(envelope('The request URL is too long'));
+  });
+
+  it('answers a request without Host in the envelope, with X-Request-Id', async () => {
+    const answer = await send('GET /healthz HTTP/1.1\r\nConnection: close\r\nX-Request-Id: no-host-1\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(envelope('The request has no Host header (HTTP/1.1 requires one)'));
+    expect(answer.headers.toLowerCase()).toContain('x-request-id: no-host-1');
   });
 
   it('answers a request that is not HTTP with 400', async () => {

@@ -1,7 +1,7 @@
 // Runs the service's own commands as real processes (the e2e tests): `node --import tsx <script>`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { startLimits } from '../../src/cli/startLimits.mjs';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,22 +43,14 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `npm start`'s script (package.json: `[NAME=value …] node <flags> src/cli/start.mjs`), as words. */
-function startScriptWords(): string[] {
-  const script = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return script.split(/\s+/);
-}
-
-/** The Node.js flags of `npm start`, for the tests and the benchmark. */
+/** The Node.js flags `npm start` runs the service with (src/cli/startLimits.mjs), for the tests and the benchmark. */
 export function startFlags(): string[] {
-  const words = startScriptWords();
-  return words.slice(words.indexOf('node') + 1, words.indexOf('src/cli/start.mjs'));
+  return startLimits().nodeFlags;
 }
 
-/** The environment `npm start` sets before `node` (MALLOC_ARENA_MAX), for the tests and the benchmark. */
+/** The environment `npm start` sets (MALLOC_ARENA_MAX, and the mark that start.mjs need not start again). */
 export function startEnv(): Record<string, string> {
-  const words = startScriptWords();
-  return Object.fromEntries(words.slice(0, words.indexOf('node')).map((word) => word.split('=', 2) as [string, string]));
+  return startLimits().env;
 }
 
 /**

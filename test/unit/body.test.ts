@@ -1,7 +1,7 @@
 // Request bodies: JSON, form-urlencoded and multipart parsed into one shape, with limits.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BodyError, formEntriesToObject, MAX_BODY_BYTES, parseBody } from '../../src/rest/body.js';
+import { BodyError, formEntriesToObject, MAX_BODY_BYTES, parseBody } from '../../src/http/body.js';
 import { coerceFormBody } from '../../src/rest/formCoercion.js';
 
 const post = (body: BodyInit, contentType?: string) =>

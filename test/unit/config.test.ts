@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 describe('HTTP limits and CORS configuration', () => {
   it('has safe defaults: timeouts on, 16 KiB / 100 header fields, CORS closed', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384, maxHeaders: 100 });
+    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384, maxHeaders: 100, maxQueuedRequests: 2_000 });
     expect(config.corsOrigins).toEqual([]);
   });
 
@@ -19,7 +19,7 @@ describe('HTTP limits and CORS configuration', () => {
       HTTP_MAX_HEADERS: '50',
       CORS_ORIGINS: ' https://app.example.com, http://localhost:3000 ,',
     });
-    expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 32_768, maxHeaders: 50 });
+    expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 32_768, maxHeaders: 50, maxQueuedRequests: 2_000 });
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });

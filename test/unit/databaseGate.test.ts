@@ -2,7 +2,8 @@
 // maxWaiting wait, none waits longer than queueTimeoutMs, and a database found unreachable is refused at
 // once for breakerMs; what the surfaces answer 503 for is recognised however Prisma wrapped it.
 import { describe, expect, it } from 'vitest';
-import { asUnavailable, DatabaseGate, DatabaseUnavailableError } from '../../src/db/gate.js';
+import { DatabaseGate, DatabaseUnavailableError } from '../../src/db/gate.js';
+import { asUnavailable } from '../../src/domain/databaseErrors.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 
 const gate = (over: Partial<ConstructorParameters<typeof DatabaseGate>[0]> = {}) =>

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BodyError, MAX_BODY_BYTES, parseBody } from '../../src/rest/body.js';
+import { BodyError, MAX_BODY_BYTES, parseBody } from '../../src/http/body.js';
 
 interface Seen {
   status: number;

@@ -80,7 +80,9 @@ export function graphQLProblems(result: unknown): string[] {
 export function answerProblems(target: FuzzTarget, url: URL, answer: Answer): string[] {
   if (answer.status >= 500 || answer.status < 200 || (answer.status >= 300 && answer.status < 400)) return [`status ${answer.status}`];
   const json = answer.contentType.includes('json');
-  if (target.surface === 'graphql' && url.pathname === '/graphql') {
+  // a trailing slash names the same resource (the app is not strict about it)
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, '') : url.pathname;
+  if (target.surface === 'graphql' && path === '/graphql') {
     const results = graphQLResults(answer);
     if (!results || results.length === 0) return [`not a GraphQL answer (${answer.contentType})`];
     return results.flatMap((r) => (isObject(r) && 'success' in r ? envelopeProblems(answer.status, r) : graphQLProblems(r)));
@@ -89,7 +91,7 @@ export function answerProblems(target: FuzzTarget, url: URL, answer: Answer): st
   const parsed = parseJson(answer.text);
   if (!parsed.ok || !isObject(parsed.value)) return ['a body that is not a JSON object'];
   const body = parsed.value;
-  if (url.pathname === '/oauth/token' && !('success' in body)) {
+  if (path === '/oauth/token' && !('success' in body)) {
     if (answer.status < 300) return typeof body.access_token === 'string' ? [] : ['a token answer without access_token'];
     return typeof body.error === 'string' ? [] : ['an OAuth error without error'];
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppDeps } from '../deps.js';
 
 export interface AppEnv {
-  /** Behind the Node server (httpServer.ts), the node:http request; absent when the app is called directly (tests). */
+  /** Behind the Node server (http/server.ts), the node:http request; absent when the app is called directly (tests). */
   Bindings: { incoming?: IncomingMessage };
   Variables: {
     /** The matched route pattern, e.g. "GET /v1/organizations/:orgId/closures". */

@@ -10,9 +10,9 @@
 // which makes more promises, paid more).
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from './deps.js';
-import { loggerForRequest } from './logger.js';
-import type { AppEnv } from './rest/appEnv.js';
+import type { AppDeps } from '../deps.js';
+import { loggerForRequest } from '../logger.js';
+import type { AppEnv } from './appEnv.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

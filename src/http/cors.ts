@@ -7,9 +7,23 @@
 // on its own, which is also why a forged request (CSRF) carries no credential.
 import { cors } from 'hono/cors';
 import type { MiddlewareHandler } from 'hono';
+import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
 
-/** The headers a browser script may read from an answer: the rate-limit state and the auth challenge. */
-const EXPOSED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'WWW-Authenticate'];
+/** The headers a browser script may send: the credential, the body's type, and the API's own request headers. */
+export const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-None-Match'];
+
+/** The headers a browser script may read from an answer: caching, the request id, replays, the rate-limit state and the auth challenge. */
+export const EXPOSED_HEADERS = [
+  'ETag',
+  'X-Request-Id',
+  REPLAYED_HEADER,
+  ORIGINAL_REQUEST_HEADER,
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'WWW-Authenticate',
+];
 
 /** `undefined` when CORS is closed (no origins configured). */
 export function corsMiddleware(origins: readonly string[]): MiddlewareHandler | undefined {
@@ -18,7 +32,7 @@ export function corsMiddleware(origins: readonly string[]): MiddlewareHandler | 
     // an origin not on the list gets no Access-Control-Allow-Origin: the browser keeps the answer from the page
     origin: origins.includes('*') ? '*' : [...origins],
     allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowHeaders: ['Authorization', 'Content-Type'],
+    allowHeaders: ALLOWED_HEADERS,
     exposeHeaders: EXPOSED_HEADERS,
     maxAge: 600,
     credentials: false,

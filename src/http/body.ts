@@ -2,8 +2,44 @@
 // plain value, so that one zod schema validates all three. Form keys may nest with brackets or dots
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
 import type { IncomingMessage } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * At most this many fields in a form body (PHP's `max_input_vars` default; the largest write of any route
+ * takes a few hundred). Counted on the bytes — `&`-separated pairs, multipart boundaries — before any
+ * object is built, so a body of a hundred thousand tiny fields costs one scan, not a hundred thousand objects.
+ */
+export const MAX_FORM_FIELDS = 1000;
+
+/** A field name quoted in an error, cut to a readable length (a name may be most of a megabyte). */
+function shownName(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}
+
+const tooManyFields = () => new BodyError(400, `The form body has more than ${MAX_FORM_FIELDS} fields`);
+
+/** Refuses a url-encoded body of more than MAX_FORM_FIELDS `&`-separated pairs. */
+function checkPairCount(bytes: Uint8Array): void {
+  let pairs = 1;
+  for (let i = bytes.indexOf(0x26); i !== -1; i = bytes.indexOf(0x26, i + 1)) {
+    if (++pairs > MAX_FORM_FIELDS) throw tooManyFields();
+  }
+}
+
+/** Refuses a multipart body of more than MAX_FORM_FIELDS parts (delimiters: `--boundary`, RFC 2046 §5.1.1). */
+function checkPartCount(bytes: Uint8Array, contentType: string): void {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) return; // the multipart parser refuses it
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // the last delimiter closes the body: parts = delimiters - 1
+  let delimiters = 0;
+  for (let i = buffer.indexOf(delimiter); i !== -1; i = buffer.indexOf(delimiter, i + delimiter.length)) {
+    if (++delimiters > MAX_FORM_FIELDS + 1) throw tooManyFields();
+  }
+}
 
 export class BodyError extends Error {
   constructor(
@@ -55,7 +91,37 @@ export function bodySourceOf(c: { req: { raw: Request }; env?: { incoming?: Inco
   return { request: c.req.raw, incoming: c.env?.incoming };
 }
 
+/**
+ * The body as sent, decoded from its Content-Encoding (gzip, deflate, br; RFC 9110 §8.4): the limit of
+ * MAX_BODY_BYTES applies to the encoded body AND to the decoded one, so a small bomb cannot unpack into
+ * more. Any other encoding is a 415.
+ */
 export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
+  const { request } = bodySource(source);
+  const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const bytes = await readEncoded(source);
+  if (encoding === '' || encoding === 'identity') return bytes;
+  const decode = DECODERS[encoding];
+  if (!decode) throw new BodyError(415, `Unsupported Content-Encoding "${encoding.slice(0, 50)}"; send gzip, deflate, br or none`);
+  if (bytes.byteLength === 0) return bytes;
+  let decoded: Buffer;
+  try {
+    decoded = decode(bytes, { maxOutputLength: MAX_BODY_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BodyError(413, `The decoded body exceeds ${MAX_BODY_BYTES} bytes`);
+    throw new BodyError(400, `The body is not valid ${encoding}`);
+  }
+  return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength) as Uint8Array<ArrayBuffer>;
+}
+
+const DECODERS: Record<string, (bytes: Uint8Array, options: { maxOutputLength: number }) => Buffer> = {
+  gzip: gunzipSync,
+  'x-gzip': gunzipSync,
+  deflate: inflateSync,
+  br: brotliDecompressSync,
+};
+
+async function readEncoded(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
   const { request, incoming } = bodySource(source);
   const declared = request.headers.get('content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
@@ -119,9 +185,9 @@ function keySegments(key: string): string[] {
     segments.push(match[1] ?? match[2] ?? '');
     consumed = re.lastIndex;
   }
-  if (consumed !== rest.length) throw new BodyError(400, `Malformed form field name "${key}"`);
-  if (segments.length > MAX_KEY_DEPTH) throw new BodyError(400, `Form field name "${key.slice(0, 64)}…" nests deeper than ${MAX_KEY_DEPTH} levels`);
-  for (const s of segments) if (FORBIDDEN_SEGMENTS.has(s)) throw new BodyError(400, `Form field name "${key}" is not allowed`);
+  if (consumed !== rest.length) throw new BodyError(400, `Malformed form field name "${shownName(key)}"`);
+  if (segments.length > MAX_KEY_DEPTH) throw new BodyError(400, `Form field name "${shownName(key)}" nests deeper than ${MAX_KEY_DEPTH} levels`);
+  for (const s of segments) if (FORBIDDEN_SEGMENTS.has(s)) throw new BodyError(400, `Form field name "${shownName(key)}" is not allowed`);
   return segments;
 }
 
@@ -138,7 +204,7 @@ function assign(root: Record<string, unknown>, key: string, value: string): void
       let index: number;
       if (segment === '') index = last || !nextIsIndex ? node.length : node.length;
       else if (/^\d+$/.test(segment) && Number(segment) <= MAX_INDEX) index = Number(segment);
-      else throw new BodyError(400, `Form field "${key}": "${segment}" is not an array index (0..${MAX_INDEX})`);
+      else throw new BodyError(400, `Form field "${shownName(key)}": "${shownName(segment)}" is not an array index (0..${MAX_INDEX})`);
       if (last) {
         node[index] = value;
         return;
@@ -152,19 +218,19 @@ function assign(root: Record<string, unknown>, key: string, value: string): void
       node[index] ??= nextIsIndex ? [] : {};
       node = node[index] as Tree;
     } else {
-      if (segment === '' && i > 0) throw new BodyError(400, `Malformed form field name "${key}"`);
+      if (segment === '' && i > 0) throw new BodyError(400, `Malformed form field name "${shownName(key)}"`);
       if (last) {
         const existing = node[segment];
         // a repeated plain key collects its values, as in `applicableMediums=CHAT&applicableMediums=SMS`
         if (existing === undefined) node[segment] = value;
         else if (Array.isArray(existing)) existing.push(value);
         else if (typeof existing === 'string') node[segment] = [existing, value];
-        else throw new BodyError(400, `Form field "${key}" is given both as a value and as an object`);
+        else throw new BodyError(400, `Form field "${shownName(key)}" is given both as a value and as an object`);
         return;
       }
       const existing = node[segment];
       if (existing === undefined) node[segment] = nextIsIndex ? [] : {};
-      else if (typeof existing !== 'object') throw new BodyError(400, `Form field "${key}" is given both as a value and as an object`);
+      else if (typeof existing !== 'object') throw new BodyError(400, `Form field "${shownName(key)}" is given both as a value and as an object`);
       node = node[segment] as Tree;
     }
   }
@@ -191,8 +257,9 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
   const source = bodySource(input);
   const { request } = source;
   const bytes = await readLimited(source);
-  const contentType = (request.headers.get('content-type') ?? '').toLowerCase();
-  const mediaType = contentType.split(';')[0]!.trim();
+  // the media type is case-insensitive, a multipart boundary is not (RFC 2046 §5.1.1): keep it as sent
+  const contentType = request.headers.get('content-type') ?? '';
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };
   if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {
     try {
@@ -203,6 +270,7 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
     let text: string;
+    checkPairCount(bytes);
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
@@ -211,6 +279,7 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
     return { kind: 'form', value: formEntriesToObject(new URLSearchParams(text)) };
   }
   if (mediaType === 'multipart/form-data') {
+    checkPartCount(bytes, contentType);
     let form: FormData;
     try {
       form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
@@ -219,7 +288,7 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
     }
     const entries: [string, string][] = [];
     for (const [key, value] of form.entries()) {
-      if (typeof value !== 'string') throw new BodyError(400, `${key}: file uploads are not accepted`);
+      if (typeof value !== 'string') throw new BodyError(400, `${shownName(key)}: file uploads are not accepted`);
       entries.push([key, value]);
     }
     return { kind: 'form', value: formEntriesToObject(entries) };

@@ -11,12 +11,30 @@
 // the others wait for the next one, after the poll phase has accepted a connection and read the sockets.
 // How many fit in a slice is learned from the iterations themselves (their length includes what the
 // started requests did after their first `await`, and the reading of the sockets). Health checks skip the
-// queue: they must answer quickly exactly when the instance is busiest.
+// queue (http/server.ts): they must answer quickly exactly when the instance is busiest.
+//
+// The queue is bounded (HTTP_MAX_QUEUED_REQUESTS): past it a request is refused at once (the server answers
+// 503 + Retry-After) rather than waiting behind work the instance cannot finish in time. Its depth and
+// the refusals are in /metrics (ocs_http_requests_waiting, ocs_http_requests_refused_total).
 
 /** The work an iteration may start (ms): short enough to accept often, long enough to cost nothing. */
 const SLICE_MS = 5;
 
-export class RequestScheduler {
+/** What /metrics reads of the queue. */
+export interface RequestQueueState {
+  readonly waiting: number;
+  readonly refused: number;
+}
+
+export interface SchedulerOptions {
+  /** Requests that may wait; `run` refuses more. */
+  maxWaiting: number;
+  sliceMs?: number;
+  /** Called with what a job threw (the listener answers its own errors: this one is a bug, logged). */
+  onError?: (err: unknown) => void;
+}
+
+export class RequestScheduler implements RequestQueueState {
   private queue: (() => void)[] = [];
   private head = 0;
   private scheduled = false;
@@ -25,7 +43,17 @@ export class RequestScheduler {
   private lastSlice = 0;
   private lastStarted = 0;
 
-  constructor(private readonly sliceMs = SLICE_MS) {}
+  /** Requests refused because the queue was full, since start. */
+  refused = 0;
+  private readonly sliceMs: number;
+  private readonly maxWaiting: number;
+  private readonly onError: (err: unknown) => void;
+
+  constructor(options: SchedulerOptions) {
+    this.sliceMs = options.sliceMs ?? SLICE_MS;
+    this.maxWaiting = options.maxWaiting;
+    this.onError = options.onError ?? (() => {});
+  }
 
   /** Requests waiting to start. */
   get waiting(): number {
@@ -37,12 +65,18 @@ export class RequestScheduler {
     return Math.max(1, Math.min(1_000, Math.floor(this.sliceMs / this.costMs)));
   }
 
-  run(job: () => void): void {
+  /** Queues `job`; false (and nothing queued) when the queue is full. */
+  run(job: () => void): boolean {
+    if (this.waiting >= this.maxWaiting) {
+      this.refused++;
+      return false;
+    }
     this.queue.push(job);
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
     }
+    return true;
   }
 
   private readonly drain = (): void => {
@@ -62,8 +96,9 @@ export class RequestScheduler {
       started++;
       try {
         job();
-      } catch {
+      } catch (err) {
         // a job answers its own errors (the request listener); one that throws must not stop the others
+        this.onError(err);
       }
     }
     if (this.head >= this.queue.length) {

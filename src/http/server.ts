@@ -6,26 +6,49 @@
 //   second. A slow client costs one socket and no work: Node reads asynchronously, so it never holds up
 //   the requests of other clients;
 // - idle keep-alive connections are closed after `keepAliveTimeout`;
-// - oversized headers: `maxHeaderSize` → 431;
+// - oversized headers: `maxHeaderSize` → 431; when the request line alone is what overflows (a URL too
+//   long), 414;
+// - no Host header (HTTP/1.1 requires one): 400 in the envelope, with X-Request-Id like any answer;
 // - too many headers: node:http does not refuse them, it silently drops the fields past `maxHeadersCount`.
 //   So the server keeps one field more than allowed and answers 431 when that one is present.
 //
 // Errors node:http answers itself (408, 431, 400 for unparsable requests) get the API's JSON envelope.
 // Requests are started in short slices of the event loop (requestScheduler.ts), so that a busy instance
-// keeps accepting new connections; `/healthz` starts at once.
+// keeps accepting new connections; past the queue's bound a request is answered 503 + Retry-After at once;
+// the health check (the route GET /healthz, whatever its query) starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import type { HttpLimits } from './config.js';
-import type { Logger } from './logger.js';
+import type { HttpLimits } from '../config.js';
+import { errorFields, type Logger } from '../logger.js';
 import { RequestScheduler } from './requestScheduler.js';
+import { requestIdFrom } from './requestContext.js';
 
 /** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
 type FetchHandler = Parameters<typeof getRequestListener>[0];
 
-export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger): Server {
+/** Routes that skip the queue: a load balancer's health check must answer when the instance is busiest. */
+const UNQUEUED_ROUTES: ReadonlySet<string> = new Set(['GET /healthz', 'HEAD /healthz']);
+
+function routeOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return `${req.method} ${query < 0 ? url : url.slice(0, query)}`;
+}
+
+/** The queue of requests waiting to start, for a server made with createHttpServer (its depth goes to /metrics). */
+export function createRequestScheduler(limits: HttpLimits, logger?: Logger): RequestScheduler {
+  return new RequestScheduler({
+    maxWaiting: limits.maxQueuedRequests,
+    onError: (err) => logger?.error('a request could not be started', errorFields(err)),
+  });
+}
+
+export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger, scheduler = createRequestScheduler(limits, logger)): Server {
   const listener = getRequestListener(fetch);
-  const scheduler = new RequestScheduler();
+  // the adapter answers the app's errors itself; what still rejects is a bug of ours: logged, never lost
+  const answer = (req: IncomingMessage, res: ServerResponse) =>
+    listener(req, res).catch((err: unknown) => logger?.error('a request failed outside the app', errorFields(err)));
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -33,15 +56,25 @@ export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+      // node:http would answer a bare 400 itself: the listener answers it in the envelope
+      requireHostHeader: false,
     },
     (req: IncomingMessage, res: ServerResponse) => {
+      if (!req.headers.host) {
+        refuseWithoutHost(req, res);
+        logger?.info('request refused by the HTTP server', { status: 400, code: 'MISSING_HOST' });
+        return;
+      }
       if (req.rawHeaders.length / 2 > limits.maxHeaders) {
         refuseTooManyHeaders(res, limits.maxHeaders);
         logger?.info('request refused by the HTTP server', { status: 431, code: 'TOO_MANY_HEADERS' });
         return;
       }
-      if (req.url === '/healthz') void listener(req, res);
-      else scheduler.run(() => void listener(req, res));
+      if (UNQUEUED_ROUTES.has(routeOf(req))) void answer(req, res);
+      else if (!scheduler.run(() => void answer(req, res))) {
+        refuseOverloaded(req, res);
+        logger?.warn('request refused: the request queue is full', { status: 503, waiting: scheduler.waiting });
+      }
     },
   );
   server.maxHeadersCount = limits.maxHeaders + 1;
@@ -64,6 +97,20 @@ function envelope(message: string): string {
   return JSON.stringify({ success: false, data: {}, message });
 }
 
+function refuseOverloaded(req: IncomingMessage, res: ServerResponse): void {
+  const body = envelope('The service is overloaded; retry shortly');
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1', 'x-request-id': requestId });
+  res.end(body);
+}
+
+function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): void {
+  const body = envelope('The request has no Host header (HTTP/1.1 requires one)');
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
+  res.end(body);
+}
+
 function refuseTooManyHeaders(res: ServerResponse, max: number): void {
   const body = envelope(`Too many header fields (at most ${max})`);
   // the body of the request is not read: close rather than leave it in the connection
@@ -75,6 +122,19 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: s
   HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are too large' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'The request was not received in time' },
 };
+const URI_TOO_LONG = { status: 414, reason: 'URI Too Long', message: 'The request URL is too long' };
+
+/**
+ * A header overflow whose bytes (the chunk being parsed, starting with the request line) end before the
+ * request line does, or whose request line is most of them: the URL is what is too long (414), not the
+ * header fields (431). A chunk from the middle of the headers cannot tell: 431.
+ */
+function urlOverflows(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): boolean {
+  const packet = err.rawPacket;
+  if (!packet || !/^[A-Z]+ \//.test(packet.subarray(0, 32).toString('latin1'))) return false;
+  const lineEnd = packet.indexOf('\r\n');
+  return lineEnd < 0 || lineEnd > packet.length / 2;
+}
 
 /**
  * What node:http would do by default (see `socketOnError` in Node's _http_server.js), with the
@@ -84,7 +144,7 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: s
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, logger?: Logger): void {
   const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (err.code !== 'ECONNRESET' && socket.writable && !response?.headersSent) {
-    const known = CLIENT_ERRORS[err.code ?? ''];
+    const known = err.code === 'HPE_HEADER_OVERFLOW' && urlOverflows(err) ? URI_TOO_LONG : CLIENT_ERRORS[err.code ?? ''];
     const { status, reason, message } = known ?? { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP' };
     const body = envelope(message);
     socket.write(

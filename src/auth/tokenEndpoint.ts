@@ -1,0 +1,92 @@
+// The HTTP side of POST /oauth/token (the grant itself: oauthToken.ts). Answers follow RFC 6749 §5
+// (`{error, error_description}`, `Cache-Control: no-store`), not the /v1 envelope.
+//
+// - Client authentication (RFC 6749 §2.3.1): HTTP Basic with the form-url-encoded client id and secret,
+//   or `client_id`/`client_secret` in the body. Both in one request is a 400 invalid_request (a client
+//   MUST NOT use more than one method); a body `client_id` equal to the Basic one is tolerated.
+// - Every answer that is not a token — a body that cannot be read or parsed, a malformed grant, an unknown
+//   client or a wrong secret — counts against the per-address budget of failed authentications that
+//   bearer tokens draw on (auth/authentication.ts): secret guessing and garbage cost the same.
+// - Over that budget the endpoint answers 429 with `error: "invalid_client"` and Retry-After, without
+//   looking at the request. RFC 6749 §5.2 has no code for rate limiting; `invalid_client` ("client
+//   authentication failed") is what happened — the authentication was refused unchecked — and a client
+//   library that knows only §5.2 stops rather than retrying in a loop (`slow_down` belongs to the device
+//   grant's polling, RFC 8628, and is not a token-endpoint error here).
+import type { Context } from 'hono';
+import { addressOverBudget, countFailedAuthentication } from './authentication.js';
+import { clientAddress } from '../http/clientAddress.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { BodyError, bodySourceOf, parseBody } from '../http/body.js';
+import { clientCredentialsGrant } from './oauthToken.js';
+
+type TokenError = { error: string; error_description: string };
+
+/** `Authorization: Basic …` as RFC 6749 §2.3.1 sends it; `null` without one; a TokenError when it is malformed. */
+export function basicClientCredentials(authorization: string | undefined): { client_id: string; client_secret: string } | TokenError | null {
+  // another scheme (a bearer token sent out of habit) authenticates no client here: ignored
+  if (!authorization || !/^Basic(\s|$)/i.test(authorization)) return null;
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
+  if (!match) return { error: 'invalid_request', error_description: 'Malformed Basic credentials' };
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return { error: 'invalid_request', error_description: 'Malformed Basic credentials: expected client_id:client_secret' };
+  try {
+    // both parts are form-url-encoded before they are joined (RFC 6749 §2.3.1, appendix B)
+    const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    return { client_id: decode(decoded.slice(0, colon)), client_secret: decode(decoded.slice(colon + 1)) };
+  } catch {
+    return { error: 'invalid_request', error_description: 'Malformed Basic credentials: not form-url-encoded' };
+  }
+}
+
+/** GET /.well-known/jwks.json: the public key access tokens are signed with. */
+export function jwksEndpoint(deps: AppDeps) {
+  return (c: Context<AppEnv>) => {
+    c.set('route', 'GET /.well-known/jwks.json');
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json({ keys: [deps.tokens.key.publicJwk] });
+  };
+}
+
+const isTokenError = (value: object): value is TokenError => 'error' in value;
+
+export function tokenEndpoint(deps: AppDeps) {
+  return async (c: Context<AppEnv>) => {
+    c.set('route', 'POST /oauth/token');
+    c.header('Cache-Control', 'no-store');
+    c.header('Pragma', 'no-cache');
+    const address = clientAddress(c, deps.config.trustProxy);
+    const refused = await addressOverBudget(deps.rateLimit, address);
+    if (refused) {
+      c.header('Retry-After', String(refused.retryAfter));
+      return c.json({ error: 'invalid_client', error_description: refused.message }, 429);
+    }
+    const failed = async (status: 400 | 401 | 413 | 415, body: TokenError) => {
+      await countFailedAuthentication(deps.rateLimit, address);
+      if (status === 401) c.header('WWW-Authenticate', 'Basic realm="oauth"');
+      return c.json(body, status);
+    };
+
+    let body: unknown;
+    try {
+      body = (await parseBody(bodySourceOf(c))).value;
+    } catch (err) {
+      if (err instanceof BodyError) return failed(err.status, { error: 'invalid_request', error_description: err.message });
+      throw err;
+    }
+    const basic = basicClientCredentials(c.req.header('authorization'));
+    if (basic && isTokenError(basic)) return failed(400, basic);
+    if (basic) {
+      const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      if (fields.client_secret !== undefined || (fields.client_id !== undefined && fields.client_id !== basic.client_id)) {
+        return failed(400, { error: 'invalid_request', error_description: 'Send the client credentials once: as HTTP Basic or in the body, not both' });
+      }
+      body = { ...fields, ...basic };
+    }
+    const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
+    // a known client asking for another audience has authenticated: not a failed authentication
+    if (result.status === 200 || result.body.error === 'invalid_grant') return c.json(result.body, result.status);
+    return failed(result.status, result.body);
+  };
+}

@@ -1,0 +1,24 @@
+// Security headers on every answer (OWASP's secure-headers set for an API):
+//
+// - `X-Content-Type-Options: nosniff`: a browser never reads a JSON answer as HTML or script;
+// - `X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`: no page of another site frames ours
+//   (clickjacking on GraphiQL or the docs, whose pages act with the credential typed into them);
+// - `Referrer-Policy: no-referrer`: URLs (ids) do not travel to other sites;
+// - `Content-Security-Policy`: an API answer (JSON) may load nothing (`default-src 'none'`); an HTML page
+//   (GraphiQL, /v1/docs) gets its own policy from pages.ts, which allows exactly its inline scripts.
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from './appEnv.js';
+
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+export function securityHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    // set directly on the answer (as requestContext.ts does): c.header() now would rebuild it
+    const headers = c.res.headers;
+    headers.set('X-Content-Type-Options', 'nosniff');
+    headers.set('X-Frame-Options', 'DENY');
+    headers.set('Referrer-Policy', 'no-referrer');
+    if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', API_CSP);
+  };
+}
