@@ -91,6 +91,7 @@ export class JobQueue {
 
   /** Runs due work now (after an enqueue on this instance, so that it need not wait for the next poll). */
   poke(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
