@@ -68,6 +68,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
     handleWebhookDeliveries(jobs, deps);
+    // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
+    changes.subscribe({ onChange: () => jobs.poke() });
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };

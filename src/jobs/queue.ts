@@ -13,7 +13,10 @@ import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
 
 /** What a handler tells the queue: done (the row goes), try again at an instant, or failed for good (the row stays, failedAt set). */
-export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { failed: string };
+export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { failed: string }) & {
+  /** What the outcome counts as in metrics (e.g. delivered, gone); by default done, retried or failed. */
+  label?: string;
+};
 
 export interface ClaimedJob {
   id: string;
@@ -60,6 +63,10 @@ export class JobQueue {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  /** Outcomes since start, by kind (metrics read them on each scrape). */
+  private readonly totals = new Map<string, Record<string, number>>();
+  private lastDepth: { pending: number; oldestRunAt: Date | null } = { pending: 0, oldestRunAt: null };
+  private depthRefresh: Promise<void> | undefined;
 
   constructor(
     private readonly deps: JobQueueDeps,
@@ -91,6 +98,7 @@ export class JobQueue {
 
   /** Runs due work now (after an enqueue on this instance, so that it need not wait for the next poll). */
   poke(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
@@ -143,9 +151,31 @@ export class JobQueue {
       outcome = { retryAt: new Date(this.deps.clock().getTime() + this.leaseMs), error: err instanceof Error ? err.message : String(err) };
     }
     const { db } = this.deps;
+    const totals = this.totals.get(job.kind) ?? {};
+    this.totals.set(job.kind, totals);
+    const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
+    totals[label] = (totals[label] ?? 0) + 1;
     if ('done' in outcome) await db.job.delete({ where: { id: job.id } });
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+  }
+
+  /** Outcomes of the jobs of one kind run on this instance since start, by label. */
+  outcomes(kind: string): Record<string, number> {
+    return { ...this.totals.get(kind) };
+  }
+
+  /**
+   * The depth as of the last look, and a new look started in the background (metrics are read
+   * synchronously on a scrape: each scrape shows what the previous one asked for, one count statement each).
+   */
+  depthNow(): { pending: number; oldestAgeSeconds: number } {
+    this.depthRefresh ??= this.depth()
+      .then((depth) => void (this.lastDepth = depth))
+      .catch(() => undefined)
+      .finally(() => (this.depthRefresh = undefined));
+    const oldest = this.lastDepth.oldestRunAt;
+    return { pending: this.lastDepth.pending, oldestAgeSeconds: oldest ? Math.max(0, (this.deps.clock().getTime() - oldest.getTime()) / 1000) : 0 };
   }
 
   /** Jobs waiting (not failed), and the oldest one's runAt (metrics). */

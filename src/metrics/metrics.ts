@@ -16,7 +16,7 @@ export interface Metrics {
   requests: RequestMetrics;
 }
 
-export function createMetrics(deps: Pick<AppDeps, 'database' | 'readModel' | 'rateLimit' | 'changes'>): Metrics {
+export function createMetrics(deps: Pick<AppDeps, 'database' | 'readModel' | 'rateLimit' | 'changes' | 'jobs'>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics(registry);

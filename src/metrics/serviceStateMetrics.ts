@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { scrapedCounters, scrapedGauge } from './scraped.js';
 
-export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue'>): void {
+export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>): void {
   scrapedGauge(
     registry,
     { name: 'ocs_http_requests_waiting', help: 'Requests received and waiting to start (at most HTTP_MAX_QUEUED_REQUESTS; past it 503).' },
@@ -15,6 +15,22 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     registry,
     { name: 'ocs_http_requests_refused_total', help: 'Requests answered 503 at once because the queue of requests waiting to start was full.', label: 'reason' },
     () => ({ queue_full: deps.requestQueue?.refused ?? 0 }),
+  );
+  // durable work (jobs/queue.ts), read through deps on each scrape (a test may attach a queue after the app is made)
+  scrapedCounters(
+    registry,
+    {
+      name: 'ocs_webhook_deliveries_total',
+      help: 'Webhook delivery attempts on this instance by outcome: delivered, retried, failed (after the last retry), gone (410: endpoint disabled).',
+      label: 'outcome',
+    },
+    () => deps.jobs?.outcomes('webhook.deliver') ?? {},
+  );
+  scrapedGauge(registry, { name: 'ocs_jobs_pending', help: 'Jobs waiting or in flight (as of the previous scrape).' }, () => deps.jobs?.depthNow().pending ?? 0);
+  scrapedGauge(
+    registry,
+    { name: 'ocs_jobs_oldest_pending_age_seconds', help: 'How long the oldest pending job has been due (as of the previous scrape).' },
+    () => deps.jobs?.depthNow().oldestAgeSeconds ?? 0,
   );
 
   const byPart = (field: 'hits' | 'misses' | 'entries') => () =>

@@ -111,7 +111,7 @@ export function signedHeaders(msgId: string, at: Date, body: string, secrets: re
 export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<JobOutcome> {
   const { db } = deps;
   const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true } });
-  if (!delivery || delivery.status !== 'pending') return { done: true };
+  if (!delivery || delivery.status !== 'pending') return { done: true, label: 'skipped' };
   const endpoint = delivery.endpoint;
   const now = deps.clock();
   const finish = (status: 'delivered' | 'failed', fields: { statusCode?: number | null; latencyMs?: number | null; response: string }) =>
@@ -121,12 +121,12 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     });
   if (!endpoint.enabled) {
     await finish('failed', { response: 'the endpoint is disabled' });
-    return { done: true };
+    return { done: true, label: 'failed' };
   }
   const event = await db.event.findUnique({ where: { id: delivery.eventId } });
   if (!event) {
     await finish('failed', { response: 'the event is past retention' });
-    return { done: true };
+    return { done: true, label: 'failed' };
   }
   const body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
   const secrets = [decryptSecret(deps.tokens.key, endpoint.secret)];
@@ -146,18 +146,18 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
 
   if (answer && answer.status >= 200 && answer.status < 300) {
     await finish('delivered', { statusCode, latencyMs, response });
-    return { done: true };
+    return { done: true, label: 'delivered' };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
     await db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { enabled: false, disabledReason: 'the endpoint answered 410 Gone', updatedAt: now } });
     await finish('failed', { statusCode, latencyMs, response });
-    return { done: true };
+    return { done: true, label: 'gone' };
   }
   const attempt = delivery.attempts + 1;
   if (attempt > RETRY_GAPS_MS.length) {
     await finish('failed', { statusCode, latencyMs, response });
-    return { done: true };
+    return { done: true, label: 'failed' };
   }
   const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempt - 1]!);
   await db.webhookDelivery.update({

@@ -161,6 +161,30 @@ describe('webhook delivery', () => {
   });
 });
 
+describe('webhook metrics', () => {
+  it('counts deliveries by outcome and shows the queue depth on /metrics', async () => {
+    t.clock.set(new Date());
+    await endpoint(['*']);
+    const q = queue();
+    t.deps.jobs = q;
+    try {
+      script = [503];
+      await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+      await q.runDue();
+      const scrape = async () => (await t.fetch('/metrics')).text();
+      expect(await scrape()).toMatch(/ocs_webhook_deliveries_total\{outcome="retried"\} 1/);
+      // the depth is the previous scrape's look
+      await expect.poll(scrape).toMatch(/^ocs_jobs_pending 1$/m);
+      t.clock.advance(5_000);
+      await q.runDue();
+      expect(await scrape()).toMatch(/ocs_webhook_deliveries_total\{outcome="delivered"\} 1/);
+      await expect.poll(scrape).toMatch(/^ocs_jobs_pending 0$/m);
+    } finally {
+      t.deps.jobs = undefined;
+    }
+  });
+});
+
 describe('webhook targets', () => {
   it('refuses loopback, private, link-local and metadata addresses unless private targets are allowed', async () => {
     for (const address of ['127.0.0.1', '169.254.169.254', '10.1.2.3', '192.168.0.10', '172.20.0.1', '::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '0.0.0.0']) {

@@ -14,17 +14,25 @@ import {
 } from '../../domain/webhookEndpoints.js';
 import { builder } from '../builder.js';
 
-const endpointFields = (t: any) => ({
-  id: t.exposeID('id', { description: 'Endpoint id (UUID).' }),
-  orgId: t.exposeID('orgId', { description: "The owner: the credential owner's organization." }),
-  url: t.exposeString('url', { description: 'Where events are POSTed.' }),
-  description: t.exposeString('description', { description: 'A note.' }),
-  eventTypes: t.exposeStringList('eventTypes', { description: 'Event type names, families such as `closure.*`, or `*`.' }),
-  enabled: t.exposeBoolean('enabled', { description: 'False while no event is sent to it.' }),
-  disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why the service disabled it (an answer 410 Gone); null otherwise.' }),
-  previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'Until when the previous secret still signs after a rotation.' }),
-  createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was made.' }),
-  updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+// the fields of both endpoint types (the one with its secret adds `secret`)
+const endpointFields = <S extends WebhookEndpointView>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, S>) => ({
+  id: t.id({ description: 'Endpoint id (UUID).', resolve: (e) => e.id }),
+  orgId: t.id({ description: "The owner: the credential owner's organization.", resolve: (e) => e.orgId }),
+  url: t.string({ description: 'Where events are POSTed.', resolve: (e) => e.url }),
+  description: t.string({ description: 'A note.', resolve: (e) => e.description }),
+  eventTypes: t.stringList({ description: 'Event type names, families such as `closure.*`, or `*`.', resolve: (e) => e.eventTypes }),
+  enabled: t.boolean({ description: 'False while no event is sent to it.', resolve: (e) => e.enabled }),
+  disabledReason: t.string({ nullable: true, description: 'Why the service disabled it (an answer 410 Gone); null otherwise.', resolve: (e) => e.disabledReason }),
+  previousSecretExpiresAt: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description: 'Until when the previous secret still signs after a rotation.',
+    resolve: (e) => e.previousSecretExpiresAt,
+  }),
+  createdAt: t.field({ type: 'DateTime', description: 'When it was made.', resolve: (e) => e.createdAt }),
+  updatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (e) => e.updatedAt }),
 });
 
 const WebhookEndpointRef = builder.objectRef<WebhookEndpointView>('WebhookEndpoint').implement({
