@@ -9,9 +9,12 @@ import type { LiveStreams } from './graphql/liveStreams.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { ReadModel } from './readmodel/readModel.js';
 import type { RequestQueueState } from './http/requestScheduler.js';
 
 export interface AppDeps extends DomainDeps {
+  /** The whole read model (the domain sees only the reads it names, domain/readModelRecords.ts). */
+  readModel: ReadModel;
   config: Config;
   /** The database behind `db`: its gate, statement observers and a ping outside the gate (health, metrics). */
   database: Pick<Database, 'kind' | 'gate' | 'observers' | 'ping'>;

@@ -3,9 +3,9 @@
 // read model: a warm request authenticates without a statement, and a revoked key or client or a changed
 // scope reaches it through the change feed.
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
-import type { DomainDeps } from '../domain/deps.js';
 import { Unauthenticated } from '../domain/errors.js';
 import type { OrganizationRecord } from '../domain/readModelRecords.js';
+import type { ReadModel } from '../readmodel/readModel.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
@@ -23,7 +23,7 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-export async function authenticate(deps: DomainDeps, tokens: TokenSettings, token: string): Promise<Actor> {
+export async function authenticate(deps: { readModel: ReadModel; clock: () => Date }, tokens: TokenSettings, token: string): Promise<Actor> {
   const { readModel } = deps;
   if (token.startsWith('svc-sk-')) {
     if (!API_KEY_PATTERN.test(token)) throw new Unauthenticated('Invalid API key');

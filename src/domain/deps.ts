@@ -3,7 +3,7 @@
 // (src/deps.ts) is a superset, so a surface hands its own deps over as they are.
 import type { ChangeChannel } from '../changes/change.js';
 import type { Db } from '../db/client.js';
-import type { ReadModel } from '../readmodel/readModel.js';
+import type { ReadModelReads } from './readModelRecords.js';
 import type { RequestBatch } from './batch.js';
 
 export interface DomainDeps {
@@ -11,7 +11,7 @@ export interface DomainDeps {
   /** The time; tests replace it to move through windows and across daylight-saving changes. */
   clock: () => Date;
   /** Organizations, credentials and compiled schedules, cached; reads of the hot path go through it. */
-  readModel: ReadModel;
+  readModel: ReadModelReads;
   /** Every committed write reports what it changed here (cache invalidation, live subscriptions), which also carries other instances' changes. */
   changes: ChangeChannel;
   /**

@@ -73,3 +73,14 @@ export interface OrgSchedule {
   /** Answers computed from this schedule, by `medium|phoneNumberId` (bounded by 4 × phone numbers + 4). */
   answers: Map<`${Medium}|${string}`, AvailabilityAnswer>;
 }
+
+/**
+ * What the domain reads from the read model (readmodel/readModel.ts implements it; AppDeps holds the whole
+ * ReadModel): the domain names the reads it needs instead of importing the read model, which imports the
+ * domain's rules to compile schedules.
+ */
+export interface ReadModelReads {
+  organization(id: string): Promise<OrganizationRecord | undefined>;
+  organizations(ids: readonly string[]): Promise<(OrganizationRecord | undefined)[]>;
+  schedule(orgId: string, fromMs: number): Promise<OrgSchedule | undefined>;
+}
