@@ -11,6 +11,7 @@ import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
+import { callRequestJobHandlers } from './domain/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -66,6 +67,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };

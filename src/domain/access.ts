@@ -16,7 +16,10 @@ export const SCOPES = [
   'insurances:read',
   'insurances:write',
   'call-requests:read',
+  'call-requests:write',
+  'calls:dispatch',
   'conversations:read',
+  'conversations:write',
   'events:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -17,7 +17,8 @@ export abstract class DomainError extends Error {
     | 'RATE_LIMITED'
     | 'IDEMPOTENCY_KEY_IN_USE'
     | 'IDEMPOTENCY_KEY_REUSED'
-    | 'UNAVAILABLE';
+    | 'UNAVAILABLE'
+    | 'CONFLICT';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -69,6 +70,11 @@ export class Unavailable extends DomainError {
   ) {
     super(message);
   }
+}
+
+/** 409: the resource is not in a state that allows the change (a disabled organization, a call already started). */
+export class Conflict extends DomainError {
+  readonly code = 'CONFLICT' as const;
 }
 
 /** 409: another request with the same Idempotency-Key is still being answered (idempotency/). */

@@ -23,6 +23,16 @@ export const EVENT_TYPES = [
   'phone_number.attached',
   'insurance.updated',
   'workflows.imported',
+  'call_request.queued',
+  'call_request.started',
+  'call_request.lease_extended',
+  'call_request.completed',
+  'call_request.failed',
+  'call_request.canceled',
+  'call_request.expired',
+  'conversation.started',
+  'conversation.message_added',
+  'conversation.ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -35,7 +45,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot';
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'call_request' | 'conversation';
   id: string;
 }
 

@@ -22,6 +22,14 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.updateTemplate': 'PUT /v1/templates/:templateId',
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
+  'Query.callRequests': 'GET /v1/call-requests',
+  'Mutation.createCallRequest': 'POST /v1/call-requests',
+  'Mutation.cancelCallRequest': 'POST /v1/call-requests/:callRequestId/cancel',
+  'Mutation.claimCallRequests': 'POST /v1/dispatch/claim',
+  'Mutation.heartbeatCallRequest': 'POST /v1/call-requests/:callRequestId/heartbeat',
+  'Mutation.startCallRequest': 'POST /v1/call-requests/:callRequestId/start',
+  'Mutation.completeCallRequest': 'POST /v1/call-requests/:callRequestId/complete',
+  'Mutation.failCallRequest': 'POST /v1/call-requests/:callRequestId/fail',
 };
 
 /** Query.callRequest shares the owner's per-second polling budget with GET /v1/call-requests/:callRequestId. */

@@ -34,7 +34,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Workflows: "A bot's workflows in the portable export form, and their import into another bot.",
   'Phone numbers': "An organization's phone numbers, their greetings and the bot each one is attached to.",
   Insurances: 'Which insurances an organization accepts, and on what terms.',
-  Calls: 'Queued call requests, polled until they finish (completed, failed or expired).',
+  Calls: 'Calls placed by integrators: queued, in_progress, then completed, failed, canceled or expired; polled, listed and canceled.',
+  Dispatch: 'The agent runtime (scope calls:dispatch): claims due calls under a lease, keeps it with heartbeats, starts them and reports the outcome.',
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
   Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
 };
