@@ -60,6 +60,14 @@ async function startCall(t: TestApp): Promise<void> {
   expect((await t.rest('POST', `/v1/call-requests/${call.id}/start`, { json: { leaseId: call.leaseId } })).status).toBe(200);
 }
 const callId = () => call.id;
+/** A conversation recorded before the write under test. */
+let conversationId = '';
+async function openConversation(t: TestApp): Promise<void> {
+  const res = await t.rest('POST', '/v1/conversations', { json: { botId: t.demo.bots.clinic[0], medium: 'CHAT' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  conversationId = res.body.data.conversationId;
+}
+const openedConversation = () => conversationId;
 const conversationOfCall = async (t: TestApp) => (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
 
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
@@ -136,6 +144,26 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     type: 'workflows.imported',
     orgId: clinic,
     subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
+  'POST /v1/conversations': {
+    run: async (t) => void (await openConversation(t)),
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  'POST /v1/conversations/:conversationId/messages': {
+    before: openConversation,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/messages`, { role: 'caller', text: 'Hello' })),
+    type: 'conversation.message_added',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  'POST /v1/conversations/:conversationId/end': {
+    before: openConversation,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/end`, { summary: 'Done', duration: 30 })),
+    type: 'conversation.ended',
+    orgId: clinic,
+    subjectId: openedConversation,
   },
   'POST /v1/call-requests': {
     run: async (t) => void (await placeCall(t)),
@@ -271,6 +299,29 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'insurance.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.insurances.clinic[0]!,
+  },
+  createConversation: {
+    run: async (t, token) => {
+      const data = await gqlOk(t, token, 'mutation($b: ID) { createConversation(input: {botId: $b, medium: SMS}) { id } }', { b: t.demo.bots.clinic[0] });
+      conversationId = data.createConversation.id;
+    },
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  addConversationMessage: {
+    before: openConversation,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Hi") { seq } }', { id: conversationId })),
+    type: 'conversation.message_added',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  endConversation: {
+    before: openConversation,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Done"}) { status } }', { id: conversationId })),
+    type: 'conversation.ended',
+    orgId: clinic,
+    subjectId: openedConversation,
   },
   createCallRequest: {
     run: async (t, token) => {

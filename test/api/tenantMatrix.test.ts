@@ -56,7 +56,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '' },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', conversation: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -66,6 +66,7 @@ beforeEach(async () => {
       template: await template('clinic2'),
       callRequest: await callRequest('clinic2'),
       event: '',
+      conversation: '',
     },
     account: {
       org: orgs.account.id,
@@ -76,11 +77,13 @@ beforeEach(async () => {
       template: await template('account'),
       callRequest: await callRequest('account'),
       event: '',
+      conversation: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '' },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', conversation: '' },
   };
-  // each organization's event: the one its closure's creation recorded
+  // each organization's event: the one its closure's creation recorded; its conversation: an OPEN one
   for (const who of Object.keys(objects) as Who[]) {
+    objects[who].conversation = (await db.conversation.create({ data: { orgId: orgs[who].id, medium: 'PHONE', startTime: new Date(), tags: [] } })).id;
     objects[who].event = (await db.event.findFirstOrThrow({ where: { subjectId: objects[who].closure }, select: { id: true } })).id;
   }
   // when the in-memory read model lands, it must forget what was just written behind its back

@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'conversation';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -75,6 +75,10 @@ export const REST_CASES: Record<string, RestCase> = {
   'POST /v1/call-requests/:callRequestId/start': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
   'POST /v1/call-requests/:callRequestId/complete': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
   'POST /v1/call-requests/:callRequestId/fail': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE, error: { code: 'busy', message: 'Busy' } }) },
+  'POST /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, body: (ids) => ({ orgId: ids.orgId, botId: ids.botId, medium: 'CHAT' }) },
+  'GET /v1/conversations/:conversationId': { ids: { conversationId: 'conversation' } },
+  'POST /v1/conversations/:conversationId/messages': { ids: { conversationId: 'conversation' }, body: () => ({ role: 'caller', text: 'Hello' }) },
+  'POST /v1/conversations/:conversationId/end': { ids: { conversationId: 'conversation' }, body: () => ({ summary: 'Matrix', duration: 5 }) },
   'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
   // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
   'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
@@ -104,6 +108,13 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { id: 'callRequest' },
     query: `mutation($id: ID!) { failCallRequest(id: $id, leaseId: "${LEASE}", error: {code: busy, message: "Busy"}) { id } }`,
   },
+  'Query.conversation': { ids: { id: 'conversation' }, query: 'query($id: ID!) { conversation(id: $id) { id orgId transcript { messages { text } } } }' },
+  'Mutation.createConversation': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query: 'mutation($orgId: ID, $botId: ID) { createConversation(input: {orgId: $orgId, botId: $botId, medium: CHAT}) { id } }',
+  },
+  'Mutation.addConversationMessage': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { addConversationMessage(id: $id, role: caller, text: "Hello") { seq } }' },
+  'Mutation.endConversation': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Matrix", duration: 5}) { id status } }' },
   'Query.conversations': {
     ids: { orgId: 'org', botId: 'bot' },
     query: 'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
