@@ -31,6 +31,7 @@ import type { DomainDeps } from './deps.js';
 import { Conflict, NotFound, parseInput } from './errors.js';
 import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { viewSchema } from './viewSchema.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
@@ -65,9 +66,9 @@ export const failInput = z.strictObject({
   leaseId,
   error: z.strictObject(
     {
-      category: z.preprocess(absentToUndefined, z.string().min(1).max(64).default('request')).describe('Default "request".'),
+      category: z.preprocess(absentToUndefined, z.string().regex(/^[a-z_]{1,64}$/, 'must be 1 to 64 lowercase letters or _').default('request')).describe('Default "request".'),
       code: z.enum(CALL_FAILURE_CODES, { error: `must be one of ${CALL_FAILURE_CODES.join(', ')}` }),
-      message: z.string({ error: 'is required' }).min(1, 'must not be empty').max(500, 'must be at most 500 characters'),
+      message: z.string({ error: 'is required' }).min(1, 'must not be empty').max(500, 'must be at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
     },
     { error: 'must be an object {category, code, message}' },
   ),

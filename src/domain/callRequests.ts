@@ -16,6 +16,7 @@ import { uuidParam } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
 import { nextPhoneOpening } from './callOpenings.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { viewSchema } from './viewSchema.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
@@ -53,8 +54,17 @@ const instantInput = z.preprocess(
 const metadataSchema = z.preprocess(
   absentToUndefined,
   z
-    .record(z.string().min(1, 'keys must not be empty').max(64, 'keys are at most 64 characters'), z.string({ error: 'values must be strings' }).max(500, 'values are at most 500 characters'), {
+    .record(
+      z.string(),
+      z.string({ error: 'values must be strings' }).max(500, 'values are at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+      {
       error: 'must be an object of string values',
+    })
+    .superRefine((m, ctx) => {
+      // keys are checked here (a key schema's message would be replaced by the record's)
+      for (const key of Object.keys(m)) {
+        if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(key) || key === '__proto__') ctx.addIssue({ code: 'custom', path: [key], message: 'keys are 1 to 64 letters, digits or _ . : - (not __proto__)' });
+      }
     })
     .refine((m) => Object.keys(m).length <= MAX_METADATA_ENTRIES, { error: `must have at most ${MAX_METADATA_ENTRIES} entries` })
     .optional(),

@@ -14,7 +14,11 @@ import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import { loadReachableOrganization } from './organizations.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { viewSchema } from './viewSchema.js';
+
+/** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
+const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 
 export const MESSAGE_ROLES = ['agent', 'caller'] as const;
 export const MAX_MESSAGE_LENGTH = 4_000;
@@ -27,10 +31,10 @@ const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
   z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z' }).optional(),
 );
-const phoneText = z.preprocess(absentToUndefined, z.string().max(32, 'must be at most 32 characters').default(''));
+const phoneText = z.preprocess(absentToUndefined, storable(z.string().max(32, 'must be at most 32 characters')).default(''));
 const tags = z.preprocess(
   absentToUndefined,
-  z.array(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'), { error: 'must be a list of strings' }).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`).optional(),
+  z.array(storable(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')), { error: 'must be a list of strings' }).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`).optional(),
 );
 
 export const createConversationInput = z.strictObject({
@@ -45,14 +49,14 @@ export const createConversationInput = z.strictObject({
 
 export const addMessageInput = z.strictObject({
   role: z.enum(MESSAGE_ROLES, { error: 'must be agent or caller' }),
-  text: z.string({ error: 'is required' }).min(1, 'must not be empty').max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`),
+  text: storable(z.string({ error: 'is required' }).min(1, 'must not be empty').max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`)),
   at: instantInput.describe('When it was said (default now).'),
 });
 
 export const endConversationInput = z.strictObject({
   status: z.preprocess(absentToUndefined, z.literal('CLOSED', { error: 'must be CLOSED' }).default('CLOSED')),
-  summary: z.preprocess(absentToUndefined, z.string().max(2_000, 'must be at most 2000 characters').optional()),
-  topic: z.preprocess(absentToUndefined, z.string().max(255, 'must be at most 255 characters').optional()),
+  summary: z.preprocess(absentToUndefined, storable(z.string().max(2_000, 'must be at most 2000 characters')).optional()),
+  topic: z.preprocess(absentToUndefined, storable(z.string().max(255, 'must be at most 255 characters')).optional()),
   tags,
   duration: z
     .preprocess(absentToUndefined, z.number({ error: 'must be a whole number of seconds' }).int({ error: 'must be a whole number of seconds' }).min(0, 'must not be negative').max(86_400 * 7, 'must be at most a week').optional())

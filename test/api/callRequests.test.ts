@@ -69,6 +69,8 @@ describe('placing a call', () => {
     [{ notBefore: '2026-03-02T20:00:00Z', notAfter: '2026-03-02T19:00:00Z' }, 'notBefore: must be before notAfter'],
     [{ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata: must have at most 20 entries'],
     [{ metadata: { n: 1 } }, 'metadata.n: values must be strings'],
+    [{ metadata: { n: 'a\u0000b' } }, 'metadata.n: must not contain NUL characters'],
+    [{ metadata: { 'a b': 'x' } }, 'keys are 1 to 64 letters'],
     [{ unknown: 1 }, 'unknown'],
   ])('refuses %j with a 400 naming the field, on both surfaces', async (extra, message) => {
     t.clock.set(NOW);

@@ -60,9 +60,10 @@ describe('writing a conversation', () => {
     await t.gql('mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Yes, 9 to 12.") { seq } }', { id });
     const ended = await t.gql('mutation($id: ID!) { endConversation(id: $id, input: {summary: "Hours", duration: 42}) { status duration } }', { id });
     expect(ended.body.data.endConversation).toEqual({ status: 'CLOSED', duration: 42 });
-    const read = await t.gql('query($id: ID!) { conversation(id: $id) { id medium transcript(first: 1) { messages { seq role text } nextCursor } } }', { id });
+    const read = await t.gql('query($id: ID!) { conversation(id: $id, first: 1) { conversation { id medium } transcript { messages { seq role text } nextCursor } } }', { id });
+    expect(read.body.data.conversation.conversation).toEqual({ id, medium: 'CHAT' });
     expect(read.body.data.conversation.transcript.messages).toEqual([{ seq: 1, role: 'caller', text: 'Are you open Saturday?' }]);
-    const next = await t.gql('query($id: ID!, $after: String) { conversation(id: $id) { transcript(first: 5, after: $after) { messages { seq } nextCursor } } }', {
+    const next = await t.gql('query($id: ID!, $after: String) { conversation(id: $id, first: 5, after: $after) { transcript { messages { seq } nextCursor } } }', {
       id,
       after: read.body.data.conversation.transcript.nextCursor,
     });
@@ -77,6 +78,12 @@ describe('writing a conversation', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('role: must be agent or caller');
     expect(bad.body.message).toContain('text: must not be empty');
+    // texts the database cannot store as sent are a 400, not a 500 (found by the fuzzer)
+    const nul = await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'a\u0000b' } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.message).toBe('text: must not contain NUL characters or unpaired UTF-16 surrogates');
+    const nulTag = await t.rest('POST', '/v1/conversations', { json: { medium: 'CHAT', tags: ['\u0000'] } });
+    expect(nulTag.body.message).toContain('tags.0: must not contain NUL');
     const negative = await t.rest('POST', `/v1/conversations/${id}/end`, { json: { duration: -1 } });
     expect(negative.body.message).toContain('duration: must not be negative');
     const foreign = await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'Hi' }, token: t.demo.organizations.other.apiKey });

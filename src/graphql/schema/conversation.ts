@@ -15,12 +15,9 @@ import {
   type MessageView,
   TRANSCRIPT_DEFAULT_LIMIT,
   TRANSCRIPT_MAX_LIMIT,
+  type ConversationWithTranscript,
   type TranscriptPage,
-  transcriptPage,
-  transcriptQuery,
 } from '../../domain/conversationWrites.js';
-import { requireScope } from '../../domain/access.js';
-import { parseInput } from '../../domain/errors.js';
 import { builder } from '../builder.js';
 import { MediumEnum } from './enums.js';
 
@@ -163,21 +160,13 @@ const TranscriptPageRef = builder.objectRef<TranscriptPage>('TranscriptPage').im
   }),
 });
 
-builder.objectFields(ConversationRef, (t) => ({
-  transcript: t.field({
-    type: TranscriptPageRef,
-    description: 'The turns, oldest first, by cursor. Scope conversations:read.',
-    args: {
-      first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
-      after: t.arg.string({ description: 'The nextCursor of the previous page.' }),
-    },
-    resolve: async (c, args, ctx) => {
-      const query = parseInput(transcriptQuery, { limit: args.first, cursor: args.after });
-      requireScope(await ctx.actor(), 'conversations:read');
-      return transcriptPage(ctx.deps, c.conversationId, query.limit, query.cursor, 'after');
-    },
+const ConversationDetailRef = builder.objectRef<ConversationWithTranscript>('ConversationDetail').implement({
+  description: 'A conversation with one page of its transcript.',
+  fields: (t) => ({
+    conversation: t.expose('conversation', { type: ConversationRef, description: 'The conversation.' }),
+    transcript: t.expose('transcript', { type: TranscriptPageRef, description: 'One page of turns, oldest first.' }),
   }),
-}));
+});
 
 const CreateConversationInput = builder.inputType('CreateConversationInput', {
   description: 'An inbound call or a chat to record; checked by the same rules as POST /v1/conversations.',
@@ -204,10 +193,14 @@ const EndConversationInput = builder.inputType('EndConversationInput', {
 
 builder.queryFields((t) => ({
   conversation: t.field({
-    type: ConversationRef,
-    description: "One conversation within the caller's reach (NOT_FOUND otherwise), with its transcript. Scope conversations:read.",
-    args: { id: t.arg.id({ required: true, description: 'Conversation id.' }) },
-    resolve: async (_root, args, ctx) => (await getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: 1 })).conversation,
+    type: ConversationDetailRef,
+    description: "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scope conversations:read.",
+    args: {
+      id: t.arg.id({ required: true, description: 'Conversation id.' }),
+      first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
+      after: t.arg.string({ description: 'The transcript.nextCursor of the previous page.' }),
+    },
+    resolve: async (_root, args, ctx) => getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }),
   }),
 }));
 

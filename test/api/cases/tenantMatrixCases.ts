@@ -108,7 +108,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { id: 'callRequest' },
     query: `mutation($id: ID!) { failCallRequest(id: $id, leaseId: "${LEASE}", error: {code: busy, message: "Busy"}) { id } }`,
   },
-  'Query.conversation': { ids: { id: 'conversation' }, query: 'query($id: ID!) { conversation(id: $id) { id orgId transcript { messages { text } } } }' },
+  'Query.conversation': { ids: { id: 'conversation' }, query: 'query($id: ID!) { conversation(id: $id) { conversation { id orgId } transcript { messages { text } } } }' },
   'Mutation.createConversation': {
     ids: { orgId: 'org', botId: 'bot' },
     query: 'mutation($orgId: ID, $botId: ID) { createConversation(input: {orgId: $orgId, botId: $botId, medium: CHAT}) { id } }',
