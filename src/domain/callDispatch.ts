@@ -13,7 +13,8 @@
 import { z } from 'zod';
 import type { Availability } from './availability.js';
 import { availabilityResponse } from './availability.js';
-import type { CallRequest } from '../generated/prisma/client.js';
+import type { CallRequest, Prisma } from '../generated/prisma/client.js';
+import { conversationView } from './conversations.js';
 import { enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../jobs/queue.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import {
@@ -185,7 +186,7 @@ async function underLease(
   actor: Actor,
   callRequestId: string,
   lease: string,
-  step: (tx: Parameters<Parameters<DomainDeps['db']['$transaction']>[0]>[0], row: CallRequest, now: Date) => Promise<CallRequestView>,
+  step: (tx: Prisma.TransactionClient, row: CallRequest, now: Date) => Promise<CallRequestView>,
 ): Promise<CallRequestView> {
   requireScope(actor, 'calls:dispatch');
   const id = uuidParam('callRequestId', callRequestId);
@@ -286,6 +287,7 @@ async function onLeaseEnd(deps: DomainDeps, job: ClaimedJob): Promise<JobOutcome
     if (row.leaseUntil && row.leaseUntil.getTime() > now.getTime()) return { retryAt: row.leaseUntil, error: 'lease extended' };
     const subject = { type: 'call_request' as const, id };
     const cleared = { leaseId: null, leaseUntil: null };
+    await closeAbandonedConversation(deps, tx, row, now);
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
       await recordEvent(tx, deps, null, { type: 'call_request.expired', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
@@ -308,6 +310,27 @@ async function onLeaseEnd(deps: DomainDeps, job: ClaimedJob): Promise<JobOutcome
       await recordEvent(tx, deps, null, { type: 'call_request.queued', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
     }
     return { done: true };
+  });
+}
+
+/**
+ * The conversation of a call whose runtime vanished mid-call is closed (the call is placed afresh, with
+ * a conversation of its own), so that no conversation stays OPEN for ever.
+ */
+async function closeAbandonedConversation(deps: DomainDeps, tx: Prisma.TransactionClient, row: CallRequest, now: Date): Promise<void> {
+  if (row.startedAt === null || row.conversationId === null) return;
+  const closed = await tx.conversation.updateMany({
+    where: { id: row.conversationId, status: 'OPEN' },
+    data: { status: 'CLOSED', endTime: now, duration: Math.max(0, Math.round((now.getTime() - row.startedAt.getTime()) / 1000)), summary: 'The agent runtime stopped reporting; the call was given back.' },
+  });
+  if (closed.count === 0) return;
+  const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: row.conversationId } });
+  await recordEvent(tx, deps, null, {
+    type: 'conversation.ended',
+    orgId: row.orgId,
+    subject: { type: 'conversation', id: conversation.id },
+    data: conversationView(conversation),
+    previous: { status: 'OPEN', endTime: null },
   });
 }
 

@@ -126,7 +126,8 @@ describe('every request reaches a final state', () => {
     t.clock.set(NOW);
     const id = await place(t);
     const [first] = await claim(t, { max: 1, leaseSeconds: 30 });
-    expect((await step(t, id, 'start', { leaseId: first.leaseId })).status).toBe(200);
+    const firstStart = await step(t, id, 'start', { leaseId: first.leaseId });
+    expect(firstStart.status).toBe(200);
     const queue = jobs(t);
     t.clock.advance(29_000);
     await queue.runDue();
@@ -134,6 +135,8 @@ describe('every request reaches a final state', () => {
     t.clock.advance(1_000);
     expect(await queue.runDue()).toBe(1);
     expect(await stored(t, id)).toMatchObject({ status: 'queued', attempts: 1, leaseId: null, startedAt: null });
+    // the abandoned call's conversation is closed, not left OPEN for ever
+    expect(await t.deps.db.conversation.findUniqueOrThrow({ where: { id: firstStart.body.data.conversationId } })).toMatchObject({ status: 'CLOSED', duration: 30 });
 
     const [second] = await claim(t, { max: 1, leaseSeconds: 30 });
     expect(second.callRequest).toMatchObject({ callRequestId: id, attempts: 2 });
