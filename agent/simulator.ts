@@ -99,13 +99,23 @@ class ServiceClient {
     return this.token.value;
   }
 
-  /** POSTs a JSON body; answers the envelope's data, or throws with the service's message. */
+  /**
+   * POSTs a JSON body and answers the status with the envelope's data. A 429 (the per-minute budget of
+   * the route, spec §8) is retried after its Retry-After, a few times.
+   */
   async post<T>(path: string, body: unknown): Promise<{ status: number; data: T; message?: string }> {
-    const res = await fetch(`${this.options.url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    let res: Response;
+    for (let attempt = 1; ; attempt++) {
+      res = await fetch(`${this.options.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 429 || attempt >= 4) break;
+      const wait = Math.min(60, Number(res.headers.get('retry-after')) || 1);
+      await res.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    }
     const envelope = (await res.json()) as { data: T; message?: string };
     return { status: res.status, data: envelope.data, ...(envelope.message !== undefined ? { message: envelope.message } : {}) };
   }
