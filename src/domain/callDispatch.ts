@@ -291,7 +291,8 @@ async function onLeaseEnd(deps: DomainDeps, job: ClaimedJob): Promise<JobOutcome
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
       await recordEvent(tx, deps, null, { type: 'call_request.expired', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
-    } else if (row.attempts >= MAX_LEASES) {
+    } else if (row.attempts >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
+      // out of leases, or a started call whose runtime vanished after notAfter (re-queued, it could never be claimed again)
       const updated = await tx.callRequest.update({
         where: { id },
         data: {
@@ -300,7 +301,10 @@ async function onLeaseEnd(deps: DomainDeps, job: ClaimedJob): Promise<JobOutcome
           ...cleared,
           errorCategory: 'request',
           errorCode: 'dispatch_timeout',
-          errorMessage: `No outcome after ${MAX_LEASES} claims: each runtime's lease ended without a heartbeat`,
+          errorMessage:
+            row.attempts >= MAX_LEASES
+              ? `No outcome after ${MAX_LEASES} claims: each runtime's lease ended without a heartbeat`
+              : "No outcome: the runtime's lease ended after notAfter",
         },
       });
       await recordEvent(tx, deps, null, { type: 'call_request.failed', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });

@@ -182,6 +182,20 @@ describe('every request reaches a final state', () => {
     expect(await claim(t)).toEqual([]);
   });
 
+  it('a started call whose runtime vanishes after notAfter fails with dispatch_timeout (it is not re-queued for ever)', async () => {
+    t.clock.set(NOW);
+    const id = await place(t, { notAfter: '2026-03-02T15:00:20Z' });
+    const queue = jobs(t);
+    const [c] = await claim(t, { max: 1, leaseSeconds: 30 });
+    expect((await step(t, id, 'start', { leaseId: c.leaseId })).status).toBe(200);
+    t.clock.advance(20_000);
+    await queue.runDue(); // the expiry: the call had started in time
+    expect((await stored(t, id)).status).toBe('in_progress');
+    t.clock.advance(10_000);
+    await queue.runDue();
+    expect(await stored(t, id)).toMatchObject({ status: 'failed', errorCode: 'dispatch_timeout', attempts: 1 });
+  });
+
   it('a request never started by notAfter expires (written by the expiry job, read as expired before it runs)', async () => {
     t.clock.set(NOW);
     const id = await place(t, { notAfter: '2026-03-02T16:00:00Z', notBefore: '2026-03-02T17:00:00Z' }).catch(() => '');
