@@ -1,207 +1,210 @@
-// Placing calls (POST /v1/call-requests, createCallRequest), canceling and listing them, on both surfaces.
 import { describe, expect, it } from 'vitest';
-import { useTestApp, type TestApp } from '../support/testApp.js';
+import { useTestApp } from '../support/testApp.js';
 
-const UNLIMITED = '1000000000';
-const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED } });
+const t = useTestApp();
 
-const NOW = '2026-03-02T15:00:00Z';
+// Each pending (queued) request is polled at most once per case: a second poll within the minimum
+// poll interval is a 429 (CONTRACT §3), which is another file's subject.
 
-function callBody(t: TestApp, extra: Record<string, unknown> = {}) {
-  return { botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+15005550006', ...extra };
-}
-
-async function place(t: TestApp, extra: Record<string, unknown> = {}, token?: string) {
-  const res = await t.rest('POST', '/v1/call-requests', { json: callBody(t, extra), ...(token ? { token } : {}) });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data;
-}
-
-const CREATE = `mutation($input: CreateCallRequestInput!) {
-  createCallRequest(input: $input) { id status to officeHoursOnly expiresAt notBefore metadata { key value } botId phoneNumberId orgId }
+const FIELDS = [
+  'attempts',
+  'botId',
+  'callRequestId',
+  'conversationId',
+  'createdAt',
+  'error',
+  'expiresAt',
+  'finishedAt',
+  'metadata',
+  'notBefore',
+  'officeHoursOnly',
+  'orgId',
+  'phoneNumberId',
+  'startedAt',
+  'status',
+  'to',
+];
+const QUERY = `query ($id: ID!) {
+  callRequest(id: $id) {
+    id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt attempts
+    conversationId error { category code message }
+  }
 }`;
+const MISSING = '00000000-0000-4000-8000-000000000000';
 
-describe('placing a call', () => {
-  it('queues it with the defaults (expires in 24 h) and answers it when polled (REST)', async () => {
-    t.clock.set(NOW);
-    const data = await place(t, { metadata: { patient: 'P-17', reason: 'recall' } });
-    expect(data).toMatchObject({
+const poll = (id: string, token?: string | null) => t.rest('GET', `/v1/call-requests/${id}`, token === undefined ? {} : { token });
+const gqlPoll = (id: string, token?: string | null) => t.gql(QUERY, { id }, token === undefined ? {} : { token });
+
+const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+/** The demo's requests predate placed calls: no bot, number or destination, never claimed. */
+const demoCall = () => ({
+  orgId: t.demo.organizations.clinic.id,
+  botId: null,
+  phoneNumberId: null,
+  to: '',
+  officeHoursOnly: false,
+  metadata: {},
+  notBefore: null,
+  startedAt: null,
+  attempts: 0,
+});
+
+describe('GET /v1/call-requests/{callRequestId}', () => {
+  it('answers a queued request', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(Object.keys(res.body.data).sort()).toEqual(FIELDS);
+    expect(res.body.data).toEqual({
+      ...demoCall(),
+      callRequestId: id,
       status: 'queued',
-      orgId: t.demo.organizations.clinic.id,
-      botId: t.demo.bots.clinic[0],
-      phoneNumberId: t.demo.phoneNumbers.clinic[0],
-      to: '+15005550006',
-      createdAt: '2026-03-02T15:00:00.000Z',
-      expiresAt: '2026-03-03T15:00:00.000Z',
-      notBefore: null,
-      officeHoursOnly: false,
-      metadata: { patient: 'P-17', reason: 'recall' },
-      attempts: 0,
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: null,
       conversationId: null,
       error: null,
-      finishedAt: null,
     });
-    const polled = await t.rest('GET', `/v1/call-requests/${data.callRequestId}`);
-    expect(polled.body.data).toEqual(data);
+    expect(Date.parse(res.body.data.expiresAt)).toBeGreaterThan(Date.parse(res.body.data.createdAt));
   });
 
-  it('queues it on GraphQL with the same rules and answer', async () => {
-    t.clock.set(NOW);
-    const res = await t.gql(CREATE, {
-      input: { ...callBody(t), notAfter: '2026-03-02T18:00:00Z', officeHoursOnly: false, metadata: [{ key: 'patient', value: 'P-17' }] },
-    });
-    expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.createCallRequest).toMatchObject({
-      status: 'queued',
-      to: '+15005550006',
-      expiresAt: '2026-03-02T18:00:00.000Z',
-      metadata: [{ key: 'patient', value: 'P-17' }],
-      orgId: t.demo.organizations.clinic.id,
+  it('answers a queued request whose expiry has passed as expired, on both surfaces', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const row = await t.db.prisma.callRequest.findUniqueOrThrow({ where: { id } });
+    t.clock.set(new Date(row.expiresAt.getTime() + 1000));
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'expired', finishedAt: row.expiresAt.toISOString(), error: null });
+    // a finished request may be polled again at once
+    const gql = await gqlPoll(id);
+    expect(gql.body.data.callRequest).toMatchObject({ status: 'expired', finishedAt: row.expiresAt.toISOString() });
+    // one second before its expiry it is still queued
+    t.clock.set(new Date(row.expiresAt.getTime() - 1000));
+    const other = await poll(t.demo.callRequests.other.queued, t.demo.organizations.other.apiKey);
+    expect(other.body.data.status).toBe('queued');
+  });
+
+  it('answers a failed request with 200, status failed and the error object', async () => {
+    const id = t.demo.callRequests.clinic.failed;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.success).toBe(true);
+    expect(res.body.data).toEqual({
+      ...demoCall(),
+      callRequestId: id,
+      status: 'failed',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: isoInstant,
+      conversationId: null,
+      error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
     });
   });
 
-  it.each([
-    [{ to: '15005550006' }, 'to: must be a phone number in E.164 form'],
-    [{ to: '+1500555000' }, 'to: is not a valid phone number'],
-    [{ to: '+999123456789' }, 'to: is not a valid phone number'],
-    [{ notAfter: '2026-03-02T14:00:00Z' }, 'notAfter: must be in the future'],
-    [{ notAfter: '2026-05-02T14:00:00Z' }, 'notAfter: must be at most 30 days ahead'],
-    [{ notBefore: '2026-03-02T20:00:00Z', notAfter: '2026-03-02T19:00:00Z' }, 'notBefore: must be before notAfter'],
-    [{ metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata: must have at most 20 entries'],
-    [{ metadata: { n: 1 } }, 'metadata.n: values must be strings'],
-    [{ metadata: { n: 'a\u0000b' } }, 'metadata.n: must not contain NUL characters'],
-    [{ metadata: { 'a b': 'x' } }, 'keys are 1 to 64 letters'],
-    [{ unknown: 1 }, 'unknown'],
-  ])('refuses %j with a 400 naming the field, on both surfaces', async (extra, message) => {
-    t.clock.set(NOW);
-    const res = await t.rest('POST', '/v1/call-requests', { json: callBody(t, extra) });
+  it('answers a completed request with the conversation it started', async () => {
+    const id = t.demo.callRequests.clinic.completed;
+    const res = await poll(id);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      ...demoCall(),
+      callRequestId: id,
+      status: 'completed',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: isoInstant,
+      conversationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      error: null,
+    });
+    // the conversation is the clinic's newest one
+    const conversations = await t.rest('GET', '/v1/conversations?limit=1');
+    expect(conversations.body.data.conversations[0].conversationId).toBe(res.body.data.conversationId);
+  });
+
+  it("answers a child organization's request to the account key", async () => {
+    const res = await poll(t.demo.callRequests.clinic.failed, t.demo.organizations.account.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.data.status).toBe('failed');
+  });
+
+  it("answers 404 for another tenant's request, exactly like a missing one", async () => {
+    const foreign = await poll(t.demo.callRequests.other.queued);
+    const missing = await poll(MISSING);
+    const sibling = await poll(t.demo.callRequests.clinic.completed, t.demo.organizations.clinic2.apiKey);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect(sibling.status).toBe(404);
+    expect(sibling.body).toEqual(missing.body);
+  });
+
+  it('answers 400 naming callRequestId when it is not a UUID', async () => {
+    const res = await poll('not-a-uuid');
     expect(res.status).toBe(400);
-    expect(res.body.message).toContain(message);
-    if (!('unknown' in extra) && !('metadata' in extra)) {
-      const gql = await t.gql(CREATE, { input: { ...callBody(t), ...extra } });
-      expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-      expect(gql.body.errors[0].message).toContain(message);
-    }
-    expect(await t.deps.db.callRequest.count({ where: { to: { not: '' } } })).toBe(0);
+    expect(res.body.message).toBe('callRequestId: must be a UUID');
   });
 
-  it('refuses a number not attached to the bot (400) and a disabled organization (409)', async () => {
-    t.clock.set(NOW);
-    const unattached = await t.rest('POST', '/v1/call-requests', { json: callBody(t, { phoneNumberId: t.demo.phoneNumbers.clinic[1] }) });
-    expect(unattached.status).toBe(400);
-    expect(unattached.body.message).toContain('phoneNumberId: is not attached to this bot');
-    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`);
-    const disabled = await t.rest('POST', '/v1/call-requests', { json: callBody(t) });
-    expect(disabled.status).toBe(409);
-    expect(disabled.body).toMatchObject({ success: false, data: {} });
-    expect(disabled.body.message).toContain('communications disabled');
-    const gql = await t.gql(CREATE, { input: callBody(t) });
-    expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
-  });
-
-  it("answers 404 for another tenant's bot or number, as for unknown ones", async () => {
-    t.clock.set(NOW);
-    const foreignBot = await t.rest('POST', '/v1/call-requests', { json: callBody(t, { botId: t.demo.bots.other[0] }) });
-    const unknownBot = await t.rest('POST', '/v1/call-requests', { json: callBody(t, { botId: '00000000-0000-4000-8000-000000000000' }) });
-    expect(foreignBot.status).toBe(404);
-    expect(foreignBot.body).toEqual(unknownBot.body);
-    const foreignNumber = await t.rest('POST', '/v1/call-requests', { json: callBody(t, { phoneNumberId: t.demo.phoneNumbers.other[0] }) });
-    expect(foreignNumber.status).toBe(404);
-    expect(foreignNumber.body.message).toBe('Phone number not found');
-  });
-
-  it('answers the first answer again for a repeated Idempotency-Key, placing one call', async () => {
-    t.clock.set(NOW);
-    const headers = { 'idempotency-key': 'place-call-1' };
-    // the demo's requests were created at the real time, after these: the range leaves them out
-    const first = await t.rest('POST', '/v1/call-requests', { json: callBody(t), headers });
-    const again = await t.rest('POST', '/v1/call-requests', { json: callBody(t), headers });
-    expect(again.body).toEqual(first.body);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await t.deps.db.callRequest.count({ where: { to: '+15005550006' } })).toBe(1);
-  });
-
-  it('needs call-requests:write: the read-only client is refused', async () => {
-    const token = await t.accessToken('clinicReadOnly');
-    const res = await t.rest('POST', '/v1/call-requests', { json: callBody(t), token });
-    expect(res.status).toBe(403);
+  it('is readable with a read-only token, and needs a credential', async () => {
+    const readOnly = await poll(t.demo.callRequests.clinic.failed, await t.accessToken('clinicReadOnly'));
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.body.data.status).toBe('failed');
+    const anonymous = await poll(t.demo.callRequests.clinic.failed, null);
+    expect(anonymous.status).toBe(401);
   });
 });
 
-describe('canceling a call', () => {
-  it('cancels a queued call once; a finished one is a 409 (REST and GraphQL)', async () => {
-    t.clock.set(NOW);
-    const { callRequestId } = await place(t);
-    const res = await t.rest('POST', `/v1/call-requests/${callRequestId}/cancel`);
-    expect(res.body.data).toMatchObject({ status: 'canceled', finishedAt: '2026-03-02T15:00:00.000Z' });
-    const again = await t.rest('POST', `/v1/call-requests/${callRequestId}/cancel`);
-    expect(again.status).toBe(409);
-    expect(again.body.message).toContain('is canceled');
-    const gql = await t.gql('mutation($id: ID!) { cancelCallRequest(id: $id) { status } }', { id: callRequestId });
-    expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
-    const other = await place(t);
-    const gqlOk = await t.gql('mutation($id: ID!) { cancelCallRequest(id: $id) { status finishedAt } }', { id: other.callRequestId });
-    expect(gqlOk.body.data.cancelCallRequest.status).toBe('canceled');
-  });
-
-  it("answers 404 for another tenant's request", async () => {
-    const res = await t.rest('POST', `/v1/call-requests/${t.demo.callRequests.other.queued}/cancel`);
-    expect(res.status).toBe(404);
-    expect((await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: t.demo.callRequests.other.queued } })).status).toBe('queued');
-  });
-});
-
-describe('listing calls', () => {
-  it('pages newest first by cursor, with status, bot and creation-time filters, on both surfaces', async () => {
-    const ids: string[] = [];
-    // the second bot calls from the second number
-    await t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { json: { botId: t.demo.bots.clinic[1] } });
-    for (let i = 0; i < 5; i++) {
-      t.clock.set(new Date(Date.parse(NOW) + i * 60_000));
-      ids.push((await place(t, i === 4 ? { botId: t.demo.bots.clinic[1], phoneNumberId: t.demo.phoneNumbers.clinic[1] } : {})).callRequestId);
-    }
-    await t.rest('POST', `/v1/call-requests/${ids[1]}/cancel`);
-    const first = await t.rest('GET', '/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z');
-    expect(first.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[4], ids[3]]);
-    const second = await t.rest('GET', `/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
-    expect(second.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[2], ids[1]]);
-    const canceled = await t.rest('GET', '/v1/call-requests?status=canceled');
-    expect(canceled.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[1]]);
-    const byBot = await t.rest('GET', `/v1/call-requests?botId=${t.demo.bots.clinic[1]}`);
-    expect(byBot.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[4]]);
-    const range = await t.rest('GET', '/v1/call-requests?createdFrom=2026-03-02T15:01:00Z&createdTo=2026-03-02T15:03:00Z');
-    expect(range.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[2], ids[1]]);
-    // a cursor is bound to its filters
-    const mixed = await t.rest('GET', `/v1/call-requests?limit=2&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
-    expect(mixed.status).toBe(400);
-    expect(mixed.body.message).toContain('cursor');
-    const gql = await t.gql('query($after: String) { callRequests(first: 2, createdFrom: "2026-03-02T15:00:00Z", createdTo: "2026-03-03T00:00:00Z", after: $after) { items { id } nextCursor } }', {
-      after: first.body.data.pagination.nextCursor,
+describe('GraphQL callRequest', () => {
+  it('answers a queued request like REST does', async () => {
+    const id = t.demo.callRequests.clinic.queued;
+    const res = await gqlPoll(id);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.callRequest).toEqual({
+      ...demoCall(),
+      metadata: [],
+      id,
+      callRequestId: id,
+      status: 'queued',
+      createdAt: isoInstant,
+      expiresAt: isoInstant,
+      finishedAt: null,
+      conversationId: null,
+      error: null,
     });
-    expect(gql.body.data.callRequests.items.map((c: any) => c.id)).toEqual([ids[2], ids[1]]);
-    expect((await t.rest('GET', '/v1/call-requests?status=done')).status).toBe(400);
   });
 
-  it("answers 404 for another tenant's organization", async () => {
-    const res = await t.rest('GET', `/v1/call-requests?orgId=${t.demo.organizations.other.id}`);
-    expect(res.status).toBe(404);
+  it('answers the failed and the completed request with the same fields as REST', async () => {
+    for (const id of [t.demo.callRequests.clinic.failed, t.demo.callRequests.clinic.completed]) {
+      const gql = await gqlPoll(id);
+      const rest = await poll(id);
+      expect(gql.body.errors).toBeUndefined();
+      const { id: gqlId, metadata, ...fields } = gql.body.data.callRequest;
+      expect(gqlId).toBe(id);
+      // metadata is a list of {key, value} pairs on GraphQL, an object on REST
+      expect({ ...fields, metadata: Object.fromEntries(metadata.map((e: { key: string; value: string }) => [e.key, e.value])) }).toEqual(rest.body.data);
+    }
+    const failed = await gqlPoll(t.demo.callRequests.clinic.failed);
+    expect(failed.body.data.callRequest.error).toEqual({ category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' });
+    const completed = await gqlPoll(t.demo.callRequests.clinic.completed);
+    expect(completed.body.data.callRequest.conversationId).toMatch(/^[0-9a-f-]{36}$/);
   });
-});
 
-describe('polling a call', () => {
-  it('keeps the minimum interval for queued and in_progress requests, none for canceled ones', async () => {
-    t.clock.set(NOW);
-    const { callRequestId } = await place(t);
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(200);
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(429);
-    t.clock.advance(10_000);
-    const claim = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
-    expect(claim.body.data.claims[0].callRequest.status).toBe('in_progress');
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(200);
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(429);
-    const canceled = await t.rest('POST', `/v1/call-requests/${callRequestId}/cancel`);
-    expect(canceled.body.data.status).toBe('canceled');
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(200);
-    expect((await t.rest('GET', `/v1/call-requests/${callRequestId}`)).status).toBe(200);
+  it("answers NOT_FOUND for another tenant's request and a missing one", async () => {
+    for (const id of [t.demo.callRequests.other.queued, MISSING]) {
+      const res = await gqlPoll(id);
+      expect(res.body.data).toEqual({ callRequest: null });
+      expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('answers BAD_USER_INPUT for an id that is not a UUID', async () => {
+    const res = await gqlPoll('nope');
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'callRequestId', message: 'must be a UUID' }] });
+  });
+
+  it('requires a credential', async () => {
+    const res = await gqlPoll(t.demo.callRequests.clinic.failed, null);
+    expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   });
 });
