@@ -12,6 +12,7 @@ import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
 import { handleWebhookDeliveries } from './webhooks/delivery.js';
+import { callRequestJobHandlers } from './domain/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -70,6 +71,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     handleWebhookDeliveries(jobs, deps);
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };

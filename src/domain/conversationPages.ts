@@ -15,9 +15,28 @@ import type { Db } from '../db/client.js';
 
 /**
  * One index range: a single organization's (or one of its bots') conversations, archived or not; with
- * `withChildren`, those of the organization and of all its child organizations.
+ * `withChildren`, those of the organization and of all its child organizations; `where` narrows the rows.
  */
-export type ConversationRange = { orgId: string; archived: boolean; botId?: string; withChildren?: boolean };
+export type ConversationRange = { orgId: string; archived: boolean; botId?: string; withChildren?: boolean; where?: ConversationRowFilter };
+
+/** Further conditions on the rows of a range (the list's medium, status and startTime filters). */
+export interface ConversationRowFilter {
+  medium?: string;
+  status?: string;
+  /** startTime ≥ from, < to (epoch ms). */
+  from?: number;
+  to?: number;
+}
+
+function rowFilterSql(filter: ConversationRowFilter | undefined): Prisma.Sql {
+  if (!filter) return Prisma.empty;
+  const parts: Prisma.Sql[] = [];
+  if (filter.medium) parts.push(Prisma.sql`AND "medium"::text = ${filter.medium}`);
+  if (filter.status) parts.push(Prisma.sql`AND "status"::text = ${filter.status}`);
+  if (filter.from !== undefined) parts.push(Prisma.sql`AND "startTime" >= ${new Date(filter.from).toISOString()}::timestamp(3)`);
+  if (filter.to !== undefined) parts.push(Prisma.sql`AND "startTime" < ${new Date(filter.to).toISOString()}::timestamp(3)`);
+  return parts.length === 0 ? Prisma.empty : Prisma.join(parts, ' ');
+}
 
 /** Where a page ends: the last row's startTime (epoch ms) and id. */
 export interface ConversationPosition {
@@ -43,7 +62,7 @@ function rangeQuery(range: ConversationRange, after: ConversationPosition | unde
   const keyset = after
     ? Prisma.sql`AND "startTime" <= ${new Date(after.t).toISOString()}::timestamp(3) AND ("startTime" < ${new Date(after.t).toISOString()}::timestamp(3) OR "id" > ${after.i}::uuid)`
     : Prisma.empty;
-  return Prisma.sql`(SELECT * FROM "Conversation" WHERE ${owner} AND "archived" = ${range.archived} ${keyset} ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)})`;
+  return Prisma.sql`(SELECT * FROM "Conversation" WHERE ${owner} AND "archived" = ${range.archived} ${rowFilterSql(range.where)} ${keyset} ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)})`;
 }
 
 /**

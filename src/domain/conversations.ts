@@ -9,7 +9,7 @@ import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import { childrenWithinReach } from './organizations.js';
-import { type ConversationPosition, type ConversationRange, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
+import { type ConversationPosition, type ConversationRange, type ConversationRowFilter, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { viewSchema } from './viewSchema.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
@@ -68,6 +68,10 @@ const conversationFilters = {
   botId: uuidFilter.describe("Filter by bot; outside the caller's reach a 404."),
   includeArchived: booleanParam.describe('Include archived conversations.'),
   includeChildren: booleanParam.describe("Include the child organizations' conversations; account organizations only (400 otherwise)."),
+  medium: z.preprocess(absentToUndefined, z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }).optional()).describe('Only this medium.'),
+  status: z.preprocess(absentToUndefined, z.enum(CONVERSATION_STATUSES, { error: `must be one of ${CONVERSATION_STATUSES.join(', ')}` }).optional()).describe('Only this status.'),
+  startedFrom: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant' }).optional()).describe('startTime at or after this instant.'),
+  startedTo: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant' }).optional()).describe('startTime before this instant.'),
 };
 
 export const listConversationsInput = z
@@ -177,14 +181,14 @@ export function conversationView(row: Conversation): ConversationView {
   };
 }
 
-type Filters = Pick<z.output<typeof listConversationsInput>, 'orgId' | 'botId' | 'includeArchived' | 'includeChildren'>;
+type Filters = Pick<z.output<typeof listConversationsInput>, 'orgId' | 'botId' | 'includeArchived' | 'includeChildren' | 'medium' | 'status' | 'startedFrom' | 'startedTo'>;
 
 /** What a list of the given filters covers, once reach is checked: a Prisma filter and the index ranges. */
 interface ConversationScope {
   where: Prisma.ConversationWhereInput;
   ranges: ConversationRange[];
   /** What a cursor is bound to: the resolved filters (the organization defaults to the owner's). */
-  cursorFilters: { list: 'conversations'; orgId: string; botId: string | null; includeArchived: boolean; includeChildren: boolean };
+  cursorFilters: { list: 'conversations'; orgId: string; botId: string | null; includeArchived: boolean; includeChildren: boolean; rows?: ConversationRowFilter };
 }
 
 /**
@@ -211,23 +215,42 @@ async function conversationScope(deps: DomainDeps, actor: Actor, query: Filters)
     botInList = bot.orgId === targetOrgId || (withChildren && bot.org.parentId === targetOrgId);
   }
 
+  const rows: ConversationRowFilter = {
+    ...(query.medium ? { medium: query.medium } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.startedFrom ? { from: Date.parse(query.startedFrom) } : {}),
+    ...(query.startedTo ? { to: Date.parse(query.startedTo) } : {}),
+  };
+  const filtered = Object.keys(rows).length > 0;
   const where: Prisma.ConversationWhereInput = {
     ...(withChildren ? { OR: [{ orgId: targetOrgId }, { org: { parentId: targetOrgId } }] } : { orgId: targetOrgId }),
     ...(query.includeArchived ? {} : { archived: false }),
     ...(query.botId ? { botId: query.botId } : {}),
+    ...(rows.medium ? { medium: rows.medium as ConversationView['medium'] } : {}),
+    ...(rows.status ? { status: rows.status as ConversationView['status'] } : {}),
+    ...(rows.from !== undefined || rows.to !== undefined
+      ? { startTime: { ...(rows.from !== undefined ? { gte: new Date(rows.from) } : {}), ...(rows.to !== undefined ? { lt: new Date(rows.to) } : {}) } }
+      : {}),
   };
   const archivedStates = query.includeArchived ? [false, true] : [false];
   // a bot's conversations are its organization's: one range per archived state, or none when the bot's
   // organization is not among the listed ones
   const ranges: ConversationRange[] = query.botId
     ? botInList
-      ? archivedStates.map((archived) => ({ orgId: botOrgId!, botId: query.botId!, archived }))
+      ? archivedStates.map((archived) => ({ orgId: botOrgId!, botId: query.botId!, archived, ...(filtered ? { where: rows } : {}) }))
       : []
-    : archivedStates.map((archived) => ({ orgId: targetOrgId, archived, withChildren }));
+    : archivedStates.map((archived) => ({ orgId: targetOrgId, archived, withChildren, ...(filtered ? { where: rows } : {}) }));
   return {
     where,
     ranges,
-    cursorFilters: { list: 'conversations', orgId: targetOrgId, botId: query.botId ?? null, includeArchived: query.includeArchived, includeChildren: query.includeChildren },
+    cursorFilters: {
+      list: 'conversations',
+      orgId: targetOrgId,
+      botId: query.botId ?? null,
+      includeArchived: query.includeArchived,
+      includeChildren: query.includeChildren,
+      ...(filtered ? { rows } : {}),
+    },
   };
 }
 

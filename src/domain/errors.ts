@@ -55,9 +55,6 @@ export class InvalidInput extends DomainError {
   }
 }
 
-/** 409: the request cannot be applied to the current state (e.g. a list at its limit); the message says why. */
-export class Conflict extends DomainError { readonly code = 'CONFLICT' as const; }
-
 /** 404: missing, or outside the caller's reach; the two are never told apart. */
 export class NotFound extends DomainError {
   readonly code = 'NOT_FOUND' as const;
@@ -96,6 +93,11 @@ export class Unavailable extends DomainError {
   ) {
     super(message);
   }
+}
+
+/** 409: the resource is not in a state that allows the change (a list at its limit, a disabled organization, a call already started); the message says why. */
+export class Conflict extends DomainError {
+  readonly code = 'CONFLICT' as const;
 }
 
 /** 409: another request with the same Idempotency-Key is still being answered (idempotency/). */

@@ -29,6 +29,16 @@ export const EVENT_TYPES = [
   'webhook_endpoint.secret_rotated',
   'webhook_delivery.retried',
   'webhook.test',
+  'call_request.queued',
+  'call_request.started',
+  'call_request.lease_extended',
+  'call_request.completed',
+  'call_request.failed',
+  'call_request.canceled',
+  'call_request.expired',
+  'conversation.started',
+  'conversation.message_added',
+  'conversation.ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -41,7 +51,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery';
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation';
   id: string;
 }
 

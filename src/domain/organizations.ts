@@ -295,3 +295,14 @@ export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: s
   if (answer.changed) deps.changes.publish({ kind: 'organization', orgId: org.id });
   return answer;
 }
+
+/**
+ * `canReach` inside a transaction: the organization's parent is read with the transaction's own connection
+ * (on the embedded database a read through the read model would wait for the connection the transaction holds).
+ */
+export async function reachableInTransaction(tx: Prisma.TransactionClient, actor: Actor, orgId: string): Promise<boolean> {
+  if (orgId === actor.orgId) return true;
+  if (!actor.ownerIsAccount) return false;
+  const org = await tx.organization.findUnique({ where: { id: orgId }, select: { id: true, parentId: true } });
+  return reaches(actor, org);
+}

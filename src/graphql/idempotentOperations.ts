@@ -42,6 +42,16 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   rotateWebhookSecret: 'webhooks:write',
   testWebhookEndpoint: 'webhooks:write',
   retryWebhookDelivery: 'webhooks:write',
+  createCallRequest: 'call-requests:write',
+  cancelCallRequest: 'call-requests:write',
+  claimCallRequests: 'calls:dispatch',
+  heartbeatCallRequest: 'calls:dispatch',
+  startCallRequest: 'calls:dispatch',
+  completeCallRequest: 'calls:dispatch',
+  failCallRequest: 'calls:dispatch',
+  createConversation: 'conversations:write',
+  addConversationMessage: 'conversations:write',
+  endConversation: 'conversations:write',
 };
 
 interface MutationRequest {

@@ -6,7 +6,7 @@ import type { Actor } from '../domain/access.js';
 import { RateLimited } from '../domain/errors.js';
 
 /** Finished requests may be polled freely (within the per-second budget). */
-export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'expired']);
+export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'expired']);
 
 /**
  * Throws RateLimited (429, Retry-After = the seconds left) when the owner polls a pending call request

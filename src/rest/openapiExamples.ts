@@ -18,6 +18,7 @@ const ids = {
   callRequest: 'c2e4a6c8-0d2f-4b4d-8f6a-8c0e2a4c6e18',
   conversation: 'd3f5b7d9-1e3a-4c5e-9a7b-9d1f3b5d7f29',
   annualClosure: 'e4a6c8ea-2f4b-4d6f-8b8c-0e2a4c6e8a3a',
+  lease: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
@@ -138,6 +139,62 @@ const insurance = {
   updatedAt: createdAt,
 };
 
+const failedCall = {
+  callRequestId: ids.callRequest,
+  orgId: ids.clinic,
+  botId: ids.frontDesk,
+  phoneNumberId: ids.mainLine,
+  to: '+15005550001',
+  status: 'failed',
+  officeHoursOnly: false,
+  metadata: {},
+  createdAt: '2026-03-09T13:30:00.000Z',
+  notBefore: null,
+  expiresAt: '2026-03-09T14:30:00.000Z',
+  startedAt: null,
+  finishedAt: '2026-03-09T13:30:00.000Z',
+  attempts: 1,
+  conversationId: null,
+  error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+};
+const queuedCall = {
+  ...failedCall,
+  to: '+15005550006',
+  status: 'queued',
+  officeHoursOnly: true,
+  metadata: { patient: 'P-17' },
+  expiresAt: '2026-03-10T13:30:00.000Z',
+  finishedAt: null,
+  attempts: 0,
+  error: null,
+};
+const claimedCall = { ...queuedCall, status: 'in_progress', attempts: 1 };
+const startedCall = { ...claimedCall, startedAt: '2026-03-09T13:30:10.000Z', conversationId: ids.conversation };
+const callConversation = {
+  conversationId: ids.conversation,
+  orgId: ids.clinic,
+  botId: ids.frontDesk,
+  conversationTags: [],
+  medium: 'PHONE',
+  toNumber: '+15005550006',
+  fromNumber: '+15550101',
+  summary: '',
+  topic: '',
+  duration: 0,
+  startTime: '2026-03-09T13:30:10.000Z',
+  endTime: null,
+  status: 'OPEN',
+};
+const endedConversation = {
+  ...callConversation,
+  conversationTags: ['confirmation'],
+  summary: 'Confirmed the appointment on Tuesday at ten.',
+  topic: 'Appointment confirmation',
+  duration: 16,
+  endTime: '2026-03-09T13:31:40.000Z',
+  status: 'CLOSED',
+};
+
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/events': {
@@ -200,15 +257,53 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ...phoneNumber, botId: ids.afterHours },
   'GET /v1/organizations/:orgId/insurances': { insurances: [insurance] },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ...insurance, status: 'CONDITIONAL', notes: 'Pre-authorization required' },
-  'GET /v1/call-requests/:callRequestId': {
-    callRequestId: ids.callRequest,
-    status: 'failed',
-    createdAt: '2026-03-09T13:30:00.000Z',
-    expiresAt: '2026-03-09T14:30:00.000Z',
-    finishedAt: '2026-03-09T13:30:00.000Z',
-    conversationId: null,
-    error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+  'GET /v1/call-requests/:callRequestId': failedCall,
+  'GET /v1/call-requests': { callRequests: [failedCall], pagination: { limit: 1, nextCursor: 'eyJwIjp7InQiOjE3NzMwNjMwMDAwMDB9LCJmIjoiOWQyYSJ9.k2f9c1' } },
+  'POST /v1/call-requests': queuedCall,
+  'POST /v1/call-requests/:callRequestId/cancel': { ...queuedCall, status: 'canceled', finishedAt: '2026-03-09T13:31:00.000Z' },
+  'POST /v1/dispatch/claim': {
+    claims: [
+      {
+        leaseId: ids.lease,
+        leaseUntil: '2026-03-09T13:31:00.000Z',
+        callRequest: claimedCall,
+        availability: {
+          at: '2026-03-09T13:30:00Z',
+          timezone: 'America/New_York',
+          localTime: '2026-03-09T09:30',
+          state: 'OPEN',
+          officeOpen: true,
+          closure: null,
+          break: null,
+          greeting: 'Thanks for calling Downtown main line, how can I help?',
+          availableTemplates: [{ id: ids.bookAppointment, name: 'Book an appointment' }],
+          nextChangeAt: '2026-03-09T16:00:00Z',
+        },
+      },
+    ],
   },
+  'POST /v1/call-requests/:callRequestId/heartbeat': { ...claimedCall, leaseUntil: '2026-03-09T13:32:00.000Z' },
+  'POST /v1/call-requests/:callRequestId/start': startedCall,
+  'POST /v1/call-requests/:callRequestId/complete': { ...startedCall, status: 'completed', finishedAt: '2026-03-09T13:31:40.000Z' },
+  'POST /v1/call-requests/:callRequestId/fail': {
+    ...claimedCall,
+    status: 'failed',
+    finishedAt: '2026-03-09T13:30:30.000Z',
+    error: { category: 'request', code: 'busy', message: 'The line was busy.' },
+  },
+  'POST /v1/conversations': { ...callConversation, medium: 'CHAT', toNumber: '', fromNumber: '' },
+  'GET /v1/conversations/:conversationId': {
+    conversation: endedConversation,
+    transcript: {
+      messages: [
+        { seq: 1, role: 'agent', text: 'Thanks for calling Downtown main line, how can I help?', at: '2026-03-09T13:30:12.000Z' },
+        { seq: 2, role: 'caller', text: 'Hi, yes, this is about my appointment?', at: '2026-03-09T13:30:16.000Z' },
+      ],
+      nextCursor: 'eyJwIjp7InMiOjJ9LCJmIjoiN2MxZSJ9.k2f9c1',
+    },
+  },
+  'POST /v1/conversations/:conversationId/messages': { seq: 3, role: 'agent', text: 'We wanted to confirm your visit on Tuesday at ten.', at: '2026-03-09T13:30:20.000Z' },
+  'POST /v1/conversations/:conversationId/end': endedConversation,
   'GET /v1/conversations': {
     conversations: [
       {

@@ -6,9 +6,29 @@ const t = useTestApp();
 // Each pending (queued) request is polled at most once per case: a second poll within the minimum
 // poll interval is a 429 (CONTRACT §3), which is another file's subject.
 
-const FIELDS = ['callRequestId', 'conversationId', 'createdAt', 'error', 'expiresAt', 'finishedAt', 'status'];
+const FIELDS = [
+  'attempts',
+  'botId',
+  'callRequestId',
+  'conversationId',
+  'createdAt',
+  'error',
+  'expiresAt',
+  'finishedAt',
+  'metadata',
+  'notBefore',
+  'officeHoursOnly',
+  'orgId',
+  'phoneNumberId',
+  'startedAt',
+  'status',
+  'to',
+];
 const QUERY = `query ($id: ID!) {
-  callRequest(id: $id) { id callRequestId status createdAt expiresAt finishedAt conversationId error { category code message } }
+  callRequest(id: $id) {
+    id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt attempts
+    conversationId error { category code message }
+  }
 }`;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
@@ -16,6 +36,19 @@ const poll = (id: string, token?: string | null) => t.rest('GET', `/v1/call-requ
 const gqlPoll = (id: string, token?: string | null) => t.gql(QUERY, { id }, token === undefined ? {} : { token });
 
 const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+/** The demo's requests predate placed calls: no bot, number or destination, never claimed. */
+const demoCall = () => ({
+  orgId: t.demo.organizations.clinic.id,
+  botId: null,
+  phoneNumberId: null,
+  to: '',
+  officeHoursOnly: false,
+  metadata: {},
+  notBefore: null,
+  startedAt: null,
+  attempts: 0,
+});
 
 describe('GET /v1/call-requests/{callRequestId}', () => {
   it('answers a queued request', async () => {
@@ -25,6 +58,7 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     expect(res.body.success).toBe(true);
     expect(Object.keys(res.body.data).sort()).toEqual(FIELDS);
     expect(res.body.data).toEqual({
+      ...demoCall(),
       callRequestId: id,
       status: 'queued',
       createdAt: isoInstant,
@@ -58,6 +92,7 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.data).toEqual({
+      ...demoCall(),
       callRequestId: id,
       status: 'failed',
       createdAt: isoInstant,
@@ -73,6 +108,7 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     const res = await poll(id);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
+      ...demoCall(),
       callRequestId: id,
       status: 'completed',
       createdAt: isoInstant,
@@ -125,6 +161,8 @@ describe('GraphQL callRequest', () => {
     const res = await gqlPoll(id);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.callRequest).toEqual({
+      ...demoCall(),
+      metadata: [],
       id,
       callRequestId: id,
       status: 'queued',
@@ -141,9 +179,10 @@ describe('GraphQL callRequest', () => {
       const gql = await gqlPoll(id);
       const rest = await poll(id);
       expect(gql.body.errors).toBeUndefined();
-      const { id: gqlId, ...fields } = gql.body.data.callRequest;
+      const { id: gqlId, metadata, ...fields } = gql.body.data.callRequest;
       expect(gqlId).toBe(id);
-      expect(fields).toEqual(rest.body.data);
+      // metadata is a list of {key, value} pairs on GraphQL, an object on REST
+      expect({ ...fields, metadata: Object.fromEntries(metadata.map((e: { key: string; value: string }) => [e.key, e.value])) }).toEqual(rest.body.data);
     }
     const failed = await gqlPoll(t.demo.callRequests.clinic.failed);
     expect(failed.body.data.callRequest.error).toEqual({ category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' });

@@ -126,6 +126,34 @@ const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: 
 };
 
 const restWebhooks = webhookWrites('rest');
+/** A call placed (and claimed, and started) before the write under test. */
+const call = { id: '', leaseId: '' };
+async function placeCall(t: TestApp): Promise<void> {
+  const res = await t.rest('POST', '/v1/call-requests', { json: { botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+15005550006' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  call.id = res.body.data.callRequestId;
+}
+async function claimCall(t: TestApp): Promise<void> {
+  await placeCall(t);
+  const res = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
+  expect(res.body.data.claims.map((c: any) => c.callRequest.callRequestId)).toEqual([call.id]);
+  call.leaseId = res.body.data.claims[0].leaseId;
+}
+async function startCall(t: TestApp): Promise<void> {
+  await claimCall(t);
+  expect((await t.rest('POST', `/v1/call-requests/${call.id}/start`, { json: { leaseId: call.leaseId } })).status).toBe(200);
+}
+const callId = () => call.id;
+/** A conversation recorded before the write under test. */
+let conversationId = '';
+async function openConversation(t: TestApp): Promise<void> {
+  const res = await t.rest('POST', '/v1/conversations', { json: { botId: t.demo.bots.clinic[0], medium: 'CHAT' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  conversationId = res.body.data.conversationId;
+}
+const openedConversation = () => conversationId;
+const conversationOfCall = async (t: TestApp) => (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
+
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
   'POST /v1/webhook-endpoints': restWebhooks.create!,
   'PATCH /v1/webhook-endpoints/:endpointId': restWebhooks.update!,
@@ -206,6 +234,74 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     type: 'workflows.imported',
     orgId: clinic,
     subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
+  'POST /v1/conversations': {
+    run: async (t) => void (await openConversation(t)),
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  'POST /v1/conversations/:conversationId/messages': {
+    before: openConversation,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/messages`, { role: 'caller', text: 'Hello' })),
+    type: 'conversation.message_added',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  'POST /v1/conversations/:conversationId/end': {
+    before: openConversation,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/end`, { summary: 'Done', duration: 30 })),
+    type: 'conversation.ended',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  'POST /v1/call-requests': {
+    run: async (t) => void (await placeCall(t)),
+    type: 'call_request.queued',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  'POST /v1/call-requests/:callRequestId/cancel': {
+    before: placeCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/cancel`)),
+    type: 'call_request.canceled',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  'POST /v1/dispatch/claim': {
+    before: placeCall,
+    run: async (t, token) => expect((await restOk(t, token, 'POST', '/v1/dispatch/claim', { max: 5 })).claims).toHaveLength(1),
+    type: 'call_request.started',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  'POST /v1/call-requests/:callRequestId/heartbeat': {
+    before: claimCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/heartbeat`, { leaseId: call.leaseId, leaseSeconds: 120 })),
+    type: 'call_request.lease_extended',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  'POST /v1/call-requests/:callRequestId/start': {
+    before: claimCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/start`, { leaseId: call.leaseId })),
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: conversationOfCall,
+  },
+  'POST /v1/call-requests/:callRequestId/complete': {
+    before: startCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/complete`, { leaseId: call.leaseId })),
+    type: 'call_request.completed',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  'POST /v1/call-requests/:callRequestId/fail': {
+    before: claimCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/fail`, { leaseId: call.leaseId, error: { code: 'busy', message: 'Busy' } })),
+    type: 'call_request.failed',
+    orgId: clinic,
+    subjectId: callId,
   },
 };
 
@@ -300,6 +396,87 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'insurance.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.insurances.clinic[0]!,
+  },
+  createConversation: {
+    run: async (t, token) => {
+      const data = await gqlOk(t, token, 'mutation($b: ID) { createConversation(input: {botId: $b, medium: SMS}) { id } }', { b: t.demo.bots.clinic[0] });
+      conversationId = data.createConversation.id;
+    },
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  addConversationMessage: {
+    before: openConversation,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Hi") { seq } }', { id: conversationId })),
+    type: 'conversation.message_added',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  endConversation: {
+    before: openConversation,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Done"}) { status } }', { id: conversationId })),
+    type: 'conversation.ended',
+    orgId: clinic,
+    subjectId: openedConversation,
+  },
+  createCallRequest: {
+    run: async (t, token) => {
+      const data = await gqlOk(t, token, 'mutation($b: ID!, $p: ID!) { createCallRequest(input: {botId: $b, phoneNumberId: $p, to: "+15005550006"}) { id } }', {
+        b: t.demo.bots.clinic[0],
+        p: t.demo.phoneNumbers.clinic[0],
+      });
+      call.id = data.createCallRequest.id;
+    },
+    type: 'call_request.queued',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  cancelCallRequest: {
+    before: placeCall,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { cancelCallRequest(id: $id) { status } }', { id: call.id })),
+    type: 'call_request.canceled',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  claimCallRequests: {
+    before: placeCall,
+    run: async (t, token) => expect((await gqlOk(t, token, 'mutation { claimCallRequests(max: 5) { leaseId } }', {})).claimCallRequests).toHaveLength(1),
+    type: 'call_request.started',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  heartbeatCallRequest: {
+    before: claimCall,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l) { id } }', { id: call.id, l: call.leaseId })),
+    type: 'call_request.lease_extended',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  startCallRequest: {
+    before: claimCall,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { startCallRequest(id: $id, leaseId: $l) { conversationId } }', { id: call.id, l: call.leaseId })),
+    type: 'conversation.started',
+    orgId: clinic,
+    subjectId: conversationOfCall,
+  },
+  completeCallRequest: {
+    before: startCall,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { completeCallRequest(id: $id, leaseId: $l) { status } }', { id: call.id, l: call.leaseId })),
+    type: 'call_request.completed',
+    orgId: clinic,
+    subjectId: callId,
+  },
+  failCallRequest: {
+    before: claimCall,
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: no_answer, message: "No answer"}) { status } }', {
+        id: call.id,
+        l: call.leaseId,
+      })),
+    type: 'call_request.failed',
+    orgId: clinic,
+    subjectId: callId,
   },
 };
 

@@ -57,7 +57,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '' },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -69,6 +69,7 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      conversation: '',
     },
     account: {
       org: orgs.account.id,
@@ -81,8 +82,9 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      conversation: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '' },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '' },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
   // must not depend on how many children an account has)
@@ -92,6 +94,7 @@ beforeEach(async () => {
   // each organization's event (the one its closure's creation recorded), webhook endpoint, and a failed delivery
   for (const who of Object.keys(objects) as Who[]) {
     const o = objects[who];
+    o.conversation = (await db.conversation.create({ data: { orgId: orgs[who].id, medium: 'PHONE', startTime: new Date(), tags: [] } })).id;
     o.event = (await db.event.findFirstOrThrow({ where: { subjectId: o.closure }, select: { id: true } })).id;
     o.webhookEndpoint = (await createEndpointRecord(db, t.deps.tokens.key, new Date(), { orgId: o.org, url: `https://hooks.example.com/${who}`, eventTypes: ['*'] })).id;
     o.webhookDelivery = (

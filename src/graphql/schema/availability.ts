@@ -37,7 +37,7 @@ const AvailableTemplate = builder.objectRef<{ id: string; name: string }>('Avail
   }),
 });
 
-const AvailabilityRef = builder.objectRef<Availability>('Availability').implement({
+export const AvailabilityRef = builder.objectRef<Availability>('Availability').implement({
   description: 'Which state an organization is in at an instant, which greeting a caller hears, which templates may be used, and when the state next changes.',
   fields: (t) => ({
     at: t.exposeString('at', { description: 'The instant, UTC (`YYYY-MM-DDTHH:mm:ssZ`).' }),

@@ -6,6 +6,18 @@ import {
   conversationsConnection,
   listConversations,
 } from '../../domain/conversations.js';
+import {
+  addConversationMessage,
+  createConversation,
+  endConversation,
+  getConversation,
+  MESSAGE_ROLES,
+  type MessageView,
+  TRANSCRIPT_DEFAULT_LIMIT,
+  TRANSCRIPT_MAX_LIMIT,
+  type ConversationWithTranscript,
+  type TranscriptPage,
+} from '../../domain/conversationWrites.js';
 import { builder } from '../builder.js';
 import { MediumEnum } from './enums.js';
 
@@ -68,6 +80,10 @@ builder.queryFields((t) => ({
       botId: t.arg.id({ description: 'Filter by bot.' }),
       includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
       includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
+      medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
+      status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
+      startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
+      startedTo: t.arg.string({ description: 'startTime before this instant (ISO 8601).' }),
     },
     // the arguments go to the domain's schema, which also parses the REST query strings
     resolve: async (_root, args, ctx) => listConversations(ctx.deps, await ctx.actor(), { ...args }),
@@ -115,7 +131,104 @@ builder.queryFields((t) => ({
       botId: t.arg.id({ description: 'Filter by bot.' }),
       includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
       includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
+      medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
+      status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
+      startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
+      startedTo: t.arg.string({ description: 'startTime before this instant (ISO 8601).' }),
     },
     resolve: async (_root, args, ctx) => conversationsConnection(ctx.deps, await ctx.actor(), { ...args }),
+  }),
+}));
+
+const MessageRoleEnum = builder.enumType('MessageRole', { description: 'Who said a turn.', values: MESSAGE_ROLES });
+
+const ConversationMessageRef = builder.objectRef<MessageView>('ConversationMessage').implement({
+  description: 'One turn of a conversation.',
+  fields: (t) => ({
+    seq: t.exposeInt('seq', { description: '1, 2, … in the order written.' }),
+    role: t.expose('role', { type: MessageRoleEnum, description: 'agent or caller.' }),
+    text: t.exposeString('text', { description: 'What was said.' }),
+    at: t.expose('at', { type: 'DateTime', description: 'When it was said.' }),
+  }),
+});
+
+const TranscriptPageRef = builder.objectRef<TranscriptPage>('TranscriptPage').implement({
+  description: 'One page of turns, oldest first.',
+  fields: (t) => ({
+    messages: t.expose('messages', { type: [ConversationMessageRef], description: 'The turns of this page.' }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Pass as `after` for the next page; null on the last.' }),
+  }),
+});
+
+const ConversationDetailRef = builder.objectRef<ConversationWithTranscript>('ConversationDetail').implement({
+  description: 'A conversation with one page of its transcript.',
+  fields: (t) => ({
+    conversation: t.expose('conversation', { type: ConversationRef, description: 'The conversation.' }),
+    transcript: t.expose('transcript', { type: TranscriptPageRef, description: 'One page of turns, oldest first.' }),
+  }),
+});
+
+const CreateConversationInput = builder.inputType('CreateConversationInput', {
+  description: 'An inbound call or a chat to record; checked by the same rules as POST /v1/conversations.',
+  fields: (t) => ({
+    orgId: t.id({ description: "The organization (default: the bot's, else the credential owner's)." }),
+    botId: t.id({ description: 'The bot that answered.' }),
+    medium: t.field({ type: MediumEnum, required: true, description: 'The medium.' }),
+    fromNumber: t.string({ description: 'The caller or sender.' }),
+    toNumber: t.string({ description: 'The number called or texted.' }),
+    startTime: t.string({ description: 'ISO 8601 instant; default now.' }),
+    tags: t.stringList({ description: 'Tags.' }),
+  }),
+});
+
+const EndConversationInput = builder.inputType('EndConversationInput', {
+  description: 'How a conversation ended; duration in seconds.',
+  fields: (t) => ({
+    summary: t.string({ description: 'A summary.' }),
+    topic: t.string({ description: 'The topic.' }),
+    tags: t.stringList({ description: 'Tags (replace the current ones).' }),
+    duration: t.int({ description: 'Seconds (default: from startTime to now).' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  conversation: t.field({
+    type: ConversationDetailRef,
+    description: "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scope conversations:read.",
+    args: {
+      id: t.arg.id({ required: true, description: 'Conversation id.' }),
+      first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
+      after: t.arg.string({ description: 'The transcript.nextCursor of the previous page.' }),
+    },
+    resolve: async (_root, args, ctx) => getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createConversation: t.field({
+    type: ConversationRef,
+    description: 'Records an inbound call or a chat (OPEN). Scope conversations:write.',
+    args: { input: t.arg({ type: CreateConversationInput, required: true, description: 'The conversation.' }) },
+    resolve: async (_root, { input }, ctx) => createConversation(ctx.deps, await ctx.actor(), { ...input }),
+  }),
+  addConversationMessage: t.field({
+    type: ConversationMessageRef,
+    description: 'Appends a turn to an OPEN conversation. Scope conversations:write.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Conversation id.' }),
+      role: t.arg({ type: MessageRoleEnum, required: true, description: 'agent or caller.' }),
+      text: t.arg.string({ required: true, description: 'What was said.' }),
+      at: t.arg.string({ description: 'When (ISO 8601; default now).' }),
+    },
+    resolve: async (_root, { id, ...input }, ctx) => addConversationMessage(ctx.deps, await ctx.actor(), String(id), input),
+  }),
+  endConversation: t.field({
+    type: ConversationRef,
+    description: 'Ends an OPEN conversation (status CLOSED). Scope conversations:write.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Conversation id.' }),
+      input: t.arg({ type: EndConversationInput, required: true, description: 'Summary, topic, tags, duration.' }),
+    },
+    resolve: async (_root, { id, input }, ctx) => endConversation(ctx.deps, await ctx.actor(), String(id), { ...input }),
   }),
 }));

@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -23,6 +23,9 @@ export interface GraphQLCase {
   /** Further variables (inputs valid on the caller's own objects). */
   variables?: Record<string, unknown>;
 }
+
+/** A lease id no claim answered: the runtime's steps are refused by reach before the lease is looked at. */
+const LEASE = '5d1c2f0e-7a8b-4c9d-8e1f-0a1b2c3d4e5f';
 
 const workflow = { title: 'Matrix workflow', steps: [{ title: 'Greet', order: 1 }] };
 
@@ -64,6 +67,19 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' }, body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }) },
   'GET /v1/call-requests/:callRequestId': { ids: { callRequestId: 'callRequest' } },
+  'GET /v1/call-requests': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId! }) },
+  'POST /v1/call-requests': { ids: { botId: 'bot', phoneNumberId: 'phone' }, body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, to: '+15005550006' }) },
+  'POST /v1/call-requests/:callRequestId/cancel': { ids: { callRequestId: 'callRequest' } },
+  // claims hand out requests within reach only: no id names another tenant's
+  'POST /v1/dispatch/claim': { ids: {}, body: () => ({ max: 1 }) },
+  'POST /v1/call-requests/:callRequestId/heartbeat': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
+  'POST /v1/call-requests/:callRequestId/start': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
+  'POST /v1/call-requests/:callRequestId/complete': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
+  'POST /v1/call-requests/:callRequestId/fail': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE, error: { code: 'busy', message: 'Busy' } }) },
+  'POST /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, body: (ids) => ({ orgId: ids.orgId, botId: ids.botId, medium: 'CHAT' }) },
+  'GET /v1/conversations/:conversationId': { ids: { conversationId: 'conversation' } },
+  'POST /v1/conversations/:conversationId/messages': { ids: { conversationId: 'conversation' }, body: () => ({ role: 'caller', text: 'Hello' }) },
+  'POST /v1/conversations/:conversationId/end': { ids: { conversationId: 'conversation' }, body: () => ({ summary: 'Matrix', duration: 5 }) },
   'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
   // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
   'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
@@ -89,6 +105,27 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.organization': { ids: { id: 'org' }, query: 'query($id: ID!) { organization(id: $id) { id name timezone isAccount } }' },
   'Query.bot': { ids: { id: 'bot' }, query: 'query($id: ID!) { bot(id: $id) { id name workflows { id title } } }' },
   'Query.callRequest': { ids: { id: 'callRequest' }, query: 'query($id: ID!) { callRequest(id: $id) { id status error { code } } }' },
+  'Query.callRequests': { ids: { orgId: 'org', botId: 'bot' }, query: 'query($orgId: ID, $botId: ID) { callRequests(orgId: $orgId, botId: $botId) { items { id orgId } nextCursor } }' },
+  'Mutation.createCallRequest': {
+    ids: { botId: 'bot', phoneNumberId: 'phone' },
+    query: 'mutation($botId: ID!, $phoneNumberId: ID!) { createCallRequest(input: {botId: $botId, phoneNumberId: $phoneNumberId, to: "+15005550006"}) { id } }',
+  },
+  'Mutation.cancelCallRequest': { ids: { id: 'callRequest' }, query: 'mutation($id: ID!) { cancelCallRequest(id: $id) { id status } }' },
+  'Mutation.claimCallRequests': { ids: {}, query: 'mutation { claimCallRequests(max: 1) { leaseId callRequest { id } } }' },
+  'Mutation.heartbeatCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { heartbeatCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
+  'Mutation.startCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { startCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
+  'Mutation.completeCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { completeCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
+  'Mutation.failCallRequest': {
+    ids: { id: 'callRequest' },
+    query: `mutation($id: ID!) { failCallRequest(id: $id, leaseId: "${LEASE}", error: {code: busy, message: "Busy"}) { id } }`,
+  },
+  'Query.conversation': { ids: { id: 'conversation' }, query: 'query($id: ID!) { conversation(id: $id) { conversation { id orgId } transcript { messages { text } } } }' },
+  'Mutation.createConversation': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query: 'mutation($orgId: ID, $botId: ID) { createConversation(input: {orgId: $orgId, botId: $botId, medium: CHAT}) { id } }',
+  },
+  'Mutation.addConversationMessage': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { addConversationMessage(id: $id, role: caller, text: "Hello") { seq } }' },
+  'Mutation.endConversation': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Matrix", duration: 5}) { id status } }' },
   'Query.conversations': {
     ids: { orgId: 'org', botId: 'bot' },
     query: 'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
