@@ -81,6 +81,7 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
+  EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
   CHANGES_CHANNEL: z
     .string()
     .optional()
@@ -165,6 +166,8 @@ export interface Config {
   corsOrigins: string[];
   /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset = public. */
   metricsToken: string | undefined;
+  /** How many days the event log keeps events (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
 }
 
 export interface HttpLimits {
@@ -225,5 +228,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
   };
 }

@@ -6,6 +6,7 @@ import type { Database } from './db/client.js';
 import type { DomainDeps } from './domain/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { LiveStreams } from './graphql/liveStreams.js';
+import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 
@@ -25,4 +26,6 @@ export interface AppDeps extends DomainDeps {
   changes: ChangeFeed;
   /** Live subscription streams open on this instance (bounded per credential, closed on shutdown). */
   liveStreams: LiveStreams;
+  /** Durable work (jobs/queue.ts): started by the server, stopped on shutdown; tests make their own. */
+  jobs?: JobQueue;
 }

@@ -10,6 +10,7 @@ import { applyMigrations, migrationsUpToDate } from './db/migrations.js';
 import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
+import { JobQueue } from './jobs/queue.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -63,6 +64,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
     };
+    // durable work: the server starts the poll loop once it listens; stopped before the database closes
+    const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
+    deps.jobs = jobs;
+    closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };
   } catch (err) {
     await close();

@@ -46,6 +46,8 @@ async function main(): Promise<void> {
     );
   }
   logger.info('listening', { address: base, database: runtime.database.kind });
+  // durable work (jobs/queue.ts) runs on every instance; runtime.close() stops it before the database closes
+  runtime.deps.jobs?.start();
 
   let stopping = false;
   const shutdown = (signal: string) => {

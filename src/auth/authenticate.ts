@@ -32,7 +32,7 @@ export async function authenticate(deps: DomainDeps, tokens: TokenSettings, toke
     if (!key || !hashesEqual(hash, key.hash) || key.revoked) throw new Unauthenticated('Invalid API key');
     const owner = await readModel.organization(key.orgId);
     if (!owner) throw new Unauthenticated('Invalid API key');
-    return actorFor(owner, SCOPES, { kind: 'apiKey', id: key.id });
+    return actorFor(owner, SCOPES, { kind: 'apiKey', id: key.id, name: key.name });
   }
   const now = deps.clock();
   let claims = readModel.verifiedToken(token, now.getTime());
@@ -48,5 +48,5 @@ export async function authenticate(deps: DomainDeps, tokens: TokenSettings, toke
   if (!owner) throw new Unauthenticated('Invalid or expired access token');
   // a token never grants more than its client holds now
   const scopes = claims.scopes.filter(isScope).filter((s) => client.scopes.includes(s));
-  return actorFor(owner, scopes, { kind: 'oauth', id: client.id });
+  return actorFor(owner, scopes, { kind: 'oauth', id: client.id, name: client.name });
 }

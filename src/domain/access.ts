@@ -17,6 +17,7 @@ export const SCOPES = [
   'insurances:write',
   'call-requests:read',
   'conversations:read',
+  'events:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -31,7 +32,8 @@ export interface Actor {
   /** Organization ids this actor may act on (its own, plus children for an account organization). */
   reach: ReadonlySet<string>;
   scopes: ReadonlySet<Scope>;
-  credential: { kind: 'apiKey' | 'oauth'; id: string };
+  /** The credential acting; its name is recorded in the event log (who changed what). */
+  credential: { kind: 'apiKey' | 'oauth'; id: string; name: string };
 }
 
 export function requireScope(actor: Actor, scope: Scope): void {

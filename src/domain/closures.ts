@@ -2,11 +2,11 @@
 // (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
-import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { changedFields, recordEvent } from './events.js';
 import { loadReachableOrganization } from './organizations.js';
 import { CLOSURE_INSTANT_PATTERN, closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from './timeFormats.js';
 import { viewSchema } from './viewSchema.js';
@@ -160,11 +160,16 @@ export async function createClosure(deps: DomainDeps, actor: Actor, orgId: strin
   const data = parseInput(createClosureSchema, input);
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const row = await db.closure.create({
-    data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+  const view = await db.$transaction(async (tx) => {
+    const row = await tx.closure.create({
+      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+    });
+    const view = closureView(row);
+    await recordEvent(tx, deps, actor, { type: 'closure.created', orgId: org.id, subject: { type: 'closure', id: row.id }, data: view });
+    return view;
   });
   deps.changes.publish({ kind: 'closures', orgId: org.id });
-  return closureView(row);
+  return view;
 }
 
 export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: string, closureId: string, input: unknown): Promise<ClosureView> {
@@ -173,10 +178,15 @@ export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: strin
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('closureId', closureId);
-  // one conditional statement that answers the row it wrote (a read afterwards could see a concurrent
-  // writer's closure): a closure of another organization is never touched, and omitted greetings stay
-  try {
-    const row = await db.closure.update({
+  // the row is locked and read first (the event records the values it replaces), then updated with a
+  // statement that answers the row it wrote: a closure of another organization is never touched, and
+  // omitted greetings stay
+  const result = await db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<ClosureRow[]>`
+      SELECT "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"
+      FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw new NotFound('Closure');
+    const row = await tx.closure.update({
       where: { id, orgId: org.id },
       data: {
         description: data.description,
@@ -185,12 +195,13 @@ export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: strin
         ...formColumns(data),
       },
     });
-    deps.changes.publish({ kind: 'closures', orgId: org.id });
-    return closureView(row);
-  } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFound('Closure');
-    throw err;
-  }
+    const view = closureView(row);
+    const previous = changedFields(closureView(locked[0]!), view);
+    if (previous) await recordEvent(tx, deps, actor, { type: 'closure.updated', orgId: org.id, subject: { type: 'closure', id }, data: view, previous });
+    return { view, changed: previous !== null };
+  });
+  if (result.changed) deps.changes.publish({ kind: 'closures', orgId: org.id });
+  return result.view;
 }
 
 export async function listClosures(deps: DomainDeps, actor: Actor, orgId: string): Promise<ClosureView[]> {
@@ -215,8 +226,14 @@ export async function deleteClosure(deps: DomainDeps, actor: Actor, orgId: strin
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('closureId', closureId);
-  const result = await db.closure.deleteMany({ where: { id, orgId: org.id } });
-  if (result.count === 0) throw new NotFound('Closure');
+  await db.$transaction(async (tx) => {
+    // one statement that answers what it deleted (the event's data: the closure as it was)
+    const deleted = await tx.$queryRaw<ClosureRow[]>`
+      DELETE FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid
+      RETURNING "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"`;
+    if (deleted.length === 0) throw new NotFound('Closure');
+    await recordEvent(tx, deps, actor, { type: 'closure.deleted', orgId: org.id, subject: { type: 'closure', id }, data: closureView(deleted[0]!) });
+  });
   deps.changes.publish({ kind: 'closures', orgId: org.id });
   return { id, deleted: true };
 }

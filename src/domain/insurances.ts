@@ -2,11 +2,12 @@
 // a partial update of one of them.
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
-import { Prisma, type Insurance } from '../generated/prisma/client.js';
+import type { Insurance } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { changedFields, recordEvent } from './events.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from './storableText.js';
 import { loadReachableOrganization } from './organizations.js';
 import { viewSchema } from './viewSchema.js';
@@ -97,12 +98,14 @@ export async function updateInsurance(deps: DomainDeps, actor: Actor, orgId: str
   const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('insuranceId', insuranceId);
   const changes = parseInput(updateInsuranceInput, input ?? {});
-  try {
-    // one conditional statement: the row is updated only if it belongs to this organization
-    const row = await db.insurance.update({ where: { id, orgId: org.id }, data: changes });
-    return insuranceView(row);
-  } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFound('Insurance');
-    throw err;
-  }
+  return db.$transaction(async (tx) => {
+    // locked and read first (the event records the values it replaces); only a row of this organization
+    const locked = await tx.$queryRaw<Insurance[]>`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw new NotFound('Insurance');
+    const row = await tx.insurance.update({ where: { id, orgId: org.id }, data: changes });
+    const view = insuranceView(row);
+    const previous = changedFields(insuranceView(locked[0]!), view);
+    if (previous) await recordEvent(tx, deps, actor, { type: 'insurance.updated', orgId: org.id, subject: { type: 'insurance', id }, data: view, previous });
+    return view;
+  });
 }

@@ -7,6 +7,7 @@ import { type Actor, requireScope } from './access.js';
 import type { DayOfWeek } from './availability.js';
 import { closedObjectError } from './closures.js';
 import { InvalidInput, type Issue, parseInput } from './errors.js';
+import { changedFields, recordEvent } from './events.js';
 import { loadSchedule } from './availabilityQuery.js';
 import { loadReachableOrganization } from './organizations.js';
 import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from './timeFormats.js';
@@ -193,10 +194,12 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
       const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT "id" FROM "OfficeHours" WHERE "orgId" = ${org.id}::uuid AND "dayOfWeek" = ${data.dayOfWeek}::"DayOfWeek" FOR UPDATE`;
       const officeHoursId = locked[0]!.id;
+      // the day as it was (the event records the values it replaces; a day just created reads as unconfigured)
+      const before = await tx.officeHours.findUniqueOrThrow({ where: { id: officeHoursId }, include: { breaks: true } });
 
       if (data.breaks === undefined) {
         // rule 6: omitted breaks are kept, so they must be allowed by the new hours (rules 1 and 7)
-        const kept = (await tx.officeBreak.findMany({ where: { officeHoursId } })).sort(byStart);
+        const kept = [...before.breaks].sort(byStart);
         if (kept.length > 0 && data.isClosed) {
           throw InvalidInput.of('breaks', 'the day has breaks; send breaks: [] to close it (a closed day has no breaks)');
         }
@@ -224,7 +227,12 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
         }
       }
       const row = await tx.officeHours.findUniqueOrThrow({ where: { id: officeHoursId }, include: { breaks: true } });
-      return officeHoursView(row);
+      const view = officeHoursView(row);
+      const previous = changedFields(officeHoursView(before), view);
+      if (previous) {
+        await recordEvent(tx, deps, actor, { type: 'office_hours.updated', orgId: org.id, subject: { type: 'office_hours', id: officeHoursId }, data: view, previous });
+      }
+      return view;
     },
     { maxWait: 15_000, timeout: 15_000 },
   );

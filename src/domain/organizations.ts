@@ -5,6 +5,7 @@ import type { OrganizationRecord } from '../readmodel/records.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { Forbidden, NotFound, parseInput } from './errors.js';
+import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
@@ -108,10 +109,24 @@ export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: s
   const org = await loadReachableOrganization(deps, actor, orgId);
   parseInput(communicationsInput, input ?? {});
   if (!enabled && org.isAccount) throw new Forbidden('Account organizations cannot be disabled');
-  const result = await deps.db.organization.updateMany({
-    where: { id: org.id, communicationsEnabled: !enabled },
-    data: { communicationsEnabled: enabled },
+  const answer = await deps.db.$transaction(async (tx) => {
+    const result = await tx.organization.updateMany({
+      where: { id: org.id, communicationsEnabled: !enabled },
+      data: { communicationsEnabled: enabled },
+    });
+    const answer: CommunicationsChange = { status: enabled ? 'enabled' : 'disabled', changed: result.count === 1 };
+    // only the caller that changed the state records it (a repeat changes nothing)
+    if (answer.changed) {
+      await recordEvent(tx, deps, actor, {
+        type: enabled ? 'organization.enabled' : 'organization.disabled',
+        orgId: org.id,
+        subject: { type: 'organization', id: org.id },
+        data: organizationView(actor, { ...org, communicationsEnabled: enabled, updatedAt: deps.clock() }),
+        previous: { communicationsEnabled: !enabled },
+      });
+    }
+    return answer;
   });
-  if (result.count === 1) deps.changes.publish({ kind: 'organization', orgId: org.id });
-  return { status: enabled ? 'enabled' : 'disabled', changed: result.count === 1 };
+  if (answer.changed) deps.changes.publish({ kind: 'organization', orgId: org.id });
+  return answer;
 }

@@ -7,6 +7,7 @@ import { type Actor, canReach, requireScope } from './access.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { changedFields, recordEvent } from './events.js';
 import { loadReachableOrganization } from './organizations.js';
 import { viewSchema } from './viewSchema.js';
 
@@ -121,7 +122,12 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     if (!bot || !canReach(actor, bot.orgId)) throw new NotFound('Bot');
     if (bot.orgId !== phone.orgId) throw InvalidInput.of('botId', "must be a bot of the phone number's organization");
     const updated = await tx.phoneNumber.update({ where: { id }, data: { botId } });
-    return phoneNumberView(updated);
+    const view = phoneNumberView(updated);
+    const previous = changedFields(phoneNumberView(phone), view);
+    if (previous) {
+      await recordEvent(tx, deps, actor, { type: 'phone_number.attached', orgId: phone.orgId, subject: { type: 'phone_number', id }, data: view, previous });
+    }
+    return view;
   });
   deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
   return view;

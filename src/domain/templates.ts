@@ -10,6 +10,7 @@ import type { DomainDeps } from './deps.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { type Actor, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
+import { changedFields, recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import {
   canonicalTemplateWorkflow,
@@ -211,20 +212,25 @@ export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: u
   const { db } = deps;
   requireScope(actor, 'templates:write');
   const input = parseInput(createTemplateInputSchema, rawInput ?? {});
-  const row = await db.workflowTemplate.create({
-    data: {
-      orgId: actor.orgId,
-      name: input.name,
-      description: input.description ?? '',
-      version: 1,
-      variables: storedVariables(input.variables ?? []),
-      applicableMediums: input.applicableMediums ?? [],
-      officeHoursAvailability: input.officeHoursAvailability ?? null,
-      workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
-    },
+  const view = await db.$transaction(async (tx) => {
+    const row = await tx.workflowTemplate.create({
+      data: {
+        orgId: actor.orgId,
+        name: input.name,
+        description: input.description ?? '',
+        version: 1,
+        variables: storedVariables(input.variables ?? []),
+        applicableMediums: input.applicableMediums ?? [],
+        officeHoursAvailability: input.officeHoursAvailability ?? null,
+        workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
+      },
+    });
+    const view = viewOf(row);
+    await recordEvent(tx, deps, actor, { type: 'template.created', orgId: actor.orgId, subject: { type: 'template', id: row.id }, data: view });
+    return view;
   });
   deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
-  return viewOf(row);
+  return view;
 }
 
 // Interactive transactions wait for one another on the embedded database (one connection), so
@@ -237,7 +243,7 @@ export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId:
   const id = uuidParam('templateId', templateId);
   // an absent body changes nothing (every field is optional)
   const input = parseInput(updateTemplateInputSchema, rawInput ?? {});
-  const row = await db.$transaction(async (tx) => {
+  const result = await db.$transaction(async (tx) => {
     // lock the row first: the comparison below and the bump must see the latest committed definition
     const locked = await tx.$queryRaw<{ id: string }[]>`
       SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
@@ -257,9 +263,13 @@ export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId:
         data.version = { increment: 1 };
       }
     }
-    if (Object.keys(data).length === 0) return current;
-    return tx.workflowTemplate.update({ where: { id }, data });
+    if (Object.keys(data).length === 0) return { view: viewOf(current), changed: false };
+    const updated = await tx.workflowTemplate.update({ where: { id }, data });
+    const view = viewOf(updated);
+    const previous = changedFields(viewOf(current), view);
+    if (previous) await recordEvent(tx, deps, actor, { type: 'template.updated', orgId: actor.orgId, subject: { type: 'template', id }, data: view, previous });
+    return { view, changed: previous !== null };
   }, TRANSACTION_OPTIONS);
-  deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
-  return viewOf(row);
+  if (result.changed) deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
+  return result.view;
 }

@@ -13,6 +13,7 @@ import { type Actor, canReach, requireScope } from './access.js';
 import { NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
+import { recordEvent } from './events.js';
 import { loadReachableOrganization } from './organizations.js';
 import type { WorkflowStep } from '../generated/prisma/client.js';
 import {
@@ -114,7 +115,7 @@ function childStepOf(row: StepRow): ChildStep {
 }
 
 /** Reads workflows (in the given order) with their steps, child steps nested one level, each ordered by `order`. */
-async function readWorkflows(db: Db, where: { botId: string } | { id: { in: string[] } }): Promise<ExportedWorkflow[]> {
+async function readWorkflows(db: Pick<Db, 'workflow'>, where: { botId: string } | { id: { in: string[] } }): Promise<ExportedWorkflow[]> {
   const workflows = await db.workflow.findMany({
     where,
     orderBy: [{ order: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
@@ -151,7 +152,7 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
   const input = parseInput(importWorkflowsInputSchema, rawInput ?? {});
   const workflows = input.workflows.map(canonicalPortableWorkflow);
 
-  const createdIds = await db.$transaction(async (tx) => {
+  return db.$transaction(async (tx) => {
     // lock the bot: concurrent imports into one bot append one after the other, with distinct orders
     const bots = await tx.$queryRaw<{ orgId: string }[]>`SELECT "orgId" FROM "Bot" WHERE id = ${id}::uuid FOR UPDATE`;
     const bot = bots[0];
@@ -195,9 +196,10 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
     if (workflowRows.length) await tx.workflow.createMany({ data: workflowRows });
     if (parents.length) await tx.workflowStep.createMany({ data: parents });
     if (children.length) await tx.workflowStep.createMany({ data: children });
-    return workflowRows.map((w) => w.id);
+    if (workflowRows.length === 0) return [];
+    // the answer is read in the transaction: the event's data is exactly what the caller gets
+    const imported = await readWorkflows(tx, { id: { in: workflowRows.map((w) => w.id) } });
+    await recordEvent(tx, deps, actor, { type: 'workflows.imported', orgId: bot.orgId, subject: { type: 'bot', id }, data: { botId: id, workflows: imported } });
+    return imported;
   }, TRANSACTION_OPTIONS);
-
-  if (createdIds.length === 0) return [];
-  return readWorkflows(db, { id: { in: createdIds } });
 }

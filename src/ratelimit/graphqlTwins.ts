@@ -10,6 +10,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.bot': 'GET /v1/bots/:botId/workflows',
   'Query.conversations': 'GET /v1/conversations',
   'Query.conversationsConnection': 'GET /v1/conversations',
+  'Query.events': 'GET /v1/events',
+  'Query.event': 'GET /v1/events/:eventId',
   'Mutation.disableOrganization': 'POST /v1/organizations/:orgId/disable',
   'Mutation.enableOrganization': 'POST /v1/organizations/:orgId/enable',
   'Mutation.createClosure': 'POST /v1/organizations/:orgId/closures',

@@ -38,16 +38,18 @@ export async function loadOrganizations(db: Db, ids: readonly string[]): Promise
 }
 
 export async function loadApiKeys(db: Db, hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> {
-  const rows = await db.apiKey.findMany({ where: { hash: { in: [...hashes] } }, select: { id: true, orgId: true, hash: true, revokedAt: true } });
-  return new Map(rows.map((r) => [r.hash, { id: r.id, orgId: r.orgId, hash: r.hash, revoked: r.revokedAt !== null }]));
+  const rows = await db.apiKey.findMany({ where: { hash: { in: [...hashes] } }, select: { id: true, orgId: true, name: true, hash: true, revokedAt: true } });
+  return new Map(rows.map((r) => [r.hash, { id: r.id, orgId: r.orgId, name: r.name, hash: r.hash, revoked: r.revokedAt !== null }]));
 }
 
 export async function loadOAuthClients(db: Db, clientIds: readonly string[]): Promise<Map<string, OAuthClientRecord>> {
   const rows = await db.oAuthClient.findMany({
     where: { clientId: { in: [...clientIds] } },
-    select: { id: true, clientId: true, orgId: true, scopes: true, revokedAt: true },
+    select: { id: true, clientId: true, name: true, orgId: true, scopes: true, revokedAt: true },
   });
-  return new Map(rows.map((r) => [r.clientId, { id: r.id, clientId: r.clientId, orgId: r.orgId, scopes: r.scopes, revoked: r.revokedAt !== null }]));
+  return new Map(
+    rows.map((r) => [r.clientId, { id: r.id, clientId: r.clientId, name: r.name, orgId: r.orgId, scopes: r.scopes, revoked: r.revokedAt !== null }]),
+  );
 }
 
 interface ScheduleRow {

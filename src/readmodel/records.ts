@@ -18,6 +18,8 @@ export interface OrganizationRecord {
 export interface ApiKeyRecord {
   id: string;
   orgId: string;
+  /** The key's name (the event log records who changed what). */
+  name: string;
   /** The SHA-256 the key was found by (compared again in constant time). */
   hash: string;
   revoked: boolean;
@@ -26,6 +28,7 @@ export interface ApiKeyRecord {
 export interface OAuthClientRecord {
   id: string;
   clientId: string;
+  name: string;
   orgId: string;
   scopes: string[];
   revoked: boolean;

@@ -36,6 +36,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Insurances: 'Which insurances an organization accepts, and on what terms.',
   Calls: 'Queued call requests, polled until they finish (completed, failed or expired).',
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
+  Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });

@@ -69,6 +69,16 @@ const monday = {
   close: '17:00',
   breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'We are at lunch until 1 pm.' }],
 };
+const closureUpdatedEvent = {
+  id: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
+  type: 'closure.updated',
+  orgId: ids.clinic,
+  occurredAt: '2026-03-02T15:01:00.000Z',
+  actor: { kind: 'apiKey', id: 'a6c8eafc-4b6d-4f8b-8dae-2a4c6e8a0c5c', name: 'Back office' },
+  subject: { type: 'closure', id: ids.closure },
+  data: timedClosure,
+  previous: { description: 'Training' },
+};
 const closedDay = (dayOfWeek: string) => ({ dayOfWeek, isClosed: true, open: null, close: null, breaks: [] });
 const phoneNumber = {
   id: ids.mainLine,
@@ -103,6 +113,11 @@ const insurance = {
 
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
+  'GET /v1/events': {
+    events: [closureUpdatedEvent],
+    pagination: { limit: 1, nextCursor: 'eyJwIjp7InMiOiI0MiJ9LCJmIjoiM2YxYTljMmUifQ.k2f9c1' },
+  },
+  'GET /v1/events/:eventId': closureUpdatedEvent,
   'GET /v1/templates': { templates: [templateSummary] },
   'POST /v1/templates': { ...template, id: ids.bookAppointment },
   'PUT /v1/templates/:templateId': { ...template, version: 2 },

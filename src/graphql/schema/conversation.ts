@@ -74,7 +74,7 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const PageInfoRef = builder.objectRef<ConversationConnection['pageInfo']>('PageInfo').implement({
+export const PageInfoRef = builder.objectRef<ConversationConnection['pageInfo']>('PageInfo').implement({
   description: 'Where a page of a connection lies (Relay cursor connections specification).',
   fields: (t) => ({
     hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether more items follow this page.' }),

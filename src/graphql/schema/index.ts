@@ -11,6 +11,7 @@ import './bot.js';
 import './closure.js';
 import './officeHours.js';
 import './availability.js';
+import './event.js';
 
 // every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

@@ -11,6 +11,7 @@ import { conversationRoutes } from './conversations.js';
 import { closureRoutes } from './closures.js';
 import { officeHoursRoutes } from './officeHours.js';
 import { availabilityRoutes } from './availability.js';
+import { eventRoutes } from './events.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -23,4 +24,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...closureRoutes,
   ...officeHoursRoutes,
   ...availabilityRoutes,
+  ...eventRoutes,
 ];

@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -64,6 +64,9 @@ export const REST_CASES: Record<string, RestCase> = {
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' }, body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }) },
   'GET /v1/call-requests/:callRequestId': { ids: { callRequestId: 'callRequest' } },
   'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
+  // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
+  'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
+  'GET /v1/events/:eventId': { ids: { eventId: 'event' } },
   // templates belong to the credential owner's organization: no id names another tenant's list
   'GET /v1/templates': { ids: {} },
   'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
@@ -85,6 +88,11 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
   },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.events': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID) { events(first: 5, filter: {orgId: $orgId, type: ["closure.*"]}) { edges { node { id orgId type } } } }',
+  },
+  'Query.event': { ids: { id: 'event' }, query: 'query($id: ID!) { event(id: $id) { id orgId type } }' },
   'Subscription.availabilityChanged': {
     ids: { orgId: 'org', phoneNumberId: 'phone' },
     query: 'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',

@@ -1,0 +1,159 @@
+// Durable work, on one mechanism over the project's database (the same on the embedded database and
+// on PostgreSQL across instances). A job is a row of "Job": enqueued in the transaction of the change
+// that calls for it (so a committed change never loses its work, even after kill -9), claimed with
+// `FOR UPDATE SKIP LOCKED` (with several instances, each job is in flight on one at a time), and held
+// by a lease (`lockedUntil`): the work of an instance that died is taken over once its lease expires.
+// Time is the app's clock (deps.clock / deps.wakeAt), so tests move jobs through time with a fake one.
+//
+// Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
+// must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is
+// about a hundred lines over Prisma and one SQL statement per claim (README "Durable work").
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/client.js';
+import type { Prisma } from '../generated/prisma/client.js';
+
+/** What a handler tells the queue: done (the row goes), try again at an instant, or failed for good (the row stays, failedAt set). */
+export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { failed: string };
+
+export interface ClaimedJob {
+  id: string;
+  kind: string;
+  payload: unknown;
+  /** Attempts so far, this one included (1 on the first run). */
+  attempts: number;
+}
+
+export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
+
+export interface JobQueueDeps {
+  db: Db;
+  clock: () => Date;
+  wakeAt(atMs: number, wake: () => void): () => void;
+  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+export interface JobQueueOptions {
+  /** How long a claim holds before another instance may take the job over (longer than any handler runs). */
+  leaseMs?: number;
+  /** How often an idle queue looks for due work (other instances' jobs, retries that came due). */
+  pollMs?: number;
+  /** Jobs claimed at once. */
+  batchSize?: number;
+}
+
+/** Adds a job; call it with the transaction of the change that calls for the work. */
+export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now: Date, job: { kind: string; payload: unknown; runAt?: Date }): Promise<string> {
+  const id = randomUUID();
+  await tx.job.create({
+    data: { id, kind: job.kind, payload: job.payload as Prisma.InputJsonValue, runAt: job.runAt ?? now, createdAt: now },
+    select: { id: true },
+  });
+  return id;
+}
+
+export class JobQueue {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+  private cancelWake: (() => void) | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly deps: JobQueueDeps,
+    options: JobQueueOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 1_000;
+    this.batchSize = options.batchSize ?? 10;
+  }
+
+  handle(kind: string, handler: JobHandler): this {
+    this.handlers.set(kind, handler);
+    return this;
+  }
+
+  /** Starts the poll loop (the server does; tests may call runDue() instead). */
+  start(): void {
+    this.stopped = false;
+    this.poke();
+  }
+
+  /** Stops polling and waits for the jobs in hand (shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelWake?.();
+    this.cancelWake = undefined;
+    await this.running;
+  }
+
+  /** Runs due work now (after an enqueue on this instance, so that it need not wait for the next poll). */
+  poke(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while ((await this.runDue()) > 0 && !this.stopped);
+      } catch (err) {
+        this.deps.logger?.warn('job queue: claiming failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    } while (this.again && !this.stopped);
+    if (!this.stopped) {
+      this.cancelWake?.();
+      this.cancelWake = this.deps.wakeAt(this.deps.clock().getTime() + this.pollMs, () => this.poke());
+    }
+  }
+
+  /** Claims the due jobs (up to one batch), runs them, and answers how many ran. */
+  async runDue(): Promise<number> {
+    const now = this.deps.clock();
+    const kinds = [...this.handlers.keys()];
+    if (kinds.length === 0) return 0;
+    const at = (d: Date) => d.toISOString();
+    const claimed = await this.deps.db.$queryRaw<{ id: string; kind: string; payload: unknown; attempts: number }[]>`
+      UPDATE "Job" SET "lockedUntil" = ${at(new Date(now.getTime() + this.leaseMs))}::timestamp(3), "attempts" = "attempts" + 1
+      WHERE "id" IN (
+        SELECT "id" FROM "Job"
+        WHERE "runAt" <= ${at(now)}::timestamp(3) AND "failedAt" IS NULL
+          AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3)) AND "kind" = ANY(${kinds}::text[])
+        ORDER BY "runAt" LIMIT ${this.batchSize}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING "id"::text AS "id", "kind", "payload", "attempts"`;
+    await Promise.all(claimed.map((job) => this.run(job)));
+    return claimed.length;
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    let outcome: JobOutcome;
+    try {
+      outcome = await this.handlers.get(job.kind)!(job);
+    } catch (err) {
+      // a handler that throws is retried with the lease's delay (handlers answer their own retry times)
+      outcome = { retryAt: new Date(this.deps.clock().getTime() + this.leaseMs), error: err instanceof Error ? err.message : String(err) };
+    }
+    const { db } = this.deps;
+    if ('done' in outcome) await db.job.delete({ where: { id: job.id } });
+    else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
+    else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+  }
+
+  /** Jobs waiting (not failed), and the oldest one's runAt (metrics). */
+  async depth(): Promise<{ pending: number; oldestRunAt: Date | null }> {
+    const [pending, oldest] = await Promise.all([
+      this.deps.db.job.count({ where: { failedAt: null } }),
+      this.deps.db.job.findFirst({ where: { failedAt: null }, orderBy: { runAt: 'asc' }, select: { runAt: true } }),
+    ]);
+    return { pending, oldestRunAt: oldest?.runAt ?? null };
+  }
+}

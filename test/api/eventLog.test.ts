@@ -1,0 +1,302 @@
+// The event log (domain/events.ts): every write of both surfaces appends exactly one event, in its own
+// transaction, with the right type, subject and actor. The tables below are checked against the route
+// registry and the schema's Mutation fields, so a new write without an entry (and an event) fails here.
+import { describe, expect, it } from 'vitest';
+import { isObjectType } from 'graphql';
+import { allRoutes } from '../../src/rest/routes/index.js';
+import { schema } from '../../src/graphql/schema/index.js';
+import { useTestApp, type TestApp } from '../support/testApp.js';
+
+const t = useTestApp();
+
+interface Write {
+  /** Performs one write that changes something; answers the status (REST) or errors (GraphQL) to check. */
+  run(t: TestApp, token: string): Promise<void>;
+  type: string;
+  /** The organization and subject the event is about. */
+  orgId(t: TestApp): string;
+  subjectId(t: TestApp): string | Promise<string>;
+}
+
+const closureBody = { description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', chatGreeting: null, phoneGreeting: null };
+const clinic = (t: TestApp) => t.demo.organizations.clinic.id;
+
+async function restOk(t: TestApp, token: string, method: string, path: string, json?: unknown): Promise<any> {
+  const res = await t.rest(method, path, { token, ...(json === undefined ? {} : { json }) });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+async function gqlOk(t: TestApp, token: string, query: string, variables: Record<string, unknown>): Promise<any> {
+  const res = await t.gql(query, variables, { token });
+  expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+  return res.body.data;
+}
+
+/** A closure made before the write under test (its own event is left out of the count). */
+async function seedClosure(t: TestApp): Promise<string> {
+  const res = await t.rest('POST', `/v1/organizations/${clinic(t)}/closures`, { json: closureBody });
+  return res.body.data.id;
+}
+
+let seeded = '';
+const seededClosure = () => seeded;
+
+const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'POST /v1/organizations/:orgId/closures': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/closures`, closureBody)),
+    type: 'closure.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.closure.findFirstOrThrow({ where: { orgId: clinic(t) } })).id,
+  },
+  'POST /v1/organizations/:orgId/closures/:closureId': {
+    before: async (t) => void (seeded = await seedClosure(t)),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/closures/${seededClosure()}`, { description: 'Moved', annualDate: { month: 7, day: 4 } })),
+    type: 'closure.updated',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  'DELETE /v1/organizations/:orgId/closures/:closureId': {
+    before: async (t) => void (seeded = await seedClosure(t)),
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/organizations/${clinic(t)}/closures/${seededClosure()}`)),
+    type: 'closure.deleted',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  'POST /v1/organizations/:orgId/office-hours': {
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/office-hours`, { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' })),
+    type: 'office_hours.updated',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'MONDAY' } })).id,
+  },
+  'POST /v1/organizations/:orgId/disable': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/disable`)),
+    type: 'organization.disabled',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  'POST /v1/organizations/:orgId/enable': {
+    before: async (t) => void (await t.rest('POST', `/v1/organizations/${clinic(t)}/disable`)),
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/enable`)),
+    type: 'organization.enabled',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  'POST /v1/templates': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', '/v1/templates', { name: 'After hours' })),
+    type: 'template.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
+  },
+  'PUT /v1/templates/:templateId': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { description: 'Changed' })),
+    type: 'template.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.templates.clinic[0]!,
+  },
+  'POST /v1/phone-numbers/:phoneNumberId/attach': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { botId: t.demo.bots.clinic[0] })),
+    type: 'phone_number.attached',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
+  },
+  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
+    run: async (t, token) => void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}/insurances/${t.demo.insurances.clinic[0]}`, { notes: 'Checked' })),
+    type: 'insurance.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.insurances.clinic[0]!,
+  },
+  'POST /v1/bots/:botId/workflows/import': {
+    run: async (t, token) => {
+      const exported = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`)).body.data;
+      await restOk(t, token, 'POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, exported);
+    },
+    type: 'workflows.imported',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
+};
+
+const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  createClosure: {
+    run: async (t, token) =>
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!) { createClosure(orgId: $id, input: {description: "Holiday", annualDate: {month: 12, day: 25}, chatGreeting: null, phoneGreeting: null}) { id } }',
+        { id: clinic(t) },
+      )),
+    type: 'closure.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.closure.findFirstOrThrow({ where: { orgId: clinic(t) } })).id,
+  },
+  updateClosure: {
+    before: async (t) => void (seeded = await seedClosure(t)),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $c: ID!) { updateClosure(orgId: $o, closureId: $c, input: {description: "Moved", annualDate: {month: 7, day: 4}}) { id } }', {
+        o: clinic(t),
+        c: seededClosure(),
+      })),
+    type: 'closure.updated',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  deleteClosure: {
+    before: async (t) => void (seeded = await seedClosure(t)),
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($o: ID!, $c: ID!) { deleteClosure(orgId: $o, closureId: $c) }', { o: clinic(t), c: seededClosure() })),
+    type: 'closure.deleted',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  setOfficeHours: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { setOfficeHours(orgId: $id, input: {dayOfWeek: TUESDAY, isClosed: false, open: "08:00", close: "16:00"}) { dayOfWeek } }', {
+        id: clinic(t),
+      })),
+    type: 'office_hours.updated',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'TUESDAY' } })).id,
+  },
+  disableOrganization: {
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { disableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
+    type: 'organization.disabled',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  enableOrganization: {
+    before: async (t) => void (await t.rest('POST', `/v1/organizations/${clinic(t)}/disable`)),
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { enableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
+    type: 'organization.enabled',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  createTemplate: {
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation { createTemplate(input: {name: "After hours"}) { id } }', {})),
+    type: 'template.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
+  },
+  updateTemplate: {
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { updateTemplate(id: $id, input: {description: "Changed"}) { id } }', { id: t.demo.templates.clinic[0] })),
+    type: 'template.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.templates.clinic[0]!,
+  },
+  attachPhoneNumber: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($p: ID!, $b: ID!) { attachPhoneNumber(phoneNumberId: $p, botId: $b) { id } }', {
+        p: t.demo.phoneNumbers.clinic[1],
+        b: t.demo.bots.clinic[0],
+      })),
+    type: 'phone_number.attached',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
+  },
+  updateInsurance: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $i: ID!) { updateInsurance(orgId: $o, insuranceId: $i, input: {notes: "Checked"}) { id } }', {
+        o: clinic(t),
+        i: t.demo.insurances.clinic[0],
+      })),
+    type: 'insurance.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.insurances.clinic[0]!,
+  },
+};
+
+async function lastSeq(t: TestApp): Promise<bigint> {
+  const last = await t.deps.db.event.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } });
+  return last?.seq ?? 0n;
+}
+
+async function eventsAfter(t: TestApp, seq: bigint) {
+  return t.deps.db.event.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: 'asc' } });
+}
+
+async function expectOneEvent(t: TestApp, write: Write, token: string, credential: { kind: string; id: string; name: string }) {
+  const before = await lastSeq(t);
+  await write.run(t, token);
+  const events = await eventsAfter(t, before);
+  expect(events.map((e) => e.type)).toEqual([write.type]);
+  const event = events[0]!;
+  expect(event.orgId).toBe(write.orgId(t));
+  expect(event.subjectId).toBe(await write.subjectId(t));
+  expect({ kind: event.actorKind, id: event.actorId, name: event.actorName }).toEqual(credential);
+  expect(event.occurredAt.toISOString()).toBe(t.clock.now().toISOString());
+  return event;
+}
+
+async function apiKeyActor(t: TestApp) {
+  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { orgId: clinic(t) } });
+  return { kind: 'apiKey', id: key.id, name: key.name };
+}
+
+async function oauthActor(t: TestApp) {
+  const client = await t.deps.db.oAuthClient.findFirstOrThrow({ where: { clientId: t.demo.oauthClients.clinic.clientId } });
+  return { kind: 'oauthClient', id: client.id, name: client.name };
+}
+
+describe('the event log', () => {
+  it('has an entry for every REST write route and every GraphQL mutation (a new write must record an event)', () => {
+    const writeRoutes = allRoutes.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+    expect(writeRoutes.sort()).toEqual(Object.keys(REST_WRITES).sort());
+    const mutation = schema.getMutationType();
+    expect(mutation && isObjectType(mutation)).toBe(true);
+    expect(Object.keys(mutation!.getFields()).sort()).toEqual(Object.keys(GRAPHQL_WRITES).sort());
+  });
+
+  describe.each(Object.entries(REST_WRITES))('REST %s', (_name, write) => {
+    it('appends exactly one event with its type, subject and the API key as actor', async () => {
+      t.clock.set('2026-03-02T15:00:00Z');
+      await write.before?.(t);
+      await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
+    });
+  });
+
+  describe.each(Object.entries(GRAPHQL_WRITES))('GraphQL %s', (_name, write) => {
+    it('appends exactly one event with its type, subject and the OAuth client as actor', async () => {
+      t.clock.set('2026-03-02T15:00:00Z');
+      await write.before?.(t);
+      await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
+    });
+  });
+
+  it('records the resource as answered after the change, and the changed fields before it', async () => {
+    const org = clinic(t);
+    const created = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody });
+    const before = await lastSeq(t);
+    const updated = await t.rest('POST', `/v1/organizations/${org}/closures/${created.body.data.id}`, { json: { description: 'Moved', annualDate: { month: 7, day: 4 } } });
+    const [event] = await eventsAfter(t, before);
+    expect(event!.data).toEqual(updated.body.data);
+    expect(event!.previous).toEqual({ description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', annualDate: null });
+    expect(event!.subjectType).toBe('closure');
+  });
+
+  it('appends nothing for a write that changes nothing, nor for a refused one', async () => {
+    const org = clinic(t);
+    await t.rest('POST', `/v1/organizations/${org}/disable`);
+    const before = await lastSeq(t);
+    expect((await t.rest('POST', `/v1/organizations/${org}/disable`)).body.data.changed).toBe(false);
+    await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
+    const afterFirst = await lastSeq(t);
+    await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
+    expect(await lastSeq(t)).toBe(afterFirst);
+    await t.rest('PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { json: {} });
+    // refused: a break outside the hours rolls the whole write back, the event with it
+    const refused = await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'Late', greeting: 'Late' }] },
+    });
+    expect(refused.status).toBe(400);
+    expect((await eventsAfter(t, before)).map((e) => e.type)).toEqual(['insurance.updated']);
+  });
+
+  it("records an account key's write to its child under the child organization, with the account's key as actor", async () => {
+    const before = await lastSeq(t);
+    await t.rest('POST', `/v1/organizations/${clinic(t)}/closures`, { token: t.demo.organizations.account.apiKey, json: closureBody });
+    const [event] = await eventsAfter(t, before);
+    const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { orgId: t.demo.organizations.account.id } });
+    expect(event).toMatchObject({ orgId: clinic(t), actorKind: 'apiKey', actorId: key.id, actorName: 'Demo key' });
+  });
+});

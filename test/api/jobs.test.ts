@@ -1,0 +1,85 @@
+// Durable work (jobs/queue.ts): jobs enqueued in a transaction run once due on the app's clock, are
+// retried when the handler asks, are held by one claimant at a time, and are taken over when a claim's
+// lease expires (an instance that died).
+import { describe, expect, it } from 'vitest';
+import { enqueueJob, JobQueue, type ClaimedJob, type JobOutcome } from '../../src/jobs/queue.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp({ seed: false });
+
+function queueWith(handler: (job: ClaimedJob) => Promise<JobOutcome>, leaseMs = 60_000) {
+  return new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { leaseMs }).handle('test', handler);
+}
+
+describe('the job queue', () => {
+  it('runs a job once it is due, on the app clock, and deletes it when done', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    const ran: unknown[] = [];
+    const queue = queueWith(async (job) => (ran.push(job.payload), { done: true }));
+    await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: { n: 1 }, runAt: new Date('2026-03-02T15:00:05Z') });
+    expect(await queue.runDue()).toBe(0);
+    t.clock.advance(5_000);
+    expect(await queue.runDue()).toBe(1);
+    expect(ran).toEqual([{ n: 1 }]);
+    expect(await t.deps.db.job.count()).toBe(0);
+  });
+
+  it('retries at the instant the handler names, counting attempts, and keeps a job that failed for good', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    const attempts: number[] = [];
+    const queue = queueWith(async (job) => {
+      attempts.push(job.attempts);
+      if (job.attempts < 3) return { retryAt: new Date(t.clock.now().getTime() + 10_000), error: `attempt ${job.attempts}` };
+      return { failed: 'gave up' };
+    });
+    await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
+    expect(await queue.runDue()).toBe(1);
+    expect(await queue.runDue()).toBe(0);
+    t.clock.advance(10_000);
+    expect(await queue.runDue()).toBe(1);
+    t.clock.advance(10_000);
+    expect(await queue.runDue()).toBe(1);
+    t.clock.advance(10_000);
+    expect(await queue.runDue()).toBe(0);
+    expect(attempts).toEqual([1, 2, 3]);
+    const kept = await t.deps.db.job.findFirstOrThrow();
+    expect(kept).toMatchObject({ attempts: 3, lastError: 'gave up' });
+    expect(kept.failedAt).not.toBeNull();
+  });
+
+  it('holds a claimed job for one claimant; another takes it over only after the lease expires', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = queueWith(async () => (await held, { done: true }), 30_000);
+    const taken: number[] = [];
+    const second = queueWith(async (job) => (taken.push(job.attempts), { done: true }), 30_000);
+    await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
+    const running = first.runDue();
+    // the first claimant holds it (its claim committed before its handler runs)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await second.runDue()).toBe(0);
+    t.clock.advance(30_000);
+    expect(await second.runDue()).toBe(1);
+    expect(taken).toEqual([2]);
+    release();
+    await running.catch(() => undefined);
+  });
+
+  it('polls on the app clock once started, and stops', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    const ran: number[] = [];
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 1_000 }).handle('test', async () => (ran.push(1), { done: true }));
+    queue.start();
+    await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {}, runAt: new Date('2026-03-02T15:00:02Z') });
+    // the loop looks, finds nothing due, and waits for its next poll on the clock
+    await expect.poll(() => t.clock.pendingWakeUps).toBe(1);
+    t.clock.advance(1_000);
+    await expect.poll(() => t.clock.pendingWakeUps).toBe(1);
+    expect(ran).toEqual([]);
+    t.clock.advance(1_000);
+    await expect.poll(() => ran.length).toBe(1);
+    await queue.stop();
+    expect(t.clock.pendingWakeUps).toBe(0);
+  });
+});
