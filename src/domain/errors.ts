@@ -17,7 +17,8 @@ export abstract class DomainError extends Error {
     | 'RATE_LIMITED'
     | 'IDEMPOTENCY_KEY_IN_USE'
     | 'IDEMPOTENCY_KEY_REUSED'
-    | 'UNAVAILABLE';
+    | 'UNAVAILABLE'
+    | 'CONFLICT';
 }
 
 /** 400: the input breaks a rule. `message` names every issue ("endAt: must be after startAt"). */
@@ -81,6 +82,9 @@ export class IdempotencyKeyInUse extends DomainError {
 export class IdempotencyKeyReused extends DomainError {
   readonly code = 'IDEMPOTENCY_KEY_REUSED' as const;
 }
+
+/** 409: the write collides with what is stored (e.g. a second special day on the same date). */
+export class Conflict extends DomainError { readonly code = 'CONFLICT' as const; }
 
 export function issuesFromZod(error: z.ZodError): Issue[] {
   return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));

@@ -34,6 +34,7 @@ export function domainErrorExtensions(domain: DomainError): Record<string, unkno
   if (domain.code === 'UNAUTHENTICATED') extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
   if (domain instanceof IdempotencyKeyInUse) extensions.http = { status: 409, headers: { 'Retry-After': String(domain.retryAfter) } };
   if (domain.code === 'IDEMPOTENCY_KEY_REUSED') extensions.http = { status: 422 };
+  if (domain.code === 'CONFLICT') extensions.http = { status: 409 };
   return extensions;
 }
 

@@ -30,6 +30,7 @@ export function statusOf(err: DomainError): 400 | 401 | 403 | 404 | 409 | 422 | 
     case 'RATE_LIMITED':
       return 429;
     case 'IDEMPOTENCY_KEY_IN_USE':
+    case 'CONFLICT':
       return 409;
     case 'IDEMPOTENCY_KEY_REUSED':
       return 422;
