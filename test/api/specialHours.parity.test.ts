@@ -216,3 +216,31 @@ describe('special hours: one per date, the limit, reading and deleting', () => {
     expect(await stored(clinic())).toEqual([]);
   });
 });
+
+describe('special hours decide availability on both surfaces, at once', () => {
+  it('a write, an update and a delete change the answer immediately (the read model forgets the schedule)', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' } });
+    const at = '2026-03-09T15:00:00Z'; // Monday 11:00 in New York
+    const rest = async () => (await t.rest('GET', `/v1/organizations/${clinic}/availability?at=${at}&medium=PHONE`)).body.data;
+    const AVAILABILITY = `query($id: ID!) { organization(id: $id) { availability(medium: PHONE, at: "${at}") { state specialHours { id description } break { reason } nextChangeAt } } }`;
+    expect(await rest()).toMatchObject({ state: 'OPEN', specialHours: null, nextChangeAt: '2026-03-09T21:00:00Z' });
+
+    const created = (await t.rest('POST', path(clinic), { json: { ...base, open: '10:00', close: '12:00', breaks: [{ start: '10:30', end: '11:30', reason: 'Stocktake', greeting: 'Back at 11:30.' }] } })).body.data;
+    expect(await rest()).toMatchObject({ state: 'BREAK', specialHours: { id: created.id, description: 'Inventory day' }, break: { reason: 'Stocktake' }, nextChangeAt: '2026-03-09T15:30:00Z' });
+    const gql = await t.gql(AVAILABILITY, { id: clinic });
+    expect(gql.body.data.organization.availability).toEqual({ state: 'BREAK', specialHours: { id: created.id, description: 'Inventory day' }, break: { reason: 'Stocktake' }, nextChangeAt: '2026-03-09T15:30:00Z' });
+
+    await t.rest('POST', path(clinic, created.id), { json: { ...base, isClosed: true, breaks: [] } });
+    expect(await rest()).toMatchObject({ state: 'CLOSED', specialHours: { id: created.id } });
+    const timeline = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=2026-03-09T04:00:00Z&to=2026-03-10T05:00:00Z&medium=PHONE`)).body.data.intervals;
+    expect(timeline.map((i: any) => [i.start, i.state, i.specialHours?.id ?? null])).toEqual([
+      ['2026-03-09T04:00:00Z', 'CLOSED', created.id],
+      ['2026-03-10T04:00:00Z', 'CLOSED', null],
+    ]);
+
+    await t.rest('DELETE', path(clinic, created.id));
+    expect(await rest()).toMatchObject({ state: 'OPEN', specialHours: null });
+  });
+});

@@ -56,7 +56,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '' },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', special: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -65,7 +65,7 @@ beforeEach(async () => {
       insurance: await insurance('clinic2'),
       template: await template('clinic2'),
       callRequest: await callRequest('clinic2'),
-      event: '',
+      event: '', special: '',
     },
     account: {
       org: orgs.account.id,
@@ -75,10 +75,14 @@ beforeEach(async () => {
       insurance: await insurance('account'),
       template: await template('account'),
       callRequest: await callRequest('account'),
-      event: '',
+      event: '', special: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '' },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', special: '' },
   };
+  // each organization's special hours (written directly: their own creation would add events)
+  for (const who of Object.keys(objects) as Who[]) {
+    objects[who].special = (await db.specialHours.create({ data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] } })).id;
+  }
   // each organization's event: the one its closure's creation recorded
   for (const who of Object.keys(objects) as Who[]) {
     objects[who].event = (await db.event.findFirstOrThrow({ where: { subjectId: objects[who].closure }, select: { id: true } })).id;
