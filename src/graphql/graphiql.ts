@@ -132,6 +132,8 @@ export function graphiqlOptions(demoApiKey: string | undefined, demoVariables?: 
     headers,
     // one tab with the examples, the headers and the variables every example takes (so ▶ alone runs each)
     defaultTabs: [{ query: GRAPHIQL_EXAMPLES, variables, headers }],
+    // the editor's initial content (GraphiQL's own prop, passed through by yoga, like `headers`)
+    ...({ variables } as Partial<GraphiQLOptions>),
     defaultEditorToolsVisibility: 'variables',
   };
 }
