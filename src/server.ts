@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
 import { createDemoData } from './demo/demoData.js';
+import { createDemoSchedule, demoGraphiqlVariables } from './demo/demoSchedule.js';
 import { createHttpServer, createRequestScheduler, listen } from './http/server.js';
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
@@ -18,22 +19,28 @@ async function main(): Promise<void> {
   if (runtime.appliedMigrations.length) logger.info('migrations applied', { migrations: runtime.appliedMigrations });
 
   let demoKey: string | undefined;
+  let demoClinicId: string | undefined;
   let demoCreated = false;
+  let credentialsFile: string | undefined;
   if (runtime.database.embedded) {
     // kept beside the data folder (not in the database) so that later starts can show it again
-    const credentialsFile =
+    credentialsFile =
       config.databaseUrl === 'pglite:memory' ? undefined : resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
     if ((await runtime.deps.db.organization.count()) === 0) {
       const demo = await createDemoData(runtime.deps.db, config.oauthAudience);
+      // the Downtown clinic's week, closures and special day (through the domain, so recorded as events)
+      const schedule = await createDemoSchedule(runtime.deps, demo);
       demoKey = demo.organizations.account.apiKey;
+      demoClinicId = demo.organizations.clinic.id;
       demoCreated = true;
-      if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
+      if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify({ ...demo, schedule }, null, 2) + '\n', { mode: 0o600 });
     } else if (credentialsFile) {
-      demoKey = readDemoKey(credentialsFile);
+      ({ apiKey: demoKey, clinicId: demoClinicId } = readDemoCredentials(credentialsFile));
     }
   }
-  // GraphiQL opens with the demo key in its headers (embedded database only, never postgresql://)
+  // GraphiQL opens with the demo key in its headers and the clinic's ids in its variables (embedded database only, never postgresql://)
   runtime.deps.demoApiKey = demoKey;
+  runtime.deps.demoVariables = demoClinicId ? demoGraphiqlVariables(demoClinicId, runtime.deps.clock()) : undefined;
 
   // the queue of requests waiting to start: bounded, its depth in /metrics (http/requestScheduler.ts)
   const scheduler = createRequestScheduler(config.http, logger);
@@ -43,9 +50,13 @@ async function main(): Promise<void> {
   const server = createHttpServer(app.fetch, config.http, logger, scheduler);
   const info = await listen(server, config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
-  if (demoCreated) {
+  if (runtime.database.embedded) {
+    // every embedded start says where to begin (the credentials stay in their file, not in logs, after the first start)
+    const where = credentialsFile ? `  Demo credentials (API keys, OAuth clients, ids): ${credentialsFile}\n` : '  Demo credentials: not kept (pglite:memory); the key is below\n';
     process.stderr.write(
-      `\nDemo data created on the embedded database.\n  Demo API key (account organization): ${demoKey}\n  GraphiQL: ${base}/graphql\n\n`,
+      `\n${demoCreated ? 'Demo data created on the embedded database.' : 'Embedded database.'}\n` +
+        (demoCreated ? `  Demo API key (account organization): ${demoKey}\n` : '') +
+        `  GraphiQL: ${base}/graphql\n  REST API docs: ${base}/v1/docs\n${where}\n`,
     );
   }
   logger.info('listening', { address: base, database: runtime.database.kind });
@@ -81,13 +92,14 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** The account organization's key from a demo-credentials.json written by an earlier start, if any. */
-function readDemoKey(file: string): string | undefined {
+/** The account organization's key and the Downtown clinic's id from a demo-credentials.json written by an earlier start, if any. */
+function readDemoCredentials(file: string): { apiKey?: string; clinicId?: string } {
   try {
-    const key = (JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown } } }).organizations?.account?.apiKey;
-    return typeof key === 'string' ? key : undefined;
+    const organizations = (JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown }; clinic?: { id?: unknown } } }).organizations;
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    return { apiKey: text(organizations?.account?.apiKey), clinicId: text(organizations?.clinic?.id) };
   } catch {
-    return undefined; // no file (the data predates it, or it was deleted): GraphiQL just opens without a key
+    return {}; // no file (the data predates it, or it was deleted): GraphiQL just opens without a key
   }
 }
 

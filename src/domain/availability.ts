@@ -61,6 +61,17 @@ export interface DaySchedule {
   breaks: BreakRule[];
 }
 
+/** The hours of one local date (special hours), replacing that weekday's hours; `date` is `YYYY-MM-DD`. */
+export interface SpecialDayRule {
+  id: string;
+  date: string;
+  description: string;
+  isClosed: boolean;
+  open: string | null;
+  close: string | null;
+  breaks: BreakRule[];
+}
+
 /** Timed when startAt and endAt are set, annual when annualMonth and annualDay are set. */
 export interface ClosureRule {
   id: string;
@@ -92,6 +103,8 @@ export interface AvailabilityInput {
   medium: Medium;
   /** Only configured days; a missing day is closed. */
   officeHours: DaySchedule[];
+  /** Special hours by local date (optional: none). */
+  specialHours?: SpecialDayRule[];
   closures: ClosureRule[];
   templates: TemplateRule[];
   phoneNumber: PhoneGreetings | null;
@@ -106,6 +119,7 @@ export interface Availability {
   state: AvailabilityState;
   officeOpen: boolean;
   closure: { id: string; description: string } | null;
+  specialHours: { id: string; description: string } | null;
   break: { start: string; end: string; reason: string } | null;
   greeting: string | null;
   availableTemplates: { id: string; name: string }[];
@@ -122,6 +136,10 @@ export const availabilityResponse = viewSchema<Availability>()(
       state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
       officeOpen: z.boolean().describe('True only when `state` is OPEN.'),
       closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
+      specialHours: z
+        .object({ id: z.uuid(), description: z.string() })
+        .nullable()
+        .describe("The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours."),
       break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
       greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
       availableTemplates: z.array(z.object({ id: z.uuid(), name: z.string() })).describe('The templates usable now on this medium.'),
@@ -137,12 +155,16 @@ export interface ScheduleRules {
   timezone: string;
   /** Only configured days; a missing day is closed. */
   officeHours: DaySchedule[];
+  /** Special hours by local date (optional: none); the first for a date wins. */
+  specialHours?: SpecialDayRule[];
   closures: ClosureRule[];
 }
 
 export interface StateAtResult {
   state: AvailabilityState;
   closure: ClosureRule | null;
+  /** The special hours of the local date, when they decide the state (no closure applies). */
+  special: SpecialDayRule | null;
   break: BreakRule | null;
 }
 
@@ -171,6 +193,22 @@ interface CompiledDay {
   breaks: CompiledBreak[];
 }
 
+interface CompiledSpecialDay {
+  rule: SpecialDayRule;
+  day: CompiledDay | null; // null = closed all day
+}
+
+const SPECIAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Local midnight (wall ms) of a `YYYY-MM-DD` date, or null. */
+function wallDayOfDate(date: string): number | null {
+  const m = SPECIAL_DATE.exec(date);
+  if (!m) return null;
+  const at = new Date(0);
+  at.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return at.getTime();
+}
+
 /**
  * A schedule prepared once for many evaluations (the read model keeps one per organization): days by
  * weekday, timed closures indexed by time (closureIndex.ts) and annual closures by date, each already
@@ -183,6 +221,7 @@ export interface CompiledSchedule {
   days: Map<number, CompiledDay>; // ISO weekday → open day; absent = closed
   timed: TimedClosureIndex;
   annual: Map<number, ClosureRule>; // month * 32 + day → the winning annual closure
+  special: Map<number, CompiledSpecialDay>; // local midnight of the date (wall ms) → its special hours
   /** The local time last formatted, for the UTC minute it was formatted in (see localTimeAt). */
   lastLocalTime?: { minute: number; text: string };
 }
@@ -209,7 +248,7 @@ function byClosurePrecedence(a: ClosureRule, b: ClosureRule): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function compileDay(schedule: DaySchedule): CompiledDay | null {
+function compileDay(schedule: Pick<DaySchedule, 'isClosed' | 'open' | 'close' | 'breaks'>): CompiledDay | null {
   if (schedule.isClosed || schedule.open === null || schedule.close === null) return null;
   const open = parseLocalTime(schedule.open);
   const close = parseLocalTime(schedule.close);
@@ -247,27 +286,35 @@ export function compileSchedule(input: ScheduleRules): CompiledSchedule {
       if (!annual.has(key)) annual.set(key, rule);
     }
   }
-  return { timezone: input.timezone, zone, days, timed: new TimedClosureIndex(timed), annual };
+  const special = new Map<number, CompiledSpecialDay>();
+  for (const rule of input.specialHours ?? []) {
+    const dayStart = wallDayOfDate(rule.date);
+    if (dayStart !== null && !special.has(dayStart)) special.set(dayStart, { rule, day: compileDay(rule) });
+  }
+  return { timezone: input.timezone, zone, days, timed: new TimedClosureIndex(timed), annual, special };
 }
 
 export function evaluateAt(schedule: CompiledSchedule, medium: Medium, instantMs: number): StateAtResult {
   const timed = schedule.timed.ruleAt(instantMs);
-  if (timed) return { state: 'CLOSURE', closure: timed, break: null };
+  if (timed) return { state: 'CLOSURE', closure: timed, special: null, break: null };
   const wall = wallClockAt(schedule.zone, instantMs);
   const annual = schedule.annual.get(wall.month * 32 + wall.day);
-  if (annual) return { state: 'CLOSURE', closure: annual, break: null };
-  const day = schedule.days.get(wall.weekday);
+  if (annual) return { state: 'CLOSURE', closure: annual, special: null, break: null };
+  // precedence (CONTRACT §9): a closure, then the special hours of the local date, then the weekly hours
+  const specialDay = schedule.special.get(wall.dayStartWallMs);
+  const special = specialDay?.rule ?? null;
+  const day = specialDay ? specialDay.day : schedule.days.get(wall.weekday);
   if (!day || wall.minuteOfDay < day.open || wall.minuteOfDay >= day.close) {
-    return { state: 'CLOSED', closure: null, break: null };
+    return { state: 'CLOSED', closure: null, special, break: null };
   }
   if (medium === 'PHONE') {
     for (const pause of day.breaks) {
       if (pause.start <= wall.minuteOfDay && wall.minuteOfDay < pause.end) {
-        return { state: 'BREAK', closure: null, break: pause.rule };
+        return { state: 'BREAK', closure: null, special, break: pause.rule };
       }
     }
   }
-  return { state: 'OPEN', closure: null, break: null };
+  return { state: 'OPEN', closure: null, special, break: null };
 }
 
 function toInstantMs(at: Date): number {
@@ -302,8 +349,10 @@ export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fr
   const firstDay = wallDayStart(fromMs + zone.offset(fromMs) * MINUTE_MS) - DAY_MS;
   const lastDay = wallDayStart(toMs + zone.offset(toMs) * MINUTE_MS) + DAY_MS;
   for (let dayStart = firstDay; dayStart <= lastDay; dayStart += DAY_MS) {
+    // local midnight starts and ends every special date, as every date
     const boundaries = [0];
-    const day = schedule.days.get(weekdayOfWallDay(dayStart));
+    const specialDay = schedule.special.get(dayStart);
+    const day = specialDay ? specialDay.day : schedule.days.get(weekdayOfWallDay(dayStart));
     if (day) {
       boundaries.push(day.open, day.close);
       if (medium === 'PHONE') {
@@ -327,7 +376,7 @@ export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fr
  * (the answer cache, the live subscription) follows.
  */
 export function sameDecision(a: StateAtResult, b: StateAtResult): boolean {
-  return a.state === b.state && a.closure === b.closure && a.break === b.break;
+  return a.state === b.state && a.closure === b.closure && a.special === b.special && a.break === b.break;
 }
 
 /** Where the answer first changes after an instant, and where its state does. */
@@ -420,6 +469,7 @@ function bodyOf(
     state: current.state,
     officeOpen,
     closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
+    specialHours: current.special ? { id: current.special.id, description: current.special.description } : null,
     break: current.break
       ? {
           start: normalizeLocalTime(current.break.start),
@@ -486,6 +536,7 @@ export function availabilityAt(schedule: CompiledSchedule, atMs: number, body: A
     state: body.state,
     officeOpen: body.officeOpen,
     closure: body.closure,
+    specialHours: body.specialHours,
     break: body.break,
     greeting: body.greeting,
     availableTemplates: body.availableTemplates,
@@ -505,6 +556,7 @@ export interface TimelineInterval {
   end: string;
   state: AvailabilityState;
   closure: { id: string; description: string } | null;
+  specialHours: { id: string; description: string } | null;
   break: { start: string; end: string; reason: string } | null;
   greeting: string | null;
 }
@@ -519,6 +571,7 @@ function sameAnswer(a: Omit<TimelineInterval, 'start' | 'end'>, b: Omit<Timeline
     a.state === b.state &&
     a.greeting === b.greeting &&
     a.closure?.id === b.closure?.id &&
+    a.specialHours?.id === b.specialHours?.id &&
     a.break?.start === b.break?.start &&
     a.break?.end === b.break?.end &&
     a.break?.reason === b.break?.reason
@@ -541,6 +594,7 @@ export function availabilityTimeline(schedule: CompiledSchedule, fromMs: number,
     const answer = {
       state: current.state,
       closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
+      specialHours: current.special ? { id: current.special.id, description: current.special.description } : null,
       break: current.break ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason } : null,
       greeting: greetingFor(medium, current, phoneNumber),
     };

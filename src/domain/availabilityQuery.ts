@@ -147,6 +147,7 @@ export const availabilityTimelineResponse = viewSchema<AvailabilityTimeline>()(
               end: z.iso.datetime().describe('End, UTC (exclusive).'),
               state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
               closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
+              specialHours: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The special hours of the local date when they decide the answer.'),
               break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
               greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
             })

@@ -95,7 +95,7 @@ export class Unavailable extends DomainError {
   }
 }
 
-/** 409: the resource is not in a state that allows the change (a list at its limit, a disabled organization, a call already started); the message says why. */
+/** 409: the resource is not in a state that allows the change (a list at its limit, a second special day on one date, a disabled organization, a call already started); the message says why. */
 export class Conflict extends DomainError {
   readonly code = 'CONFLICT' as const;
 }

@@ -15,6 +15,9 @@ export const EVENT_TYPES = [
   'organization.disabled',
   'organization.enabled',
   'office_hours.updated',
+  'special_hours.created',
+  'special_hours.updated',
+  'special_hours.deleted',
   'closure.created',
   'closure.updated',
   'closure.deleted',
@@ -51,7 +54,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation';
+  type: 'organization' | 'office_hours' | 'special_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation';
   id: string;
 }
 

@@ -70,6 +70,11 @@ export function wallClockAt(zone: IANAZone, instantMs: number): WallClock {
   };
 }
 
+/** The local date `YYYY-MM-DD` in `timezone` at an instant. */
+export function localDateAt(timezone: string, instantMs: number): string {
+  return DateTime.fromMillis(instantMs, { zone: resolveZone(timezone) }).toFormat('yyyy-MM-dd');
+}
+
 /** ISO weekday (1 = Monday … 7 = Sunday) of the date whose local midnight is `dayStartWallMs`. */
 export function weekdayOfWallDay(dayStartWallMs: number): number {
   const sundayZero = new Date(dayStartWallMs).getUTCDay();

@@ -53,41 +53,66 @@ function breakIssues(breaks: readonly BreakTimes[], open: string, close: string,
   return issues;
 }
 
+/** The fields of a day's hours, shared by a day of the week and a special date (rules 1-5 of spec §4). */
+export const dayHoursFields = {
+  isClosed: z.boolean({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be true or false') }),
+  open: localTimeSchema.nullable().optional(),
+  close: localTimeSchema.nullable().optional(),
+  breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).optional(),
+};
+
+type DayHoursValue = { isClosed: boolean; open?: string | null; close?: string | null; breaks?: { start: string; end: string }[] };
+
+/** Rules 1, 2 and 5 of spec §4 and CONTRACT §3 (no overnight span) across the fields of a day's hours. */
+export function checkDayHours(value: DayHoursValue, ctx: z.RefinementCtx): void {
+  if (value.isClosed) {
+    // rule 1
+    if (value.breaks && value.breaks.length > 0) ctx.addIssue({ code: 'custom', path: ['breaks'], message: 'must be empty when isClosed is true' });
+    return;
+  }
+  // rule 2
+  if (value.open == null) ctx.addIssue({ code: 'custom', path: ['open'], message: 'is required when isClosed is false' });
+  if (value.close == null) ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required when isClosed is false' });
+  if (!isLocalTime(value.open) || !isLocalTime(value.close)) return; // missing or already reported
+  // CONTRACT §3: no overnight spans
+  if (minutesOf(value.open) >= minutesOf(value.close)) {
+    ctx.addIssue({ code: 'custom', path: ['close'], message: `must be after open (${value.open}); an overnight span is not allowed` });
+    return;
+  }
+  // rule 5
+  // only breaks with valid times take part (the others are already reported); indexes stay those sent
+  const breaks = Array.isArray(value.breaks) ? value.breaks : [];
+  const checked = breaks.flatMap((b, i) => (b && isLocalTime(b.start) && isLocalTime(b.end) && minutesOf(b.start) < minutesOf(b.end) ? [{ b, i }] : []));
+  const issues = breakIssues(checked.map((c) => c.b), value.open, value.close, (k) => `breaks.${checked[k]!.i}`);
+  for (const issue of issues) {
+    ctx.addIssue({ code: 'custom', path: issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), message: issue.message });
+  }
+}
+
+/**
+ * Rules 6 and 7: when `breaks` is omitted the breaks kept must be allowed by the new hours (a closed day has
+ * none; an open day's fit inside open..close). Kept breaks never overlap one another: they passed rule 5.
+ */
+export function keptBreaksCheck(kept: readonly BreakTimes[], isClosed: boolean, open: string | null, close: string | null): void {
+  if (kept.length > 0 && isClosed) {
+    throw InvalidInput.of('breaks', 'the day has breaks; send breaks: [] to close it (a closed day has no breaks)');
+  }
+  if (kept.length > 0 && open !== null && close !== null) {
+    const outside = kept.filter((b) => minutesOf(b.start) < minutesOf(open) || minutesOf(b.end) > minutesOf(close));
+    if (outside.length > 0) {
+      throw new InvalidInput(
+        outside.map((b) => ({
+          path: 'breaks',
+          message: `the kept break ${b.start}-${b.end} must lie within open ${open} and close ${close}; send breaks to replace the breaks`,
+        })),
+      );
+    }
+  }
+}
+
 export const setOfficeHoursSchema = z
-  .strictObject(
-    {
-      dayOfWeek: dayOfWeekSchema,
-      isClosed: z.boolean({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be true or false') }),
-      open: localTimeSchema.nullable().optional(),
-      close: localTimeSchema.nullable().optional(),
-      breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).optional(),
-    },
-    { error: closedObjectError('an object (send a JSON, form or multipart body)') },
-  )
-  .superRefine((value, ctx) => {
-    if (value.isClosed) {
-      // rule 1
-      if (value.breaks && value.breaks.length > 0) ctx.addIssue({ code: 'custom', path: ['breaks'], message: 'must be empty when isClosed is true' });
-      return;
-    }
-    // rule 2
-    if (value.open == null) ctx.addIssue({ code: 'custom', path: ['open'], message: 'is required when isClosed is false' });
-    if (value.close == null) ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required when isClosed is false' });
-    if (!isLocalTime(value.open) || !isLocalTime(value.close)) return; // missing or already reported
-    // CONTRACT §3: no overnight spans
-    if (minutesOf(value.open) >= minutesOf(value.close)) {
-      ctx.addIssue({ code: 'custom', path: ['close'], message: `must be after open (${value.open}); an overnight span is not allowed` });
-      return;
-    }
-    // rule 5
-    // only breaks with valid times take part (the others are already reported); indexes stay those sent
-    const breaks = Array.isArray(value.breaks) ? value.breaks : [];
-    const checked = breaks.flatMap((b, i) => (b && isLocalTime(b.start) && isLocalTime(b.end) && minutesOf(b.start) < minutesOf(b.end) ? [{ b, i }] : []));
-    const issues = breakIssues(checked.map((c) => c.b), value.open, value.close, (k) => `breaks.${checked[k]!.i}`);
-    for (const issue of issues) {
-      ctx.addIssue({ code: 'custom', path: issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), message: issue.message });
-    }
-  });
+  .strictObject({ dayOfWeek: dayOfWeekSchema, ...dayHoursFields }, { error: closedObjectError('an object (send a JSON, form or multipart body)') })
+  .superRefine(checkDayHours);
 
 export type SetOfficeHoursInput = z.input<typeof setOfficeHoursSchema>;
 
@@ -137,7 +162,7 @@ type OfficeHoursRow = {
   breaks: { start: string; end: string; reason: string; greeting: string }[];
 };
 
-const byStart = (a: { start: string }, b: { start: string }): number => minutesOf(a.start) - minutesOf(b.start);
+export const byStart = (a: { start: string }, b: { start: string }): number => minutesOf(a.start) - minutesOf(b.start);
 
 function officeHoursView(row: OfficeHoursRow): OfficeHoursView {
   return {
@@ -199,22 +224,7 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
 
       if (data.breaks === undefined) {
         // rule 6: omitted breaks are kept, so they must be allowed by the new hours (rules 1 and 7)
-        const kept = [...before.breaks].sort(byStart);
-        if (kept.length > 0 && data.isClosed) {
-          throw InvalidInput.of('breaks', 'the day has breaks; send breaks: [] to close it (a closed day has no breaks)');
-        }
-        if (kept.length > 0 && open !== null && close !== null) {
-          // rule 7 (kept breaks never overlap one another: they passed rule 5 when written)
-          const outside = kept.filter((b) => minutesOf(b.start) < minutesOf(open) || minutesOf(b.end) > minutesOf(close));
-          if (outside.length > 0) {
-            throw new InvalidInput(
-              outside.map((b) => ({
-                path: 'breaks',
-                message: `the kept break ${b.start}-${b.end} must lie within open ${open} and close ${close}; send breaks to replace the breaks`,
-              })),
-            );
-          }
-        }
+        keptBreaksCheck([...before.breaks].sort(byStart), data.isClosed, open, close);
       }
 
       await tx.officeHours.update({ where: { id: officeHoursId }, data: { isClosed: data.isClosed, open, close } });
@@ -238,4 +248,75 @@ export async function setOfficeHours(deps: DomainDeps, actor: Actor, orgId: stri
   );
   deps.changes.publish({ kind: 'officeHours', orgId: org.id });
   return view;
+}
+
+/**
+ * The whole week in one write (PUT): all seven days, each once, checked as a whole (every issue named by
+ * its path, `officeHours.<index>.<field>`). A PUT replaces: a day's omitted breaks mean none.
+ */
+export const setWeeklyHoursSchema = z
+  .strictObject(
+    {
+      officeHours: z
+        .array(setOfficeHoursSchema, { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of the seven days') })
+        .max(DAYS_OF_WEEK.length, `must hold the seven days, each once (at most ${DAYS_OF_WEEK.length} entries)`),
+    },
+    { error: closedObjectError('an object {officeHours: [seven days]} (send a JSON, form or multipart body)') },
+  )
+  .superRefine((value, ctx) => {
+    const seen = new Map<string, number>();
+    value.officeHours.forEach((day, i) => {
+      const first = seen.get(day.dayOfWeek);
+      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['officeHours', i, 'dayOfWeek'], message: `${day.dayOfWeek} is already given at officeHours.${first}` });
+      else seen.set(day.dayOfWeek, i);
+    });
+    const missing = DAYS_OF_WEEK.filter((d) => !seen.has(d));
+    if (missing.length > 0) ctx.addIssue({ code: 'custom', path: ['officeHours'], message: `must hold all seven days; missing ${missing.join(', ')}` });
+  });
+
+export type SetWeeklyHoursInput = z.input<typeof setWeeklyHoursSchema>;
+
+/**
+ * Sets all seven days atomically: one transaction (the days created if missing, then locked, updated and
+ * their breaks replaced), one `office_hours.updated` event for the organization's week (data: the seven
+ * days; previous: the week before), one change published. A week that changes nothing records nothing.
+ */
+export async function setWeeklyHours(deps: DomainDeps, actor: Actor, orgId: string, input: unknown): Promise<{ officeHours: OfficeHoursView[] }> {
+  const { db } = deps;
+  const data = parseInput(setWeeklyHoursSchema, input);
+  requireScope(actor, 'office-hours:write');
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const byDay = new Map(data.officeHours.map((d) => [d.dayOfWeek, d]));
+  const order = (a: { dayOfWeek: DayOfWeek }, b: { dayOfWeek: DayOfWeek }) => DAYS_OF_WEEK.indexOf(a.dayOfWeek) - DAYS_OF_WEEK.indexOf(b.dayOfWeek);
+
+  const result = await db.$transaction(
+    async (tx) => {
+      for (const day of DAYS_OF_WEEK) {
+        await tx.$executeRaw`
+          INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
+          VALUES (${randomUUID()}::uuid, ${org.id}::uuid, ${day}::"DayOfWeek", true, NULL, NULL, now())
+          ON CONFLICT ("orgId", "dayOfWeek") DO NOTHING`;
+      }
+      // locked in one order (by day), as the per-day write locks its one day: writers never wait on each other in a circle
+      await tx.$queryRaw`SELECT "id" FROM "OfficeHours" WHERE "orgId" = ${org.id}::uuid ORDER BY "dayOfWeek" FOR UPDATE`;
+      const before = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
+      for (const row of before) {
+        const day = byDay.get(row.dayOfWeek)!;
+        await tx.officeHours.update({ where: { id: row.id }, data: { isClosed: day.isClosed, open: day.isClosed ? null : day.open!, close: day.isClosed ? null : day.close! } });
+      }
+      await tx.officeBreak.deleteMany({ where: { officeHoursId: { in: before.map((r) => r.id) } } });
+      const breaks = before.flatMap((row) => (byDay.get(row.dayOfWeek)!.breaks ?? []).map((b) => ({ officeHoursId: row.id, start: b.start, end: b.end, reason: b.reason, greeting: b.greeting })));
+      if (breaks.length > 0) await tx.officeBreak.createMany({ data: breaks });
+      const after = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
+      const week = { officeHours: after.map(officeHoursView) };
+      const previous = changedFields({ officeHours: before.map(officeHoursView) }, week);
+      if (previous) {
+        await recordEvent(tx, deps, actor, { type: 'office_hours.updated', orgId: org.id, subject: { type: 'office_hours', id: org.id }, data: week, previous });
+      }
+      return { week, changed: previous !== null };
+    },
+    { maxWait: 15_000, timeout: 15_000 },
+  );
+  if (result.changed) deps.changes.publish({ kind: 'officeHours', orgId: org.id });
+  return result.week;
 }

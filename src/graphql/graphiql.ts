@@ -7,8 +7,9 @@ export const GRAPHIQL_EXAMPLES = `# Office Communications Service — GraphQL
 #
 # Every field needs a credential: the Headers tab below sends
 #   {"Authorization": "Bearer <API key or OAuth access token>"}
-# Run an operation with the run button (▶); the first one gives
-# the ids the others take as variables (Variables tab: {"id": "…"}).
+# Run an operation with the run button (▶). On the demo database the
+# Variables tab already holds the Downtown clinic's id and this week's
+# range; elsewhere the first operation gives the ids to put there.
 
 # Who am I: the credential's organization, its children and scopes.
 query Viewer {
@@ -33,6 +34,7 @@ query Organization($id: ID!) {
     communicationsEnabled
     parent { id name }
     officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } }
+    specialHours { id date description isClosed open close breaks { start end reason } }
     closures { id description startAt endAt annualDate { month day } chatGreeting phoneGreeting }
   }
 }
@@ -43,6 +45,9 @@ query Availability($id: ID!) {
     availability(medium: PHONE) {
       state
       officeOpen
+      closure { description }
+      specialHours { description }
+      break { reason }
       greeting
       nextChangeAt
       availableTemplates { id name }
@@ -52,11 +57,11 @@ query Availability($id: ID!) {
 
 # A week view in one call: the intervals covering [from, to), in UTC,
 # exact across daylight-saving changes (at most 31 days).
-query Week($id: ID!) {
+query Week($id: ID!, $from: DateTime!, $to: DateTime!) {
   organization(id: $id) {
-    availabilityTimeline(from: "2026-03-06T00:00:00Z", to: "2026-03-13T00:00:00Z", medium: PHONE) {
+    availabilityTimeline(from: $from, to: $to, medium: PHONE) {
       timezone
-      intervals { start end state greeting break { start end reason } closure { description } }
+      intervals { start end state greeting break { start end reason } closure { description } specialHours { description } }
     }
   }
 }
@@ -118,11 +123,17 @@ mutation CreateClosure($id: ID!) {
 }
 `;
 
-export function graphiqlOptions(demoApiKey: string | undefined): GraphiQLOptions {
+export function graphiqlOptions(demoApiKey: string | undefined, demoVariables?: Record<string, string>): GraphiQLOptions {
+  const headers = JSON.stringify(demoApiKey ? { Authorization: `Bearer ${demoApiKey}` } : { Authorization: 'Bearer <API key>' }, null, 2);
+  const variables = JSON.stringify(demoVariables ?? { id: '<organization id, e.g. from Viewer>', from: '2026-03-09T00:00:00Z', to: '2026-03-16T00:00:00Z' }, null, 2);
   return {
     title: 'Office Communications Service — GraphiQL',
     defaultQuery: GRAPHIQL_EXAMPLES,
-    headers: JSON.stringify(demoApiKey ? { Authorization: `Bearer ${demoApiKey}` } : { Authorization: 'Bearer <API key>' }, null, 2),
-    defaultEditorToolsVisibility: 'headers',
+    headers,
+    // one tab with the examples, the headers and the variables every example takes (so ▶ alone runs each)
+    defaultTabs: [{ query: GRAPHIQL_EXAMPLES, variables, headers }],
+    // the editor's initial content (GraphiQL's own prop, passed through by yoga, like `headers`)
+    ...({ variables } as Partial<GraphiQLOptions>),
+    defaultEditorToolsVisibility: 'variables',
   };
 }

@@ -1,6 +1,15 @@
 // How the read model fills itself: each kind of record in ONE statement for any number of keys, so that
 // a cold cache costs a constant number of round trips however many organizations an operation touches.
-import { compileSchedule, type ClosureRule, type DayOfWeek, type DaySchedule, type Medium, type PhoneGreetings, type TemplateRule } from '../domain/availability.js';
+import {
+  compileSchedule,
+  type ClosureRule,
+  type DayOfWeek,
+  type DaySchedule,
+  type Medium,
+  type PhoneGreetings,
+  type SpecialDayRule,
+  type TemplateRule,
+} from '../domain/availability.js';
 import { minutesOf } from '../domain/timeFormats.js';
 import type { Db } from '../db/client.js';
 import { type ApiKeyRecord, CHILD_IDS_LIMIT, type OAuthClientRecord, type OrganizationRecord, type OrgSchedule } from '../domain/readModelRecords.js';
@@ -66,6 +75,7 @@ interface ScheduleRow {
   timezone: string;
   officeHours: unknown;
   closures: unknown;
+  specialHours: unknown;
   templates: unknown;
   phoneNumbers: unknown;
 }
@@ -75,9 +85,11 @@ type ClosureJson = Omit<ClosureRule, 'createdAt' | 'startAt' | 'endAt'> & { crea
 /**
  * The schedules of several organizations in one statement. Only the timed closures that end after
  * `closuresEndingAfter` are read (with every annual one): those are all that can apply from then on, so
- * an organization with years of past closures costs what one with none costs.
+ * an organization with years of past closures costs what one with none costs. Special hours likewise: only
+ * those dated from the day before that instant's UTC date on (no zone's local date is earlier).
  */
 export async function loadSchedules(db: Db, orgIds: readonly string[], closuresEndingAfter: Date): Promise<Map<string, OrgSchedule>> {
+  const specialFrom = new Date(closuresEndingAfter.getTime() - 86_400_000).toISOString().slice(0, 10);
   const rows = await db.$queryRaw<ScheduleRow[]>`
     SELECT o."id"::text AS "orgId", o."timezone",
       COALESCE((SELECT json_agg(json_build_object(
@@ -89,6 +101,9 @@ export async function loadSchedules(db: Db, orgIds: readonly string[], closuresE
           'id', c."id", 'description', c."description", 'createdAt', c."createdAt", 'startAt', c."startAt", 'endAt', c."endAt",
           'annualMonth', c."annualMonth", 'annualDay', c."annualDay", 'chatGreeting', c."chatGreeting", 'phoneGreeting', c."phoneGreeting"))
         FROM "Closure" c WHERE c."orgId" = o."id" AND (c."endAt" IS NULL OR c."endAt" > ${closuresEndingAfter})), '[]'::json) AS "closures",
+      COALESCE((SELECT json_agg(json_build_object(
+          'id', s."id", 'date', s."date", 'description', s."description", 'isClosed', s."isClosed", 'open', s."open", 'close', s."close", 'breaks', s."breaks"))
+        FROM "SpecialHours" s WHERE s."orgId" = o."id" AND s."date" >= ${specialFrom}), '[]'::json) AS "specialHours",
       COALESCE((SELECT json_agg(json_build_object(
           'id', t."id", 'name', t."name", 'applicableMediums', t."applicableMediums", 'officeHoursAvailability', t."officeHoursAvailability")
           ORDER BY t."createdAt", t."id")
@@ -110,6 +125,10 @@ export async function loadSchedules(db: Db, orgIds: readonly string[], closuresE
       startAt: utc(c.startAt),
       endAt: utc(c.endAt),
     }));
+    const specialHours = json<SpecialDayRule[]>(row.specialHours).map((day) => ({
+      ...day,
+      breaks: [...json<SpecialDayRule['breaks']>(day.breaks)].sort((a, b) => minutesOf(a.start) - minutesOf(b.start)),
+    }));
     const templates = json<{ id: string; name: string; applicableMediums: Medium[] | null; officeHoursAvailability: 'OPEN' | 'CLOSED' | null }[]>(row.templates).map(
       (t): TemplateRule => ({ id: t.id, name: t.name, applicableMediums: t.applicableMediums ?? [], officeHoursAvailability: t.officeHoursAvailability }),
     );
@@ -118,7 +137,7 @@ export async function loadSchedules(db: Db, orgIds: readonly string[], closuresE
       orgId: row.orgId,
       timezone: row.timezone,
       officeHours,
-      compiled: compileSchedule({ timezone: row.timezone, officeHours, closures }),
+      compiled: compileSchedule({ timezone: row.timezone, officeHours, specialHours, closures }),
       validFromMs: closuresEndingAfter.getTime(),
       templates,
       phoneGreetings: new Map(phones.map((p) => [p.id, { customGreeting: p.customGreeting, customClosedGreeting: p.customClosedGreeting }])),

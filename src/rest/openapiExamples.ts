@@ -19,6 +19,7 @@ const ids = {
   conversation: 'd3f5b7d9-1e3a-4c5e-9a7b-9d1f3b5d7f29',
   annualClosure: 'e4a6c8ea-2f4b-4d6f-8b8c-0e2a4c6e8a3a',
   lease: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
+  specialHours: 'a3c5e7f9-1b2d-4c6e-8a0b-2d4f6a8c0e1f',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
@@ -108,6 +109,15 @@ const webhookDelivery = {
   createdAt: '2026-03-02T15:01:00.000Z',
 };
 const closedDay = (dayOfWeek: string) => ({ dayOfWeek, isClosed: true, open: null, close: null, breaks: [] });
+const specialDay = {
+  id: ids.specialHours,
+  date: '2026-12-24',
+  description: 'Christmas Eve: closing at noon',
+  isClosed: false,
+  open: '08:00',
+  close: '12:00',
+  breaks: [],
+};
 const phoneNumber = {
   id: ids.mainLine,
   orgId: ids.clinic,
@@ -274,6 +284,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
           state: 'OPEN',
           officeOpen: true,
           closure: null,
+          specialHours: null,
           break: null,
           greeting: 'Thanks for calling Downtown main line, how can I help?',
           availableTemplates: [{ id: ids.bookAppointment, name: 'Book an appointment' }],
@@ -333,6 +344,14 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/office-hours': {
     officeHours: [monday, ...['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map(closedDay)],
   },
+  'PUT /v1/organizations/:orgId/office-hours': {
+    officeHours: [monday, ...['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map(closedDay)],
+  },
+  'POST /v1/organizations/:orgId/special-hours': specialDay,
+  'GET /v1/organizations/:orgId/special-hours': { specialHours: [specialDay] },
+  'GET /v1/organizations/:orgId/special-hours/:specialHoursId': specialDay,
+  'POST /v1/organizations/:orgId/special-hours/:specialHoursId': specialDay,
+  'DELETE /v1/organizations/:orgId/special-hours/:specialHoursId': { id: ids.specialHours, deleted: true },
   'GET /v1/organizations/:orgId/availability': {
     at: '2026-03-09T13:30:00Z',
     timezone: 'America/New_York',
@@ -340,6 +359,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     state: 'OPEN',
     officeOpen: true,
     closure: null,
+    specialHours: null,
     break: null,
     greeting: 'Thanks for calling Downtown main line, how can I help?',
     availableTemplates: [{ id: ids.bookAppointment, name: 'Book an appointment' }],
@@ -351,11 +371,11 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     from: '2026-03-09T12:00:00Z',
     to: '2026-03-10T00:00:00Z',
     intervals: [
-      { start: '2026-03-09T12:00:00Z', end: '2026-03-09T13:00:00Z', state: 'CLOSED', closure: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
-      { start: '2026-03-09T13:00:00Z', end: '2026-03-09T16:00:00Z', state: 'OPEN', closure: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
-      { start: '2026-03-09T16:00:00Z', end: '2026-03-09T17:00:00Z', state: 'BREAK', closure: null, break: { start: '12:00', end: '13:00', reason: 'Lunch' }, greeting: 'We are at lunch until 1 pm.' },
-      { start: '2026-03-09T17:00:00Z', end: '2026-03-09T21:00:00Z', state: 'OPEN', closure: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
-      { start: '2026-03-09T21:00:00Z', end: '2026-03-10T00:00:00Z', state: 'CLOSED', closure: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
+      { start: '2026-03-09T12:00:00Z', end: '2026-03-09T13:00:00Z', state: 'CLOSED', closure: null, specialHours: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
+      { start: '2026-03-09T13:00:00Z', end: '2026-03-09T16:00:00Z', state: 'OPEN', closure: null, specialHours: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
+      { start: '2026-03-09T16:00:00Z', end: '2026-03-09T17:00:00Z', state: 'BREAK', closure: null, specialHours: null, break: { start: '12:00', end: '13:00', reason: 'Lunch' }, greeting: 'We are at lunch until 1 pm.' },
+      { start: '2026-03-09T17:00:00Z', end: '2026-03-09T21:00:00Z', state: 'OPEN', closure: null, specialHours: null, break: null, greeting: 'Thanks for calling Downtown main line, how can I help?' },
+      { start: '2026-03-09T21:00:00Z', end: '2026-03-10T00:00:00Z', state: 'CLOSED', closure: null, specialHours: null, break: null, greeting: 'We are closed right now; please call back during office hours.' },
     ],
   },
 };

@@ -16,7 +16,7 @@ const MONDAY_1800 = '2026-03-09T22:00:00Z';
 const GQL = `query($id: ID!, $at: DateTime, $medium: Medium!, $phone: ID) {
   organization(id: $id) {
     availability(at: $at, medium: $medium, phoneNumberId: $phone) {
-      at timezone localTime state officeOpen closure { id description } break { start end reason }
+      at timezone localTime state officeOpen closure { id description } specialHours { id description } break { start end reason }
       greeting availableTemplates { id name } nextChangeAt
     }
   }

@@ -10,7 +10,7 @@ const TIMELINE = `query($id: ID!, $from: DateTime!, $to: DateTime!, $medium: Med
   organization(id: $id) {
     availabilityTimeline(from: $from, to: $to, medium: $medium, phoneNumberId: $phone) {
       timezone medium from to
-      intervals { start end state greeting closure { id description } break { start end reason } }
+      intervals { start end state greeting closure { id description } specialHours { id description } break { start end reason } }
     }
   }
 }`;

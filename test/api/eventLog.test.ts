@@ -40,6 +40,18 @@ async function seedClosure(t: TestApp): Promise<string> {
   return res.body.data.id;
 }
 
+const specialBody = { date: '2026-03-10', description: 'Short day', isClosed: false, open: '09:00', close: '12:00' };
+/** Special hours made before the write under test. */
+async function seedSpecialHours(t: TestApp): Promise<string> {
+  const res = await t.rest('POST', `/v1/organizations/${clinic(t)}/special-hours`, { json: specialBody });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.id;
+}
+const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+const week = (open: string) => ({
+  officeHours: DAYS.map((dayOfWeek, i) => (i < 5 ? { dayOfWeek, isClosed: false, open, close: '17:00' } : { dayOfWeek, isClosed: true })),
+});
+
 let seeded = '';
 const seededClosure = () => seeded;
 
@@ -188,6 +200,33 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     type: 'office_hours.updated',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'MONDAY' } })).id,
+  },
+  'PUT /v1/organizations/:orgId/office-hours': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/organizations/${clinic(t)}/office-hours`, week('08:00'))),
+    type: 'office_hours.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  'POST /v1/organizations/:orgId/special-hours': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/special-hours`, specialBody)),
+    type: 'special_hours.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.specialHours.findFirstOrThrow({ where: { orgId: clinic(t) } })).id,
+  },
+  'POST /v1/organizations/:orgId/special-hours/:specialHoursId': {
+    before: async (t) => void (seeded = await seedSpecialHours(t)),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/special-hours/${seededClosure()}`, { ...specialBody, close: '13:00' })),
+    type: 'special_hours.updated',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  'DELETE /v1/organizations/:orgId/special-hours/:specialHoursId': {
+    before: async (t) => void (seeded = await seedSpecialHours(t)),
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/organizations/${clinic(t)}/special-hours/${seededClosure()}`)),
+    type: 'special_hours.deleted',
+    orgId: clinic,
+    subjectId: seededClosure,
   },
   'POST /v1/organizations/:orgId/disable': {
     run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/disable`)),
@@ -351,6 +390,42 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'office_hours.updated',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'TUESDAY' } })).id,
+  },
+  setWeeklyHours: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $id, input: $input) { dayOfWeek } }', {
+        id: clinic(t),
+        input: week('07:30'),
+      })),
+    type: 'office_hours.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  createSpecialHours: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $input: SpecialHoursInput!) { createSpecialHours(orgId: $id, input: $input) { id } }', { id: clinic(t), input: specialBody })),
+    type: 'special_hours.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.specialHours.findFirstOrThrow({ where: { orgId: clinic(t) } })).id,
+  },
+  updateSpecialHours: {
+    before: async (t) => void (seeded = await seedSpecialHours(t)),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $s: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $o, specialHoursId: $s, input: $input) { id } }', {
+        o: clinic(t),
+        s: seededClosure(),
+        input: { ...specialBody, isClosed: true },
+      })),
+    type: 'special_hours.updated',
+    orgId: clinic,
+    subjectId: seededClosure,
+  },
+  deleteSpecialHours: {
+    before: async (t) => void (seeded = await seedSpecialHours(t)),
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($o: ID!, $s: ID!) { deleteSpecialHours(orgId: $o, specialHoursId: $s) }', { o: clinic(t), s: seededClosure() })),
+    type: 'special_hours.deleted',
+    orgId: clinic,
+    subjectId: seededClosure,
   },
   disableOrganization: {
     run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { disableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),

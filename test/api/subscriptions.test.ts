@@ -10,7 +10,7 @@ import { useTestApp } from '../support/testApp.js';
 const t = useTestApp({ env: { SUBSCRIPTIONS_PER_CREDENTIAL: '2' } });
 
 const WATCH = `subscription($org: ID!, $medium: Medium!, $phone: ID) {
-  availabilityChanged(orgId: $org, medium: $medium, phoneNumberId: $phone) { at state greeting nextChangeAt break { start end } closure { description } }
+  availabilityChanged(orgId: $org, medium: $medium, phoneNumberId: $phone) { at state greeting nextChangeAt break { start end } closure { description } specialHours { description } }
 }`;
 
 const open: Subscription[] = [];
@@ -109,6 +109,27 @@ describe('subscription availabilityChanged', () => {
       state: 'CLOSURE',
       closure: { description: 'Inspection' },
       greeting: 'Closed: Inspection',
+    });
+    await settle();
+    expect(s.received).toHaveLength(2);
+  });
+
+  it('sends an event at the local midnight where a special day takes over, though the state stays CLOSED', async () => {
+    await setDay('MONDAY', '09:00', '17:00');
+    t.clock.set('2026-03-08T12:00:00Z');
+    const res = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/special-hours`, {
+      json: { date: '2026-03-09', description: 'Inventory day', isClosed: false, open: '10:00', close: '12:00' },
+    });
+    expect(res.status).toBe(200);
+    t.clock.set('2026-03-09T03:59:30Z'); // Sunday 23:59:30 in New York; the credential check is due at 04:00:30
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSED', specialHours: null, nextChangeAt: '2026-03-09T14:00:00Z' });
+    t.clock.set('2026-03-09T04:00:00Z');
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T04:00:00Z',
+      state: 'CLOSED',
+      specialHours: { description: 'Inventory day' },
+      nextChangeAt: '2026-03-09T14:00:00Z',
     });
     await settle();
     expect(s.received).toHaveLength(2);

@@ -57,7 +57,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '' },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -70,6 +70,7 @@ beforeEach(async () => {
       webhookEndpoint: '',
       webhookDelivery: '',
       conversation: '',
+      special: '',
     },
     account: {
       org: orgs.account.id,
@@ -83,14 +84,19 @@ beforeEach(async () => {
       webhookEndpoint: '',
       webhookDelivery: '',
       conversation: '',
+      special: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '' },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '' },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
   // must not depend on how many children an account has)
   await db.organization.createMany({
     data: Array.from({ length: 2_000 }, (_, i) => ({ name: `Bulk location ${i}`, timezone: 'America/New_York', parentId: orgs.account.id })),
   });
+  // each organization's special hours (written directly: their own creation would add events)
+  for (const who of Object.keys(objects) as Who[]) {
+    objects[who].special = (await db.specialHours.create({ data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] } })).id;
+  }
   // each organization's event (the one its closure's creation recorded), webhook endpoint, and a failed delivery
   for (const who of Object.keys(objects) as Who[]) {
     const o = objects[who];

@@ -138,6 +138,27 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
     expect(await editorText(result)).not.toContain('errors');
   });
 
+  it("opens with the demo clinic's id and this week in its Variables: the Availability example runs with ▶ alone", async () => {
+    // as on a first visit: the tabs the tests before left are forgotten
+    await page.goto(`${service!.address}/graphql`);
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${service!.address}/graphql`);
+    const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
+    await editor.waitFor({ timeout: 30_000 });
+    // the tab GraphiQL opened (it keeps its tabs in localStorage): the examples with the demo's variables
+    const tabVariables = () =>
+      page.evaluate(() => (JSON.parse(localStorage.getItem('graphiql:tabState') ?? '{"tabs":[]}') as { tabs: { variables?: string }[] }).tabs[0]?.variables ?? '');
+    await expect.poll(tabVariables, { timeout: 10_000 }).toMatch(/"id": "[0-9a-f-]{36}"/);
+    expect(JSON.parse(await tabVariables())).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), from: expect.stringMatching(/Z$/), to: expect.stringMatching(/Z$/) });
+    await page.locator('.graphiql-execute-button').click();
+    await page.getByRole('menuitem', { name: 'Availability', exact: true }).click();
+    const result = page.locator('.result-window .view-lines');
+    await expect.poll(() => editorText(result), { timeout: 15_000 }).toContain('"data"');
+    const text = await editorText(result);
+    expect(text, text).toContain('"state"');
+    expect(text).not.toContain('errors');
+  });
+
   it('shows the REST reference at /v1/docs, from local files', async () => {
     const docs = await browser!.newPage();
     watchPolicy(docs);

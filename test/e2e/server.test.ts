@@ -25,6 +25,8 @@ describe('npm start on an embedded database', () => {
       const key = /Demo API key \(account organization\): (svc-sk-v2-[0-9A-Za-z]{43})/.exec(first.output().stderr)?.[1];
       expect(key).toBeDefined();
       expect(first.output().stderr).toContain(`GraphiQL: ${first.baseUrl}/graphql`);
+      expect(first.output().stderr).toContain(`REST API docs: ${first.baseUrl}/v1/docs`);
+      expect(first.output().stderr).toContain(`Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`);
 
       // exactly what the README's curl sends (curl -d uses application/x-www-form-urlencoded)
       const res = await fetch(`${first.baseUrl}/graphql`, {
@@ -53,6 +55,11 @@ describe('npm start on an embedded database', () => {
       const again = await startServer(env);
       try {
         expect(again.output().stderr).not.toContain('Demo API key');
+        for (let i = 0; i < 40 && !again.output().stderr.includes('GraphiQL'); i++) await new Promise((r) => setTimeout(r, 50));
+        // every embedded start says where GraphiQL, the docs and the demo credentials are
+        expect(again.output().stderr).toContain(`GraphiQL: ${again.baseUrl}/graphql`);
+        expect(again.output().stderr).toContain(`REST API docs: ${again.baseUrl}/v1/docs`);
+        expect(again.output().stderr).toContain('demo-credentials.json');
         const count = await fetch(`${again.baseUrl}/v1/organizations/${JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8')).organizations.account.id}`, {
           headers: { authorization: `Bearer ${key}` },
         });

@@ -20,6 +20,7 @@ import {
   type DayOfWeek,
   type DaySchedule,
   type Medium,
+  type SpecialDayRule,
 } from '../../src/domain/availability.js';
 import { normalizeLocalTime } from '../../src/domain/localTime.js';
 
@@ -54,7 +55,9 @@ function referenceState(input: AvailabilityInput, ms: number): AvailabilityState
   for (const closure of input.closures) {
     if (closure.annualMonth === local.month && closure.annualDay === local.day) return 'CLOSURE';
   }
-  const day = input.officeHours.find((d) => d.dayOfWeek === DAYS[local.weekday - 1]);
+  // a closure, then the special hours of the local date, then the weekly hours
+  const special = input.specialHours?.find((d) => d.date === local.toFormat('yyyy-MM-dd'));
+  const day = special ?? input.officeHours.find((d) => d.dayOfWeek === DAYS[local.weekday - 1]);
   if (!day || day.isClosed || day.open === null || day.close === null) return 'CLOSED';
   const minute = local.hour * 60 + local.minute;
   if (minute < minutesOf(day.open) || minute >= minutesOf(day.close)) return 'CLOSED';
@@ -208,6 +211,30 @@ const closuresNear = (zone: string, at: number): fc.Arbitrary<ClosureRule[]> => 
     ]);
 };
 
+/** Special days on local dates around `at` (some on a DST transition date), with hours drawn like a weekday's. */
+const specialDaysNear = (zone: string, at: number): fc.Arbitrary<SpecialDayRule[]> => {
+  const localToday = DateTime.fromMillis(at, { zone }).startOf('day');
+  return fc
+    .uniqueArray(
+      fc.tuple(
+        fc.integer({ min: -1, max: 9 }),
+        daySchedule('MONDAY').map((d) => d ?? { dayOfWeek: 'MONDAY' as const, isClosed: true, open: null, close: null, breaks: [] }),
+      ),
+      { maxLength: 4, selector: ([offset]) => offset },
+    )
+    .map((days) =>
+      days.map(([offset, day], i): SpecialDayRule => ({
+        id: `special-${i}`,
+        date: localToday.plus({ days: offset }).toFormat('yyyy-MM-dd'),
+        description: `special ${i}`,
+        isClosed: day.isClosed,
+        open: day.open,
+        close: day.close,
+        breaks: day.breaks.map((b) => ({ ...b, greeting: `${b.greeting}-s${i}` })),
+      })),
+    );
+};
+
 const DST_ZONES = TIMEZONES.filter((zone) => dstAnchors(zone).length > 0);
 const availabilityInput: fc.Arbitrary<AvailabilityInput> = fc
   .oneof({ weight: 1, arbitrary: fc.constantFrom(...TIMEZONES) }, { weight: 1, arbitrary: fc.constantFrom(...DST_ZONES) })
@@ -219,6 +246,7 @@ const availabilityInput: fc.Arbitrary<AvailabilityInput> = fc
       medium: fc.constantFrom(...MEDIUMS),
       officeHours,
       closures: closuresNear(timezone, at),
+      specialHours: specialDaysNear(timezone, at),
       templates: fc.constant([]),
       phoneNumber: fc.constant(null),
     }),
@@ -282,17 +310,18 @@ describe('availabilityTimeline against the point function', () => {
               expect(interval.start).toBe(intervals[i - 1]!.end); // no gap, no overlap
               const previous = intervals[i - 1]!;
               // neighbours differ: otherwise they would have been one interval
-              expect([previous.state, previous.closure?.id, previous.break?.start, previous.greeting]).not.toEqual([
+              expect([previous.state, previous.closure?.id, previous.specialHours?.id, previous.break?.start, previous.greeting]).not.toEqual([
                 interval.state,
                 interval.closure?.id,
+                interval.specialHours?.id,
                 interval.break?.start,
                 interval.greeting,
               ]);
             }
-            const answer = { state: interval.state, closure: interval.closure, break: interval.break, greeting: interval.greeting };
+            const answer = { state: interval.state, closure: interval.closure, specialHours: interval.specialHours, break: interval.break, greeting: interval.greeting };
             // the whole point function where the interval starts…
             const point = computeAvailability({ ...input, at: new Date(start), phoneNumber: withPhone });
-            expect(answer, `at ${interval.start}`).toEqual({ state: point.state, closure: point.closure, break: point.break, greeting: point.greeting });
+            expect(answer, `at ${interval.start}`).toEqual({ state: point.state, closure: point.closure, specialHours: point.specialHours, break: point.break, greeting: point.greeting });
             // …and its state, closure, break and greeting (stateAt, without the lookahead) at its last second and inside it
             for (const at of [end - 1_000, ...probes.map((p) => start + Math.floor(((end - start) * p) / 1000) * 1000)]) {
               if (at < start || at >= end) continue;
@@ -300,6 +329,7 @@ describe('availabilityTimeline against the point function', () => {
               expect(answer, `at ${new Date(at).toISOString()}`).toEqual({
                 state: here.state,
                 closure: here.closure ? { id: here.closure.id, description: here.closure.description } : null,
+                specialHours: here.special ? { id: here.special.id, description: here.special.description } : null,
                 break: here.break ? { start: normalizeLocalTime(here.break.start), end: normalizeLocalTime(here.break.end), reason: here.break.reason } : null,
                 greeting: greetingFor(input.medium, here, withPhone),
               });
@@ -325,12 +355,12 @@ describe('availabilityTimeline against the point function', () => {
           for (const interval of availabilityTimeline(schedule, fromMs, toMs, input.medium, withPhone)) {
             const start = Date.parse(interval.start);
             const end = Date.parse(interval.end);
-            const answer = { state: interval.state, closure: interval.closure, break: interval.break, greeting: interval.greeting };
+            const answer = { state: interval.state, closure: interval.closure, specialHours: interval.specialHours, break: interval.break, greeting: interval.greeting };
             for (const at of new Set([start, end - 1_000, start + Math.floor(((end - start) * probe) / 1000) * 1000])) {
               if (at < start || at >= end) continue;
               const { body, untilMs } = availabilityAnswer(schedule, at, input.medium, [], withPhone, HORIZON);
               const where = `at ${new Date(at).toISOString()}`;
-              expect({ state: body.state, closure: body.closure, break: body.break, greeting: body.greeting }, where).toEqual(answer);
+              expect({ state: body.state, closure: body.closure, specialHours: body.specialHours, break: body.break, greeting: body.greeting }, where).toEqual(answer);
               expect(untilMs, where).toBeGreaterThan(at);
               // reusable: the whole answer (nextChangeAt too) is the same until then
               for (const later of [untilMs - 1_000, at + Math.floor(((untilMs - at) * probe) / 1000) * 1000]) {

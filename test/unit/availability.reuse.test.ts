@@ -13,6 +13,7 @@ import {
   type ClosureRule,
   type DaySchedule,
   type Medium,
+  type SpecialDayRule,
   type TemplateRule,
 } from '../../src/domain/availability.js';
 import { availabilityFromSchedule } from '../../src/domain/availabilityQuery.js';
@@ -28,12 +29,12 @@ const TEMPLATES: TemplateRule[] = [
 const STEP_MS = 30_000;
 const DAY_MS = 86_400_000;
 
-function orgSchedule(timezone: string, officeHours: DaySchedule[], closures: ClosureRule[]): OrgSchedule {
+function orgSchedule(timezone: string, officeHours: DaySchedule[], closures: ClosureRule[], specialHours: SpecialDayRule[] = []): OrgSchedule {
   return {
     orgId: 'org',
     timezone,
     officeHours,
-    compiled: compileSchedule({ timezone, officeHours, closures }),
+    compiled: compileSchedule({ timezone, officeHours, closures, specialHours }),
     validFromMs: 0,
     templates: TEMPLATES,
     phoneGreetings: new Map([[PHONE_ID, GREETINGS]]),
@@ -49,6 +50,7 @@ interface Scenario {
   timezone: string;
   officeHours: DaySchedule[];
   closures: ClosureRule[];
+  specialHours?: SpecialDayRule[];
   /** The day asked about, from this instant on. */
   fromMs: number;
 }
@@ -117,6 +119,47 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
+const specialDay = (id: string, date: string, open: string | null, close: string | null, breaks: DaySchedule['breaks'] = []): SpecialDayRule => ({
+  id,
+  date,
+  description: `special ${id}`,
+  isClosed: open === null,
+  open,
+  close,
+  breaks,
+});
+
+// special days starting at local midnight: the state stays where the special hours (and so the answer) change
+SCENARIOS.push(
+  {
+    // closed Sunday, then a special day closed all day, then another: CLOSED throughout, the answer changes at each midnight
+    name: 'special days closed all day, one after the other from local midnight',
+    timezone: 'America/New_York',
+    officeHours: ALL_DAYS.filter((d) => d !== 'SUNDAY').map((d) => openDay(d, '09:00', '17:00')),
+    closures: [],
+    specialHours: [specialDay('s1', '2026-03-09', null, null), specialDay('s2', '2026-03-10', '00:00', '00:01')],
+    fromMs: Date.parse('2026-03-09T02:00:00Z'),
+  },
+  {
+    // closed from 20:00, then a special day opening at 06:00: CLOSED across midnight, the special hours take over there
+    name: 'a special day after a weekly evening, closed across its midnight, with adjacent breaks',
+    timezone: 'Asia/Kolkata',
+    officeHours: ALL_DAYS.map((d) => openDay(d, '09:00', '20:00', [pause('13:00', '14:00', 'Lunch')])),
+    closures: [],
+    specialHours: [specialDay('s1', '2026-12-19', '06:00', '10:00', [pause('08:00', '08:30', 'A'), pause('08:30', '09:00', 'B')])],
+    fromMs: Date.parse('2026-12-18T12:00:00Z'),
+  },
+  {
+    // the special date starts at 01:00 (Havana skips 00:00-00:59), with a break across the gap
+    name: 'a special day on the Havana spring-forward date, opening at its (skipped) midnight',
+    timezone: 'America/Havana',
+    officeHours: [],
+    closures: [],
+    specialHours: [specialDay('s1', '2026-03-08', '00:00', '12:00', [pause('00:30', '01:30', 'Night')]), specialDay('s2', '2026-03-09', null, null)],
+    fromMs: Date.parse('2026-03-08T06:00:00Z'),
+  },
+);
+
 const ASKS: { medium: Medium; phoneNumberId: string | null }[] = [
   { medium: 'PHONE', phoneNumberId: PHONE_ID },
   { medium: 'CHAT', phoneNumberId: null },
@@ -125,7 +168,7 @@ const ASKS: { medium: Medium; phoneNumberId: string | null }[] = [
 describe('a remembered availability answer', () => {
   for (const scenario of SCENARIOS) {
     it(`equals a fresh computation at every instant asked in time order: ${scenario.name}`, { timeout: 60_000 }, () => {
-      const schedule = orgSchedule(scenario.timezone, scenario.officeHours, scenario.closures);
+      const schedule = orgSchedule(scenario.timezone, scenario.officeHours, scenario.closures, scenario.specialHours);
       const freshSchedule = compileSchedule(scenario);
       // from half a minute before: an answer reused for a minute then spans the next whole minute
       for (let atMs = scenario.fromMs - STEP_MS; atMs < scenario.fromMs + DAY_MS; atMs += STEP_MS) {

@@ -177,18 +177,18 @@ describe('stateAt', () => {
   const schedule = { at: new Date('2000-01-01T00:00:00Z'), timezone: 'America/New_York', medium: 'PHONE' as Medium, officeHours: NY_WEEK, closures: [] };
 
   it('uses its own instant, not input.at, and returns the break rule', () => {
-    expect(stateAt(schedule, new Date(BREAK_AT))).toEqual({ state: 'BREAK', closure: null, break: LUNCH });
-    expect(stateAt(schedule, new Date(OPEN_AT))).toEqual({ state: 'OPEN', closure: null, break: null });
-    expect(stateAt(schedule, new Date(CLOSED_AT))).toEqual({ state: 'CLOSED', closure: null, break: null });
+    expect(stateAt(schedule, new Date(BREAK_AT))).toEqual({ state: 'BREAK', closure: null, special: null, break: LUNCH });
+    expect(stateAt(schedule, new Date(OPEN_AT))).toEqual({ state: 'OPEN', closure: null, special: null, break: null });
+    expect(stateAt(schedule, new Date(CLOSED_AT))).toEqual({ state: 'CLOSED', closure: null, special: null, break: null });
   });
   it('returns the winning closure rule', () => {
     const annual = annualClosure('annual', 3, 10);
     const result = stateAt({ ...schedule, closures: [annual, withGreetings] }, new Date(CLOSURE_AT));
-    expect(result).toEqual({ state: 'CLOSURE', closure: withGreetings, break: null });
+    expect(result).toEqual({ state: 'CLOSURE', closure: withGreetings, special: null, break: null });
     expect(stateAt({ ...schedule, closures: [annual, withGreetings] }, new Date(OPEN_AT)).closure).toBe(annual);
   });
   it('for CHAT a break is OPEN and no break is reported', () => {
-    expect(stateAt({ ...schedule, medium: 'CHAT' }, new Date(BREAK_AT))).toEqual({ state: 'OPEN', closure: null, break: null });
+    expect(stateAt({ ...schedule, medium: 'CHAT' }, new Date(BREAK_AT))).toEqual({ state: 'OPEN', closure: null, special: null, break: null });
   });
 });
 

@@ -20,6 +20,14 @@ const AvailabilityClosure = builder.objectRef<{ id: string; description: string 
   }),
 });
 
+const AvailabilitySpecialHours = builder.objectRef<{ id: string; description: string }>('AvailabilitySpecialHours').implement({
+  description: "The special hours of the local date that decide the answer (they replace that weekday's office hours).",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Special hours id.' }),
+    description: t.exposeString('description', { description: 'Why the day is special.' }),
+  }),
+});
+
 const AvailabilityBreak = builder.objectRef<{ start: string; end: string; reason: string }>('AvailabilityBreak').implement({
   description: 'The break that applies.',
   fields: (t) => ({
@@ -46,6 +54,7 @@ export const AvailabilityRef = builder.objectRef<Availability>('Availability').i
     state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
     officeOpen: t.exposeBoolean('officeOpen', { description: 'True only for OPEN.' }),
     closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
+    specialHours: t.expose('specialHours', { type: AvailabilitySpecialHours, nullable: true, description: 'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.' }),
     break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
     greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
     availableTemplates: t.expose('availableTemplates', {
@@ -85,6 +94,7 @@ const TimelineIntervalRef = builder.objectRef<TimelineInterval>('AvailabilityInt
     end: t.exposeString('end', { description: 'End, UTC, exclusive.' }),
     state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
     closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
+    specialHours: t.expose('specialHours', { type: AvailabilitySpecialHours, nullable: true, description: 'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.' }),
     break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
     greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
   }),

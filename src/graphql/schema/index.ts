@@ -10,6 +10,7 @@ import './template.js';
 import './bot.js';
 import './closure.js';
 import './officeHours.js';
+import './specialHours.js';
 import './availability.js';
 import './event.js';
 import './webhook.js';

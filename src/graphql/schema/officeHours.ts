@@ -1,10 +1,10 @@
 // Office hours on GraphQL: OfficeHours/OfficeBreak, Organization.officeHours(dayOfWeek) and setOfficeHours.
-import { getOfficeHours, type OfficeBreakView, type OfficeHoursView, setOfficeHours, setOfficeHoursSchema } from '../../domain/officeHours.js';
+import { getOfficeHours, type OfficeBreakView, type OfficeHoursView, setOfficeHours, setOfficeHoursSchema, setWeeklyHours, setWeeklyHoursSchema } from '../../domain/officeHours.js';
 import { builder } from '../builder.js';
 import { DayOfWeekEnum } from './enums.js';
 import { OrganizationRef } from './organization.js';
 
-const OfficeBreakRef = builder.objectRef<OfficeBreakView>('OfficeBreak').implement({
+export const OfficeBreakRef = builder.objectRef<OfficeBreakView>('OfficeBreak').implement({
   description:
     "A recurring break within a day, in the organization's timezone. During a break inbound phone calls treat the office as closed, and the break's greeting overrides the closed greeting.",
   fields: (t) => ({
@@ -26,7 +26,7 @@ const OfficeHoursRef = builder.objectRef<OfficeHoursView>('OfficeHours').impleme
   }),
 });
 
-const OfficeBreakInput = builder.inputType('OfficeBreakInput', {
+export const OfficeBreakInput = builder.inputType('OfficeBreakInput', {
   description: 'A break: start, end, reason and greeting are all required.',
   fields: (t) => ({
     start: t.string({ description: 'Start, `H:mm` or `HH:mm`; before end.' }),
@@ -60,7 +60,23 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   }),
 }));
 
+const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
+  description: 'The whole week: all seven days, each once.',
+  fields: (t) => ({
+    officeHours: t.field({ type: [SetOfficeHoursInput], description: "Required: the seven days; a day's omitted breaks mean none (the week is replaced)." }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  setWeeklyHours: t.field({
+    type: [OfficeHoursRef],
+    description: 'Sets all seven days in one write, atomically (one change, one event); answers Monday..Sunday. Scope office-hours:write.',
+    args: {
+      orgId: t.arg.id({ required: true, description: 'Organization id.' }),
+      input: t.arg({ type: SetWeeklyHoursInput, required: true, description: 'The week; checked by the same rules as PUT /v1/organizations/{orgId}/office-hours.', validate: { schema: setWeeklyHoursSchema } }),
+    },
+    resolve: async (_root, args, ctx) => (await setWeeklyHours(ctx.deps, await ctx.actor(), String(args.orgId), args.input)).officeHours,
+  }),
   setOfficeHours: t.field({
     type: OfficeHoursRef,
     description: 'Sets the office hours of one day (create or update), with its breaks. Scope office-hours:write.',

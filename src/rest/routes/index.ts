@@ -10,6 +10,7 @@ import { callRequestRoutes } from './callRequests.js';
 import { conversationRoutes } from './conversations.js';
 import { closureRoutes } from './closures.js';
 import { officeHoursRoutes } from './officeHours.js';
+import { specialHoursRoutes } from './specialHours.js';
 import { availabilityRoutes } from './availability.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhookEndpoints.js';
@@ -24,6 +25,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...conversationRoutes,
   ...closureRoutes,
   ...officeHoursRoutes,
+  ...specialHoursRoutes,
   ...availabilityRoutes,
   ...eventRoutes,
   ...webhookEndpointRoutes,

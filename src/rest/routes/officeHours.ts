@@ -1,4 +1,4 @@
-import { getOfficeHours, officeHoursListResponse, officeHoursQuerySchema, officeHoursResponse, setOfficeHours, setOfficeHoursSchema } from '../../domain/officeHours.js';
+import { getOfficeHours, officeHoursListResponse, officeHoursQuerySchema, officeHoursResponse, setOfficeHours, setOfficeHoursSchema, setWeeklyHours, setWeeklyHoursSchema } from '../../domain/officeHours.js';
 import { defineRoute } from '../route.js';
 
 export const officeHoursRoutes = [
@@ -22,5 +22,18 @@ export const officeHoursRoutes = [
     query: officeHoursQuerySchema,
     response: officeHoursListResponse,
     handler: async ({ actor, deps, params, query }) => ({ data: await getOfficeHours(deps, actor, params.orgId!, query) }),
+  }),
+
+  defineRoute({
+    method: 'PUT',
+    path: '/v1/organizations/:orgId/office-hours',
+    tag: 'Office hours',
+    summary: 'Set the whole week in one write',
+    description:
+      '`{officeHours: [...]}` with all seven days, each once, each by the rules of the per-day POST (a day\'s omitted `breaks` means none: a PUT replaces). Checked as a whole (every issue named by its path) and applied atomically: one change, one `office_hours.updated` event.',
+    scope: 'office-hours:write',
+    body: setWeeklyHoursSchema,
+    response: officeHoursListResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: await setWeeklyHours(deps, actor, params.orgId!, body) }),
   }),
 ];

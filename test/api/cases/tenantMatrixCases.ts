@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation';
+export type Kind = 'org' | 'closure' | 'special' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -51,6 +51,18 @@ export const REST_CASES: Record<string, RestCase> = {
     body: () => ({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] }),
   },
   'GET /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, query: () => ({ dayOfWeek: 'MONDAY' }) },
+  'PUT /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, body: () => ({ officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00' })) }) },
+  'GET /v1/organizations/:orgId/special-hours': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/special-hours': {
+    ids: { orgId: 'org' },
+    body: () => ({ date: '2030-07-01', description: 'Matrix day', isClosed: false, open: '09:00', close: '12:00' }),
+  },
+  'GET /v1/organizations/:orgId/special-hours/:specialHoursId': { ids: { orgId: 'org', specialHoursId: 'special' } },
+  'POST /v1/organizations/:orgId/special-hours/:specialHoursId': {
+    ids: { orgId: 'org', specialHoursId: 'special' },
+    body: () => ({ date: '2030-07-02', description: 'Matrix update', isClosed: true }),
+  },
+  'DELETE /v1/organizations/:orgId/special-hours/:specialHoursId': { ids: { orgId: 'org', specialHoursId: 'special' } },
   'GET /v1/organizations/:orgId/availability': {
     ids: { orgId: 'org', phoneNumberId: 'phone' },
     query: (ids) => ({ at: '2026-03-09T14:00:00Z', medium: 'PHONE', phoneNumberId: ids.phoneNumberId! }),
@@ -186,6 +198,25 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query: 'mutation($orgId: ID!, $input: SetOfficeHoursInput!) { setOfficeHours(orgId: $orgId, input: $input) { dayOfWeek } }',
     variables: { input: { dayOfWeek: 'TUESDAY', isClosed: false, open: '08:00', close: '16:00' } },
   },
+  'Mutation.setWeeklyHours': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $orgId, input: $input) { dayOfWeek } }',
+    variables: { input: { officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00' })) } },
+  },
+  'Mutation.createSpecialHours': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: SpecialHoursInput!) { createSpecialHours(orgId: $orgId, input: $input) { id } }',
+    variables: { input: { date: '2030-07-01', description: 'Matrix day', isClosed: true } },
+  },
+  'Mutation.updateSpecialHours': {
+    ids: { orgId: 'org', specialHoursId: 'special' },
+    query: 'mutation($orgId: ID!, $specialHoursId: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId, input: $input) { id } }',
+    variables: { input: { date: '2030-07-02', description: 'Matrix update', isClosed: true } },
+  },
+  'Mutation.deleteSpecialHours': {
+    ids: { orgId: 'org', specialHoursId: 'special' },
+    query: 'mutation($orgId: ID!, $specialHoursId: ID!) { deleteSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId) }',
+  },
   'Mutation.updateInsurance': {
     ids: { orgId: 'org', insuranceId: 'insurance' },
     query: 'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
@@ -219,6 +250,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
         ['closures', 'closures { id description }'],
         ['insurances', 'insurances { id name }'],
         ['officeHours', 'officeHours { dayOfWeek open close }'],
+        ['specialHours', 'specialHours { id date }'],
         ['phoneNumbers', 'phoneNumbers { id botId }'],
       ] as const
     ).map(([field, selection]): [string, GraphQLCase] => [`Organization.${field}`, { ids: { org: 'org' }, query: `query($org: ID!) { organization(id: $org) { ${selection} } }` }]),
