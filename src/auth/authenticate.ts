@@ -1,4 +1,5 @@
-// Bearer credential → Actor. API keys (svc-sk-v2-…, svc-sk-v1-…) carry every scope; OAuth access
+// Bearer credential → Actor. A full API key (svc-sk-v2-…, svc-sk-v1-…) carries every scope, a restricted
+// one only its own, and an expired one (after a roll, or its chosen expiry) is refused; OAuth access
 // tokens carry their client's scopes. Credentials, verified tokens and the owner's record come from the
 // read model: a warm request authenticates without a statement, and a revoked key or client or a changed
 // scope reaches it through the change feed.
@@ -30,9 +31,11 @@ export async function authenticate(deps: DomainDeps, tokens: TokenSettings, toke
     const hash = hashSecret(token); // hashed once: the lookup key and the constant-time comparison
     const key = await readModel.apiKey(hash);
     if (!key || !hashesEqual(hash, key.hash) || key.revoked) throw new Unauthenticated('Invalid API key');
+    if (key.expiresAtMs !== null && key.expiresAtMs <= deps.clock().getTime()) throw new Unauthenticated('This API key has expired');
     const owner = await readModel.organization(key.orgId);
     if (!owner) throw new Unauthenticated('Invalid API key');
-    return actorFor(owner, SCOPES, { kind: 'apiKey', id: key.id, name: key.name });
+    deps.keyUsage?.touch(key.id, deps.clock().getTime());
+    return actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
   }
   const now = deps.clock();
   let claims = readModel.verifiedToken(token, now.getTime());

@@ -29,6 +29,9 @@ export const EVENT_TYPES = [
   'webhook_endpoint.secret_rotated',
   'webhook_delivery.retried',
   'webhook.test',
+  'api_key.created',
+  'api_key.rolled',
+  'api_key.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -41,7 +44,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery';
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'api_key';
   id: string;
 }
 

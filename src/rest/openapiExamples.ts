@@ -138,6 +138,19 @@ const insurance = {
   updatedAt: createdAt,
 };
 
+const apiKey = {
+  id: '5b0c9d7e-3f1a-4c2b-9e8d-7a6b5c4d3e2f',
+  orgId: '3f1a9c2e-8b7d-4e6f-a5c4-1b2d3e4f5a6b',
+  name: 'Reporting',
+  masked: 'svc-sk-v2-Q7fK…9m3X',
+  scopes: ['closures:read', 'office-hours:read'],
+  restricted: true,
+  createdAt: '2026-03-02T15:00:00.000Z',
+  lastUsedAt: null,
+  expiresAt: '2026-06-01T00:00:00.000Z',
+  revokedAt: null,
+};
+
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/events': {
@@ -154,6 +167,10 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/webhook-endpoints/:endpointId/test': { ...webhookDelivery, eventType: 'webhook.test', status: 'pending', attempts: 0, lastAttemptAt: null, statusCode: null, latencyMs: null, response: null, nextAttemptAt: '2026-03-02T15:01:00.000Z' },
   'GET /v1/webhook-endpoints/:endpointId/deliveries': { deliveries: [webhookDelivery] },
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': { ...webhookDelivery, attempts: 0, nextAttemptAt: '2026-03-02T16:00:00.000Z' },
+  'POST /v1/api-keys': { ...apiKey, apiKey: 'svc-sk-v2-Q7fKp2Lw9dRt4Yb8Nc1Vx6Hj0Sg5Ua3Ze7Mo2Ei9m3X' },
+  'GET /v1/api-keys': { apiKeys: [{ ...apiKey, lastUsedAt: '2026-03-02T15:04:00.000Z' }] },
+  'POST /v1/api-keys/:keyId/roll': { ...apiKey, id: '8e2d4c6b-1a3f-4b5d-8c7e-9f0a1b2c3d4e', masked: 'svc-sk-v2-Wd3R…p8Qa', apiKey: 'svc-sk-v2-Wd3Rk8Tn2Vb6Xm9Lc4Fz1Hq7Js0Pg5Ye3Ou8Ai2p8Qa', createdAt: '2026-03-03T09:00:00.000Z' },
+  'POST /v1/api-keys/:keyId/revoke': { ...apiKey, revokedAt: '2026-03-03T09:00:00.000Z' },
   'GET /v1/templates': { templates: [templateSummary] },
   'POST /v1/templates': { ...template, id: ids.bookAppointment },
   'PUT /v1/templates/:templateId': { ...template, version: 2 },

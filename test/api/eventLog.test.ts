@@ -6,6 +6,8 @@ import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { createApiKey } from '../../src/auth/provisioning.js';
+import { hashSecret } from '../../src/auth/secrets.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -17,6 +19,8 @@ interface Write {
   /** The organization and subject the event is about. */
   orgId(t: TestApp): string;
   subjectId(t: TestApp): string | Promise<string>;
+  /** GraphQL: act with the clinic's API key instead of its OAuth client (credentials:write needs every scope). */
+  withApiKey?: boolean;
 }
 
 const closureBody = { description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', chatGreeting: null, phoneGreeting: null };
@@ -125,8 +129,56 @@ const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: 
   };
 };
 
+/** An API key of the clinic made before the write under test (stored directly: no event of its own). */
+let seededKeyId = '';
+async function seedApiKey(t: TestApp): Promise<void> {
+  seededKeyId = (await createApiKey(t.deps.db, clinic(t), 'Seeded')).id;
+}
+const apiKeyWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
+  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
+    void (await (kind === 'rest' ? rest : gql)(t, token));
+  return {
+    create: {
+      run: run(
+        (t, token) => restOk(t, token, 'POST', '/v1/api-keys', { name: 'CI', scopes: ['closures:read'] }),
+        (t, token) => gqlOk(t, token, 'mutation { createApiKey(input: {name: "CI", scopes: ["closures:read"]}) { id apiKey } }', {}),
+      ),
+      type: 'api_key.created',
+      orgId: clinic,
+      subjectId: async (t) => (await t.deps.db.apiKey.findFirstOrThrow({ where: { name: 'CI' } })).id,
+      withApiKey: true,
+    },
+    roll: {
+      before: seedApiKey,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `/v1/api-keys/${seededKeyId}/roll`, { expiresAt: '2026-03-03T15:00:00Z' }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rollApiKey(id: $id, expiresAt: "2026-03-03T15:00:00Z") { id apiKey } }', { id: seededKeyId }),
+      ),
+      type: 'api_key.rolled',
+      orgId: clinic,
+      subjectId: () => seededKeyId,
+      withApiKey: true,
+    },
+    revoke: {
+      before: seedApiKey,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `/v1/api-keys/${seededKeyId}/revoke`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: seededKeyId }),
+      ),
+      type: 'api_key.revoked',
+      orgId: clinic,
+      subjectId: () => seededKeyId,
+      withApiKey: true,
+    },
+  };
+};
+
+const restApiKeys = apiKeyWrites('rest');
 const restWebhooks = webhookWrites('rest');
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'POST /v1/api-keys': restApiKeys.create!,
+  'POST /v1/api-keys/:keyId/roll': restApiKeys.roll!,
+  'POST /v1/api-keys/:keyId/revoke': restApiKeys.revoke!,
   'POST /v1/webhook-endpoints': restWebhooks.create!,
   'PATCH /v1/webhook-endpoints/:endpointId': restWebhooks.update!,
   'DELETE /v1/webhook-endpoints/:endpointId': restWebhooks.delete!,
@@ -210,7 +262,11 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
 };
 
 const gqlWebhooks = webhookWrites('gql');
+const gqlApiKeys = apiKeyWrites('gql');
 const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  createApiKey: gqlApiKeys.create!,
+  rollApiKey: gqlApiKeys.roll!,
+  revokeApiKey: gqlApiKeys.revoke!,
   createWebhookEndpoint: gqlWebhooks.create!,
   updateWebhookEndpoint: gqlWebhooks.update!,
   deleteWebhookEndpoint: gqlWebhooks.delete!,
@@ -326,7 +382,7 @@ async function expectOneEvent(t: TestApp, write: Write, token: string, credentia
 }
 
 async function apiKeyActor(t: TestApp) {
-  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { orgId: clinic(t) } });
+  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { hash: hashSecret(t.demo.organizations.clinic.apiKey) } });
   return { kind: 'apiKey', id: key.id, name: key.name };
 }
 
@@ -353,10 +409,11 @@ describe('the event log', () => {
   });
 
   describe.each(Object.entries(GRAPHQL_WRITES))('GraphQL %s', (_name, write) => {
-    it('appends exactly one event with its type, subject and the OAuth client as actor', async () => {
+    it('appends exactly one event with its type, subject and the OAuth client (or API key) as actor', async () => {
       t.clock.set('2026-03-02T15:00:00Z');
       await write.before?.(t);
-      await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
+      if (write.withApiKey) await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
+      else await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
     });
   });
 

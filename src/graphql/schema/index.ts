@@ -13,6 +13,7 @@ import './officeHours.js';
 import './availability.js';
 import './event.js';
 import './webhook.js';
+import './apiKey.js';
 
 // every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

@@ -13,6 +13,7 @@ import { officeHoursRoutes } from './officeHours.js';
 import { availabilityRoutes } from './availability.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhookEndpoints.js';
+import { apiKeyRoutes } from './apiKeys.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -27,4 +28,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...availabilityRoutes,
   ...eventRoutes,
   ...webhookEndpointRoutes,
+  ...apiKeyRoutes,
 ];

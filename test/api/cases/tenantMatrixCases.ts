@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'apiKey';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -71,6 +71,11 @@ export const REST_CASES: Record<string, RestCase> = {
   // webhook endpoints belong to the credential owner's organization, like templates
   'POST /v1/webhook-endpoints': { ids: {}, body: () => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['closure.*'] }) },
   'GET /v1/webhook-endpoints': { ids: {} },
+  // API keys: of the caller's organization, or (for an account) of a child named by orgId
+  'POST /v1/api-keys': { ids: { orgId: 'org' }, body: (ids) => ({ name: 'Matrix key', scopes: ['closures:read'], orgId: ids.orgId }) },
+  'GET /v1/api-keys': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'POST /v1/api-keys/:keyId/roll': { ids: { keyId: 'apiKey' }, body: () => ({}) },
+  'POST /v1/api-keys/:keyId/revoke': { ids: { keyId: 'apiKey' } },
   'GET /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
   'PATCH /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' }, body: () => ({ description: 'Matrix' }) },
   'DELETE /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
@@ -107,6 +112,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.webhookEndpoints': { ids: {}, query: '{ webhookEndpoints { id url } }' },
   'Query.webhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'query($id: ID!) { webhookEndpoint(id: $id) { id url } }' },
   'Query.webhookDeliveries': { ids: { endpointId: 'webhookEndpoint' }, query: 'query($endpointId: ID!) { webhookDeliveries(endpointId: $endpointId) { id status } }' },
+  'Query.apiKeys': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { apiKeys(orgId: $orgId) { id masked } }' },
+  'Mutation.createApiKey': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID) { createApiKey(input: {name: "Matrix key", orgId: $orgId}) { id apiKey } }' },
+  'Mutation.rollApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { rollApiKey(id: $id) { id apiKey } }' },
+  'Mutation.revokeApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }' },
   'Mutation.createWebhookEndpoint': {
     ids: {},
     query: 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/matrix"}) { id secret } }',
