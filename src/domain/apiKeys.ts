@@ -17,7 +17,7 @@ import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
-/** How long a rolled key may keep working at most. */
+/** How long a rolled key (or a rotated OAuth client secret) may keep working at most. */
 export const MAX_ROLL_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_KEYS_PER_ORGANIZATION = 100;
 const KEY_BODY_START = 'svc-sk-v2-'.length;
@@ -57,9 +57,9 @@ export const apiKeyWithSecretResponse = viewSchema<ApiKeyWithSecret>()(
 );
 export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked keys are not listed.') }));
 
-const absent = (v: unknown) => (v === null ? undefined : v);
-const instantInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant such as 2026-12-01T00:00:00Z' });
-const scopesInput = z
+export const absent = (v: unknown) => (v === null ? undefined : v);
+export const instantInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant such as 2026-12-01T00:00:00Z' });
+export const scopesInput = z
   .array(z.string(), { error: 'must be a list of scopes' })
   .min(1, { error: 'must name at least one scope (omit it for a key with every scope of the creating credential)' })
   .max(SCOPES.length * 2, { error: 'lists too many scopes' })
@@ -83,7 +83,7 @@ export const listApiKeysInput = z.strictObject({
 });
 
 /** credentials:write, and every scope: a credential never makes one stronger than itself. */
-function requireCredentialsWrite(actor: Actor): void {
+export function requireCredentialsWrite(actor: Actor): void {
   requireScope(actor, 'credentials:write');
   if (SCOPES.some((s) => !actor.scopes.has(s))) throw new Forbidden('Only a credential holding every scope may manage credentials');
 }
@@ -115,7 +115,7 @@ function newKeyData(): { apiKey: string; prefix: string; suffix: string; hash: s
   return { apiKey, prefix: apiKey.slice(0, KEY_BODY_START + 4), suffix: apiKey.slice(-4), hash: hashSecret(apiKey) };
 }
 
-async function targetOrg(deps: DomainDeps, actor: Actor, orgId: string | undefined): Promise<string> {
+export async function targetOrg(deps: DomainDeps, actor: Actor, orgId: string | undefined): Promise<string> {
   if (orgId === undefined || orgId === actor.orgId) return actor.orgId;
   await assertReach(deps, actor, uuidParam('orgId', orgId));
   return orgId;

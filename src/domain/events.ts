@@ -32,6 +32,10 @@ export const EVENT_TYPES = [
   'api_key.created',
   'api_key.rolled',
   'api_key.revoked',
+  'oauth_client.created',
+  'oauth_client.secret_rotated',
+  'oauth_client.scopes_changed',
+  'oauth_client.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -44,7 +48,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'api_key';
+  type: 'organization' | 'office_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'api_key' | 'oauth_client';
   id: string;
 }
 

@@ -37,7 +37,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Calls: 'Queued call requests, polled until they finish (completed, failed or expired).',
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
   Webhooks: 'Endpoints that receive events as signed POSTs (Standard Webhooks), retried until delivered; their deliveries.',
-  Credentials: 'API keys of an organization: create (restricted to scopes, expiring), list masked, roll with an overlap, revoke. Only a credential holding every scope manages them.',
+  Credentials: 'API keys and OAuth clients of an organization: create (restricted to scopes, expiring), list (keys masked), roll or rotate with an overlap, change scopes, revoke. Only a credential holding every scope manages them.',
   Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
 };
 

@@ -6,7 +6,7 @@ import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
-import { createApiKey } from '../../src/auth/provisioning.js';
+import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { hashSecret } from '../../src/auth/secrets.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
@@ -173,12 +173,69 @@ const apiKeyWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (
   };
 };
 
+/** An OAuth client of the clinic made before the write under test (stored directly: no event of its own). */
+let seededClientId = '';
+async function seedClient(t: TestApp): Promise<void> {
+  seededClientId = (await createOAuthClient(t.deps.db, clinic(t), ['closures:read'], 'Seeded client')).id;
+}
+const oauthClientWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
+  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
+    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const base = '/v1/oauth-clients';
+  return {
+    create: {
+      run: run(
+        (t, token) => restOk(t, token, 'POST', base, { name: 'Board', scopes: ['closures:read'] }),
+        (t, token) => gqlOk(t, token, 'mutation { createOAuthClient(input: {name: "Board", scopes: ["closures:read"]}) { id clientSecret } }', {}),
+      ),
+      type: 'oauth_client.created',
+      orgId: clinic,
+      subjectId: async (t) => (await t.deps.db.oAuthClient.findFirstOrThrow({ where: { name: 'Board' } })).id,
+    },
+    rotate: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${seededClientId}/rotate-secret`, { expiresAt: '2026-03-03T15:00:00Z' }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.secret_rotated',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+    scopes: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'PUT', `${base}/${seededClientId}/scopes`, { scopes: ['closures:read', 'closures:write'] }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.scopes_changed',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+    revoke: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${seededClientId}/revoke`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { revokeOAuthClient(id: $id) { id } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.revoked',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+  };
+};
+
 const restApiKeys = apiKeyWrites('rest');
+const restClients = oauthClientWrites('rest');
 const restWebhooks = webhookWrites('rest');
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
   'POST /v1/api-keys': restApiKeys.create!,
   'POST /v1/api-keys/:keyId/roll': restApiKeys.roll!,
   'POST /v1/api-keys/:keyId/revoke': restApiKeys.revoke!,
+  'POST /v1/oauth-clients': restClients.create!,
+  'POST /v1/oauth-clients/:id/rotate-secret': restClients.rotate!,
+  'PUT /v1/oauth-clients/:id/scopes': restClients.scopes!,
+  'POST /v1/oauth-clients/:id/revoke': restClients.revoke!,
   'POST /v1/webhook-endpoints': restWebhooks.create!,
   'PATCH /v1/webhook-endpoints/:endpointId': restWebhooks.update!,
   'DELETE /v1/webhook-endpoints/:endpointId': restWebhooks.delete!,
@@ -263,10 +320,15 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
 
 const gqlWebhooks = webhookWrites('gql');
 const gqlApiKeys = apiKeyWrites('gql');
+const gqlClients = oauthClientWrites('gql');
 const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
   createApiKey: gqlApiKeys.create!,
   rollApiKey: gqlApiKeys.roll!,
   revokeApiKey: gqlApiKeys.revoke!,
+  createOAuthClient: gqlClients.create!,
+  rotateOAuthClientSecret: gqlClients.rotate!,
+  setOAuthClientScopes: gqlClients.scopes!,
+  revokeOAuthClient: gqlClients.revoke!,
   createWebhookEndpoint: gqlWebhooks.create!,
   updateWebhookEndpoint: gqlWebhooks.update!,
   deleteWebhookEndpoint: gqlWebhooks.delete!,

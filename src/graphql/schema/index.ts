@@ -14,6 +14,7 @@ import './availability.js';
 import './event.js';
 import './webhook.js';
 import './apiKey.js';
+import './oauthClient.js';
 
 // every root field counts against its REST twin's rate-limit budget (ratelimit/graphql.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

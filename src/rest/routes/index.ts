@@ -14,6 +14,7 @@ import { availabilityRoutes } from './availability.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhookEndpoints.js';
 import { apiKeyRoutes } from './apiKeys.js';
+import { oauthClientRoutes } from './oauthClients.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -29,4 +30,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...eventRoutes,
   ...webhookEndpointRoutes,
   ...apiKeyRoutes,
+  ...oauthClientRoutes,
 ];

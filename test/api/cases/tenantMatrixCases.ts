@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'apiKey';
+export type Kind = 'org' | 'closure' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'apiKey' | 'oauthClient';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -76,6 +76,11 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/api-keys': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'POST /v1/api-keys/:keyId/roll': { ids: { keyId: 'apiKey' }, body: () => ({}) },
   'POST /v1/api-keys/:keyId/revoke': { ids: { keyId: 'apiKey' } },
+  'POST /v1/oauth-clients': { ids: { orgId: 'org' }, body: (ids) => ({ name: 'Matrix client', scopes: ['closures:read'], orgId: ids.orgId }) },
+  'GET /v1/oauth-clients': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'POST /v1/oauth-clients/:id/rotate-secret': { ids: { id: 'oauthClient' }, body: () => ({}) },
+  'PUT /v1/oauth-clients/:id/scopes': { ids: { id: 'oauthClient' }, body: () => ({ scopes: ['closures:read', 'closures:write'] }) },
+  'POST /v1/oauth-clients/:id/revoke': { ids: { id: 'oauthClient' } },
   'GET /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
   'PATCH /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' }, body: () => ({ description: 'Matrix' }) },
   'DELETE /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
@@ -116,6 +121,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.createApiKey': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID) { createApiKey(input: {name: "Matrix key", orgId: $orgId}) { id apiKey } }' },
   'Mutation.rollApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { rollApiKey(id: $id) { id apiKey } }' },
   'Mutation.revokeApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }' },
+  'Query.oauthClients': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { oauthClients(orgId: $orgId) { id clientId } }' },
+  'Mutation.createOAuthClient': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID) { createOAuthClient(input: {name: "Matrix client", scopes: ["closures:read"], orgId: $orgId}) { id clientSecret } }',
+  },
+  'Mutation.rotateOAuthClientSecret': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }' },
+  'Mutation.setOAuthClientScopes': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }' },
+  'Mutation.revokeOAuthClient': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { revokeOAuthClient(id: $id) { id } }' },
   'Mutation.createWebhookEndpoint': {
     ids: {},
     query: 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/matrix"}) { id secret } }',
