@@ -226,7 +226,8 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
-      keyUsage: new KeyUsage(t.db.prisma),
+      // written only when a test flushes it: a timer firing mid-test would add a statement to its count
+      keyUsage: new KeyUsage(t.db.prisma, 24 * 60 * 60_000),
     };
     if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);
