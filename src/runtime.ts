@@ -1,6 +1,7 @@
 // Opens what the app needs from a Config: the database (migrated), the signing key, the rate limiter,
 // the change feed and the read model it keeps fresh. Shared by the server, the command-line tools and
 // the benchmark.
+import { KeyUsage } from './auth/keyUsage.js';
 import { createChangeFeed } from './changes/createFeed.js';
 import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
@@ -53,8 +54,12 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // short waits so the first requests are counted in Redis and hear of changes; what is down is not waited for
     // (rate limits then count per instance, and cached data expires within a second)
     await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
+    // API keys' last use: noted per request, written at most once a minute (auth/keyUsage.ts)
+    const keyUsage = new KeyUsage(database.prisma);
+    closers.push(() => keyUsage.close());
     const deps: AppDeps = {
       config,
+      keyUsage,
       db: database.prisma,
       database,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },

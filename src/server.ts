@@ -3,6 +3,7 @@
 // then the database closes).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { startAdminEndpoint } from './admin/endpoint.js';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
@@ -59,6 +60,11 @@ async function main(): Promise<void> {
         `  GraphiQL: ${base}/graphql\n  REST API docs: ${base}/v1/docs\n${where}\n`,
     );
   }
+  // the admin command line runs its commands through this process while it holds the embedded folder
+  const stopAdmin =
+    runtime.database.embedded && config.databaseUrl !== 'pglite:memory'
+      ? await startAdminEndpoint(runtime.deps, config.databaseUrl.slice('pglite:'.length), logger)
+      : async () => {};
   logger.info('listening', { address: base, database: runtime.database.kind });
   // durable work (jobs/queue.ts) runs on every instance; runtime.close() stops it before the database closes
   runtime.deps.jobs?.start();
@@ -77,6 +83,7 @@ async function main(): Promise<void> {
     server.close(async (err) => {
       if (err) logger.error('server close failed', errorFields(err));
       try {
+        await stopAdmin();
         await runtime.close();
       } finally {
         clearTimeout(force);

@@ -1,4 +1,5 @@
-// Bearer credential → Actor. API keys (svc-sk-v2-…, svc-sk-v1-…) carry every scope; OAuth access
+// Bearer credential → Actor. A full API key (svc-sk-v2-…, svc-sk-v1-…) carries every scope, a restricted
+// one only its own, and an expired one (after a roll, or its chosen expiry) is refused; OAuth access
 // tokens carry their client's scopes. Credentials, verified tokens and the owner's record come from the
 // read model: a warm request authenticates without a statement, and a revoked key or client or a changed
 // scope reaches it through the change feed.
@@ -6,6 +7,7 @@ import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
 import type { OrganizationRecord } from '../domain/readModelRecords.js';
 import type { ReadModel } from '../readmodel/readModel.js';
+import type { DomainDeps } from '../domain/deps.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
@@ -23,16 +25,18 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-export async function authenticate(deps: { readModel: ReadModel; clock: () => Date }, tokens: TokenSettings, token: string): Promise<Actor> {
+export async function authenticate(deps: { readModel: ReadModel; clock: () => Date; keyUsage?: DomainDeps['keyUsage'] }, tokens: TokenSettings, token: string): Promise<Actor> {
   const { readModel } = deps;
   if (token.startsWith('svc-sk-')) {
     if (!API_KEY_PATTERN.test(token)) throw new Unauthenticated('Invalid API key');
     const hash = hashSecret(token); // hashed once: the lookup key and the constant-time comparison
     const key = await readModel.apiKey(hash);
     if (!key || !hashesEqual(hash, key.hash) || key.revoked) throw new Unauthenticated('Invalid API key');
+    if (key.expiresAtMs !== null && key.expiresAtMs <= deps.clock().getTime()) throw new Unauthenticated('This API key has expired');
     const owner = await readModel.organization(key.orgId);
     if (!owner) throw new Unauthenticated('Invalid API key');
-    return actorFor(owner, SCOPES, { kind: 'apiKey', id: key.id, name: key.name });
+    deps.keyUsage?.touch(key.id, deps.clock().getTime());
+    return actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
   }
   const now = deps.clock();
   let claims = readModel.verifiedToken(token, now.getTime());

@@ -14,6 +14,16 @@ const fail = (status: 400 | 401, error: string, description: string): TokenRespo
   body: { error, error_description: description },
 });
 
+/** The current secret, or the previous one during its overlap after a rotation (domain/oauthClients.ts). */
+export function clientSecretAccepted(
+  client: { secretHash: string; previousSecretHash: string | null; previousSecretExpiresAt: Date | null },
+  secret: string,
+  now: Date,
+): boolean {
+  if (secretMatches(secret, client.secretHash)) return true;
+  return client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && client.previousSecretExpiresAt > now && secretMatches(secret, client.previousSecretHash);
+}
+
 export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body: unknown, now: Date): Promise<TokenResponse> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(400, 'invalid_request', 'The body must be an object');
   const { grant_type, client_id, client_secret, audience } = body as Record<string, unknown>;
@@ -25,7 +35,7 @@ export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body
   // a client id the database cannot even compare (NUL, an unpaired surrogate) names no client
   const client = isStorableText(client_id) ? await db.oAuthClient.findUnique({ where: { clientId: client_id } }) : null;
   // the same answer for an unknown client and a wrong secret
-  if (!client || client.revokedAt || !secretMatches(client_secret, client.secretHash)) {
+  if (!client || client.revokedAt || !clientSecretAccepted(client, client_secret, now)) {
     return fail(401, 'invalid_client', 'Unknown client or wrong secret');
   }
   if (audience !== tokens.audience) return fail(400, 'invalid_grant', `audience must be ${tokens.audience}`);

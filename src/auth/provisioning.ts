@@ -12,7 +12,7 @@ import { generateApiKey, generateClientId, generateClientSecret, hashSecret } fr
 // a client or a transaction (the demo data set is written in one)
 export async function createApiKey(db: Prisma.TransactionClient, orgId: string, name = 'API key'): Promise<{ id: string; apiKey: string }> {
   const apiKey = generateApiKey();
-  const row = await db.apiKey.create({ data: { orgId, name, prefix: apiKey.slice(0, 14), hash: hashSecret(apiKey) } });
+  const row = await db.apiKey.create({ data: { orgId, name, prefix: apiKey.slice(0, 14), suffix: apiKey.slice(-4), hash: hashSecret(apiKey) } });
   return { id: row.id, apiKey };
 }
 

@@ -1,8 +1,11 @@
 // `npm run admin -- <command>`: creates organizations, bots, API keys and OAuth clients.
-// Secrets are printed once and stored only as hashes.
+// Secrets are printed once and stored only as hashes. On an embedded database folder held by a
+// running service (`npm start`), the command is run by that service through its local admin endpoint
+// (admin/endpoint.ts); otherwise the command line opens the database itself.
+import { request } from 'node:http';
 import { parseArgs } from 'node:util';
-import { createApiKey, createOAuthClient, createOrganization, revokeApiKey, revokeOAuthClient, setOAuthClientScopes } from '../auth/provisioning.js';
-import { InvalidInput } from '../domain/errors.js';
+import { ADMIN_COMMANDS, AdminUsageError, isAdminCommand, runAdminCommand, type AdminValues } from '../admin/commands.js';
+import { readAdminEndpointFile, type AdminEndpointFile } from '../admin/endpoint.js';
 import { loadConfig } from '../config.js';
 import { SCOPES } from '../domain/access.js';
 import { createLogger } from '../logger.js';
@@ -24,13 +27,42 @@ Commands:
 Revocations, scope changes and new child organizations reach running instances at once, through the
 change channel (Redis or PostgreSQL NOTIFY) of the configured REDIS_URL / DATABASE_URL.
 
+While \`npm start\` runs on the embedded database folder, the command is run by that service (through
+its admin endpoint on 127.0.0.1, with the token it wrote beside the folder, readable by its user only);
+with no service running, the command line opens the database itself. Either way stderr says which.
+
 Scopes: ${SCOPES.join(' ')}
 Every command prints one JSON document on stdout.`;
 
-function required(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
+/** Sends the command to the running service; null when no service answers there (it is not running). */
+function viaService(endpoint: AdminEndpointFile, command: string, values: AdminValues): Promise<{ status: number; body: { result?: unknown; error?: string } } | null> {
+  const payload = JSON.stringify({ command, values });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: endpoint.port,
+        path: '/admin',
+        method: 'POST',
+        headers: { authorization: `Bearer ${endpoint.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 500, body: JSON.parse(text) as { result?: unknown; error?: string } });
+          } catch {
+            reject(new Error(`The running service answered ${res.statusCode} with an unreadable body`));
+          }
+        });
+      },
+    );
+    // a file left by a service that died: nobody listens, so the command line opens the folder itself
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve(null) : reject(err)));
+    req.end(payload);
+  });
 }
 
 async function main(): Promise<void> {
@@ -39,6 +71,7 @@ async function main(): Promise<void> {
     process.stdout.write(HELP + '\n');
     return;
   }
+  if (!isAdminCommand(command)) throw new UsageError(`Unknown command "${command}" (one of ${ADMIN_COMMANDS.join(', ')})\n\n${HELP}`);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -53,50 +86,27 @@ async function main(): Promise<void> {
     strict: true,
   });
   const config = loadConfig();
-  const runtime = await openRuntime(config, createLogger(config.logLevel, (l) => process.stderr.write(l + '\n')));
-  const db = runtime.deps.db;
   const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-  try {
-    switch (command) {
-      case 'create-org':
-        print(
-          await createOrganization(runtime.deps, {
-            name: required(values, 'name'),
-            timezone: required(values, 'timezone'),
-            isAccount: values.account ?? false,
-            parentId: values.parent ?? null,
-          }),
-        );
-        break;
-      case 'create-bot':
-        print(await db.bot.create({ data: { orgId: required(values, 'org'), name: required(values, 'name') } }));
-        break;
-      case 'create-api-key':
-        print(await createApiKey(db, required(values, 'org'), values.name ?? 'API key'));
-        break;
-      case 'create-oauth-client': {
-        const scopes = values.scopes ? values.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
-        print(await createOAuthClient(db, required(values, 'org'), scopes, values.name ?? 'OAuth client'));
-        break;
-      }
-      case 'list-orgs':
-        print(await db.organization.findMany({ orderBy: { createdAt: 'asc' } }));
-        break;
-      case 'revoke-api-key':
-        print(await revokeApiKey(runtime.deps, required(values, 'id')));
-        break;
-      case 'revoke-oauth-client':
-        print(await revokeOAuthClient(runtime.deps, required(values, 'id')));
-        break;
-      case 'set-oauth-scopes':
-        print(await setOAuthClientScopes(runtime.deps, required(values, 'id'), required(values, 'scopes').split(/[\s,]+/).filter(Boolean)));
-        break;
-      default:
-        throw new UsageError(`Unknown command "${command}"\n\n${HELP}`);
+
+  const dataDir = config.databaseUrl.startsWith('pglite:') && config.databaseUrl !== 'pglite:memory' ? config.databaseUrl.slice('pglite:'.length) : null;
+  const endpoint = dataDir ? readAdminEndpointFile(dataDir) : null;
+  if (endpoint) {
+    const answer = await viaService(endpoint, command, values);
+    if (answer) {
+      if (answer.status === 400) throw new UsageError(answer.body.error ?? 'refused');
+      if (answer.status !== 200) throw new Error(`The running service (process ${endpoint.pid}) failed: ${answer.body.error ?? answer.status}`);
+      process.stderr.write(`Done by the running service (process ${endpoint.pid}), which holds the embedded database ${dataDir}.\n`);
+      print(answer.body.result);
+      return;
     }
+  }
+
+  const runtime = await openRuntime(config, createLogger(config.logLevel, (l) => process.stderr.write(l + '\n')));
+  try {
+    print(await runAdminCommand(runtime.deps, command, values));
+    process.stderr.write(`Done directly on the database (${dataDir ? `embedded, ${dataDir}` : config.databaseUrl === 'pglite:memory' ? 'embedded, in memory' : 'PostgreSQL'}).\n`);
   } catch (err) {
-    // the domain's own wording ("timezone: unknown IANA timezone …") is the usage error
-    if (err instanceof InvalidInput) throw new UsageError(err.message);
+    if (err instanceof AdminUsageError) throw new UsageError(err.message);
     throw err;
   } finally {
     await runtime.close();

@@ -26,6 +26,8 @@ export const SCOPES = [
   'events:read',
   'webhooks:read',
   'webhooks:write',
+  // creating, rolling and revoking credentials: held only by a credential holding every scope (apiKeys.ts)
+  'credentials:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

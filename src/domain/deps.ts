@@ -24,4 +24,6 @@ export interface DomainDeps {
    * organizations at once); without it each call loads its own.
    */
   batch?: RequestBatch;
+  /** Notes an API key's use in memory (auth/keyUsage.ts writes it at most once a minute); unset in tools. */
+  keyUsage?: { touch(keyId: string, atMs: number): void; pendingUse(keyId: string): Date | null };
 }

@@ -42,6 +42,13 @@ export const EVENT_TYPES = [
   'conversation.started',
   'conversation.message_added',
   'conversation.ended',
+  'api_key.created',
+  'api_key.rolled',
+  'api_key.revoked',
+  'oauth_client.created',
+  'oauth_client.secret_rotated',
+  'oauth_client.scopes_changed',
+  'oauth_client.revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -54,7 +61,7 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'special_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation';
+  type: 'organization' | 'office_hours' | 'special_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation' | 'api_key' | 'oauth_client';
   id: string;
 }
 

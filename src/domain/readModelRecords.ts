@@ -30,6 +30,10 @@ export interface ApiKeyRecord {
   /** The SHA-256 the key was found by (compared again in constant time). */
   hash: string;
   revoked: boolean;
+  /** A restricted key's scopes; null for a full key (every scope). */
+  scopes: string[] | null;
+  /** After this instant (ms) the key answers 401; null = never. */
+  expiresAtMs: number | null;
 }
 
 export interface OAuthClientRecord {

@@ -56,8 +56,16 @@ export async function loadOrganizations(db: Db, ids: readonly string[]): Promise
 }
 
 export async function loadApiKeys(db: Db, hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> {
-  const rows = await db.apiKey.findMany({ where: { hash: { in: [...hashes] } }, select: { id: true, orgId: true, name: true, hash: true, revokedAt: true } });
-  return new Map(rows.map((r) => [r.hash, { id: r.id, orgId: r.orgId, name: r.name, hash: r.hash, revoked: r.revokedAt !== null }]));
+  const rows = await db.apiKey.findMany({
+    where: { hash: { in: [...hashes] } },
+    select: { id: true, orgId: true, name: true, hash: true, revokedAt: true, restricted: true, scopes: true, expiresAt: true },
+  });
+  return new Map(
+    rows.map((r) => [
+      r.hash,
+      { id: r.id, orgId: r.orgId, name: r.name, hash: r.hash, revoked: r.revokedAt !== null, scopes: r.restricted ? r.scopes : null, expiresAtMs: r.expiresAt?.getTime() ?? null },
+    ]),
+  );
 }
 
 export async function loadOAuthClients(db: Db, clientIds: readonly string[]): Promise<Map<string, OAuthClientRecord>> {

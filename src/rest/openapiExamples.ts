@@ -204,6 +204,29 @@ const endedConversation = {
   endTime: '2026-03-09T13:31:40.000Z',
   status: 'CLOSED',
 };
+const apiKey = {
+  id: '5b0c9d7e-3f1a-4c2b-9e8d-7a6b5c4d3e2f',
+  orgId: '3f1a9c2e-8b7d-4e6f-a5c4-1b2d3e4f5a6b',
+  name: 'Reporting',
+  masked: 'svc-sk-v2-Q7fK…9m3X',
+  scopes: ['closures:read', 'office-hours:read'],
+  restricted: true,
+  createdAt: '2026-03-02T15:00:00.000Z',
+  lastUsedAt: null,
+  expiresAt: '2026-06-01T00:00:00.000Z',
+  revokedAt: null,
+};
+const oauthClient = {
+  id: '6c1d8e9f-4a2b-4d3c-8e9f-0a1b2c3d4e5f',
+  orgId: '3f1a9c2e-8b7d-4e6f-a5c4-1b2d3e4f5a6b',
+  name: 'Dashboard',
+  clientId: 'cli_Hn4Rt8Wq2Lz6Xc0Vb3Nm7Kp1',
+  scopes: ['closures:read', 'office-hours:read'],
+  createdAt: '2026-03-02T15:00:00.000Z',
+  previousSecretExpiresAt: null,
+  revokedAt: null,
+};
+const oauthSecret = 'Tq8Lw3Zx7Kc1Vn5Bm9Hr2Jd6Fs0Gp4Ya8Ue3Oi7Ct1Xe5Nw';
 
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
@@ -221,6 +244,15 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/webhook-endpoints/:endpointId/test': { ...webhookDelivery, eventType: 'webhook.test', status: 'pending', attempts: 0, lastAttemptAt: null, statusCode: null, latencyMs: null, response: null, nextAttemptAt: '2026-03-02T15:01:00.000Z' },
   'GET /v1/webhook-endpoints/:endpointId/deliveries': { deliveries: [webhookDelivery] },
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': { ...webhookDelivery, attempts: 0, nextAttemptAt: '2026-03-02T16:00:00.000Z' },
+  'POST /v1/api-keys': { ...apiKey, apiKey: 'svc-sk-v2-Q7fKp2Lw9dRt4Yb8Nc1Vx6Hj0Sg5Ua3Ze7Mo2Ei9m3X' },
+  'GET /v1/api-keys': { apiKeys: [{ ...apiKey, lastUsedAt: '2026-03-02T15:04:00.000Z' }] },
+  'POST /v1/api-keys/:keyId/roll': { ...apiKey, id: '8e2d4c6b-1a3f-4b5d-8c7e-9f0a1b2c3d4e', masked: 'svc-sk-v2-Wd3R…p8Qa', apiKey: 'svc-sk-v2-Wd3Rk8Tn2Vb6Xm9Lc4Fz1Hq7Js0Pg5Ye3Ou8Ai2p8Qa', createdAt: '2026-03-03T09:00:00.000Z' },
+  'POST /v1/api-keys/:keyId/revoke': { ...apiKey, revokedAt: '2026-03-03T09:00:00.000Z' },
+  'POST /v1/oauth-clients': { ...oauthClient, clientSecret: oauthSecret },
+  'GET /v1/oauth-clients': { oauthClients: [oauthClient] },
+  'POST /v1/oauth-clients/:id/rotate-secret': { ...oauthClient, previousSecretExpiresAt: '2026-03-04T09:00:00.000Z', clientSecret: 'Mx2Pd7Qs1Rf6Tg0Yh4Uj8Ik3Ol5Az9Sx2Dc7Fv1Gb6Hn0Jm4' },
+  'PUT /v1/oauth-clients/:id/scopes': { ...oauthClient, scopes: ['closures:read', 'closures:write', 'office-hours:read'] },
+  'POST /v1/oauth-clients/:id/revoke': { ...oauthClient, revokedAt: '2026-03-03T09:00:00.000Z' },
   'GET /v1/templates': { templates: [templateSummary] },
   'POST /v1/templates': { ...template, id: ids.bookAppointment },
   'PUT /v1/templates/:templateId': { ...template, version: 2 },

@@ -6,6 +6,8 @@ import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
+import { hashSecret } from '../../src/auth/secrets.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -17,6 +19,8 @@ interface Write {
   /** The organization and subject the event is about. */
   orgId(t: TestApp): string;
   subjectId(t: TestApp): string | Promise<string>;
+  /** GraphQL: act with the clinic's API key instead of its OAuth client (credentials:write needs every scope). */
+  withApiKey?: boolean;
 }
 
 const closureBody = { description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', chatGreeting: null, phoneGreeting: null };
@@ -137,6 +141,104 @@ const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: 
   };
 };
 
+/** An API key of the clinic made before the write under test (stored directly: no event of its own). */
+let seededKeyId = '';
+async function seedApiKey(t: TestApp): Promise<void> {
+  seededKeyId = (await createApiKey(t.deps.db, clinic(t), 'Seeded')).id;
+}
+const apiKeyWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
+  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
+    void (await (kind === 'rest' ? rest : gql)(t, token));
+  return {
+    create: {
+      run: run(
+        (t, token) => restOk(t, token, 'POST', '/v1/api-keys', { name: 'CI', scopes: ['closures:read'] }),
+        (t, token) => gqlOk(t, token, 'mutation { createApiKey(input: {name: "CI", scopes: ["closures:read"]}) { id apiKey } }', {}),
+      ),
+      type: 'api_key.created',
+      orgId: clinic,
+      subjectId: async (t) => (await t.deps.db.apiKey.findFirstOrThrow({ where: { name: 'CI' } })).id,
+      withApiKey: true,
+    },
+    roll: {
+      before: seedApiKey,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `/v1/api-keys/${seededKeyId}/roll`, { expiresAt: '2026-03-03T15:00:00Z' }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rollApiKey(id: $id, expiresAt: "2026-03-03T15:00:00Z") { id apiKey } }', { id: seededKeyId }),
+      ),
+      type: 'api_key.rolled',
+      orgId: clinic,
+      subjectId: () => seededKeyId,
+      withApiKey: true,
+    },
+    revoke: {
+      before: seedApiKey,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `/v1/api-keys/${seededKeyId}/revoke`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: seededKeyId }),
+      ),
+      type: 'api_key.revoked',
+      orgId: clinic,
+      subjectId: () => seededKeyId,
+      withApiKey: true,
+    },
+  };
+};
+
+/** An OAuth client of the clinic made before the write under test (stored directly: no event of its own). */
+let seededClientId = '';
+async function seedClient(t: TestApp): Promise<void> {
+  seededClientId = (await createOAuthClient(t.deps.db, clinic(t), ['closures:read'], 'Seeded client')).id;
+}
+const oauthClientWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
+  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
+    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const base = '/v1/oauth-clients';
+  return {
+    create: {
+      run: run(
+        (t, token) => restOk(t, token, 'POST', base, { name: 'Board', scopes: ['closures:read'] }),
+        (t, token) => gqlOk(t, token, 'mutation { createOAuthClient(input: {name: "Board", scopes: ["closures:read"]}) { id clientSecret } }', {}),
+      ),
+      type: 'oauth_client.created',
+      orgId: clinic,
+      subjectId: async (t) => (await t.deps.db.oAuthClient.findFirstOrThrow({ where: { name: 'Board' } })).id,
+    },
+    rotate: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${seededClientId}/rotate-secret`, { expiresAt: '2026-03-03T15:00:00Z' }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.secret_rotated',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+    scopes: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'PUT', `${base}/${seededClientId}/scopes`, { scopes: ['closures:read', 'closures:write'] }),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.scopes_changed',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+    revoke: {
+      before: seedClient,
+      run: run(
+        (t, token) => restOk(t, token, 'POST', `${base}/${seededClientId}/revoke`),
+        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { revokeOAuthClient(id: $id) { id } }', { id: seededClientId }),
+      ),
+      type: 'oauth_client.revoked',
+      orgId: clinic,
+      subjectId: () => seededClientId,
+    },
+  };
+};
+
+const restApiKeys = apiKeyWrites('rest');
+const restClients = oauthClientWrites('rest');
 const restWebhooks = webhookWrites('rest');
 /** A call placed (and claimed, and started) before the write under test. */
 const call = { id: '', leaseId: '' };
@@ -167,6 +269,13 @@ const openedConversation = () => conversationId;
 const conversationOfCall = async (t: TestApp) => (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
 
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'POST /v1/api-keys': restApiKeys.create!,
+  'POST /v1/api-keys/:keyId/roll': restApiKeys.roll!,
+  'POST /v1/api-keys/:keyId/revoke': restApiKeys.revoke!,
+  'POST /v1/oauth-clients': restClients.create!,
+  'POST /v1/oauth-clients/:id/rotate-secret': restClients.rotate!,
+  'PUT /v1/oauth-clients/:id/scopes': restClients.scopes!,
+  'POST /v1/oauth-clients/:id/revoke': restClients.revoke!,
   'POST /v1/webhook-endpoints': restWebhooks.create!,
   'PATCH /v1/webhook-endpoints/:endpointId': restWebhooks.update!,
   'DELETE /v1/webhook-endpoints/:endpointId': restWebhooks.delete!,
@@ -345,7 +454,16 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
 };
 
 const gqlWebhooks = webhookWrites('gql');
+const gqlApiKeys = apiKeyWrites('gql');
+const gqlClients = oauthClientWrites('gql');
 const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  createApiKey: gqlApiKeys.create!,
+  rollApiKey: gqlApiKeys.roll!,
+  revokeApiKey: gqlApiKeys.revoke!,
+  createOAuthClient: gqlClients.create!,
+  rotateOAuthClientSecret: gqlClients.rotate!,
+  setOAuthClientScopes: gqlClients.scopes!,
+  revokeOAuthClient: gqlClients.revoke!,
   createWebhookEndpoint: gqlWebhooks.create!,
   updateWebhookEndpoint: gqlWebhooks.update!,
   deleteWebhookEndpoint: gqlWebhooks.delete!,
@@ -578,7 +696,7 @@ async function expectOneEvent(t: TestApp, write: Write, token: string, credentia
 }
 
 async function apiKeyActor(t: TestApp) {
-  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { orgId: clinic(t) } });
+  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { hash: hashSecret(t.demo.organizations.clinic.apiKey) } });
   return { kind: 'apiKey', id: key.id, name: key.name };
 }
 
@@ -605,10 +723,11 @@ describe('the event log', () => {
   });
 
   describe.each(Object.entries(GRAPHQL_WRITES))('GraphQL %s', (_name, write) => {
-    it('appends exactly one event with its type, subject and the OAuth client as actor', async () => {
+    it('appends exactly one event with its type, subject and the OAuth client (or API key) as actor', async () => {
       t.clock.set('2026-03-02T15:00:00Z');
       await write.before?.(t);
-      await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
+      if (write.withApiKey) await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
+      else await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
     });
   });
 

@@ -16,6 +16,7 @@ import { changedTables, tableChecksumReader, type ChecksumReader } from '../supp
 import { subscribe } from '../support/sse.js';
 import { useTestApp, type TestResponse } from '../support/testApp.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { GRAPHQL_CASES, REST_CASES, type GraphQLCase, type Ids, type Kind, type RestCase } from './cases/tenantMatrixCases.js';
 
 const UNLIMITED = '1000000000';
@@ -57,7 +58,7 @@ beforeEach(async () => {
     (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '' },
+    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '', apiKey: '', oauthClient: '' },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -71,6 +72,8 @@ beforeEach(async () => {
       webhookDelivery: '',
       conversation: '',
       special: '',
+      apiKey: '',
+      oauthClient: '',
     },
     account: {
       org: orgs.account.id,
@@ -85,8 +88,10 @@ beforeEach(async () => {
       webhookDelivery: '',
       conversation: '',
       special: '',
+      apiKey: '',
+      oauthClient: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '' },
+    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '', apiKey: '', oauthClient: '' },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
   // must not depend on how many children an account has)
@@ -102,6 +107,8 @@ beforeEach(async () => {
     const o = objects[who];
     o.conversation = (await db.conversation.create({ data: { orgId: orgs[who].id, medium: 'PHONE', startTime: new Date(), tags: [] } })).id;
     o.event = (await db.event.findFirstOrThrow({ where: { subjectId: o.closure }, select: { id: true } })).id;
+    o.apiKey = (await createApiKey(db, o.org, `${who} matrix key`)).id;
+    o.oauthClient = (await createOAuthClient(db, o.org, ['closures:read'], `${who} matrix client`)).id;
     o.webhookEndpoint = (await createEndpointRecord(db, t.deps.tokens.key, new Date(), { orgId: o.org, url: `https://hooks.example.com/${who}`, eventTypes: ['*'] })).id;
     o.webhookDelivery = (
       await db.webhookDelivery.create({

@@ -1,6 +1,6 @@
 // The real processes: `npm start`, the single-owner lock on a PGlite folder, graceful shutdown,
 // configuration errors, `npm run seed -- --json`, `npm run admin`, and the migrations drift check.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -171,6 +171,44 @@ describe('command line', () => {
     const badZone = await runScript('src/cli/admin.ts', ['create-org', '--name', 'X', '--timezone', 'Mars/Olympus'], env);
     expect(badZone.code).toBe(2);
     expect(badZone.stderr).toContain('timezone');
+  });
+});
+
+describe('npm run admin while npm start holds the embedded database', () => {
+  it('runs the command through the running service and says so; opens the folder itself once the service stopped', async () => {
+    const dir = join(scratch, 'admin-serving', 'pglite');
+    const env = { DATABASE_URL: `pglite:${dir}` };
+    const server = await startServer(env);
+    try {
+      const endpointFile = join(scratch, 'admin-serving', '.pglite.admin.json');
+      expect(statSync(endpointFile).mode & 0o777).toBe(0o600);
+      const org = await runScript('src/cli/admin.ts', ['create-org', '--name', 'Served Clinic', '--timezone', 'Asia/Tokyo'], env);
+      expect(org.code, org.stderr).toBe(0);
+      expect(org.stderr).toContain(`Done by the running service (process ${server.child.pid})`);
+      const orgId = JSON.parse(org.stdout).id as string;
+      const key = await runScript('src/cli/admin.ts', ['create-api-key', '--org', orgId, '--name', 'Served'], env);
+      expect(key.code, key.stderr).toBe(0);
+      const apiKey = JSON.parse(key.stdout).apiKey as string;
+      // the service made it: the key works on it at once
+      const res = await fetch(`${server.baseUrl}/v1/organizations/${orgId}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(res.status).toBe(200);
+      // a usage error is still one (exit 2, the domain's words)
+      const badZone = await runScript('src/cli/admin.ts', ['create-org', '--name', 'X', '--timezone', 'Mars/Olympus'], env);
+      expect(badZone.code).toBe(2);
+      expect(badZone.stderr).toContain('timezone');
+      // the endpoint answers nobody without the token, and only on 127.0.0.1
+      const { port } = JSON.parse(readFileSync(endpointFile, 'utf8')) as { port: number };
+      const anonymous = await fetch(`http://127.0.0.1:${port}/admin`, { method: 'POST', body: JSON.stringify({ command: 'list-orgs', values: {} }) });
+      expect(anonymous.status).toBe(401);
+      expect(await server.stop('SIGTERM')).toBe(0);
+      expect(existsSync(endpointFile)).toBe(false);
+      const direct = await runScript('src/cli/admin.ts', ['list-orgs'], env);
+      expect(direct.code, direct.stderr).toBe(0);
+      expect(direct.stderr).toContain('Done directly on the database');
+      expect((JSON.parse(direct.stdout) as { name: string }[]).map((o) => o.name)).toContain('Served Clinic');
+    } finally {
+      await server.stop();
+    }
   });
 });
 

@@ -20,6 +20,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { createChangeFeed } from '../../src/changes/createFeed.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
+import { KeyUsage } from '../../src/auth/keyUsage.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { OpenApiValidator } from './openApiValidator.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
@@ -227,6 +228,8 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
+      // written only when a test flushes it: a timer firing mid-test would add a statement to its count
+      keyUsage: new KeyUsage(t.db.prisma, 24 * 60 * 60_000),
     };
     if (config.redisUrl) await t.deps.rateLimit.store.inner.ready(2_000);
     t.app = createApp(t.deps);

@@ -14,6 +14,8 @@ import './specialHours.js';
 import './availability.js';
 import './event.js';
 import './webhook.js';
+import './apiKey.js';
+import './oauthClient.js';
 
 // every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

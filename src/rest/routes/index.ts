@@ -14,6 +14,8 @@ import { specialHoursRoutes } from './specialHours.js';
 import { availabilityRoutes } from './availability.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhookEndpoints.js';
+import { apiKeyRoutes } from './apiKeys.js';
+import { oauthClientRoutes } from './oauthClients.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -29,4 +31,6 @@ export const allRoutes: readonly RouteDef[] = [
   ...availabilityRoutes,
   ...eventRoutes,
   ...webhookEndpointRoutes,
+  ...apiKeyRoutes,
+  ...oauthClientRoutes,
 ];

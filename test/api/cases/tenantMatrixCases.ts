@@ -5,7 +5,7 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'special' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation';
+export type Kind = 'org' | 'closure' | 'special' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation' | 'apiKey' | 'oauthClient';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -99,6 +99,16 @@ export const REST_CASES: Record<string, RestCase> = {
   // webhook endpoints belong to the credential owner's organization, like templates
   'POST /v1/webhook-endpoints': { ids: {}, body: () => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['closure.*'] }) },
   'GET /v1/webhook-endpoints': { ids: {} },
+  // API keys: of the caller's organization, or (for an account) of a child named by orgId
+  'POST /v1/api-keys': { ids: { orgId: 'org' }, body: (ids) => ({ name: 'Matrix key', scopes: ['closures:read'], orgId: ids.orgId }) },
+  'GET /v1/api-keys': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'POST /v1/api-keys/:keyId/roll': { ids: { keyId: 'apiKey' }, body: () => ({}) },
+  'POST /v1/api-keys/:keyId/revoke': { ids: { keyId: 'apiKey' } },
+  'POST /v1/oauth-clients': { ids: { orgId: 'org' }, body: (ids) => ({ name: 'Matrix client', scopes: ['closures:read'], orgId: ids.orgId }) },
+  'GET /v1/oauth-clients': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'POST /v1/oauth-clients/:id/rotate-secret': { ids: { id: 'oauthClient' }, body: () => ({}) },
+  'PUT /v1/oauth-clients/:id/scopes': { ids: { id: 'oauthClient' }, body: () => ({ scopes: ['closures:read', 'closures:write'] }) },
+  'POST /v1/oauth-clients/:id/revoke': { ids: { id: 'oauthClient' } },
   'GET /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
   'PATCH /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' }, body: () => ({ description: 'Matrix' }) },
   'DELETE /v1/webhook-endpoints/:endpointId': { ids: { endpointId: 'webhookEndpoint' } },
@@ -156,6 +166,18 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.webhookEndpoints': { ids: {}, query: '{ webhookEndpoints { id url } }' },
   'Query.webhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'query($id: ID!) { webhookEndpoint(id: $id) { id url } }' },
   'Query.webhookDeliveries': { ids: { endpointId: 'webhookEndpoint' }, query: 'query($endpointId: ID!) { webhookDeliveries(endpointId: $endpointId) { id status } }' },
+  'Query.apiKeys': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { apiKeys(orgId: $orgId) { id masked } }' },
+  'Mutation.createApiKey': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID) { createApiKey(input: {name: "Matrix key", orgId: $orgId}) { id apiKey } }' },
+  'Mutation.rollApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { rollApiKey(id: $id) { id apiKey } }' },
+  'Mutation.revokeApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }' },
+  'Query.oauthClients': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { oauthClients(orgId: $orgId) { id clientId } }' },
+  'Mutation.createOAuthClient': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID) { createOAuthClient(input: {name: "Matrix client", scopes: ["closures:read"], orgId: $orgId}) { id clientSecret } }',
+  },
+  'Mutation.rotateOAuthClientSecret': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }' },
+  'Mutation.setOAuthClientScopes': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }' },
+  'Mutation.revokeOAuthClient': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { revokeOAuthClient(id: $id) { id } }' },
   'Mutation.createWebhookEndpoint': {
     ids: {},
     query: 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/matrix"}) { id secret } }',
