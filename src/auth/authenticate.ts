@@ -8,7 +8,7 @@ import { Unauthenticated } from '../domain/errors.js';
 import type { OrganizationRecord } from '../domain/readModelRecords.js';
 import type { ReadModel } from '../readmodel/readModel.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { API_KEY_PATTERN, hashesEqual, hashSecret } from './secrets.js';
+import { API_KEY_PATTERN, hashesEqual, hashSecret } from '../crypto/secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
 // The actor carries no list of the owner's children: reach is decided per target organization from

@@ -2,7 +2,7 @@
 // (`{error, error_description}`), not the /v1 envelope.
 import type { Db } from '../db/client.js';
 import { isStorableText } from '../domain/storableText.js';
-import { secretMatches } from './secrets.js';
+import { secretMatches } from '../crypto/secrets.js';
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken, type TokenSettings } from './tokens.js';
 
 export type TokenResponse =

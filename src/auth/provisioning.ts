@@ -7,7 +7,7 @@ import { InvalidInput } from '../domain/errors.js';
 import { uuidParam } from '../domain/ids.js';
 import { isValidTimezone } from '../domain/localTime.js';
 import type { Organization } from '../generated/prisma/client.js';
-import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from './secrets.js';
+import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from '../crypto/secrets.js';
 
 // a client or a transaction (the demo data set is written in one)
 export async function createApiKey(db: Prisma.TransactionClient, orgId: string, name = 'API key'): Promise<{ id: string; apiKey: string }> {

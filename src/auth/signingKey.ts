@@ -12,7 +12,7 @@ export interface SigningKey {
   publicJwk: JWK;
   /**
    * 32 bytes derived (HKDF) from the private key, from which the service derives the keys of its own
-   * MACs (auth/derivedKeys.ts): every instance with this signing key agrees, nobody without it can forge.
+   * MACs (crypto/derivedKeys.ts): every instance with this signing key agrees, nobody without it can forge.
    */
   derivationSecret: Uint8Array;
 }

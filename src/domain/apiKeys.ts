@@ -8,7 +8,7 @@
 // change feed; each change is one event (without the key).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { generateApiKey, hashSecret } from '../auth/secrets.js';
+import { generateApiKey, hashSecret } from '../crypto/secrets.js';
 import type { ApiKey } from '../generated/prisma/client.js';
 import { type Actor, assertReach, isScope, requireScope, SCOPES, type Scope } from './access.js';
 import type { DomainDeps } from './deps.js';

@@ -4,7 +4,7 @@
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { z } from 'zod';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
-import { derivedKey } from '../auth/derivedKeys.js';
+import { derivedKey } from '../crypto/derivedKeys.js';
 import type { DomainDeps } from './deps.js';
 import type { CallRequest, Prisma } from '../generated/prisma/client.js';
 import { enqueueJob } from '../jobs/queue.js';

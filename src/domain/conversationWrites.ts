@@ -4,7 +4,7 @@
 // with its transcript, in cursor pages of turns. `duration` is in seconds.
 import { z } from 'zod';
 import { randomUUID } from 'node:crypto';
-import { derivedKey } from '../auth/derivedKeys.js';
+import { derivedKey } from '../crypto/derivedKeys.js';
 import type { Conversation, ConversationMessage } from '../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from './access.js';
 import { CONVERSATION_MEDIUMS, type ConversationDeps, type ConversationView, conversationPageSchema, conversationView } from './conversations.js';

@@ -3,8 +3,7 @@
 // specification's form) or by cursor (REST `cursor`/`nextCursor`, the GraphQL connection): a cursor
 // page is a keyset read (conversationPages.ts), as cheap deep in the list as at its start.
 import { z } from 'zod';
-import { derivedKey } from '../auth/derivedKeys.js';
-import type { SigningKey } from '../auth/signingKey.js';
+import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
@@ -160,7 +159,7 @@ export interface ConversationConnection {
 
 /** What the conversations list needs besides the database: the signing key its cursors' MAC key derives from. */
 export interface ConversationDeps extends DomainDeps {
-  tokens: { key: SigningKey };
+  tokens: { key: KeyMaterial };
 }
 
 export function conversationView(row: Conversation): ConversationView {

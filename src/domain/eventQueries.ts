@@ -4,8 +4,7 @@
 // and time. The log keeps EVENT_RETENTION_DAYS: older events are neither answered nor kept (purged
 // opportunistically here, at most once an hour per process). Scope events:read.
 import { z } from 'zod';
-import { derivedKey } from '../auth/derivedKeys.js';
-import type { SigningKey } from '../auth/signingKey.js';
+import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Event, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
@@ -23,7 +22,7 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What reading the log needs besides the database: the key its cursors are sealed with, and how long events are kept. */
 export interface EventDeps extends DomainDeps {
-  tokens: { key: SigningKey };
+  tokens: { key: KeyMaterial };
   config: { eventRetentionDays: number };
 }
 

@@ -7,7 +7,7 @@
 // read model (tokens already issued carry at most the client's scopes from then on).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { generateClientId, generateClientSecret, hashSecret } from '../auth/secrets.js';
+import { generateClientId, generateClientSecret, hashSecret } from '../crypto/secrets.js';
 import type { OAuthClient } from '../generated/prisma/client.js';
 import { type Actor, isScope, SCOPES, type Scope } from './access.js';
 import { absent, instantInput, MAX_ROLL_OVERLAP_MS, requireCredentialsWrite, scopesInput, targetOrg } from './apiKeys.js';

@@ -4,8 +4,7 @@
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.js';
-import { derivedKey } from '../auth/derivedKeys.js';
-import type { SigningKey } from '../auth/signingKey.js';
+import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from './readModelRecords.js';
 import { type Actor, canReach, reaches, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
@@ -171,7 +170,7 @@ export interface ChildrenConnection {
 
 /** What paging children needs besides the database: the signing key its cursors' MAC key derives from. */
 export interface ChildrenDeps extends DomainDeps {
-  tokens: { key: SigningKey };
+  tokens: { key: KeyMaterial };
 }
 
 const CHILDREN_CURSOR_PURPOSE = 'page cursors v1';

@@ -2,7 +2,7 @@
 // the list was asked with, sealed with an HMAC. A cursor that was altered, made up, or comes back with
 // other filters is a 400 naming the argument, so a client can neither probe positions it was not given
 // nor continue one list with another list's cursor. The MAC key is derived from the service's signing
-// key (auth/derivedKeys.ts), so every instance agrees on every cursor.
+// key (crypto/derivedKeys.ts), so every instance agrees on every cursor.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidInput } from './errors.js';
 

@@ -5,7 +5,7 @@
 // event log like any other, without the secret. Scopes webhooks:read / webhooks:write.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { SigningKey } from '../auth/signingKey.js';
+import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client.js';
 import { encryptSecret, newWebhookSecret } from '../webhooks/secrets.js';
 import { urlProblem } from '../webhooks/targets.js';
@@ -21,7 +21,7 @@ export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 const DELIVERIES_LISTED = 50;
 
 export interface WebhookDeps extends DomainDeps {
-  tokens: { key: SigningKey };
+  tokens: { key: KeyMaterial };
   config: { webhookAllowPrivateTargets: boolean };
 }
 

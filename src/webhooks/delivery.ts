@@ -15,7 +15,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { SigningKey } from '../auth/signingKey.js';
+import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
 import type { ClaimedJob, JobOutcome, JobQueue } from '../jobs/queue.js';
 import { decryptSecret } from './secrets.js';
@@ -31,7 +31,7 @@ export const DELIVER_JOB = 'webhook.deliver';
 export interface DeliveryDeps {
   db: Db;
   clock: () => Date;
-  tokens: { key: SigningKey };
+  tokens: { key: KeyMaterial };
   config: { webhookAllowPrivateTargets: boolean };
 }
 

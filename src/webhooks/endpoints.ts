@@ -1,7 +1,7 @@
 // Webhook endpoints as stored. The API over them (/v1/webhook-endpoints) is the next step; the
 // delivery engine and its tests create endpoints through this function.
 import { randomUUID } from 'node:crypto';
-import type { SigningKey } from '../auth/signingKey.js';
+import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
 import { encryptSecret, newWebhookSecret } from './secrets.js';
 
@@ -15,7 +15,7 @@ export interface NewEndpoint {
 }
 
 /** Stores an endpoint with a new signing secret; answers its id and the secret (shown once, stored encrypted). */
-export async function createEndpointRecord(db: Pick<Db, 'webhookEndpoint'>, key: SigningKey, now: Date, input: NewEndpoint): Promise<{ id: string; secret: string }> {
+export async function createEndpointRecord(db: Pick<Db, 'webhookEndpoint'>, key: KeyMaterial, now: Date, input: NewEndpoint): Promise<{ id: string; secret: string }> {
   const secret = newWebhookSecret();
   const id = randomUUID();
   await db.webhookEndpoint.create({

@@ -1,9 +1,8 @@
 // Webhook signing secrets: `whsec_` + 32 random bytes in base64 (the Standard Webhooks form), answered
 // once when made and stored encrypted with AES-256-GCM under a key derived from the service's signing
-// key (auth/derivedKeys.ts), so every instance can sign and a database dump alone cannot.
+// key (crypto/derivedKeys.ts), so every instance can sign and a database dump alone cannot.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { derivedKey } from '../auth/derivedKeys.js';
-import type { SigningKey } from '../auth/signingKey.js';
+import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 
 const PURPOSE = 'webhook secrets v1';
 
@@ -12,14 +11,14 @@ export function newWebhookSecret(): string {
 }
 
 /** iv.ciphertext.tag, each base64url. */
-export function encryptSecret(key: SigningKey, secret: string): string {
+export function encryptSecret(key: KeyMaterial, secret: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', derivedKey(key, PURPOSE), iv);
   const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
   return [iv, sealed, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.');
 }
 
-export function decryptSecret(key: SigningKey, stored: string): string {
+export function decryptSecret(key: KeyMaterial, stored: string): string {
   const [iv, sealed, tag] = stored.split('.').map((part) => Buffer.from(part, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', derivedKey(key, PURPOSE), iv!);
   decipher.setAuthTag(tag!);

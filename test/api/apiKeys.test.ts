@@ -3,7 +3,7 @@
 // an overlap the fake clock walks through, revoked at once; only a credential holding every scope
 // manages them; an account manages its children's.
 import { describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/auth/secrets.js';
+import { hashSecret } from '../../src/crypto/secrets.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();

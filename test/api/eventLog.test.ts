@@ -7,7 +7,7 @@ import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
-import { hashSecret } from '../../src/auth/secrets.js';
+import { hashSecret } from '../../src/crypto/secrets.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
