@@ -3,6 +3,7 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ZodPlugin from '@pothos/plugin-zod';
+import { GraphQLError, GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
@@ -34,7 +35,18 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.addScalarType('DateTime', DateTimeResolver, {});
+// graphql-scalars' DateTime names a refused value with JSON.stringify, which overflows the stack on a variable
+// nested thousands of arrays deep (a 500): anything but a string, a number or a Date is refused before it is named
+const DateTime = new GraphQLScalarType({
+  ...DateTimeResolver.toConfig(),
+  parseValue(value: unknown) {
+    if (typeof value !== 'string' && typeof value !== 'number' && !(value instanceof Date)) {
+      throw new GraphQLError(`DateTime cannot represent a value of type ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}; send an ISO-8601 date-time string`);
+    }
+    return DateTimeResolver.parseValue(value);
+  },
+});
+builder.addScalarType('DateTime', DateTime, {});
 builder.addScalarType('JSON', JSONResolver, {});
 
 builder.queryType({ description: 'Read operations. Every field requires a bearer credential (API key or OAuth access token).' });
