@@ -85,26 +85,11 @@ export function useRequestIdInErrors(): Plugin<Record<string, unknown>, { deps: 
   return {
     // every executed operation (both ways of reading a request, graphql/overHttp.ts)
     onExecutionResult({ result, setResult, context }) {
-      if (!result) return;
-      const deps = (context as unknown as { deps: AppDeps }).deps;
-      if (Symbol.asyncIterator in result) {
-        const events = result as AsyncIterable<ExecutionResultLike>;
-        setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)) as never);
-        return;
-      }
-      const stamped = stampRequestIds(result as never, deps);
-      if (stamped !== result) setResult(stamped);
+      if (result) stampResult(result, (context as unknown as { deps: AppDeps }).deps, setResult as (r: unknown) => void);
     },
     // and what yoga answers without executing (a body it cannot read, a method it refuses); stamping is idempotent
     onResultProcess({ result, setResult, serverContext }) {
-      const deps = serverContext.deps;
-      if (Symbol.asyncIterator in result) {
-        const events = result as AsyncIterable<ExecutionResultLike>;
-        setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)) as never);
-        return;
-      }
-      const stamped = stampRequestIds(result as never, deps);
-      if (stamped !== result) setResult(stamped);
+      stampResult(result, serverContext.deps, setResult as (r: unknown) => void);
     },
   };
 }
@@ -157,4 +142,15 @@ export function maskGraphQLError() {
     maskedCauses.set(masked, (graphQLError?.originalError ?? error) as unknown);
     return masked;
   };
+}
+
+/** Stamps the request id on a result's errors, or on every event of a stream (a subscription). */
+function stampResult(result: object, deps: AppDeps, setResult: (result: unknown) => void): void {
+  if (Symbol.asyncIterator in result) {
+    const events = result as AsyncIterable<ExecutionResultLike>;
+    setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)));
+    return;
+  }
+  const stamped = stampRequestIds(result as never, deps);
+  if (stamped !== result) setResult(stamped);
 }
