@@ -2,11 +2,11 @@
 //   - ioredis and yoga's Redis event target (only with REDIS_URL): about 20 MB of resident memory and 150 ms
 //     of loading; both ship CommonJS, so a plain synchronous require keeps the classes that use them
 //     constructible as before (loaded from node_modules, not from the bundle);
-//   - PGlite and its Prisma adapter (only for an embedded database, and the migration tools): about 8 MB and
-//     80 ms that a deployment on a PostgreSQL server would pay for nothing; ES modules, loaded by import()
+//   - PGlite and its Prisma adapter (only for an embedded database, and the migration tools): megabytes and
+//     start time that a deployment on a PostgreSQL server would pay for nothing; ES modules, loaded by import()
 //     (a chunk of their own in the bundle);
 //   - pg and Prisma's adapter for it (only for a PostgreSQL server): on Node 20 pg's first load also loads
-//     undici (it probes `new Response()` for Cloudflare Workers): 35–60 ms of an embedded start.
+//     undici (it probes `new Response()` for Cloudflare Workers), a noticeable part of an embedded start.
 import { createRequire } from 'node:module';
 
 // not named `require`: the bundle's banner (src/cli/build.mjs) declares that name at the top of each file

@@ -94,8 +94,7 @@ export async function build({ force = false } = {}) {
     // bundled CommonJS packages call require() for Node's own modules
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     sourcemap: 'linked',
-    // a third less for V8 to parse at every start (3.5 → 2.3 MB for server.js; 5–10 % off an embedded start,
-    // measured); identifiers are kept, so stack traces still name the functions
+    // less for V8 to parse at every start (bench/RESULTS.md has the start times); identifiers are kept, so stack traces still name the functions
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
