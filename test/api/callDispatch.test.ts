@@ -216,7 +216,12 @@ describe('every request reaches a final state', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push(await place(t, { notAfter: new Date(Date.parse(NOW) + (10 + Math.floor(random() * 20)) * 60_000).toISOString() }));
+    // placed a second apart: claims come in due order, so the seeded outcomes fall on the same requests every run
+    // (placed at one instant, they were claimed in the order of their random ids)
+    for (let i = 0; i < 30; i++) {
+      t.clock.set(new Date(Date.parse(NOW) + i * 1_000).toISOString());
+      ids.push(await place(t, { notAfter: new Date(Date.parse(NOW) + (10 + Math.floor(random() * 20)) * 60_000).toISOString() }));
+    }
     for (let minute = 0; minute < 40; minute++) {
       for (const c of await claim(t, { max: 3, leaseSeconds: 30 })) {
         const id = c.callRequest.callRequestId;
