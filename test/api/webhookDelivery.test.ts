@@ -2,51 +2,18 @@
 // Standard Webhooks (verified here with the `standardwebhooks` package, as a receiver would); failures
 // are retried with growing gaps on the app's clock; 410 disables the endpoint; private and metadata
 // addresses are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS. The receiver listens on 127.0.0.1.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { attemptDelivery, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
+import { type Received, useWebhookReceiver } from '../support/webhookReceiver.js';
 
 const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-let server: Server;
-let receiverUrl = '';
-let received: Received[] = [];
-/** The statuses the receiver answers, in turn (then 200). */
-let script: number[] = [];
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = script.shift() ?? 200;
-      res.end(res.statusCode === 200 ? 'thanks' : 'not now');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-});
-
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
-
-beforeEach(() => {
-  received = [];
-  script = [];
-});
+const receiver = useWebhookReceiver();
 
 function queue() {
   return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
@@ -62,7 +29,7 @@ function verify(secret: string, message: Received): unknown {
   }
 }
 
-async function endpoint(eventTypes: string[], orgId = t.demo.organizations.clinic.id, url = receiverUrl) {
+async function endpoint(eventTypes: string[], orgId = t.demo.organizations.clinic.id, url = receiver.url) {
   return createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId, url, eventTypes });
 }
 
@@ -75,13 +42,13 @@ describe('webhook delivery', () => {
     const created = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
     await t.rest('PATCH', `/v1/organizations/${t.demo.organizations.clinic.id}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Not subscribed' } });
     expect(await queue().runDue()).toBe(1);
-    expect(received).toHaveLength(1);
-    const payload = verify(secret, received[0]!) as Record<string, unknown>;
+    expect(receiver.received).toHaveLength(1);
+    const payload = verify(secret, receiver.received[0]!) as Record<string, unknown>;
     const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'closure.created' } });
     expect(payload).toEqual({ id: event.id, type: 'closure.created', occurredAt: event.occurredAt.toISOString(), orgId: t.demo.organizations.clinic.id, data: created.body.data });
-    expect(received[0]!.headers['webhook-id']).toBe(event.id);
+    expect(receiver.received[0]!.headers['webhook-id']).toBe(event.id);
     // a wrong secret does not verify
-    expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, received[0]!)).toThrow();
+    expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, receiver.received[0]!)).toThrow();
     const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200, response: 'thanks', nextAttemptAt: null });
     // the secret is stored encrypted
@@ -92,7 +59,7 @@ describe('webhook delivery', () => {
   it('retries a failing receiver with growing gaps on the app clock: three failures, then delivered on the fourth attempt', async () => {
     t.clock.set(new Date());
     const { secret } = await endpoint(['*']);
-    script = [500, 503, 502];
+    receiver.script = [500, 503, 502];
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
     const q = queue();
     expect(await q.runDue()).toBe(1);
@@ -102,12 +69,12 @@ describe('webhook delivery', () => {
       t.clock.advance(1_000);
       expect(await q.runDue()).toBe(1);
     }
-    expect(received).toHaveLength(4);
-    const times = received.map((r) => Number(r.headers['webhook-timestamp']));
+    expect(receiver.received).toHaveLength(4);
+    const times = receiver.received.map((r) => Number(r.headers['webhook-timestamp']));
     expect(times.slice(1).map((at, i) => at - times[i]!)).toEqual([5, 300, 1800]);
     // the same message id every time, each attempt signed
-    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    expect(verify(secret, received[3]!)).toMatchObject({ type: 'closure.created' });
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(verify(secret, receiver.received[3]!)).toMatchObject({ type: 'closure.created' });
     const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow();
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, statusCode: 200 });
     expect(await t.deps.db.job.count()).toBe(0);
@@ -116,7 +83,7 @@ describe('webhook delivery', () => {
   it('marks a delivery failed after the last retry', async () => {
     t.clock.set(new Date());
     await endpoint(['*']);
-    script = Array(8).fill(500);
+    receiver.script = Array(8).fill(500);
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
     const q = queue();
     await q.runDue();
@@ -124,20 +91,20 @@ describe('webhook delivery', () => {
       t.clock.advance(10 * 3_600_000);
       expect(await q.runDue()).toBe(1);
     }
-    expect(received).toHaveLength(8);
+    expect(receiver.received).toHaveLength(8);
     expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({ status: 'failed', attempts: 8, statusCode: 500, nextAttemptAt: null });
   });
 
   it('disables the endpoint when it answers 410 Gone, and sends it nothing more', async () => {
     t.clock.set(new Date());
     const { id } = await endpoint(['*']);
-    script = [410];
+    receiver.script = [410];
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
     await queue().runDue();
     expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ enabled: false });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
     expect(await queue().runDue()).toBe(0);
-    expect(received).toHaveLength(1);
+    expect(receiver.received).toHaveLength(1);
   });
 
   it("sends an account's endpoint its children's events, and no endpoint another tenant's", async () => {
@@ -146,7 +113,7 @@ describe('webhook delivery', () => {
     await endpoint(['*'], t.demo.organizations.other.id);
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.account.apiKey, json: closureBody });
     expect(await queue().runDue()).toBe(1);
-    expect(verify(secret, received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
+    expect(verify(secret, receiver.received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
   });
 
   it('records the event and its delivery with the write: a write that rolls back sends nothing', async () => {
@@ -168,7 +135,7 @@ describe('webhook metrics', () => {
     const q = queue();
     t.deps.jobs = q;
     try {
-      script = [503];
+      receiver.script = [503];
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
       await q.runDue();
       const scrape = async () => (await t.fetch('/metrics')).text();
@@ -198,7 +165,7 @@ describe('webhook targets', () => {
 
   it('does not connect to 127.0.0.1, localhost, 169.254.169.254 or 10.x without the flag (checked at delivery, after DNS)', async () => {
     t.clock.set(new Date());
-    const port = (server.address() as AddressInfo).port;
+    const port = new URL(receiver.url).port;
     const strict = { ...t.deps, config: { ...t.deps.config, webhookAllowPrivateTargets: false } };
     for (const url of [`https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook']) {
       await t.deps.db.webhookEndpoint.deleteMany();
@@ -209,6 +176,6 @@ describe('webhook targets', () => {
       expect(outcome, url).toMatchObject({ error: expect.stringMatching(/public address/) });
       expect((await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).response, url).toMatch(/public address/);
     }
-    expect(received).toHaveLength(0);
+    expect(receiver.received).toHaveLength(0);
   });
 });

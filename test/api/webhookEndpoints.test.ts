@@ -1,39 +1,17 @@
 // The webhook endpoints API (/v1/webhook-endpoints and the GraphQL twins): the secret shown once and
 // never again (nor in events), validation, rotation with a 24 h overlap of both signatures, test events,
 // the deliveries list and retries. The receiver listens on 127.0.0.1 (private targets allowed here).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { useTestApp } from '../support/testApp.js';
+import { useWebhookReceiver } from '../support/webhookReceiver.js';
 
 const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 
-let server: Server;
-let url = '';
-let received: { headers: IncomingHttpHeaders; body: string }[] = [];
-let script: number[] = [];
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = script.shift() ?? 200;
-      res.end(res.statusCode === 200 ? 'thanks' : 'no');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-});
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(() => {
-  received = [];
-  script = [];
-});
+const receiver = useWebhookReceiver();
 
 const queue = () => handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
 
@@ -51,11 +29,11 @@ function verifies(secret: string, message: { headers: IncomingHttpHeaders; body:
 
 describe('/v1/webhook-endpoints', () => {
   it('answers the secret once; reads never show it, nor do the events', async () => {
-    const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url, description: 'Back office', eventTypes: ['closure.*'] } });
+    const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, description: 'Back office', eventTypes: ['closure.*'] } });
     expect(created.status).toBe(200);
     const { secret, ...endpoint } = created.body.data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(endpoint).toMatchObject({ url, description: 'Back office', eventTypes: ['closure.*'], enabled: true, orgId: t.demo.organizations.clinic.id });
+    expect(endpoint).toMatchObject({ url: receiver.url, description: 'Back office', eventTypes: ['closure.*'], enabled: true, orgId: t.demo.organizations.clinic.id });
     const got = await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}`);
     expect(got.body.data).toEqual(endpoint);
     expect((await t.rest('GET', '/v1/webhook-endpoints')).body.data.webhookEndpoints).toEqual([endpoint]);
@@ -70,26 +48,26 @@ describe('/v1/webhook-endpoints', () => {
     const bad = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: 'ftp://example.com/x' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].path).toBe('url');
-    const types = await t.rest('POST', '/v1/webhook-endpoints', { json: { url, eventTypes: ['closure.exploded'] } });
+    const types = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['closure.exploded'] } });
     expect(types.status).toBe(400);
     expect(types.body.errors[0].path).toMatch(/^eventTypes/);
-    const scope = await t.rest('POST', '/v1/webhook-endpoints', { token: await t.accessToken('clinicReadOnly'), json: { url } });
+    const scope = await t.rest('POST', '/v1/webhook-endpoints', { token: await t.accessToken('clinicReadOnly'), json: { url: receiver.url } });
     expect(scope.status).toBe(403);
   });
 
   it('sends a webhook.test event to that endpoint only, and lists its deliveries with the answer', async () => {
     t.clock.set(new Date());
-    const a = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url, eventTypes: ['*'] } })).body.data;
-    await t.rest('POST', '/v1/webhook-endpoints', { json: { url: `${url}/other`, eventTypes: ['*'] } });
+    const a = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['*'] } })).body.data;
+    await t.rest('POST', '/v1/webhook-endpoints', { json: { url: `${receiver.url}/other`, eventTypes: ['*'] } });
     await queue().runDue(); // the second endpoint's creation event went to the first one
-    received = [];
+    receiver.received = [];
     t.clock.advance(1_000);
     const sent = await t.rest('POST', `/v1/webhook-endpoints/${a.id}/test`);
     expect(sent.body.data).toMatchObject({ endpointId: a.id, eventType: 'webhook.test', status: 'pending', attempts: 0 });
     expect(await queue().runDue()).toBe(1);
-    expect(received).toHaveLength(1);
-    expect(verifies(a.secret, received[0]!)).toBe(true);
-    expect(JSON.parse(received[0]!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId: a.id } });
+    expect(receiver.received).toHaveLength(1);
+    expect(verifies(a.secret, receiver.received[0]!)).toBe(true);
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId: a.id } });
     const deliveries = (await t.rest('GET', `/v1/webhook-endpoints/${a.id}/deliveries`)).body.data.deliveries;
     expect(deliveries[0]).toMatchObject({ id: sent.body.data.id, status: 'delivered', attempts: 1, statusCode: 200, response: 'thanks', nextAttemptAt: null });
     expect(deliveries[0].latencyMs).toBeGreaterThanOrEqual(0);
@@ -97,27 +75,27 @@ describe('/v1/webhook-endpoints', () => {
 
   it('rotates the secret: both signatures for 24 hours, then only the new one', async () => {
     t.clock.set(new Date());
-    const created = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url, eventTypes: ['closure.*'] } })).body.data;
+    const created = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['closure.*'] } })).body.data;
     const rotated = (await t.rest('POST', `/v1/webhook-endpoints/${created.id}/rotate-secret`)).body.data;
     expect(rotated.secret).not.toBe(created.secret);
     expect(rotated.previousSecretExpiresAt).toBe(new Date(t.clock.now().getTime() + 24 * 3_600_000).toISOString());
     const closure = { description: 'Holiday', annualDate: { month: 12, day: 25 }, chatGreeting: null, phoneGreeting: null };
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
     await queue().runDue();
-    expect(String(received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(verifies(rotated.secret, received[0]!)).toBe(true);
-    expect(verifies(created.secret, received[0]!)).toBe(true);
+    expect(String(receiver.received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifies(rotated.secret, receiver.received[0]!)).toBe(true);
+    expect(verifies(created.secret, receiver.received[0]!)).toBe(true);
     t.clock.advance(24 * 3_600_000);
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
     await queue().runDue();
-    expect(verifies(rotated.secret, received[1]!)).toBe(true);
-    expect(verifies(created.secret, received[1]!)).toBe(false);
+    expect(verifies(rotated.secret, receiver.received[1]!)).toBe(true);
+    expect(verifies(created.secret, receiver.received[1]!)).toBe(false);
   });
 
   it('retries a failed delivery on request; updates and deletes the endpoint', async () => {
     t.clock.set(new Date());
-    const endpoint = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url, eventTypes: ['webhook.test'] } })).body.data;
-    script = [410];
+    const endpoint = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['webhook.test'] } })).body.data;
+    receiver.script = [410];
     const delivery = (await t.rest('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).body.data;
     await queue().runDue();
     const gone = (await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}`)).body.data;
@@ -138,18 +116,18 @@ describe('/v1/webhook-endpoints', () => {
 describe('GraphQL webhook endpoints', () => {
   it('creates, lists, tests and reads deliveries like REST', async () => {
     t.clock.set(new Date());
-    const created = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["closure.*"]}) { id url eventTypes secret } }', { url });
+    const created = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["closure.*"]}) { id url eventTypes secret } }', { url: receiver.url });
     expect(created.body.errors).toBeUndefined();
     const endpoint = created.body.data.createWebhookEndpoint;
     expect(endpoint.secret).toMatch(/^whsec_/);
     const rest = (await t.rest('GET', '/v1/webhook-endpoints')).body.data.webhookEndpoints;
     expect(rest.map((e: any) => e.id)).toEqual([endpoint.id]);
     const listed = await t.gql('{ webhookEndpoints { id url eventTypes enabled } }');
-    expect(listed.body.data.webhookEndpoints).toEqual([{ id: endpoint.id, url, eventTypes: ['closure.*'], enabled: true }]);
+    expect(listed.body.data.webhookEndpoints).toEqual([{ id: endpoint.id, url: receiver.url, eventTypes: ['closure.*'], enabled: true }]);
     const tested = await t.gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id status eventType } }', { id: endpoint.id });
     expect(tested.body.data.testWebhookEndpoint).toMatchObject({ status: 'pending', eventType: 'webhook.test' });
     await queue().runDue();
-    expect(verifies(endpoint.secret, received[0]!)).toBe(true);
+    expect(verifies(endpoint.secret, receiver.received[0]!)).toBe(true);
     const deliveries = await t.gql('query($id: ID!) { webhookDeliveries(endpointId: $id) { id status statusCode } }', { id: endpoint.id });
     expect(deliveries.body.data.webhookDeliveries).toEqual([{ id: tested.body.data.testWebhookEndpoint.id, status: 'delivered', statusCode: 200 }]);
     const bad = await t.gql('mutation { createWebhookEndpoint(input: {url: "ftp://x"}) { id } }');
