@@ -413,7 +413,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       version: packageVersion(),
       description:
         'Office hours, closures, availability, templates, workflows, phone numbers, insurances, call requests and conversations of the organizations behind AI voice and chat agents. ' +
-        'Every /v1 answer is the envelope `{success, data, message}`. Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
+        'Every /v1 answer is the envelope `{success, data, message}`; an error adds a stable `code` (the ErrorEnvelope schema lists them). Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
         'The same operations exist in GraphQL at `/graphql`. ' +
         'Every answer carries `X-Request-Id`. GET answers carry a weak `ETag` (send `If-None-Match` to get 304 while nothing changed). ' +
         'POST, PUT and PATCH accept an `Idempotency-Key` that makes retries safe. `GET /v1/conversations` pages by `offset` or by `cursor` (`pagination.nextCursor`).',
