@@ -453,7 +453,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/conversations/:conversationId/messages': { role: 'caller', text: 'Hi, I would like to confirm my appointment on Tuesday.' },
   'POST /v1/conversations/:conversationId/end': { summary: endedConversation.summary, topic: endedConversation.topic, tags: endedConversation.conversationTags, duration: endedConversation.duration },
   'POST /v1/organizations/:orgId/closures': { description: timedClosure.description, chatGreeting: null, phoneGreeting: timedClosure.phoneGreeting, startAt: timedClosure.startAt, endAt: timedClosure.endAt },
-  'POST /v1/organizations/:orgId/closures/:closureId': { description: 'Team training (extended)', endAt: '2026-03-10T18:00:00Z' },
+  'POST /v1/organizations/:orgId/closures/:closureId': { description: 'Team training (extended)', startAt: timedClosure.startAt, endAt: '2026-03-10T18:00:00Z' },
   'POST /v1/organizations/:orgId/office-hours': { dayOfWeek: monday.dayOfWeek, isClosed: false, open: monday.open, close: monday.close, breaks: breaksInput },
   'PUT /v1/organizations/:orgId/office-hours': {
     officeHours: [
