@@ -15,6 +15,7 @@ import { useWebhookReceiver } from '../support/webhookReceiver.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const chromiumMissing = !existsSync(CHROMIUM);
+const AUDIENCE = 'https://portal.test/v1';
 const SCREENSHOTS = join(projectRoot, 'test', 'e2e', 'screenshots');
 
 /** A datetime-local value (the browser's and this process's time zone are the same: TZ is inherited). */
@@ -43,7 +44,7 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
   beforeAll(async () => {
     if (chromiumMissing) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    service = await startServer({ DATABASE_URL: 'pglite:memory', REDIS_URL: '', NODE_ENV: 'development' });
+    service = await startServer({ DATABASE_URL: 'pglite:memory', REDIS_URL: '', NODE_ENV: 'development', OAUTH_AUDIENCE: AUDIENCE });
     demoKey = /Demo API key \(account organization\): (svc-sk-v2-\w+)/.exec(service.output().stdout + service.output().stderr)![1]!;
     const viewer = await api('/graphql', demoKey, { method: 'POST', body: JSON.stringify({ query: '{ viewer { organization { id } } }' }) });
     orgId = ((await viewer.json()) as { data: { viewer: { organization: { id: string } } } }).data.viewer.organization.id;
@@ -181,9 +182,9 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     const token = await fetch(`${service!.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, audience: AUDIENCE }),
     });
-    expect(token.status).toBe(200);
+    expect(token.status, await token.clone().text()).toBe(200);
     await shot('08-oauth-client');
     await page.getByRole('button', { name: 'I have saved it' }).click();
 
