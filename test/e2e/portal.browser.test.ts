@@ -158,6 +158,10 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
 
     await page.getByRole('button', { name: 'I have saved it' }).click();
     await expect.poll(() => page.locator('#keys-rows tr', { hasText: 'Closures reader' }).count()).toBe(2);
+    // the list shows the old key's new expiry (the Expires column), and none for the new one
+    const oldRow = page.locator('#keys-rows tr', { hasText: restricted.slice(-4) });
+    expect(await oldRow.locator('td').nth(5).locator('time').getAttribute('datetime')).toBe(old.expiresAt);
+    expect(await page.locator('#keys-rows tr', { hasText: rolled.slice(-4) }).locator('td').nth(5).innerText()).toBe('never');
   });
 
   it('revokes the new key: it is refused at once and leaves the list', async () => {
@@ -211,9 +215,21 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     expect(problems).toEqual([]);
   });
 
-  it('signs out, forgetting the key', async () => {
+  it('signs out, forgetting the key; a restricted key sees what it may and is told what it may not', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => sessionStorage.getItem('ocs-portal-key'))).toBeNull();
     expect(await page.getByLabel('API key', { exact: true }).isVisible()).toBe(true);
+
+    // the rolled-over key, still within its overlap: closures:read only
+    await page.getByLabel('API key', { exact: true }).fill(restricted);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#org-details').innerText(), { timeout: 15_000 }).toContain('Bright Smiles Dental Group');
+    expect(await page.locator('#keys-denied').isVisible()).toBe(true);
+    expect(await page.locator('#keys-body').isHidden()).toBe(true);
+    expect(await page.locator('#webhooks-denied').innerText()).toContain('webhooks:read');
+    expect(await page.locator('#week-denied').innerText()).toContain('office-hours:read');
+    expect(await page.getByRole('alert').isHidden()).toBe(true);
+    await shot('10-restricted-key-signed-in');
+    await page.getByRole('button', { name: 'Sign out' }).click();
   });
 });
