@@ -469,7 +469,7 @@
     return h('tr', {}, [
       h('td', { text: client.name }),
       h('td', {}, [h('code', { text: client.clientId })]),
-      h('td', { text: client.scopes.join(', ') }),
+      h('td', { text: SCOPES.every((s) => client.scopes.includes(s)) ? 'every scope' : client.scopes.join(', ') }),
       h('td', {}, [when(client.createdAt)]),
       h('td', {}, [when(client.previousSecretExpiresAt, '—')]),
       actions,
