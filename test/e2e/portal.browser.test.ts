@@ -222,14 +222,23 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
 
     // the rolled-over key, still within its overlap: closures:read only
     await page.getByLabel('API key', { exact: true }).fill(restricted);
+    expect(await page.locator('#org-details').innerText()).toBe(''); // nothing left of the last session
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.locator('#org-details').innerText(), { timeout: 15_000 }).toContain('Bright Smiles Dental Group');
-    expect(await page.locator('#keys-denied').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#keys-denied').isVisible()).toBe(true);
     expect(await page.locator('#keys-body').isHidden()).toBe(true);
     expect(await page.locator('#webhooks-denied').innerText()).toContain('webhooks:read');
     expect(await page.locator('#week-denied').innerText()).toContain('office-hours:read');
     expect(await page.getByRole('alert').isHidden()).toBe(true);
     await shot('10-restricted-key-signed-in');
     await page.getByRole('button', { name: 'Sign out' }).click();
+
+    // the revoked key: refused with the service's message, and not kept
+    await page.getByLabel('API key', { exact: true }).fill(rolled);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText(), { timeout: 10_000 }).toBe('Invalid API key');
+    expect(await page.evaluate(() => sessionStorage.getItem('ocs-portal-key'))).toBeNull();
+    expect(await page.locator('#portal').isHidden()).toBe(true);
+    expect(problems).toEqual([]);
   });
 });

@@ -194,6 +194,9 @@
     viewer = null;
     acting = null;
     hideSecret();
+    // nothing of the last session stays in the page
+    for (const id of ['org-details', 'children-rows', 'keys-rows', 'clients-rows', 'webhooks-rows', 'deliveries-rows', 'week-days']) el(id).replaceChildren();
+    for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
     el('portal').hidden = true;
     el('signin').hidden = false;
     input('signin-key').value = '';
