@@ -67,9 +67,9 @@ export function createApp(deps: AppDeps) {
     if (methods.length > 0) {
       c.set('route', `${c.req.method} (method not allowed)`);
       c.header('Allow', methods.join(', '));
-      return c.json(errorBody(`Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`), 405);
+      return c.json(errorBody('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`), 405);
     }
-    return c.json(errorBody(`No route ${c.req.method} ${c.req.path}`), 404);
+    return c.json(errorBody('not_found', `No route ${c.req.method} ${c.req.path}`), 404);
   });
 
   app.onError((err, c) => restErrorResponse(c, err, (c.get('deps') ?? deps).logger));

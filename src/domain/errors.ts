@@ -1,6 +1,8 @@
-// The domain's errors. Each surface maps them once: REST to a status + envelope (rest/errors.ts),
-// GraphQL to `extensions.code` (graphql/errors.ts).
+// The domain's errors. Each surface maps them once: REST to a status + envelope with its `code`
+// (rest/errors.ts), GraphQL to `extensions.code` (graphql/errors.ts). A domain error's `code` is its
+// GraphQL code; the error catalogue (errorCodes.ts) gives the REST code and status of each.
 import type { z } from 'zod';
+import type { GraphQLErrorCode } from './errorCodes.js';
 
 export interface Issue {
   /** Dotted path of the offending field, e.g. "annualDate.month" or "breaks.1.end"; "" for the whole input. */
@@ -9,7 +11,8 @@ export interface Issue {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code:
+  abstract readonly code: Extract<
+    GraphQLErrorCode,
     | 'BAD_USER_INPUT'
     | 'NOT_FOUND'
     | 'FORBIDDEN'
@@ -18,7 +21,8 @@ export abstract class DomainError extends Error {
     | 'IDEMPOTENCY_KEY_IN_USE'
     | 'IDEMPOTENCY_KEY_REUSED'
     | 'UNAVAILABLE'
-    | 'CONFLICT';
+    | 'CONFLICT'
+  >;
 }
 
 /**

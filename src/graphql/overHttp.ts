@@ -28,6 +28,7 @@ import { clientAddress } from '../http/clientAddress.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, readLimited } from '../http/body.js';
+import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
@@ -52,7 +53,7 @@ export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<
     try {
       post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
     } catch (err) {
-      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: 'BAD_REQUEST', requestId: c.get('requestId') } }] }, err.status);
+      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: graphqlCodeOf(err.code), requestId: c.get('requestId') } }] }, err.status);
       throw err;
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {

@@ -1,7 +1,10 @@
 // graphql-yoga answers a POST with a content type it cannot parse (415) and a request whose Accept
 // header names no media type it can produce (406) with an empty body. Every other GraphQL error is a
 // JSON document with `errors`, so these two get one as well: a client always learns what went wrong.
-const REASONS: Record<number, { code: string; message: (request: Request) => string }> = {
+// Their codes are in the error catalogue (domain/errorCodes.ts).
+import type { GraphQLErrorCode } from '../domain/errorCodes.js';
+
+const REASONS: Record<number, { code: GraphQLErrorCode; message: (request: Request) => string }> = {
   415: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
     message: (request) =>

@@ -3,6 +3,7 @@
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
 import type { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { RestErrorCode } from '../domain/errorCodes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -41,12 +42,15 @@ function checkPartCount(bytes: Uint8Array, contentType: string): void {
   }
 }
 
+/** A body the service cannot read; `code` is its kind in the error catalogue (domain/errorCodes.ts). */
 export class BodyError extends Error {
+  readonly code: Extract<RestErrorCode, 'malformed_request' | 'payload_too_large' | 'unsupported_media_type'>;
   constructor(
     readonly status: 400 | 413 | 415,
     message: string,
   ) {
     super(message);
+    this.code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_request';
   }
 }
 

@@ -21,6 +21,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { HttpLimits } from '../config.js';
 import { errorFields, type Logger } from '../logger.js';
+import type { RestErrorCode } from '../domain/errorCodes.js';
 import { RequestScheduler } from './requestScheduler.js';
 import { requestIdFrom } from './requestContext.js';
 
@@ -93,36 +94,44 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
   });
 }
 
-function envelope(message: string): string {
-  return JSON.stringify({ success: false, data: {}, message });
+/** The /v1 error envelope (rest/envelope.ts), written here without the app: these answers come before it. */
+function envelope(code: RestErrorCode, message: string): string {
+  return JSON.stringify({ success: false, data: {}, message, code });
 }
 
 function refuseOverloaded(req: IncomingMessage, res: ServerResponse): void {
-  const body = envelope('The service is overloaded; retry shortly');
+  const body = envelope('unavailable', 'The service is overloaded; retry shortly');
   const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
   res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1', 'x-request-id': requestId });
   res.end(body);
 }
 
 function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): void {
-  const body = envelope('The request has no Host header (HTTP/1.1 requires one)');
+  const body = envelope('malformed_request', 'The request has no Host header (HTTP/1.1 requires one)');
   const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
   res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
   res.end(body);
 }
 
 function refuseTooManyHeaders(res: ServerResponse, max: number): void {
-  const body = envelope(`Too many header fields (at most ${max})`);
+  const body = envelope('header_fields_too_large', `Too many header fields (at most ${max})`);
   // the body of the request is not read: close rather than leave it in the connection
   res.writeHead(431, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
   res.end(body);
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; reason: string; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'The request headers are too large' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'The request was not received in time' },
+interface ClientError {
+  status: number;
+  reason: string;
+  code: RestErrorCode;
+  message: string;
+}
+const CLIENT_ERRORS: Record<string, ClientError> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'header_fields_too_large', message: 'The request headers are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time' },
 };
-const URI_TOO_LONG = { status: 414, reason: 'URI Too Long', message: 'The request URL is too long' };
+const URI_TOO_LONG: ClientError = { status: 414, reason: 'URI Too Long', code: 'uri_too_long', message: 'The request URL is too long' };
+const NOT_HTTP: ClientError = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP' };
 
 /**
  * A header overflow whose bytes (the chunk being parsed, starting with the request line) end before the
@@ -145,8 +154,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, logger?: 
   const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (err.code !== 'ECONNRESET' && socket.writable && !response?.headersSent) {
     const known = err.code === 'HPE_HEADER_OVERFLOW' && urlOverflows(err) ? URI_TOO_LONG : CLIENT_ERRORS[err.code ?? ''];
-    const { status, reason, message } = known ?? { status: 400, reason: 'Bad Request', message: 'The request is not valid HTTP' };
-    const body = envelope(message);
+    const { status, reason, code, message } = known ?? NOT_HTTP;
+    const body = envelope(code, message);
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -25,13 +25,13 @@ export function metricsEndpoint(deps: Pick<AppDeps, 'config' | 'rateLimit'>, reg
       const refused = await addressOverBudget(deps.rateLimit, address);
       if (refused) {
         c.header('Retry-After', String(refused.retryAfter));
-        return c.json(errorBody(refused.message), 429);
+        return c.json(errorBody('rate_limited', refused.message), 429);
       }
       const given = /^Bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
       if (given === undefined || !timingSafeEqual(digest(given), expected)) {
         await countFailedAuthentication(deps.rateLimit, address);
         c.header('WWW-Authenticate', 'Bearer realm="metrics"');
-        return c.json(errorBody('GET /metrics requires Authorization: Bearer <METRICS_TOKEN>'), 401);
+        return c.json(errorBody('unauthenticated', 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>'), 401);
       }
     }
     return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });

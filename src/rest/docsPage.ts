@@ -75,7 +75,7 @@ export function registerApiDocs(app: Hono<AppEnv>, routes: readonly RouteDef[], 
   app.get(`${DOCS_PATH}/:asset`, async (c) => {
     c.set('route', `GET ${DOCS_PATH}/:asset`);
     const asset = await docsAsset(c.req.param('asset'));
-    if (!asset) return c.json(errorBody(`No route GET ${c.req.path}`), 404);
+    if (!asset) return c.json(errorBody('not_found', `No route GET ${c.req.path}`), 404);
     c.header('Cache-Control', 'public, max-age=86400');
     return c.body(asset.body, 200, { 'content-type': asset.contentType });
   });

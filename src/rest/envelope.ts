@@ -1,10 +1,14 @@
-// The response envelope of the specification (§1, §7) on every /v1 answer.
+// The response envelope of the specification (§1, §7) on every /v1 answer. An error adds a stable `code`
+// (CONTRACT §9) from the catalogue (domain/errorCodes.ts), for programs to match on instead of `message`.
+import { restCodeOf, statusOfCode, type RestErrorCode } from '../domain/errorCodes.js';
 import type { DomainError } from '../domain/errors.js';
 
 export interface Envelope {
   success: boolean;
   data: unknown;
   message?: string;
+  /** On errors: what kind of error, one of the catalogue's REST codes (an addition to the specification's envelope). */
+  code?: RestErrorCode;
   /** Present on 400s: each invalid field and why (an addition; `message` already names them). */
   errors?: { path: string; message: string }[];
 }
@@ -13,28 +17,15 @@ export function successBody(data: unknown, message?: string): Envelope {
   return message === undefined ? { success: true, data } : { success: true, data, message };
 }
 
-export function errorBody(message: string, errors?: { path: string; message: string }[]): Envelope {
-  return errors ? { success: false, data: {}, message, errors } : { success: false, data: {}, message };
+export function errorBody(code: RestErrorCode, message: string, errors?: { path: string; message: string }[]): Envelope {
+  return errors ? { success: false, data: {}, message, code, errors } : { success: false, data: {}, message, code };
+}
+
+/** The REST code of a domain error. */
+export function codeOf(err: DomainError): RestErrorCode {
+  return restCodeOf(err.code);
 }
 
 export function statusOf(err: DomainError): 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503 {
-  switch (err.code) {
-    case 'BAD_USER_INPUT':
-      return 400;
-    case 'UNAUTHENTICATED':
-      return 401;
-    case 'FORBIDDEN':
-      return 403;
-    case 'NOT_FOUND':
-      return 404;
-    case 'RATE_LIMITED':
-      return 429;
-    case 'IDEMPOTENCY_KEY_IN_USE':
-    case 'CONFLICT':
-      return 409;
-    case 'IDEMPOTENCY_KEY_REUSED':
-      return 422;
-    case 'UNAVAILABLE':
-      return 503;
-  }
+  return statusOfCode(codeOf(err)) as 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503;
 }

@@ -5,14 +5,18 @@
 // (openapiServicePaths.ts) and examples from the demo data set (openapiExamples.ts). Nothing is written
 // by hand per /v1 route, and the test harness validates every REST answer of the suite against this
 // document, so it cannot drift from what the app serves.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { SCOPES } from '../domain/access.js';
+import { ERROR_CATALOGUE, REST_ERROR_CODES, restCodesOfStatus } from '../domain/errorCodes.js';
+import { projectRoot } from '../projectRoot.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_METHODS } from '../idempotency/key.js';
 import { REQUEST_ID_PATTERN } from '../http/requestContext.js';
 import type { RouteDef } from './route.js';
 import { MAX_BODY_BYTES } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL } from './conditionalGet.js';
-import { ERROR_EXAMPLES, SUCCESS_EXAMPLES, SUCCESS_MESSAGES } from './openapiExamples.js';
+import { ERROR_EXAMPLES, REQUEST_EXAMPLES, SUCCESS_EXAMPLES, SUCCESS_MESSAGES } from './openapiExamples.js';
 import { SERVICE_TAGS, servicePaths } from './openapiServicePaths.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -91,16 +95,65 @@ export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-/** `GET /v1/organizations/:orgId/closures` → `getOrganizationsByOrgIdClosures` */
-function operationId(route: RouteDef): string {
-  const words = route.path
-    .split('/')
-    .filter((s) => s && s !== 'v1')
-    .map((s) => (s.startsWith(':') ? `By-${s.slice(1)}` : s))
-    .join('-')
+/**
+ * Operation ids the rule below would not make readable: a POST that is an action rather than a create,
+ * a GET that answers one record rather than a list, a PUT that sets a part.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /v1/bots/:botId/workflows': 'exportWorkflows',
+  'GET /v1/organizations/:orgId/children': 'listChildOrganizations',
+  'GET /v1/organizations/:orgId/office-hours': 'getOfficeHours',
+  'POST /v1/organizations/:orgId/office-hours': 'setOfficeHoursDay',
+  'PUT /v1/organizations/:orgId/office-hours': 'setOfficeHoursWeek',
+  'GET /v1/organizations/:orgId/availability': 'getAvailability',
+  'GET /v1/organizations/:orgId/availability/timeline': 'getAvailabilityTimeline',
+  'POST /v1/dispatch/claim': 'claimCallRequests',
+  'POST /v1/conversations/:conversationId/messages': 'appendConversationMessage',
+  'GET /v1/webhook-endpoints/:endpointId/deliveries': 'listWebhookDeliveries',
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': 'retryWebhookDelivery',
+  'PUT /v1/oauth-clients/:id/scopes': 'setOauthClientScopes',
+};
+
+const pascal = (segment: string) =>
+  segment
     .split(/[-_]/)
-    .filter(Boolean);
-  return route.method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
+
+/** `closures` → `Closure`, `call-requests` → `CallRequest`; `special-hours` stays plural (one record is "the hours of a date"). */
+function singular(segment: string): string {
+  const word = pascal(segment);
+  if (word.endsWith('Hours')) return word;
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  return word.endsWith('s') ? word.slice(0, -1) : word;
+}
+
+/**
+ * A readable operation id (camelCase, unique): `listClosures`, `createClosure`, `getClosure`,
+ * `updateClosure`, `deleteClosure`, and for an action after a record, the action and the record
+ * (`disableOrganization`, `rotateWebhookEndpointSecret`); OPERATION_IDS names the rest. A POST to a path
+ * that also answers GET creates; a POST to any other path is an action.
+ */
+export function operationIdOf(route: Pick<RouteDef, 'method' | 'path'>, routes: readonly Pick<RouteDef, 'method' | 'path'>[]): string {
+  const named = OPERATION_IDS[`${route.method} ${route.path}`];
+  if (named) return named;
+  const segments = route.path.split('/').filter((s) => s && s !== 'v1');
+  const last = segments.at(-1)!;
+  const isParam = (s: string | undefined) => s?.startsWith(':') ?? false;
+  if (isParam(last)) {
+    const record = singular(segments.at(-2)!);
+    const verb = { GET: 'get', DELETE: 'delete', POST: 'update', PUT: 'update', PATCH: 'update' }[route.method];
+    return `${verb}${record}`;
+  }
+  if (route.method === 'GET') return `list${pascal(last)}`;
+  const isCollection = routes.some((r) => r.method === 'GET' && r.path === route.path);
+  if (isCollection) return `${route.method === 'POST' ? 'create' : 'set'}${singular(last)}`;
+  // an action: `rotate-secret` on a webhook endpoint → rotateWebhookEndpointSecret
+  const [verb = '', ...rest] = last.split('-');
+  const owner = segments.at(-2)!;
+  const object = isParam(owner) ? singular(segments.at(-3)!) : pascal(owner);
+  return `${verb}${object}${pascal(rest.join('-'))}`;
 }
 
 /**
@@ -237,8 +290,8 @@ export function errorStatusesOf(route: Pick<RouteDef, 'method' | 'path' | 'query
   return [...statuses].sort();
 }
 
-function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Record<string, unknown> {
-  const id = operationId(route);
+function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Record<string, JsonSchema>): Record<string, unknown> {
+  const id = operationIdOf(route, routes);
   const key = `${route.method} ${route.path}`;
   const parameters: Record<string, unknown>[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
     name: m[1],
@@ -284,7 +337,7 @@ function operationOf(route: RouteDef, schemas: Record<string, JsonSchema>): Reco
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: body },
+              'application/json': { schema: body, ...(Object.hasOwn(REQUEST_EXAMPLES, key) ? { example: REQUEST_EXAMPLES[key] } : {}) },
               'application/x-www-form-urlencoded': { schema: body },
               'multipart/form-data': { schema: body },
             },
@@ -315,12 +368,21 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   const schemas: Record<string, JsonSchema> = {
     ErrorEnvelope: {
       type: 'object',
-      required: ['success', 'data', 'message'],
+      required: ['success', 'data', 'message', 'code'],
       additionalProperties: false,
       properties: {
         success: { const: false },
         data: { type: 'object', maxProperties: 0, description: 'Always an empty object on errors.' },
         message: { type: 'string', description: 'What went wrong, naming every invalid field and why.' },
+        code: {
+          type: 'string',
+          enum: [...REST_ERROR_CODES],
+          description:
+            'What kind of error, for programs to match on (`message` is for people and may change). GraphQL answers the same kind of error with the `extensions.code` in parentheses.\n\n' +
+            ERROR_CATALOGUE.filter((e) => e.rest !== null)
+              .map((e) => `- \`${e.rest}\` (${e.status}${e.graphql ? `; GraphQL \`${e.graphql}\`` : ''}): ${e.when} ${e.action}`)
+              .join('\n'),
+        },
         errors: {
           type: 'array',
           description: 'On 400s: each invalid field and why.',
@@ -337,7 +399,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     if (!Object.hasOwn(TAG_DESCRIPTIONS, route.tag)) throw new Error(`OpenAPI: the tag "${route.tag}" of ${route.method} ${route.path} has no description`);
-    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route, schemas);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route, routes, schemas);
   }
   Object.assign(paths, structuredClone(servicePaths));
   const tags = [
@@ -348,10 +410,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     openapi: '3.1.0',
     info: {
       title: 'Office Communications Service',
-      version: '1.0.0',
+      version: packageVersion(),
       description:
         'Office hours, closures, availability, templates, workflows, phone numbers, insurances, call requests and conversations of the organizations behind AI voice and chat agents. ' +
-        'Every /v1 answer is the envelope `{success, data, message}`. Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
+        'Every /v1 answer is the envelope `{success, data, message}`; an error adds a stable `code` (the ErrorEnvelope schema lists them). Bodies may be JSON, form-urlencoded or multipart/form-data. ' +
         'The same operations exist in GraphQL at `/graphql`. ' +
         'Every answer carries `X-Request-Id`. GET answers carry a weak `ETag` (send `If-None-Match` to get 304 while nothing changed). ' +
         'POST, PUT and PATCH accept an `Idempotency-Key` that makes retries safe. `GET /v1/conversations` pages by `offset` or by `cursor` (`pagination.nextCursor`).',
@@ -373,7 +435,13 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
           {
             ...r,
             headers: { ...r.headers, 'X-Request-Id': ref('headers', 'XRequestId') },
-            content: { 'application/json': { schema: ref('schemas', 'ErrorEnvelope'), example: { success: false, data: {}, ...ERROR_EXAMPLES[status] } } },
+            content: {
+              'application/json': {
+                // the codes this status is answered with (the catalogue's), on top of the envelope
+                schema: { allOf: [ref('schemas', 'ErrorEnvelope'), { type: 'object', properties: { code: { enum: restCodesOfStatus(Number(status)) } } }] },
+                example: { success: false, data: {}, ...ERROR_EXAMPLES[status] },
+              },
+            },
           },
         ]),
       ),
@@ -395,6 +463,11 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       },
     },
   };
+}
+
+/** The version in package.json, read (not copied) so that the document names the release that serves it. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** The public base URL of the service, from its OAuth audience (`https://api.example.com/v1` → `https://api.example.com`); undefined when the audience is not an http(s) URL. */

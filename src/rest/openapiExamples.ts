@@ -3,6 +3,7 @@
 // numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
 // fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.
 import { sampleWorkflow } from '../demo/demoData.js';
+import type { RestErrorCode } from '../domain/errorCodes.js';
 
 const ids = {
   account: '6f1c2a52-8a43-4c1e-9d55-0c1b5e3a7d10',
@@ -419,19 +420,77 @@ export const SUCCESS_MESSAGES: Record<string, string> = {
   'POST /v1/phone-numbers/:phoneNumberId/attach': 'Phone number attached',
 };
 
+const templateInput = {
+  name: template.name,
+  description: template.description,
+  variables: template.variables,
+  officeHoursAvailability: 'OPEN',
+  workflow: sampleWorkflow('Book an appointment'),
+};
+const breaksInput = monday.breaks;
+const leaseId = ids.lease;
+
+/**
+ * The body of each route that takes one, by `METHOD path` (the `example` of its request body): the demo
+ * data's clinic, bots and schedule. Each is checked against the route's zod schema by test/api/openapi.test.ts.
+ */
+export const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'POST /v1/templates': templateInput,
+  'PUT /v1/templates/:templateId': { ...templateInput, description: 'Book, move or cancel an appointment' },
+  'POST /v1/bots/:botId/workflows/import': { workflows: [{ title: workflow.title, description: workflow.description, enabled: true, usageContext: workflow.usageContext, steps: sampleWorkflow(workflow.title).steps }] },
+  'POST /v1/organizations/:orgId/disable': {},
+  'POST /v1/organizations/:orgId/enable': {},
+  'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },
+  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { status: 'CONDITIONAL', notes: 'In network for cleanings; implants need a pre-authorization.' },
+  'POST /v1/call-requests': { botId: ids.frontDesk, phoneNumberId: ids.mainLine, to: queuedCall.to, officeHoursOnly: true, metadata: queuedCall.metadata },
+  'POST /v1/call-requests/:callRequestId/cancel': {},
+  'POST /v1/dispatch/claim': { max: 5, leaseSeconds: 120 },
+  'POST /v1/call-requests/:callRequestId/heartbeat': { leaseId, leaseSeconds: 120 },
+  'POST /v1/call-requests/:callRequestId/start': { leaseId },
+  'POST /v1/call-requests/:callRequestId/complete': { leaseId },
+  'POST /v1/call-requests/:callRequestId/fail': { leaseId, error: failedCall.error },
+  'POST /v1/conversations': { botId: ids.frontDesk, medium: 'PHONE', fromNumber: '+15005550006', toNumber: phoneNumber.number, tags: ['new-patient'] },
+  'POST /v1/conversations/:conversationId/messages': { role: 'caller', text: 'Hi, I would like to confirm my appointment on Tuesday.' },
+  'POST /v1/conversations/:conversationId/end': { summary: endedConversation.summary, topic: endedConversation.topic, tags: endedConversation.conversationTags, duration: endedConversation.duration },
+  'POST /v1/organizations/:orgId/closures': { description: timedClosure.description, chatGreeting: null, phoneGreeting: timedClosure.phoneGreeting, startAt: timedClosure.startAt, endAt: timedClosure.endAt },
+  'POST /v1/organizations/:orgId/closures/:closureId': { description: 'Team training (extended)', endAt: '2026-03-10T18:00:00Z' },
+  'POST /v1/organizations/:orgId/office-hours': { dayOfWeek: monday.dayOfWeek, isClosed: false, open: monday.open, close: monday.close, breaks: breaksInput },
+  'PUT /v1/organizations/:orgId/office-hours': {
+    officeHours: [
+      ...['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00', breaks: breaksInput })),
+      { dayOfWeek: 'SATURDAY', isClosed: false, open: '09:00', close: '12:00', breaks: [] },
+      { dayOfWeek: 'SUNDAY', isClosed: true },
+    ],
+  },
+  'POST /v1/organizations/:orgId/special-hours': { date: specialDay.date, description: specialDay.description, isClosed: false, open: specialDay.open, close: specialDay.close, breaks: [] },
+  'POST /v1/organizations/:orgId/special-hours/:specialHoursId': { date: specialDay.date, description: 'Christmas Eve: closing at one', isClosed: false, open: '08:00', close: '13:00', breaks: [] },
+  'POST /v1/webhook-endpoints': { url: webhookEndpoint.url, description: webhookEndpoint.description, eventTypes: webhookEndpoint.eventTypes },
+  'PATCH /v1/webhook-endpoints/:endpointId': { eventTypes: ['*'] },
+  'POST /v1/webhook-endpoints/:endpointId/rotate-secret': {},
+  'POST /v1/webhook-endpoints/:endpointId/test': {},
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': {},
+  'POST /v1/api-keys': { name: apiKey.name, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt },
+  'POST /v1/api-keys/:keyId/roll': { expiresAt: '2026-03-04T09:00:00.000Z' },
+  'POST /v1/api-keys/:keyId/revoke': {},
+  'POST /v1/oauth-clients': { name: oauthClient.name, scopes: oauthClient.scopes },
+  'POST /v1/oauth-clients/:id/rotate-secret': { expiresAt: '2026-03-04T09:00:00.000Z' },
+  'PUT /v1/oauth-clients/:id/scopes': { scopes: ['closures:read', 'closures:write', 'office-hours:read'] },
+  'POST /v1/oauth-clients/:id/revoke': {},
+};
+
 /** One example error envelope per status. */
-export const ERROR_EXAMPLES: Record<string, { message: string; errors?: { path: string; message: string }[] }> = {
-  '400': { message: 'endAt: must be after startAt', errors: [{ path: 'endAt', message: 'must be after startAt' }] },
-  '401': { message: 'Missing credentials: send Authorization: Bearer <API key or access token>' },
-  '403': { message: 'This credential lacks the scope closures:write' },
-  '404': { message: 'Organization not found' },
-  '413': { message: 'The body exceeds 1048576 bytes' },
-  '415': { message: 'Unsupported content type "text/plain"; send application/json, application/x-www-form-urlencoded or multipart/form-data' },
-  '429': { message: 'Rate limit exceeded; retry after 42 s' },
-  '409': { message: 'Idempotency-Key "retry-7f3a" is in use by a request that is still being answered; retry after 1 s' },
-  '422': { message: 'Idempotency-Key "retry-7f3a" was already used with a different request' },
-  '500': { message: 'Internal server error; quote request id 6f1c2a9e-3b7d-4e52-9a41-0c8d5e2f7b13 when reporting it' },
-  '503': { message: 'The service is overloaded; retry shortly' },
+export const ERROR_EXAMPLES: Record<string, { message: string; code: RestErrorCode; errors?: { path: string; message: string }[] }> = {
+  '400': { message: 'endAt: must be after startAt', code: 'validation_failed', errors: [{ path: 'endAt', message: 'must be after startAt' }] },
+  '401': { message: 'Missing credentials: send Authorization: Bearer <API key or access token>', code: 'unauthenticated' },
+  '403': { message: 'This credential lacks the scope closures:write', code: 'forbidden' },
+  '404': { message: 'Organization not found', code: 'not_found' },
+  '413': { message: 'The body exceeds 1048576 bytes', code: 'payload_too_large' },
+  '415': { message: 'Unsupported content type "text/plain"; send application/json, application/x-www-form-urlencoded or multipart/form-data', code: 'unsupported_media_type' },
+  '429': { message: 'Rate limit exceeded; retry after 42 s', code: 'rate_limited' },
+  '409': { message: 'Idempotency-Key "retry-7f3a" is in use by a request that is still being answered; retry after 1 s', code: 'idempotency_key_in_use' },
+  '422': { message: 'Idempotency-Key "retry-7f3a" was already used with a different request', code: 'idempotency_key_reused' },
+  '500': { message: 'Internal server error; quote request id 6f1c2a9e-3b7d-4e52-9a41-0c8d5e2f7b13 when reporting it', code: 'internal_error' },
+  '503': { message: 'The service is overloaded; retry shortly', code: 'unavailable' },
 };
 
 /** The demo OAuth client's token exchange (the secret is a placeholder: the demo's are fresh). */

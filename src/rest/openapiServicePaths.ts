@@ -35,7 +35,7 @@ export const SERVICE_TAGS = [
 export const servicePaths: Record<string, Record<string, unknown>> = {
   '/oauth/token': {
     post: {
-      operationId: 'postOauthToken',
+      operationId: 'createAccessToken',
       tags: ['OAuth'],
       summary: 'Get an access token (client credentials)',
       description:

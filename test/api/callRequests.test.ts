@@ -133,7 +133,7 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     const missing = await poll(MISSING);
     const sibling = await poll(t.demo.callRequests.clinic.completed, t.demo.organizations.clinic2.apiKey);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(missing.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.any(String) });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
     expect(sibling.status).toBe(404);

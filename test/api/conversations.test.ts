@@ -167,7 +167,7 @@ describe('GET /v1/conversations', () => {
     const missing = await list({ orgId: '00000000-0000-4000-8000-000000000000' });
     for (const res of [foreign, sibling, parent, missing]) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, data: {}, message: missing.body.message });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: missing.body.message });
     }
   });
 
@@ -186,7 +186,7 @@ describe('GET /v1/conversations', () => {
     const missing = await list({ botId: '00000000-0000-4000-8000-000000000000' });
     for (const res of [foreign, sibling, missing]) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, data: {}, message: missing.body.message });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: missing.body.message });
     }
   });
 

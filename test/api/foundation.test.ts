@@ -16,7 +16,7 @@ describe('envelope and routing', () => {
   it('answers 404 in the envelope for an unknown route', async () => {
     const res = await t.rest('GET', '/v1/nothing-here');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('/v1/nothing-here') });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.stringContaining('/v1/nothing-here') });
   });
 
   it('answers 405 with Allow for a wrong method', async () => {
@@ -33,13 +33,13 @@ describe('request bodies on a write route', () => {
   it('answers 415 in the envelope for an unsupported content type', async () => {
     const res = await t.rest('POST', path(), { raw: { body: '<x/>', contentType: 'application/xml' } });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('application/xml') });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'unsupported_media_type', message: expect.stringContaining('application/xml') });
   });
 
   it('answers 400 in the envelope for malformed JSON, and changes nothing', async () => {
     const res = await t.rest('POST', path(), { raw: { body: '{"oops":', contentType: 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, data: {}, message: 'The body is not valid JSON' });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'malformed_request', message: 'The body is not valid JSON' });
     const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
     expect(org.communicationsEnabled).toBe(true);
   });

@@ -169,7 +169,7 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
   it("answers 404 for another tenant's insurance or organization, exactly like a missing one", async () => {
     const missing = await patch({ json: { type: 'PPO' } }, clinicId(), MISSING);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(missing.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.any(String) });
     const foreignUnderOwnOrg = await patch({ json: { type: 'PPO' } }, clinicId(), t.demo.insurances.other[0]!);
     const foreignOrg = await patch({ json: { type: 'PPO' } }, t.demo.organizations.other.id, t.demo.insurances.other[0]!);
     expect(foreignUnderOwnOrg.status).toBe(404);
@@ -189,7 +189,7 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
   it('answers 403 to a read-only client and changes nothing', async () => {
     const res = await patch({ json: { type: 'EPO' }, token: await t.accessToken('clinicReadOnly') });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('insurances:write') });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringContaining('insurances:write') });
     expect((await deltaDental()).type).toBe('PPO');
   });
 

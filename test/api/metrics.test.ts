@@ -342,7 +342,7 @@ describe('with METRICS_TOKEN', () => {
       const res = await get(authorization);
       expect(res.status, String(authorization)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
-      expect(await res.json()).toEqual({ success: false, data: {}, message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>' });
+      expect(await res.json()).toEqual({ success: false, data: {}, code: 'unauthenticated', message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>' });
     }
     const res = await get(`Bearer ${token}`);
     expect(res.status).toBe(200);

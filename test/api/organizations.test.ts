@@ -56,7 +56,7 @@ describe('GET /v1/organizations/{orgId}', () => {
   it("answers 404 for another tenant's, a sibling's or the parent organization, exactly like a missing one", async () => {
     const missing = await getOrg(MISSING);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(missing.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.any(String) });
     for (const id of [ids().other.id, ids().clinic2.id, ids().account.id]) {
       const res = await getOrg(id);
       expect(res.status).toBe(404);
@@ -109,7 +109,7 @@ describe('POST /v1/organizations/{orgId}/disable and /enable', () => {
     for (const body of [{ json: { reason: 'holiday' } }, { form: { reason: 'holiday' } }]) {
       const res = await t.rest('POST', `/v1/organizations/${ids().clinic.id}/disable`, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('reason'), errors: expect.any(Array) });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'validation_failed', message: expect.stringContaining('reason'), errors: expect.any(Array) });
     }
     expect(await enabled(ids().clinic.id)).toBe(true);
   });
@@ -126,7 +126,7 @@ describe('POST /v1/organizations/{orgId}/disable and /enable', () => {
   it('refuses to disable an account organization with 403, and it stays enabled', async () => {
     const res = await post(ids().account.id, 'disable', ids().account.apiKey);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringMatching(/account/i) });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringMatching(/account/i) });
     expect(await enabled(ids().account.id)).toBe(true);
     // enabling an enabled account organization is allowed and changes nothing
     const enable = await post(ids().account.id, 'enable', ids().account.apiKey);
@@ -154,7 +154,7 @@ describe('POST /v1/organizations/{orgId}/disable and /enable', () => {
     for (const action of ['disable', 'enable'] as const) {
       const res = await post(ids().clinic.id, action, token);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('organizations:write') });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringContaining('organizations:write') });
     }
     expect(await enabled(ids().clinic.id)).toBe(true);
   });

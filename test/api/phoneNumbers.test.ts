@@ -134,7 +134,7 @@ describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
     // a sibling clinic is outside a clinic key's reach
     const sibling = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic2[0] } });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ success: false, data: {}, message: expect.any(String) });
+    expect(missing.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.any(String) });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
     expect(sibling.status).toBe(404);
@@ -157,7 +157,7 @@ describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
   it('answers 403 to a read-only client and changes nothing', async () => {
     const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: await t.accessToken('clinicReadOnly') });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, data: {}, message: expect.stringContaining('phone-numbers:write') });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringContaining('phone-numbers:write') });
     expect((await billingLine()).botId).toBeNull();
   });
 

@@ -44,7 +44,7 @@ async function times<T>(n: number, call: (i: number) => Promise<T>): Promise<T[]
 
 function expectLimited(res: TestResponse, retryAfter?: number) {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ success: false, data: {}, message: expect.stringMatching(/rate limit|poll|authentication/i) });
+  expect(res.body).toEqual({ success: false, data: {}, code: 'rate_limited', message: expect.stringMatching(/rate limit|poll|authentication/i) });
   const header = Number(res.headers.get('retry-after'));
   expect(Number.isInteger(header)).toBe(true);
   expect(header).toBeGreaterThanOrEqual(1);

@@ -97,7 +97,7 @@ describe('request ids in errors', () => {
     const { lines, call } = instrumentedApp({ brokenConversations: true });
     const rest = await call('/v1/conversations', { headers: { 'X-Request-Id': 'ticket-7' } });
     expect(rest.status).toBe(500);
-    expect(await rest.json()).toEqual({ success: false, data: {}, message: 'Internal server error; quote request id ticket-7 when reporting it' });
+    expect(await rest.json()).toEqual({ success: false, data: {}, code: 'internal_error', message: 'Internal server error; quote request id ticket-7 when reporting it' });
     const gql = await call('/graphql', { method: 'POST', headers: { 'X-Request-Id': 'ticket-8' }, body: JSON.stringify({ query: '{ conversations { items { topic } } }' }) });
     const body = (await gql.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(body.errors[0]).toMatchObject({

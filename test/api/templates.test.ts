@@ -265,7 +265,7 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     for (const id of [foreign, unknown]) {
       const res = await t.rest('PUT', `/v1/templates/${id}`, { json: { name: 'Hijacked' } });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, data: {}, message: 'Template not found' });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Template not found' });
       const gql = await t.gql(UPDATE, { id, input: { name: 'Hijacked' } });
       expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
       expect(gql.body.errors[0].message).toBe('Template not found');
@@ -290,7 +290,7 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     const id = t.demo.templates.clinic[0]!;
     const put = await t.rest('PUT', `/v1/templates/${id}`, { token, json: { name: 'No' } });
     expect(put.status).toBe(403);
-    expect(put.body).toEqual({ success: false, data: {}, message: expect.stringContaining('templates:write') });
+    expect(put.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringContaining('templates:write') });
     const post = await t.rest('POST', '/v1/templates', { token, json: { name: 'No' } });
     expect(post.status).toBe(403);
     expect((await t.gql(UPDATE, { id, input: { name: 'No' } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');

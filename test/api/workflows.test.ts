@@ -43,7 +43,7 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
   it("answers 404 for another tenant's organization", async () => {
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/bots`);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, data: {}, message: 'Organization not found' });
+    expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Organization not found' });
     const gql = await t.gql(graphql(`query WorkflowsForeignOrganizationBots($id: ID!) { organization(id: $id) { bots { id } } }`), { id: t.demo.organizations.other.id });
     expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
@@ -94,7 +94,7 @@ describe('GET /v1/bots/{botId}/workflows and Query.bot', () => {
     for (const id of [t.demo.bots.other[0], UNKNOWN]) {
       const res = await t.rest('GET', `/v1/bots/${id}/workflows`);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, data: {}, message: 'Bot not found' });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Bot not found' });
       const gql = await t.gql(BOT, { id });
       expect(gql.body.data.bot).toBeNull();
       expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
@@ -174,7 +174,7 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
     for (const id of [t.demo.bots.other[0], UNKNOWN]) {
       const res = await t.rest('POST', `/v1/bots/${id}/workflows/import`, { json: exported });
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ success: false, data: {}, message: 'Bot not found' });
+      expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Bot not found' });
     }
     const other = await t.rest('GET', `/v1/bots/${t.demo.bots.other[0]}/workflows`, { token: t.demo.organizations.other.apiKey });
     expect(other.body.data.workflows.map((w: any) => w.title)).toEqual(['Rezeption scheduling']);

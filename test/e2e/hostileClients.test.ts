@@ -81,7 +81,7 @@ function parseAnswer(raw: string): { status: number; headers: string; body: unkn
   return { status, headers: head ?? '', body: text ? JSON.parse(text) : undefined };
 }
 
-const envelope = (message: string | RegExp) => ({ success: false, data: {}, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+const envelope = (code: string, message: string | RegExp) => ({ success: false, data: {}, code, message: typeof message === 'string' ? message : expect.stringMatching(message) });
 
 function authorized(path: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
@@ -123,7 +123,7 @@ describe('slow clients (slowloris)', () => {
       const answer = parseAnswer(raw);
       expect(answer.status).toBe(408);
       expect(answer.headers).toMatch(/\r\nConnection: close/i);
-      expect(answer.body).toEqual(envelope('The request was not received in time'));
+      expect(answer.body).toEqual(envelope('request_timeout', 'The request was not received in time'));
     }
     expect(await t.db.prisma.closure.count()).toBe(closuresBefore); // no half-received body was written
     expect((await authorized(`/v1/organizations/${orgId}`)).status).toBe(200);
@@ -155,7 +155,7 @@ describe('oversized and too many headers', () => {
   it('refuses headers over HTTP_MAX_HEADER_BYTES with 431', async () => {
     const answer = await send(request([`X-Big: ${'a'.repeat(9000)}`]));
     expect(answer.status).toBe(431);
-    expect(answer.body).toEqual(envelope('The request headers are too large'));
+    expect(answer.body).toEqual(envelope('header_fields_too_large', 'The request headers are too large'));
     // just under the limit is served
     expect((await send(request([`X-Big: ${'a'.repeat(7000)}`]))).status).toBe(200);
   });
@@ -164,7 +164,7 @@ describe('oversized and too many headers', () => {
     // Host and Connection are two of the 30
     const answer = await send(request(Array.from({ length: 29 }, (_, i) => `X-H${i}: ${i}`)));
     expect(answer.status).toBe(431);
-    expect(answer.body).toEqual(envelope('Too many header fields (at most 30)'));
+    expect(answer.body).toEqual(envelope('header_fields_too_large', 'Too many header fields (at most 30)'));
     expect((await send(request(Array.from({ length: 28 }, (_, i) => `X-H${i}: ${i}`)))).status).toBe(200);
     // far more fields than node:http's own default of 2000
     expect((await send(request(Array.from({ length: 2500 }, (_, i) => `X${i}: 1`)))).status).toBe(431);
@@ -173,19 +173,19 @@ describe('oversized and too many headers', () => {
   it('answers an overlong URL with 414, not 431', async () => {
     const answer = await send(`GET /v1/organizations?x=${'a'.repeat(9000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     expect(answer.status).toBe(414);
-    expect(answer.body).toEqual(envelope('The request URL is too long'));
+    expect(answer.body).toEqual(envelope('uri_too_long', 'The request URL is too long'));
   });
 
   it('answers a request without Host in the envelope, with X-Request-Id', async () => {
     const answer = await send('GET /healthz HTTP/1.1\r\nConnection: close\r\nX-Request-Id: no-host-1\r\n\r\n');
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual(envelope('The request has no Host header (HTTP/1.1 requires one)'));
+    expect(answer.body).toEqual(envelope('malformed_request', 'The request has no Host header (HTTP/1.1 requires one)'));
     expect(answer.headers.toLowerCase()).toContain('x-request-id: no-host-1');
   });
 
   it('answers a request that is not HTTP with 400', async () => {
     const answer = await send('HELLO THERE\r\n\r\n');
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual(envelope('The request is not valid HTTP'));
+    expect(answer.body).toEqual(envelope('malformed_request', 'The request is not valid HTTP'));
   });
 });

@@ -2,6 +2,7 @@
 // envelope `{success, data, message}` (data `{}` and a message on errors), a GraphQL result without an
 // INTERNAL_SERVER_ERROR, or (for POST /oauth/token) an RFC 6749 answer. Returns the problems found.
 import type { FuzzTarget } from './target.js';
+import { ERROR_CATALOGUE } from '../../../src/domain/errorCodes.js';
 
 export interface Answer {
   status: number;
@@ -21,7 +22,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export function envelopeProblems(status: number, body: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const extra = Object.keys(body).filter((k) => !['success', 'data', 'message', 'errors'].includes(k));
+  const extra = Object.keys(body).filter((k) => !['success', 'data', 'message', 'code', 'errors'].includes(k));
   if (extra.length) problems.push(`envelope has unexpected keys ${extra.join(', ')}`);
   if (status < 300) {
     if (body.success !== true) problems.push('a 2xx without success: true');
@@ -31,6 +32,9 @@ export function envelopeProblems(status: number, body: Record<string, unknown>):
     if (body.success !== false) problems.push('an error without success: false');
     if (!isObject(body.data) || Object.keys(body.data).length > 0) problems.push('an error whose data is not {}');
     if (typeof body.message !== 'string' || body.message.trim() === '') problems.push('an error without a message');
+    const entry = ERROR_CATALOGUE.find((e) => e.rest !== null && e.rest === body.code);
+    if (!entry) problems.push(`an error without a code of the catalogue (${String(body.code)})`);
+    else if (entry.status !== status) problems.push(`code ${entry.rest} answered with ${status}, not ${entry.status}`);
     if ('errors' in body) {
       const errors = body.errors;
       if (!Array.isArray(errors) || errors.some((e) => !isObject(e) || typeof e.path !== 'string' || typeof e.message !== 'string')) {
