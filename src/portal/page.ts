@@ -261,7 +261,7 @@ export function registerPortal(app: Hono<AppEnv>): void {
   app.get(`${PORTAL_PATH}/assets/:name`, (c) => {
     c.set('route', `GET ${PORTAL_PATH}/assets/:name`);
     const asset = load().assets.get(c.req.param('name'));
-    if (!asset) return c.json(errorBody(`No route GET ${c.req.path}`), 404);
+    if (!asset) return c.json(errorBody('not_found', `No route GET ${c.req.path}`), 404);
     return c.body(asset.body, 200, { 'content-type': asset.contentType, 'Cache-Control': 'public, max-age=31536000, immutable' });
   });
 }
