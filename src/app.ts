@@ -14,6 +14,7 @@ import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
+import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
 export function createApp(deps: AppDeps) {
   // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
@@ -24,7 +25,8 @@ export function createApp(deps: AppDeps) {
   // the request's id, log line and metrics, security headers, CORS, the pages' compression (http/transport.ts)
   useTransport(app, deps, {
     observe: (request) => metrics.requests.observe(request),
-    pagePaths: ['/graphql', DOCS_PATH, `${DOCS_PATH}/*`],
+    // `/portal/*` covers `/portal` too (Hono's wildcard matches the bare path)
+    pagePaths: ['/graphql', DOCS_PATH, `${DOCS_PATH}/*`, `${PORTAL_PATH}/*`],
   });
 
   app.get('/healthz', async (c) => {
@@ -44,6 +46,8 @@ export function createApp(deps: AppDeps) {
   app.on(['GET', 'POST'], '/graphql', graphqlOverHttp(deps));
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
+  // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
+  registerPortal(app);
   registerRoutes(app, allRoutes);
 
   const known = [
@@ -55,6 +59,7 @@ export function createApp(deps: AppDeps) {
     { method: 'GET', path: '/graphql' },
     { method: 'POST', path: '/graphql' },
     ...API_DOCS_ROUTES,
+    ...PORTAL_ROUTES,
   ];
 
   app.notFound((c) => {

@@ -68,7 +68,10 @@ export function pages(): MiddlewareHandler<AppEnv> {
     await next();
     const answer = c.res;
     const type = answer.headers.get('content-type') ?? '';
+    // an answer already encoded is left alone: Hono's `/x/*` also matches `/x`, so a page listed with its
+    // files (`/v1/docs` and `/v1/docs/*`) passes through here twice, and compressing twice garbles it
     if (c.req.method !== 'GET' || answer.status !== 200 || !answer.body || !COMPRESSIBLE.test(type) || type.includes('event-stream')) return;
+    if (answer.headers.has('content-encoding')) return;
     const isHtml = type.startsWith('text/html');
     // JSON on /graphql is an API answer, not a page: left alone
     if (type.startsWith('application/json') && !c.req.path.startsWith('/v1/docs')) return;
@@ -86,7 +89,8 @@ export function pages(): MiddlewareHandler<AppEnv> {
     headers.set('Vary', 'Accept-Encoding');
     // a file keeps its own (long) Cache-Control; a page is revalidated on every load (it may change with a deployment)
     if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache');
-    if (entry.csp) headers.set('Content-Security-Policy', entry.csp);
+    // a page that set its own policy (the portal's, stricter: no inline script or style at all) keeps it
+    if (entry.csp && !headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', entry.csp);
 
     c.res = undefined; // replaced, not merged into (the old headers are copied above)
     if (etagMatches(c.req.header('if-none-match'), etag)) {

@@ -1,0 +1,694 @@
+// @ts-check
+// The developer portal's script (served by src/portal/page.ts). A client of the public API only: the
+// key pasted at sign-in is kept in this tab's sessionStorage and sent as a Bearer credential to this
+// service's own /graphql and /v1 (relative URLs; the page's policy allows no other origin). Every error
+// shown is the API's own message (the envelope's `message`, or GraphQL's first error).
+'use strict';
+
+(() => {
+  const KEY_STORAGE = 'ocs-portal-key';
+  const CHILDREN_PAGE = 10;
+  const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+  const SCOPES = (document.body.dataset.scopes ?? '').split(' ').filter(Boolean);
+  const STATE_LABEL = { OPEN: 'Open', BREAK: 'Break', CLOSED: 'Closed', CLOSURE: 'Closure' };
+
+  /** @param {string} id */
+  function el(id) {
+    const found = document.getElementById(id);
+    if (!found) throw new Error(`the page lacks #${id}`);
+    return found;
+  }
+  /** @param {string} id */
+  const input = (id) => /** @type {HTMLInputElement} */ (el(id));
+  /** @param {string} id */
+  const form = (id) => /** @type {HTMLFormElement} */ (el(id));
+
+  /**
+   * An element with text and children; text is always set as text (never parsed as HTML).
+   * @param {string} tag
+   * @param {{ text?: string, className?: string, attrs?: Record<string, string> }} [options]
+   * @param {(Node | string)[]} [children]
+   */
+  function h(tag, options = {}, children = []) {
+    const node = document.createElement(tag);
+    if (options.text !== undefined) node.textContent = options.text;
+    if (options.className) node.className = options.className;
+    for (const [name, value] of Object.entries(options.attrs ?? {})) node.setAttribute(name, value);
+    for (const child of children) node.append(child);
+    return node;
+  }
+  /**
+   * A button; `label` is what it shows, `name` (when given) what a screen reader and a test call it ("Revoke" of which key).
+   * @param {string} label @param {() => unknown} onClick @param {string} [className] @param {string} [name]
+   */
+  function button(label, onClick, className, name) {
+    /** @type {Record<string, string>} */
+    const attrs = { type: 'button' };
+    if (name) attrs['aria-label'] = name;
+    const node = /** @type {HTMLButtonElement} */ (h('button', { text: label, attrs, ...(className ? { className } : {}) }));
+    node.addEventListener('click', () => void onClick());
+    return node;
+  }
+
+  class ApiError extends Error {
+    /** @param {number} status @param {string} message */
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  const credential = () => sessionStorage.getItem(KEY_STORAGE) ?? '';
+
+  /**
+   * A call to this service's REST API; answers the envelope's `data` or throws its `message`.
+   * @param {string} method @param {string} path @param {unknown} [body]
+   * @returns {Promise<any>}
+   */
+  async function rest(method, path, body) {
+    // the credential goes to this origin's /v1 only
+    if (!path.startsWith('/v1/')) throw new Error(`not an API path: ${path}`);
+    /** @type {Record<string, string>} */
+    const headers = { authorization: `Bearer ${credential()}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const answer = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    /** @type {any} */
+    let envelope = null;
+    try {
+      envelope = await answer.json();
+    } catch {
+      /* not JSON: the status says what happened */
+    }
+    if (!answer.ok || !envelope || envelope.success !== true) {
+      throw new ApiError(answer.status, typeof envelope?.message === 'string' ? envelope.message : `The service answered ${answer.status}`);
+    }
+    return envelope.data;
+  }
+
+  /**
+   * A GraphQL operation on this service; answers `data` or throws the first error's message.
+   * @param {string} query @param {Record<string, unknown>} [variables]
+   * @returns {Promise<any>}
+   */
+  async function graphql(query, variables = {}) {
+    const answer = await fetch('/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential()}`, 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+      body: JSON.stringify({ query, variables }),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+    /** @type {any} */
+    let result = null;
+    try {
+      result = await answer.json();
+    } catch {
+      /* not JSON */
+    }
+    if (result?.errors?.length) throw new ApiError(answer.status, String(result.errors[0].message));
+    if (!answer.ok || !result?.data) throw new ApiError(answer.status, `The service answered ${answer.status}`);
+    return result.data;
+  }
+
+  // ---- messages ----------------------------------------------------------------------------------
+
+  /** @param {string} message */
+  function showError(message) {
+    const alert = el('alert');
+    alert.textContent = message;
+    alert.hidden = false;
+  }
+  /** @param {string} message */
+  function showStatus(message) {
+    el('alert').hidden = true;
+    el('status').textContent = message;
+  }
+  /** Runs an action; its error (the API's message) is shown in the alert region. @param {() => Promise<unknown>} action */
+  async function run(action) {
+    try {
+      await action();
+    } catch (error) {
+      showError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  // ---- dates -------------------------------------------------------------------------------------
+
+  const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  /** @param {string | null | undefined} iso @param {string} [none] */
+  function when(iso, none = 'never') {
+    if (!iso) return h('span', { text: none });
+    return h('time', { text: dateTime.format(new Date(iso)), attrs: { datetime: iso, title: iso } });
+  }
+  /** The value of a datetime-local input for an instant (the browser's time zone). @param {number} ms */
+  function localInputValue(ms) {
+    const d = new Date(ms);
+    const pad = (/** @type {number} */ n) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  }
+  /** A datetime-local value as an ISO instant, or undefined when empty. @param {string} value */
+  function instantOf(value) {
+    if (!value) return undefined;
+    const ms = new Date(value).getTime();
+    return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+  }
+  /** Sets a datetime-local input to a default within [now, now + 7 days]. @param {HTMLInputElement} field @param {number} defaultMs */
+  function overlapInput(field, defaultMs) {
+    const now = Date.now();
+    field.min = localInputValue(now);
+    field.max = localInputValue(now + WEEK_MS - 60_000);
+    field.value = localInputValue(now + defaultMs);
+  }
+
+  // ---- state -------------------------------------------------------------------------------------
+
+  /** @type {{ orgId: string, scopes: string[] } | null} */
+  let viewer = null;
+  /** The organization the credential sections act for: the own one, or a child of an account. */
+  /** @type {{ id: string, name: string, timezone: string } | null} */
+  let acting = null;
+  /** @type {any} */
+  let ownOrg = null;
+  /** @type {(string | null)[]} */
+  let childCursors = [null];
+
+  const holds = (/** @type {string} */ scope) => !!viewer && viewer.scopes.includes(scope);
+  const holdsEvery = () => !!viewer && SCOPES.every((s) => viewer?.scopes.includes(s));
+  const orgQuery = () => (acting && viewer && acting.id !== viewer.orgId ? `?orgId=${encodeURIComponent(acting.id)}` : '');
+
+  // ---- sign in -----------------------------------------------------------------------------------
+
+  async function signIn() {
+    const data = await graphql('query PortalViewer { viewer { scopes organization { id name timezone } } }');
+    viewer = { orgId: data.viewer.organization.id, scopes: data.viewer.scopes };
+    ownOrg = data.viewer.organization;
+    acting = { id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone };
+    childCursors = [null];
+    el('signin').hidden = true;
+    el('portal').hidden = false;
+    await Promise.all([loadOrganization(), loadActing(), loadWebhooks()]);
+  }
+
+  function signOut() {
+    sessionStorage.removeItem(KEY_STORAGE);
+    viewer = null;
+    acting = null;
+    hideSecret();
+    // nothing of the last session stays in the page
+    for (const id of ['org-details', 'children-rows', 'keys-rows', 'clients-rows', 'webhooks-rows', 'deliveries-rows', 'week-days']) el(id).replaceChildren();
+    for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
+    el('portal').hidden = true;
+    el('signin').hidden = false;
+    input('signin-key').value = '';
+    showStatus('Signed out; the key was forgotten by this tab.');
+  }
+
+  form('signin-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = input('signin-key').value.trim();
+    if (!key) return;
+    sessionStorage.setItem(KEY_STORAGE, key);
+    void run(async () => {
+      try {
+        await signIn();
+        input('signin-key').value = '';
+        showStatus('Signed in.');
+      } catch (error) {
+        sessionStorage.removeItem(KEY_STORAGE);
+        throw error;
+      }
+    });
+  });
+  el('signout').addEventListener('click', signOut);
+
+  // ---- organization and children -----------------------------------------------------------------
+
+  async function loadOrganization() {
+    const details = el('org-details');
+    details.replaceChildren();
+    /** @param {string} term @param {Node | string} value */
+    const add = (term, value) => details.append(h('dt', { text: term }), h('dd', {}, [value]));
+    if (!holds('organizations:read')) {
+      add('Name', ownOrg.name);
+      add('Id', h('code', { text: ownOrg.id }));
+      add('Time zone', ownOrg.timezone);
+      return;
+    }
+    const org = await rest('GET', `/v1/organizations/${encodeURIComponent(ownOrg.id)}`);
+    ownOrg = org;
+    add('Name', org.name);
+    add('Id', h('code', { text: org.id }));
+    add('Time zone', org.timezone);
+    add('Kind', org.isAccount ? `Account (${org.childCount} child organizations)` : 'Location');
+    add('Communications', org.communicationsEnabled ? 'Enabled' : 'Disabled');
+    add('Created', when(org.createdAt));
+    el('children').hidden = !(org.isAccount && org.childCount > 0);
+    if (org.isAccount && org.childCount > 0) await loadChildren();
+  }
+
+  async function loadChildren() {
+    const cursor = childCursors[childCursors.length - 1];
+    const query = `?limit=${CHILDREN_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const page = await rest('GET', `/v1/organizations/${encodeURIComponent(ownOrg.id)}/children${query}`);
+    const rows = el('children-rows');
+    rows.replaceChildren(
+      ...page.children.map((/** @type {any} */ child) =>
+        h('tr', {}, [
+          h('td', { text: child.name }),
+          h('td', { text: child.timezone }),
+          h('td', { text: child.communicationsEnabled ? 'Enabled' : 'Disabled' }),
+          h('td', {}, [button('Manage', () => actFor({ id: child.id, name: child.name, timezone: child.timezone }), 'secondary', `Manage ${child.name}`)]),
+        ]),
+      ),
+    );
+    const first = (childCursors.length - 1) * CHILDREN_PAGE + 1;
+    el('children-count').textContent = `${first}–${first + page.children.length - 1} of ${page.pagination.totalCount}`;
+    const next = /** @type {HTMLButtonElement} */ (el('children-next'));
+    next.disabled = !page.pagination.nextCursor;
+    next.dataset.cursor = page.pagination.nextCursor ?? '';
+    /** @type {HTMLButtonElement} */ (el('children-first')).disabled = childCursors.length === 1;
+  }
+  el('children-next').addEventListener('click', () => {
+    const cursor = el('children-next').dataset.cursor;
+    if (!cursor) return;
+    childCursors.push(cursor);
+    void run(loadChildren);
+  });
+  el('children-first').addEventListener('click', () => {
+    childCursors = [null];
+    void run(loadChildren);
+  });
+
+  /** Keys, OAuth clients and the week of a child (or of the own organization again). @param {{ id: string, name: string, timezone: string }} org */
+  function actFor(org) {
+    acting = org;
+    return run(async () => {
+      await loadActing();
+      showStatus(`Showing ${org.name}.`);
+    });
+  }
+
+  async function loadActing() {
+    const note = el('acting');
+    note.replaceChildren();
+    if (acting && viewer && acting.id !== viewer.orgId) {
+      note.append(`API keys, OAuth clients and availability below are those of ${acting.name}. `, button(`Back to ${ownOrg.name}`, () => actFor({ id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone }), 'secondary'));
+      note.hidden = false;
+    } else note.hidden = true;
+    await Promise.all([loadKeys(), loadClients(), loadWeek()]);
+  }
+
+  // ---- the secret, shown once --------------------------------------------------------------------
+
+  /** @param {string} what @param {string} secret */
+  function showSecret(what, secret) {
+    el('secret-what').textContent = what;
+    input('secret-value').value = secret;
+    el('secret-copied').textContent = '';
+    const section = el('secret');
+    section.hidden = false;
+    section.scrollIntoView({ block: 'center' });
+    section.focus();
+  }
+  function hideSecret() {
+    input('secret-value').value = '';
+    el('secret').hidden = true;
+  }
+  el('secret-copy').addEventListener('click', () => {
+    const field = input('secret-value');
+    const copied = () => (el('secret-copied').textContent = 'Copied to the clipboard.');
+    navigator.clipboard.writeText(field.value).then(copied, () => {
+      // no clipboard permission: select it, so that the keyboard's copy takes it
+      field.select();
+      el('secret-copied').textContent = document.execCommand('copy') ? 'Copied to the clipboard.' : 'Select the secret and copy it yourself.';
+    });
+  });
+  el('secret-done').addEventListener('click', hideSecret);
+
+  // ---- API keys ----------------------------------------------------------------------------------
+
+  /** Replaces a row's actions with an inline confirmation. @param {HTMLElement} cell @param {string} question @param {string} confirmLabel @param {() => Promise<unknown>} action @param {() => void} restore */
+  function confirmIn(cell, question, confirmLabel, action, restore) {
+    const confirm = button(confirmLabel, () => run(action), 'danger');
+    cell.replaceChildren(h('span', { text: question, className: 'question' }), confirm, button('Cancel', restore, 'secondary'));
+    confirm.focus();
+  }
+
+  /** @type {string | null} */
+  let rollingKey = null;
+
+  async function loadKeys() {
+    const allowed = holdsEvery();
+    el('keys-denied').hidden = allowed;
+    el('keys-body').hidden = !allowed;
+    if (!allowed) return;
+    const { apiKeys } = await rest('GET', `/v1/api-keys${orgQuery()}`);
+    el('keys-rows').replaceChildren(...apiKeys.map(keyRow));
+    if (apiKeys.length === 0) el('keys-rows').append(h('tr', {}, [h('td', { text: 'No API keys.', attrs: { colspan: '7' } })]));
+  }
+
+  /** @param {any} key */
+  function keyRow(key) {
+    const actions = h('td', { className: 'actions' });
+    const fill = () =>
+      actions.replaceChildren(
+        button('Roll', () => startRoll(key), undefined, `Roll ${key.name}`),
+        button('Revoke', () =>
+          confirmIn(actions, `Revoke “${key.name}”? It stops working at once.`, `Confirm revoke ${key.name}`, async () => {
+            await rest('POST', `/v1/api-keys/${encodeURIComponent(key.id)}/revoke`, {});
+            showStatus(`Revoked the key “${key.name}” (${key.masked}).`);
+            await loadKeys();
+          }, fill),
+        'danger', `Revoke ${key.name}`),
+      );
+    fill();
+    return h('tr', { attrs: { 'data-key-id': key.id } }, [
+      h('td', { text: key.name }),
+      h('td', {}, [h('code', { text: key.masked })]),
+      h('td', { text: key.restricted ? key.scopes.join(', ') : 'every scope' }),
+      h('td', {}, [when(key.createdAt)]),
+      h('td', {}, [when(key.lastUsedAt)]),
+      h('td', {}, [when(key.expiresAt)]),
+      actions,
+    ]);
+  }
+
+  /** @param {any} key */
+  function startRoll(key) {
+    rollingKey = key.id;
+    el('roll-title').textContent = `Roll “${key.name}” (${key.masked})`;
+    overlapInput(input('roll-until'), 24 * 60 * 60 * 1000);
+    el('roll-form').hidden = false;
+    input('roll-until').focus();
+  }
+  form('roll-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (!rollingKey) return;
+      const expiresAt = instantOf(input('roll-until').value);
+      const rolled = await rest('POST', `/v1/api-keys/${encodeURIComponent(rollingKey)}/roll`, { expiresAt });
+      el('roll-form').hidden = true;
+      rollingKey = null;
+      showStatus(`Rolled the key “${rolled.name}”.`);
+      showSecret(`The new key “${rolled.name}” (${rolled.masked}). The old key works until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`, rolled.apiKey);
+      await loadKeys();
+    });
+  });
+
+  /** The scopes checked in a group. @param {string} group */
+  const checked = (group) => [...document.querySelectorAll(`input[name="${group}"]:checked`)].map((box) => /** @type {HTMLInputElement} */ (box).value);
+
+  function syncKeyKind() {
+    const restricted = /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="key-kind"][value="restricted"]'))?.checked ?? false;
+    for (const box of document.querySelectorAll('input[name="key-scope"]')) /** @type {HTMLInputElement} */ (box).disabled = !restricted;
+  }
+  for (const radio of document.querySelectorAll('input[name="key-kind"]')) radio.addEventListener('change', syncKeyKind);
+  syncKeyKind();
+
+  form('key-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      const restricted = checked('key-kind')[0] === 'restricted';
+      /** @type {Record<string, unknown>} */
+      const body = { name: input('key-name').value };
+      if (restricted) body.scopes = checked('key-scope');
+      const expiresAt = instantOf(input('key-expires').value);
+      if (expiresAt) body.expiresAt = expiresAt;
+      if (acting && viewer && acting.id !== viewer.orgId) body.orgId = acting.id;
+      const created = await rest('POST', '/v1/api-keys', body);
+      form('key-form').reset();
+      syncKeyKind();
+      showStatus(`Created the key “${created.name}”.`);
+      showSecret(`The new key “${created.name}” (${created.restricted ? created.scopes.join(', ') : 'every scope'}).`, created.apiKey);
+      await loadKeys();
+    });
+  });
+
+  // ---- OAuth clients -----------------------------------------------------------------------------
+
+  /** @type {any} */
+  let clientInHand = null;
+
+  async function loadClients() {
+    const allowed = holdsEvery();
+    el('clients-denied').hidden = allowed;
+    el('clients-body').hidden = !allowed;
+    if (!allowed) return;
+    const { oauthClients } = await rest('GET', `/v1/oauth-clients${orgQuery()}`);
+    el('clients-rows').replaceChildren(...oauthClients.map(clientRow));
+    if (oauthClients.length === 0) el('clients-rows').append(h('tr', {}, [h('td', { text: 'No OAuth clients.', attrs: { colspan: '6' } })]));
+  }
+
+  /** @param {any} client */
+  function clientRow(client) {
+    const actions = h('td', { className: 'actions' });
+    const fill = () =>
+      actions.replaceChildren(
+        button('Rotate secret', () => {
+          clientInHand = client;
+          el('rotate-title').textContent = `Rotate the secret of “${client.name}”`;
+          overlapInput(input('rotate-until'), 24 * 60 * 60 * 1000);
+          el('rotate-form').hidden = false;
+          input('rotate-until').focus();
+        }, undefined, `Rotate secret of ${client.name}`),
+        button('Change scopes', () => {
+          clientInHand = client;
+          el('client-scopes-title').textContent = `Scopes of “${client.name}”`;
+          for (const box of document.querySelectorAll('input[name="client-edit-scope"]')) {
+            const scope = /** @type {HTMLInputElement} */ (box);
+            scope.checked = client.scopes.includes(scope.value);
+          }
+          el('client-scopes-form').hidden = false;
+        }, undefined, `Change scopes of ${client.name}`),
+        button('Revoke', () =>
+          confirmIn(actions, `Revoke “${client.name}”? Its tokens are refused at once.`, `Confirm revoke ${client.name}`, async () => {
+            await rest('POST', `/v1/oauth-clients/${encodeURIComponent(client.id)}/revoke`, {});
+            showStatus(`Revoked the OAuth client “${client.name}”.`);
+            await loadClients();
+          }, fill),
+        'danger', `Revoke ${client.name}`),
+      );
+    fill();
+    return h('tr', {}, [
+      h('td', { text: client.name }),
+      h('td', {}, [h('code', { text: client.clientId })]),
+      h('td', { text: SCOPES.every((s) => client.scopes.includes(s)) ? 'every scope' : client.scopes.join(', ') }),
+      h('td', {}, [when(client.createdAt)]),
+      h('td', {}, [when(client.previousSecretExpiresAt, '—')]),
+      actions,
+    ]);
+  }
+
+  form('client-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      /** @type {Record<string, unknown>} */
+      const body = { name: input('client-name').value, scopes: checked('client-scope') };
+      if (acting && viewer && acting.id !== viewer.orgId) body.orgId = acting.id;
+      const created = await rest('POST', '/v1/oauth-clients', body);
+      form('client-form').reset();
+      showStatus(`Created the OAuth client “${created.name}”.`);
+      showSecret(`The client secret of “${created.name}” (client_id ${created.clientId}).`, created.clientSecret);
+      await loadClients();
+    });
+  });
+  form('rotate-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (!clientInHand) return;
+      const expiresAt = instantOf(input('rotate-until').value);
+      const rotated = await rest('POST', `/v1/oauth-clients/${encodeURIComponent(clientInHand.id)}/rotate-secret`, { expiresAt });
+      el('rotate-form').hidden = true;
+      showStatus(`Rotated the secret of “${rotated.name}”.`);
+      showSecret(`The new client secret of “${rotated.name}” (client_id ${rotated.clientId}); the previous one is accepted until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`, rotated.clientSecret);
+      await loadClients();
+    });
+  });
+  form('client-scopes-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (!clientInHand) return;
+      const updated = await rest('PUT', `/v1/oauth-clients/${encodeURIComponent(clientInHand.id)}/scopes`, { scopes: checked('client-edit-scope') });
+      el('client-scopes-form').hidden = true;
+      showStatus(`Saved the scopes of “${updated.name}”.`);
+      await loadClients();
+    });
+  });
+
+  // ---- webhook endpoints -------------------------------------------------------------------------
+
+  async function loadWebhooks() {
+    const allowed = holds('webhooks:read');
+    el('webhooks-denied').hidden = allowed;
+    el('webhooks-body').hidden = !allowed;
+    if (!allowed) return;
+    const { webhookEndpoints } = await rest('GET', '/v1/webhook-endpoints');
+    el('webhooks-rows').replaceChildren(...webhookEndpoints.map(webhookRow));
+    if (webhookEndpoints.length === 0) el('webhooks-rows').append(h('tr', {}, [h('td', { text: 'No webhook endpoints.', attrs: { colspan: '5' } })]));
+  }
+
+  /** @param {any} endpoint */
+  function webhookRow(endpoint) {
+    const path = `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}`;
+    const actions = h('td', { className: 'actions' });
+    const fill = () =>
+      actions.replaceChildren(
+        button(endpoint.enabled ? 'Disable' : 'Enable', () =>
+          run(async () => {
+            await rest('PATCH', path, { enabled: !endpoint.enabled });
+            showStatus(`${endpoint.enabled ? 'Disabled' : 'Enabled'} ${endpoint.url}.`);
+            await loadWebhooks();
+          }), undefined, `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
+        ),
+        button('Send test', () =>
+          run(async () => {
+            await rest('POST', `${path}/test`, {});
+            showStatus(`Sent a webhook.test event to ${endpoint.url}.`);
+            await showDeliveries(endpoint);
+          }), undefined, `Send a test event to ${endpoint.url}`,
+        ),
+        button('Deliveries', () => run(() => showDeliveries(endpoint)), undefined, `Deliveries of ${endpoint.url}`),
+        button('Rotate secret', () =>
+          run(async () => {
+            const rotated = await rest('POST', `${path}/rotate-secret`, {});
+            showStatus(`Rotated the signing secret of ${endpoint.url}.`);
+            showSecret(`The new signing secret of ${rotated.url}; the previous one still signs for 24 hours.`, rotated.secret);
+            await loadWebhooks();
+          }), undefined, `Rotate secret of ${endpoint.url}`,
+        ),
+        button('Delete', () =>
+          confirmIn(actions, `Delete ${endpoint.url}? No more events are sent to it.`, `Confirm delete ${endpoint.url}`, async () => {
+            await rest('DELETE', path);
+            showStatus(`Deleted ${endpoint.url}.`);
+            el('deliveries').hidden = true;
+            await loadWebhooks();
+          }, fill),
+        'danger', `Delete ${endpoint.url}`),
+      );
+    fill();
+    const state = endpoint.enabled ? 'Enabled' : `Disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
+    return h('tr', {}, [
+      h('td', {}, [h('code', { text: endpoint.url })]),
+      h('td', { text: endpoint.description }),
+      h('td', { text: endpoint.eventTypes.join(', ') }),
+      h('td', { text: state }),
+      actions,
+    ]);
+  }
+
+  /** @param {any} endpoint */
+  async function showDeliveries(endpoint) {
+    const { deliveries } = await rest('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/deliveries`);
+    el('deliveries-title').textContent = `Recent deliveries to ${endpoint.url}`;
+    el('deliveries-rows').replaceChildren(
+      ...deliveries.map((/** @type {any} */ d) =>
+        h('tr', {}, [
+          h('td', {}, [when(d.createdAt)]),
+          h('td', { text: d.eventType }),
+          h('td', { text: d.status }),
+          h('td', { text: String(d.attempts) }),
+          h('td', { text: d.statusCode === null ? (d.response ?? '—') : `${d.statusCode}${d.latencyMs === null ? '' : ` in ${d.latencyMs} ms`}` }),
+          h('td', {}, [when(d.nextAttemptAt, '—')]),
+        ]),
+      ),
+    );
+    if (deliveries.length === 0) el('deliveries-rows').append(h('tr', {}, [h('td', { text: 'No deliveries yet.', attrs: { colspan: '6' } })]));
+    el('deliveries').hidden = false;
+  }
+  el('deliveries-close').addEventListener('click', () => (el('deliveries').hidden = true));
+
+  form('webhook-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      const eventTypes = input('webhook-events').value.split(',').map((s) => s.trim()).filter(Boolean);
+      /** @type {Record<string, unknown>} */
+      const body = { url: input('webhook-url').value, eventTypes: eventTypes.length ? eventTypes : ['*'] };
+      const description = input('webhook-description').value.trim();
+      if (description) body.description = description;
+      const created = await rest('POST', '/v1/webhook-endpoints', body);
+      form('webhook-form').reset();
+      showStatus(`Added the endpoint ${created.url}.`);
+      showSecret(`The signing secret of ${created.url} (Standard Webhooks).`, created.secret);
+      await loadWebhooks();
+    });
+  });
+
+  // ---- the week of availability ------------------------------------------------------------------
+
+  /** The local calendar date and time of an instant in a time zone. @param {string} zone @param {number} ms */
+  function localParts(zone, ms) {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(ms));
+    /** @type {Record<string, number>} */
+    const v = {};
+    for (const part of parts) if (part.type !== 'literal') v[part.type] = Number(part.value);
+    return { year: v.year ?? 0, month: v.month ?? 1, day: v.day ?? 1, hour: (v.hour ?? 0) % 24, minute: v.minute ?? 0, second: v.second ?? 0 };
+  }
+  /** The instant of local midnight of a date in a zone (the day may overflow: Date.UTC carries it). @param {string} zone @param {number} y @param {number} m @param {number} d */
+  function localMidnight(zone, y, m, d) {
+    const wall = Date.UTC(y, m - 1, d);
+    let guess = wall;
+    for (let i = 0; i < 3; i++) {
+      const p = localParts(zone, guess);
+      guess -= Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - wall;
+    }
+    return guess;
+  }
+
+  async function loadWeek() {
+    const allowed = holds('office-hours:read');
+    el('week-denied').hidden = allowed;
+    el('week-body').hidden = !allowed;
+    if (!allowed || !acting) return;
+    const zone = acting.timezone;
+    const today = localParts(zone, Date.now());
+    const days = Array.from({ length: 8 }, (_, i) => localMidnight(zone, today.year, today.month, today.day + i));
+    const medium = /** @type {HTMLSelectElement} */ (el('week-medium')).value;
+    const query = `?from=${encodeURIComponent(new Date(days[0] ?? 0).toISOString())}&to=${encodeURIComponent(new Date(days[7] ?? 0).toISOString())}&medium=${medium}`;
+    const timeline = await rest('GET', `/v1/organizations/${encodeURIComponent(acting.id)}/availability/timeline${query}`);
+    el('week-zone').textContent = `${acting.name}, times in ${timeline.timezone}.`;
+    const dayName = new Intl.DateTimeFormat(undefined, { timeZone: zone, weekday: 'long', day: 'numeric', month: 'long' });
+    const clock = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    const list = el('week-days');
+    list.replaceChildren();
+    for (let i = 0; i < 7; i++) {
+      const start = days[i] ?? 0;
+      const end = days[i + 1] ?? 0;
+      const bar = h('div', { className: 'bar', attrs: { 'aria-hidden': 'true' } });
+      const spans = h('ul', { className: 'spans' });
+      for (const interval of timeline.intervals) {
+        const from = Math.max(start, Date.parse(interval.start));
+        const to = Math.min(end, Date.parse(interval.end));
+        if (to <= from) continue;
+        const segment = h('span', { className: `segment ${interval.state}`, attrs: { title: STATE_LABEL[/** @type {keyof typeof STATE_LABEL} */ (interval.state)] ?? interval.state } });
+        segment.style.width = `${((to - from) / (end - start)) * 100}%`;
+        bar.append(segment);
+        const label = STATE_LABEL[/** @type {keyof typeof STATE_LABEL} */ (interval.state)] ?? interval.state;
+        const detail = interval.closure?.description ?? interval.break?.reason ?? interval.specialHours?.description ?? '';
+        const until = to === end ? '24:00' : clock.format(new Date(to));
+        spans.append(h('li', { className: interval.state, text: `${clock.format(new Date(from))}–${until} ${label}${detail ? ` (${detail})` : ''}` }));
+      }
+      list.append(h('li', { className: 'day' }, [h('h3', { text: dayName.format(new Date(start + 12 * 60 * 60 * 1000)) }), bar, spans]));
+    }
+  }
+  el('week-medium').addEventListener('change', () => void run(loadWeek));
+
+  // ---- start -------------------------------------------------------------------------------------
+
+  for (const cancel of document.querySelectorAll('[data-cancel]')) {
+    cancel.addEventListener('click', () => {
+      const owner = cancel.closest('form');
+      if (owner) owner.hidden = true;
+    });
+  }
+  if (credential()) {
+    void run(async () => {
+      try {
+        await signIn();
+      } catch (error) {
+        // a key that no longer works (revoked, expired): back to the sign-in form
+        if (error instanceof ApiError && error.status === 401) signOut();
+        throw error;
+      }
+    });
+  }
+})();

@@ -1,0 +1,267 @@
+// The developer portal (GET /portal): one static HTML page and two files (src/portal/assets), a client of
+// the public API only — the pasted key goes, as a Bearer credential, to this service's own /graphql and
+// /v1 and nowhere else. The page carries no inline script, so its policy is stricter than the other
+// pages' (no inline style, no workers, fetches to this origin only). The files are named by a hash of
+// their content, so a browser keeps them for a year and a deployment that changes them changes their
+// names; the page itself is revalidated on every load (its ETag, http/pages.ts).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Hono } from 'hono';
+import { SCOPES } from '../domain/access.js';
+import type { AppEnv } from '../http/appEnv.js';
+import { projectRoot } from '../projectRoot.js';
+import { errorBody } from '../rest/envelope.js';
+
+export const PORTAL_PATH = '/portal';
+
+/** The page's policy: its own script and stylesheet, calls to this origin, nothing framed, nothing inline. */
+export const PORTAL_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const ASSET_TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
+
+interface Asset {
+  /** `portal-<hash>.js`: the name the page links to. */
+  name: string;
+  body: Uint8Array<ArrayBuffer>;
+  contentType: string;
+}
+
+/** The files, read and hashed once per process (they change only with a deployment). */
+let loaded: { assets: Map<string, Asset>; html: string } | undefined;
+
+function load(): NonNullable<typeof loaded> {
+  if (loaded) return loaded;
+  const dir = join(projectRoot(), 'src', 'portal', 'assets');
+  const assets = new Map<string, Asset>();
+  const names: Record<keyof typeof ASSET_TYPES, string> = { js: '', css: '' };
+  for (const ext of Object.keys(ASSET_TYPES) as (keyof typeof ASSET_TYPES)[]) {
+    const body = new Uint8Array(readFileSync(join(dir, `portal.${ext}`)));
+    const name = `portal-${createHash('sha256').update(body).digest('base64url').slice(0, 12)}.${ext}`;
+    assets.set(name, { name, body, contentType: ASSET_TYPES[ext] });
+    names[ext] = name;
+  }
+  return (loaded = { assets, html: portalHtml(`${PORTAL_PATH}/assets/${names.js}`, `${PORTAL_PATH}/assets/${names.css}`) });
+}
+
+const scopeBoxes = (group: string) =>
+  SCOPES.map((scope) => `<label class="scope"><input type="checkbox" name="${group}" value="${scope}" /> <code>${scope}</code></label>`).join('\n            ');
+
+function portalHtml(script: string, stylesheet: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="referrer" content="no-referrer" />
+    <link rel="icon" href="data:," />
+    <title>Developer portal — Office Communications Service</title>
+    <link rel="stylesheet" href="${stylesheet}" />
+    <script src="${script}" defer></script>
+  </head>
+  <body data-scopes="${SCOPES.join(' ')}">
+    <header class="top">
+      <h1>Developer portal</h1>
+      <p class="sub">Office Communications Service · <a href="/v1/docs">REST reference</a> · <a href="/graphql">GraphiQL</a></p>
+    </header>
+    <div id="alert" role="alert" class="alert" hidden></div>
+    <div id="status" role="status" class="status"></div>
+
+    <main>
+      <section id="signin" aria-labelledby="signin-title">
+        <h2 id="signin-title">Sign in</h2>
+        <p>Paste an API key (<code>svc-sk-v2-…</code>) or an access token. It is kept in this tab only (session storage) and sent to this service alone.</p>
+        <form id="signin-form" autocomplete="off">
+          <label for="signin-key">API key</label>
+          <input id="signin-key" name="key" type="password" required spellcheck="false" autocomplete="off" />
+          <button type="submit">Sign in</button>
+        </form>
+      </section>
+
+      <div id="portal" hidden>
+        <section id="org" aria-labelledby="org-title">
+          <div class="row">
+            <h2 id="org-title">Organization</h2>
+            <button type="button" id="signout" class="secondary">Sign out</button>
+          </div>
+          <dl id="org-details" class="details"></dl>
+          <p id="acting" class="note" hidden></p>
+          <div id="children" hidden>
+            <h3>Child organizations</h3>
+            <table aria-label="Child organizations">
+              <thead><tr><th scope="col">Name</th><th scope="col">Time zone</th><th scope="col">Communications</th><th scope="col">Actions</th></tr></thead>
+              <tbody id="children-rows"></tbody>
+            </table>
+            <p class="pager"><span id="children-count"></span> <button type="button" id="children-first" class="secondary">First page</button> <button type="button" id="children-next" class="secondary">Next page</button></p>
+          </div>
+        </section>
+
+        <section id="secret" class="secret" aria-labelledby="secret-title" hidden tabindex="-1">
+          <h2 id="secret-title">Copy the secret now</h2>
+          <p id="secret-what"></p>
+          <p>It is shown only this once: the service keeps only a hash of it.</p>
+          <label for="secret-value">Secret</label>
+          <div class="row">
+            <input id="secret-value" readonly spellcheck="false" />
+            <button type="button" id="secret-copy">Copy</button>
+            <button type="button" id="secret-done" class="secondary">I have saved it</button>
+          </div>
+          <p id="secret-copied" role="status"></p>
+        </section>
+
+        <section id="keys" aria-labelledby="keys-title">
+          <h2 id="keys-title">API keys</h2>
+          <p class="note" id="keys-denied" hidden>This credential cannot manage credentials: only a credential holding every scope can.</p>
+          <div id="keys-body">
+            <table aria-label="API keys">
+              <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+              <tbody id="keys-rows"></tbody>
+            </table>
+            <form id="roll-form" class="panel" hidden>
+              <h3 id="roll-title">Roll key</h3>
+              <p>A new key with the same name, scopes and expiry is made at once. The old key keeps working until the time you choose (at most 7 days from now).</p>
+              <label for="roll-until">Old key stops working at</label>
+              <input id="roll-until" name="until" type="datetime-local" required />
+              <button type="submit">Roll key</button>
+              <button type="button" class="secondary" data-cancel>Cancel</button>
+            </form>
+            <form id="key-form" class="panel">
+              <h3>Create an API key</h3>
+              <label for="key-name">Name</label>
+              <input id="key-name" name="name" required maxlength="100" />
+              <fieldset>
+                <legend>Scopes</legend>
+                <label><input type="radio" name="key-kind" value="full" checked /> Full key: every scope</label>
+                <label><input type="radio" name="key-kind" value="restricted" /> Restricted: only the scopes checked below</label>
+                <div class="scopes">
+            ${scopeBoxes('key-scope')}
+                </div>
+              </fieldset>
+              <label for="key-expires">Expires at (optional)</label>
+              <input id="key-expires" name="expiresAt" type="datetime-local" />
+              <button type="submit">Create key</button>
+            </form>
+          </div>
+        </section>
+
+        <section id="clients" aria-labelledby="clients-title">
+          <h2 id="clients-title">OAuth clients</h2>
+          <p class="note" id="clients-denied" hidden>This credential cannot manage credentials: only a credential holding every scope can.</p>
+          <div id="clients-body">
+            <table aria-label="OAuth clients">
+              <thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Previous secret until</th><th scope="col">Actions</th></tr></thead>
+              <tbody id="clients-rows"></tbody>
+            </table>
+            <form id="rotate-form" class="panel" hidden>
+              <h3 id="rotate-title">Rotate secret</h3>
+              <p>A new secret is made at once. The previous one is still accepted until the time you choose (at most 7 days from now).</p>
+              <label for="rotate-until">Previous secret stops working at</label>
+              <input id="rotate-until" name="until" type="datetime-local" required />
+              <button type="submit">Rotate secret</button>
+              <button type="button" class="secondary" data-cancel>Cancel</button>
+            </form>
+            <form id="client-scopes-form" class="panel" hidden>
+              <fieldset>
+                <legend id="client-scopes-title">Scopes</legend>
+                <div class="scopes">
+            ${scopeBoxes('client-edit-scope')}
+                </div>
+              </fieldset>
+              <button type="submit">Save scopes</button>
+              <button type="button" class="secondary" data-cancel>Cancel</button>
+            </form>
+            <form id="client-form" class="panel">
+              <h3>Create an OAuth client</h3>
+              <label for="client-name">Name</label>
+              <input id="client-name" name="name" required maxlength="100" />
+              <fieldset>
+                <legend>Scopes</legend>
+                <div class="scopes">
+            ${scopeBoxes('client-scope')}
+                </div>
+              </fieldset>
+              <button type="submit">Create client</button>
+            </form>
+          </div>
+        </section>
+
+        <section id="webhooks" aria-labelledby="webhooks-title">
+          <h2 id="webhooks-title">Webhook endpoints</h2>
+          <p class="note" id="webhooks-denied" hidden>This credential cannot read webhook endpoints (scope <code>webhooks:read</code>).</p>
+          <div id="webhooks-body">
+            <table aria-label="Webhook endpoints">
+              <thead><tr><th scope="col">URL</th><th scope="col">Description</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+              <tbody id="webhooks-rows"></tbody>
+            </table>
+            <div id="deliveries" class="panel" hidden>
+              <h3 id="deliveries-title">Recent deliveries</h3>
+              <table aria-labelledby="deliveries-title">
+                <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Answer</th><th scope="col">Next retry</th></tr></thead>
+                <tbody id="deliveries-rows"></tbody>
+              </table>
+              <button type="button" class="secondary" id="deliveries-close">Close</button>
+            </div>
+            <form id="webhook-form" class="panel">
+              <h3>Add an endpoint</h3>
+              <label for="webhook-url">URL (https://)</label>
+              <input id="webhook-url" name="url" type="url" required maxlength="2000" />
+              <label for="webhook-description">Description (optional)</label>
+              <input id="webhook-description" name="description" maxlength="500" />
+              <label for="webhook-events">Event types (comma-separated: names, families such as <code>closure.*</code>, or <code>*</code>)</label>
+              <input id="webhook-events" name="eventTypes" value="*" />
+              <button type="submit">Add endpoint</button>
+            </form>
+          </div>
+        </section>
+
+        <section id="week" aria-labelledby="week-title">
+          <h2 id="week-title">Availability this week</h2>
+          <p class="note" id="week-denied" hidden>This credential cannot read availability (scope <code>office-hours:read</code>).</p>
+          <div id="week-body">
+            <label for="week-medium">Medium</label>
+            <select id="week-medium">
+              <option value="PHONE">Phone</option>
+              <option value="CHAT">Chat</option>
+              <option value="SMS">SMS</option>
+              <option value="GHL">GHL</option>
+            </select>
+            <p class="legend" aria-hidden="true"><span class="swatch OPEN"></span> Open <span class="swatch BREAK"></span> Break <span class="swatch CLOSED"></span> Closed <span class="swatch CLOSURE"></span> Closure</p>
+            <p id="week-zone" class="note"></p>
+            <ol id="week-days" class="days"></ol>
+          </div>
+        </section>
+      </div>
+    </main>
+  </body>
+</html>
+`;
+}
+
+/** The paths registered by registerPortal, for the 404-versus-405 decision. */
+export const PORTAL_ROUTES = [
+  { method: 'GET', path: PORTAL_PATH },
+  { method: 'GET', path: `${PORTAL_PATH}/assets/:name` },
+];
+
+/** Public routes (the page asks for a key itself); their compression and ETag come from http/pages.ts. */
+export function registerPortal(app: Hono<AppEnv>): void {
+  app.get(PORTAL_PATH, (c) => {
+    c.set('route', `GET ${PORTAL_PATH}`);
+    return c.html(load().html, 200, { 'Content-Security-Policy': PORTAL_CSP });
+  });
+  app.get(`${PORTAL_PATH}/assets/:name`, (c) => {
+    c.set('route', `GET ${PORTAL_PATH}/assets/:name`);
+    const asset = load().assets.get(c.req.param('name'));
+    if (!asset) return c.json(errorBody('not_found', `No route GET ${c.req.path}`), 404);
+    return c.body(asset.body, 200, { 'content-type': asset.contentType, 'Cache-Control': 'public, max-age=31536000, immutable' });
+  });
+}
