@@ -76,7 +76,7 @@ const PLACEHOLDERS: Record<string, string> = {
   '<id>': '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
   '<time>': '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,3})?)?Z',
   '<etag>': 'W/"[A-Za-z0-9_-]+"',
-  '<cursor>': '[A-Za-z0-9_-]+',
+  '<cursor>': '[A-Za-z0-9_.-]+',
   '<key>': 'svc-sk-v2-[A-Za-z0-9]+',
   '<secret>': '[A-Za-z0-9_+/=.-]+',
   '<n>': '\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?',
@@ -127,6 +127,7 @@ function readerEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const name of ['PATH', 'HOME', 'LANG', 'TMPDIR', 'USER', 'SHELL', 'TERM']) if (process.env[name]) env[name] = process.env[name];
   env.npm_config_update_notifier = 'false';
+  env.npm_config_loglevel = 'error'; // this machine's npm warns about its own configuration on every run
   return env;
 }
 
