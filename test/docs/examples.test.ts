@@ -198,7 +198,7 @@ async function runFile(file: string): Promise<Ran[]> {
     ...list.flatMap((e, i) => [`printf '\\n@@BLOCK@@ ${i}\\n'`, movePorts(e.code)]),
     `printf '\\n@@BLOCK@@ end\\n'`,
     // the examples' own background starts end with the file
-    'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; true',
+    'for job in $(jobs -p); do kill -- -$job 2>/dev/null; done; wait 2>/dev/null; true',
   ].join('\n');
   const path = join(work, `.examples-${file.replace(/\W/g, '_')}.sh`);
   writeFileSync(path, script);
@@ -266,7 +266,7 @@ describe('the documentation', () => {
 
   it('links only to files and headings that exist', () => {
     const broken: string[] = [];
-    for (const file of DOC_FILES) {
+    for (const file of [...DOC_FILES, 'SECURITY.md']) {
       const text = readFileSync(join(root, file), 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
       for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^[a-z][a-z0-9+.-]*:/i.test(target!)) continue; // https:, mailto:
