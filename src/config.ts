@@ -1,4 +1,4 @@
-// Environment → typed, validated configuration (CONTRACT §1). A bad value stops the process with a
+// Environment → typed, validated configuration (docs/decisions.md §1). A bad value stops the process with a
 // one-line error naming the variable, before anything is opened.
 import { z } from 'zod';
 

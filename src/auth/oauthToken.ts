@@ -1,4 +1,4 @@
-// POST /oauth/token: the client-credentials grant (spec §5, CONTRACT §2). Errors follow RFC 6749
+// POST /oauth/token: the client-credentials grant (spec §5, docs/decisions.md §2). Errors follow RFC 6749
 // (`{error, error_description}`), not the /v1 envelope.
 import type { Db } from '../db/client.js';
 import { isStorableText } from '../domain/storableText.js';

@@ -1,4 +1,4 @@
-// Access tokens (CONTRACT §2): JWTs signed with the service key, 24 h, with iss/aud/sub/org/scope.
+// Access tokens (docs/decisions.md §2): JWTs signed with the service key, 24 h, with iss/aud/sub/org/scope.
 // Verification pins the algorithm, issuer and audience, so `alg: none`, a foreign key, another
 // audience or an expired token are all rejected.
 import { jwtVerify, SignJWT } from 'jose';

@@ -1,4 +1,4 @@
-// `npm run seed -- --json`: creates the demo data set (CONTRACT §6) on an empty database and prints it
+// `npm run seed -- --json`: creates the demo data set (docs/decisions.md §6) on an empty database and prints it
 // as one JSON document on stdout; logs go to stderr.
 import { loadConfig } from '../config.js';
 import { createDemoData } from '../demo/demoData.js';

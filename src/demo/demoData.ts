@@ -1,4 +1,4 @@
-// The demo data set of CONTRACT §6: an account organization with two clinics, and an unrelated
+// The demo data set of docs/decisions.md §6: an account organization with two clinics, and an unrelated
 // organization in another tenant, each with bots, phone numbers, insurances, templates, call
 // requests and conversations. No office hours and no closures are pre-set.
 import { createApiKey, createOAuthClient } from '../auth/provisioning.js';

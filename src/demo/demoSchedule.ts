@@ -1,5 +1,5 @@
 // The demo's schedule for the Downtown clinic, added by `npm start` on a fresh embedded database (never by
-// `npm run seed`, whose data set CONTRACT §6 fixes without office hours, special hours or closures): a
+// `npm run seed`, whose data set docs/decisions.md §6 fixes without office hours, special hours or closures): a
 // realistic week, an annual closure, and — relative to now, so that they are always ahead — a timed
 // closure and a special day, so that availability, the week view and the live subscription show OPEN,
 // BREAK, CLOSED and CLOSURE. Written through the domain functions, as the account's demo key: the event

@@ -1,4 +1,4 @@
-// Who may act on what (CONTRACT §2). An Actor is what a credential resolves to; its reach is its
+// Who may act on what (docs/decisions.md §2). An Actor is what a credential resolves to; its reach is its
 // owner organization, plus the owner's children when the owner is an account organization. Reach is
 // decided from the target organization's own record (its parent), never from a list of the owner's
 // children: one comparison whatever the number of locations under the account.

@@ -1,4 +1,4 @@
-// API keys through the API (/v1/api-keys and the GraphQL twins, CONTRACT §2): create, list, roll,
+// API keys through the API (/v1/api-keys and the GraphQL twins, docs/decisions.md §2): create, list, roll,
 // revoke. Scope credentials:write, which only a credential holding every scope holds (a full key, or
 // an OAuth client granted every scope): a restricted key can never make or widen a credential. A new
 // key holds at most what the creating credential holds. An account organization manages its

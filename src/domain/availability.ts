@@ -1,7 +1,7 @@
 // Availability: which state an organization is in at an instant, which greeting a caller hears,
 // which templates may be used, and when the state next changes. Pure: no database, no HTTP.
 //
-// Time decisions (CONTRACT §4):
+// Time decisions (docs/decisions.md §4):
 // - The state is a function of the organization's LOCAL WALL TIME (date, weekday, minute of day;
 //   seconds dropped), read with luxon in the organization's IANA zone, plus the UTC instant for
 //   timed closures. The process timezone is never used.
@@ -274,7 +274,7 @@ export function compileSchedule(input: ScheduleRules): CompiledSchedule {
     const day = compileDay(schedule);
     if (day) days.set(weekday, day);
   }
-  // precedence (CONTRACT §3): timed over annual, then the earliest created
+  // precedence (docs/decisions.md §3): timed over annual, then the earliest created
   const sorted = [...input.closures].sort(byClosurePrecedence);
   const timed: { rule: ClosureRule; startMs: number; endMs: number }[] = [];
   const annual = new Map<number, ClosureRule>();
@@ -300,7 +300,7 @@ export function evaluateAt(schedule: CompiledSchedule, medium: Medium, instantMs
   const wall = wallClockAt(schedule.zone, instantMs);
   const annual = schedule.annual.get(wall.month * 32 + wall.day);
   if (annual) return { state: 'CLOSURE', closure: annual, special: null, break: null };
-  // precedence (CONTRACT §9): a closure, then the special hours of the local date, then the weekly hours
+  // precedence (docs/decisions.md §9): a closure, then the special hours of the local date, then the weekly hours
   const specialDay = schedule.special.get(wall.dayStartWallMs);
   const special = specialDay?.rule ?? null;
   const day = specialDay ? specialDay.day : schedule.days.get(wall.weekday);

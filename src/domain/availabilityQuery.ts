@@ -1,4 +1,4 @@
-// Availability at an instant (CONTRACT §4), from the organization's compiled schedule in the read model
+// Availability at an instant (docs/decisions.md §4), from the organization's compiled schedule in the read model
 // (no statement when warm). An answer is remembered on the schedule for as long as it stays exactly
 // right (until the answer itself changes: its state, closure, break or greeting, which can happen
 // before its nextChangeAt): a voice agent asking on every call costs a map lookup and the formatting of

@@ -1,4 +1,4 @@
-// The agent runtime's side of call requests (CONTRACT §9): a machine credential (scope calls:dispatch)
+// The agent runtime's side of call requests (docs/decisions.md §9): a machine credential (scope calls:dispatch)
 // claims due requests under a lease, keeps the lease with heartbeats, starts the call (which opens its
 // conversation), and reports the outcome. The service never dials.
 //

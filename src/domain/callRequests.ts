@@ -1,4 +1,4 @@
-// Call requests (spec §2 "Call request", §3; CONTRACT §9): integrators place calls, the agent runtime
+// Call requests (spec §2 "Call request", §3; docs/decisions.md §9): integrators place calls, the agent runtime
 // (a machine client, domain/callDispatch.ts) works them, and both read the outcome here. Statuses:
 // queued → in_progress → completed | failed | canceled | expired. Polling one request is bounded by
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).

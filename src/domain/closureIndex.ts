@@ -1,5 +1,5 @@
 // Timed closures indexed by time. Closures may overlap; where several apply, the one earliest in
-// precedence order wins (CONTRACT §3). The index resolves that once, when it is built: it cuts the
+// precedence order wins (docs/decisions.md §3). The index resolves that once, when it is built: it cuts the
 // time line into disjoint segments, each carrying the closure that wins there, so that "which closure
 // applies at t" is one binary search and "where may the state change between a and b" lists the
 // segment edges in that window — whatever the number of closures (10,000 cost a few more steps of

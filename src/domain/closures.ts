@@ -1,4 +1,4 @@
-// Office closures (spec §2 "Office closure", §4 "Closures", CONTRACT §3): one-time intervals
+// Office closures (spec §2 "Office closure", §4 "Closures", docs/decisions.md §3): one-time intervals
 // (startAt..endAt, UTC) or annual all-day dates (in the organization's timezone).
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
@@ -70,7 +70,7 @@ const formFields = {
   annualDate: annualDateSchema.nullable().optional(),
 };
 
-/** Create: the greeting keys are required; null means "not configured" (CONTRACT §3). */
+/** Create: the greeting keys are required; null means "not configured" (docs/decisions.md §3). */
 export const createClosureSchema = z
   .strictObject(
     {

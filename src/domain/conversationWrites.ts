@@ -1,4 +1,4 @@
-// Conversations written, not only read (CONTRACT §9): the agent runtime appends the turns of a call it
+// Conversations written, not only read (docs/decisions.md §9): the agent runtime appends the turns of a call it
 // started (POST /v1/call-requests/{id}/start opens the conversation) and ends it with its summary;
 // inbound calls and chats are recorded the same way (POST /v1/conversations). One conversation is read
 // with its transcript, in cursor pages of turns. `duration` is in seconds.

@@ -1,4 +1,4 @@
-// The conversations list (spec §2 "Conversation", §4; CONTRACT §3): one page of an organization's
+// The conversations list (spec §2 "Conversation", §4; docs/decisions.md §3): one page of an organization's
 // conversations, newest first, with the total count of the same filter. Pages are asked by offset (the
 // specification's form) or by cursor (REST `cursor`/`nextCursor`, the GraphQL connection): a cursor
 // page is a keyset read (conversationPages.ts), as cheap deep in the list as at its start.

@@ -57,7 +57,7 @@ export function eventView(row: Event): EventView {
 
 const eventFields = {
   id: z.uuid(),
-  type: z.string().describe('The event type (README "Event catalogue"), e.g. closure.created.'),
+  type: z.string().describe('The event type (docs/rest.md "Event catalogue"), e.g. closure.created.'),
   orgId: z.uuid().describe('The organization the change belongs to.'),
   occurredAt: instantView(),
   actor: z

@@ -10,7 +10,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { Actor } from './access.js';
 import type { DomainDeps } from './deps.js';
 
-/** The event catalogue (README "Events"). A prefix such as `closure.*` selects a family when filtering. */
+/** The event catalogue (docs/rest.md "Event catalogue"). A prefix such as `closure.*` selects a family when filtering. */
 export const EVENT_TYPES = [
   'organization.disabled',
   'organization.enabled',

@@ -1,5 +1,5 @@
 // Office hours: one record per day of the week with recurring breaks (spec §2 "Office hours",
-// §4 rules 1-7, CONTRACT §3). Times are local `HH:mm` in the organization's timezone.
+// §4 rules 1-7, docs/decisions.md §3). Times are local `HH:mm` in the organization's timezone.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
@@ -63,7 +63,7 @@ export const dayHoursFields = {
 
 type DayHoursValue = { isClosed: boolean; open?: string | null; close?: string | null; breaks?: { start: string; end: string }[] };
 
-/** Rules 1, 2 and 5 of spec §4 and CONTRACT §3 (no overnight span) across the fields of a day's hours. */
+/** Rules 1, 2 and 5 of spec §4 and docs/decisions.md §3 (no overnight span) across the fields of a day's hours. */
 export function checkDayHours(value: DayHoursValue, ctx: z.RefinementCtx): void {
   if (value.isClosed) {
     // rule 1
@@ -74,7 +74,7 @@ export function checkDayHours(value: DayHoursValue, ctx: z.RefinementCtx): void 
   if (value.open == null) ctx.addIssue({ code: 'custom', path: ['open'], message: 'is required when isClosed is false' });
   if (value.close == null) ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required when isClosed is false' });
   if (!isLocalTime(value.open) || !isLocalTime(value.close)) return; // missing or already reported
-  // CONTRACT §3: no overnight spans
+  // docs/decisions.md §3: no overnight spans
   if (minutesOf(value.open) >= minutesOf(value.close)) {
     ctx.addIssue({ code: 'custom', path: ['close'], message: `must be after open (${value.open}); an overnight span is not allowed` });
     return;

@@ -1,5 +1,5 @@
 // Organizations: reading one within reach, paging an account's children, and switching communications
-// off and on (spec §3, CONTRACT §3). Organizations are read from the read model (one statement on a
+// off and on (spec §3, docs/decisions.md §3). Organizations are read from the read model (one statement on a
 // miss, none when warm); a record carries a child count and the first few child ids, never all of them,
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 // Special hours: the hours of one local date (`YYYY-MM-DD` in the organization's timezone) that replace
 // that weekday's office hours: a Saturday opened before a holiday, 24 December closing at noon. The
-// fields follow the rules of a day of office hours (spec §4 rules 1-7, CONTRACT §3; the schema pieces
-// are those of officeHours.ts); at most one per date. Precedence at an instant (CONTRACT §9): a closure,
+// fields follow the rules of a day of office hours (spec §4 rules 1-7, docs/decisions.md §3; the schema pieces
+// are those of officeHours.ts); at most one per date. Precedence at an instant (docs/decisions.md §9): a closure,
 // then the special hours of that local date, then the weekly hours.
 //
 // Decisions: a write may not name a date before the organization's local today (a past day changes

@@ -1,4 +1,4 @@
-// Workflow templates (spec §2 "Workflow template", §4 "Templates", CONTRACT §3).
+// Workflow templates (spec §2 "Workflow template", §4 "Templates", docs/decisions.md §3).
 //
 // Templates belong to the credential owner's organization only: an account organization's key sees
 // and edits the account's own templates, not its children's (a child's template is a 404 to it).

@@ -1,4 +1,4 @@
-// Time and text formats shared by closures, office hours and availability (spec §2, CONTRACT §3-4).
+// Time and text formats shared by closures, office hours and availability (spec §2, docs/decisions.md §3-4).
 // Each schema's output is a value the same schema accepts again, so that GraphQL (which validates the
 // argument with plugin-zod first) and the domain (which parses once more) reach the same verdict.
 import { DateTime } from 'luxon';

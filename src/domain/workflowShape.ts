@@ -5,7 +5,7 @@
 // key order, so two definitions are "the same" exactly when their canonical JSON is equal; that is
 // what decides a template's version bump.
 //
-// Limits the specification leaves open (documented in the README):
+// Limits the specification leaves open (documented in docs/decisions.md §10):
 //   workflow/step title 1..255 characters with a non-whitespace character; description and usageContext
 //   up to 2000; instructions and templateBody up to 10 000; examples up to 50 strings of up to 1000;
 //   action and templateName up to 255; order an integer 0..1 000 000, distinct among siblings and

@@ -1,7 +1,7 @@
 // Bots and their workflows (spec §2 "Workflow", §4 "Workflows"): listing an organization's bots,
 // exporting a bot's workflows in the portable form, and importing that form into another bot.
 //
-// A bot is reachable when its organization is within the caller's reach (CONTRACT §2); any other bot
+// A bot is reachable when its organization is within the caller's reach (docs/decisions.md §2); any other bot
 // answers 404 exactly like a missing one. The import is the purpose the specification gives the export:
 // `{workflows: [...]}` as exported (ids ignored), at most 100 workflows of at most 200 steps each,
 // appended after the target bot's existing workflows, all in one transaction.

@@ -1,4 +1,4 @@
-// GraphQL abuse limits (CONTRACT §5), from graphql-armor: an operation past any of them is refused while
+// GraphQL abuse limits (docs/decisions.md §5), from graphql-armor: an operation past any of them is refused while
 // it is parsed or validated, before a resolver (and so a database query) runs. The message names the
 // limit, e.g. "Query depth limit of 12 exceeded, found 20." (the library's wording).
 import { EnvelopArmor } from '@escape.tech/graphql-armor';

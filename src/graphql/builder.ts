@@ -30,7 +30,7 @@ export const builder = new SchemaBuilder<{
     onUnusedQuery: null,
   },
   zod: {
-    // one error shape for every invalid input, on both surfaces (CONTRACT §5)
+    // one error shape for every invalid input, on both surfaces (docs/decisions.md §5)
     validationError: (zodError) => new InvalidInput(issuesFromZod(zodError)),
   },
 });

@@ -1,4 +1,4 @@
-// Maps domain errors to GraphQL errors with `extensions.code` (CONTRACT §5); anything else is masked.
+// Maps domain errors to GraphQL errors with `extensions.code` (docs/decisions.md §5); anything else is masked.
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

@@ -1,4 +1,4 @@
-// Each GraphQL field with a REST twin counts against that twin's budget (CONTRACT §5, the route table),
+// Each GraphQL field with a REST twin counts against that twin's budget (docs/decisions.md §5, the route table),
 // so the two surfaces cannot be played against each other. Root fields always count: a root field
 // without a twin gets its own pattern "QUERY <field>" / "MUTATION <field>" (e.g. "QUERY viewer") with
 // the per-minute default. A nested field counts once per resolved occurrence (per alias and per parent

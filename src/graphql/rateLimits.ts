@@ -26,7 +26,7 @@ import type { GraphQLContext } from './context.js';
 import { domainErrorExtensions } from './errors.js';
 import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
 
-/** `extensions.rateLimit` of every executed GraphQL answer (README "GraphQL limits"). */
+/** `extensions.rateLimit` of every executed GraphQL answer (docs/graphql.md "Limits and cost"). */
 export interface RateLimitExtension {
   /** Units this operation drew from the budgets (one per counted field occurrence). */
   cost: number;

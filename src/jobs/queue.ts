@@ -7,7 +7,7 @@
 //
 // Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
 // must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is
-// about a hundred lines over Prisma and one SQL statement per claim (README "Durable work").
+// about a hundred lines over Prisma and one SQL statement per claim (docs/architecture.md "Durable work").
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';

@@ -4,7 +4,7 @@
 // - requests by route, method, status and GraphQL operation (requestMetrics.ts),
 // - the database: statements, errors, the gate's waits and refusals (databaseMetrics.ts),
 // - the read model, rate-limit refusals and the change channel (serviceStateMetrics.ts).
-// Served by GET /metrics (endpoint.ts). README "Metrics" lists every name.
+// Served by GET /metrics (endpoint.ts). docs/operating.md "Metrics" lists every name.
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { registerDatabaseMetrics } from './databaseMetrics.js';

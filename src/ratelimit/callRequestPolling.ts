@@ -1,4 +1,4 @@
-// The polling interval of spec §8 / CONTRACT §3, called by BOTH surfaces after the call request is
+// The polling interval of spec §8 / docs/decisions.md §3, called by BOTH surfaces after the call request is
 // loaded (the rule needs its status): GET /v1/call-requests/:id and Query.callRequest. The per-second
 // polling budget itself is drawn before (REST step / GraphQL root-field wrapper).
 import type { AppDeps } from '../deps.js';

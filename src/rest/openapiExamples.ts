@@ -1,4 +1,4 @@
-// Examples for the OpenAPI document, taken from the demo data set (src/demo/demoData.ts, CONTRACT §6):
+// Examples for the OpenAPI document, taken from the demo data set (src/demo/demoData.ts, docs/decisions.md §6):
 // the clinic "Bright Smiles Downtown" of the account "Bright Smiles Dental Group", its bots, phone
 // numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
 // fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.

@@ -1,4 +1,4 @@
-// API keys through the API (issue 22 item 1, CONTRACT §2): created with the secret answered once,
+// API keys through the API (issue 22 item 1, docs/decisions.md §2): created with the secret answered once,
 // listed masked, restricted to scopes (403 outside them on both surfaces), expiring (401), rolled with
 // an overlap the fake clock walks through, revoked at once; only a credential holding every scope
 // manages them; an account manages its children's.

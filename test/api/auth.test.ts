@@ -1,4 +1,4 @@
-// Credentials (CONTRACT §2): API keys, OAuth client credentials and the JWTs they yield, scopes and reach.
+// Credentials (docs/decisions.md §2): API keys, OAuth client credentials and the JWTs they yield, scopes and reach.
 import { revokeApiKey, revokeOAuthClient } from '../../src/auth/provisioning.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import { useTestApp } from '../support/testApp.js';
 const t = useTestApp();
 
 // Each pending (queued) request is polled at most once per case: a second poll within the minimum
-// poll interval is a 429 (CONTRACT §3), which is another file's subject.
+// poll interval is a 429 (docs/decisions.md §3), which is another file's subject.
 
 const FIELDS = [
   'attempts',

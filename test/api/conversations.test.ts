@@ -237,7 +237,7 @@ describe('GraphQL conversations', () => {
   }
 
   it('rejects a non-integer limit by the GraphQL types', async () => {
-    // a variable that GraphQL itself refuses is the client's error, never a 5xx (CONTRACT §3)
+    // a variable that GraphQL itself refuses is the client's error, never a 5xx (docs/decisions.md §3)
     const res = await gqlList({ limit: 'abc' });
     expect(res.status).toBeLessThan(500);
     expect(res.body.errors?.[0]?.message).toContain('abc');

@@ -1,6 +1,6 @@
 // The demo's schedule (npm start on a fresh embedded database): the Downtown clinic's week, an annual
 // closure, a timed closure and a special day ahead of now, written through the domain (so recorded as
-// events), so that the week view shows OPEN, BREAK, CLOSED and CLOSURE. The seed data set itself (CONTRACT
+// events), so that the week view shows OPEN, BREAK, CLOSED and CLOSURE. The seed data set itself (docs/decisions.md
 // §6) stays without office hours, special hours or closures.
 import { describe, expect, it } from 'vitest';
 import { createDemoSchedule, demoGraphiqlVariables } from '../../src/demo/demoSchedule.js';

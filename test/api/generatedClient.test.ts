@@ -1,4 +1,4 @@
-// A client generated from GET /v1/openapi.json drives the README's integrator flow against a running
+// A client generated from GET /v1/openapi.json drives the integrator flow of docs/rest.md against a running
 // server (a real socket on 127.0.0.1, on a free port): openapi-typescript generates the types into
 // test/generated/openapi.ts (`npm run openapi:types`, run by `npm install` and `npm run typecheck`) and
 // openapi-fetch sends the requests. `npm run typecheck` checks every call below against the document: a
@@ -48,7 +48,7 @@ afterAll(async () => {
   await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
 });
 
-/** Step 1 of the README: an access token for the clinic's OAuth client, then a client that sends it. */
+/** Step 1 of docs/rest.md: an access token for the clinic's OAuth client, then a client that sends it. */
 async function authorizedClient(): Promise<Client<paths>> {
   const anonymous = client();
   const { clientId, clientSecret } = t.demo.oauthClients.clinic;

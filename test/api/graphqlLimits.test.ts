@@ -1,4 +1,4 @@
-// GraphQL abuse limits (CONTRACT §5): an operation that is too deep, has too many aliases or directives,
+// GraphQL abuse limits (docs/decisions.md §5): an operation that is too deep, has too many aliases or directives,
 // costs too much or is too long is refused with a message naming the limit, before any resolver runs.
 // The proof: every SQL statement is counted (the database's statement observers), the read model is
 // emptied before each operation, and a refused operation makes none (a resolver's first act,

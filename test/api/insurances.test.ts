@@ -230,7 +230,7 @@ describe('GraphQL insurances', () => {
   });
 
   it('rejects an unknown enum value by the GraphQL types', async () => {
-    // a variable that GraphQL itself refuses is the client's error, never a 5xx (CONTRACT §3)
+    // a variable that GraphQL itself refuses is the client's error, never a 5xx (docs/decisions.md §3)
     const res = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { type: 'POS' } });
     expect(res.status).toBeLessThan(500);
     expect(res.body.errors?.[0]?.message).toContain('POS');

@@ -1,4 +1,4 @@
-// Rate limits and polling budgets (spec §8, CONTRACT §3/§5), on both surfaces, with the fake clock.
+// Rate limits and polling budgets (spec §8, docs/decisions.md §3/§5), on both surfaces, with the fake clock.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -184,7 +184,7 @@ describe('small configured budgets', () => {
     expect(res.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
 
-  // CONTRACT §5: a nested field with a REST twin draws on the twin's budget, once per occurrence
+  // docs/decisions.md §5: a nested field with a REST twin draws on the twin's budget, once per occurrence
   const NESTED_TWINS: [field: string, selection: string, restPath: string][] = [
     ['officeHours', 'officeHours { dayOfWeek }', '/office-hours'],
     ['insurances', 'insurances { id }', '/insurances'],

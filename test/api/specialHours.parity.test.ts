@@ -1,4 +1,4 @@
-// Special hours (the hours of one local date): every office-hours rule case (rules 1-7, spec §4, CONTRACT
+// Special hours (the hours of one local date): every office-hours rule case (rules 1-7, spec §4, docs/decisions.md
 // §3) turned into a special day, plus the date's and the description's own rules, through REST (JSON; a
 // subset as form and multipart) and GraphQL: the same verdict, the same field, the same words. Then one
 // per date (409 CONFLICT on both surfaces), the limit, and tenant isolation.

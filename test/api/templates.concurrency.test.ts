@@ -1,4 +1,4 @@
-// A template's version under concurrent updates (CONTRACT §3): it grows by exactly one per update that
+// A template's version under concurrent updates (docs/decisions.md §3): it grows by exactly one per update that
 // changes the stored workflow definition, never otherwise; no bump is lost or doubled.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';

@@ -1,4 +1,4 @@
-// Workflow templates through REST and GraphQL (spec §2, §4 "Templates"; CONTRACT §3).
+// Workflow templates through REST and GraphQL (spec §2, §4 "Templates"; docs/decisions.md §3).
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
 import { invalidTemplateCases } from './cases/templateCases.js';

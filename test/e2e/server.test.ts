@@ -28,7 +28,7 @@ describe('npm start on an embedded database', () => {
       expect(first.output().stderr).toContain(`REST API docs: ${first.baseUrl}/v1/docs`);
       expect(first.output().stderr).toContain(`Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`);
 
-      // exactly what the README's curl sends (curl -d uses application/x-www-form-urlencoded)
+      // exactly what the docs' curl sends (curl -d uses application/x-www-form-urlencoded)
       const res = await fetch(`${first.baseUrl}/graphql`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded' },

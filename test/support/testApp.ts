@@ -89,7 +89,7 @@ export interface GraphQLBody<TResult> {
   data: TResult;
   /** Undefined on success, else `[{message, path, extensions: {code, …}}]`; untyped so tests can read what they assert. */
   errors: any;
-  /** What the operation cost: `{ rateLimit: { cost, budgets } }` (README "Rate limits and polling budgets"). */
+  /** What the operation cost: `{ rateLimit: { cost, budgets } }` (docs/rest.md "Rate limits and polling budgets"). */
   extensions?: any;
 }
 
@@ -104,7 +104,7 @@ export interface TestApp {
   deps: AppDeps;
   db: TestDatabase;
   clock: FakeClock;
-  /** The demo data set of CONTRACT §6, recreated before every case. */
+  /** The demo data set of docs/decisions.md §6, recreated before every case. */
   demo: DemoData;
   fetch(path: string, init?: RequestInit): Promise<Response>;
   rest<T = any>(method: string, path: string, options?: RestOptions): Promise<TestResponse<T>>;

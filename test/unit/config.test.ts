@@ -59,11 +59,11 @@ describe('OAuth issuer', () => {
   });
 });
 
-describe('README configuration table', () => {
+describe('the configuration table of docs/operating.md', () => {
   it('names every variable src/config.ts reads', async () => {
     const { readFileSync } = await import('node:fs');
     const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/operating.md', import.meta.url), 'utf8');
     const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
     const variables = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]!);
     expect(variables.length).toBeGreaterThan(20);

@@ -1,5 +1,5 @@
 // Availability on GraphQL: Organization.availability(at, medium, phoneNumberId), the same object as
-// GET /v1/organizations/{orgId}/availability (CONTRACT §4).
+// GET /v1/organizations/{orgId}/availability (docs/decisions.md §4).
 import type { Availability, TimelineInterval } from '../../domain/availability.js';
 import { type AvailabilityTimeline, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../domain/availabilityQuery.js';
 import { watchAvailability } from '../../domain/availabilityWatch.js';

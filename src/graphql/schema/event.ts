@@ -25,7 +25,7 @@ const EventSubjectRef = builder.objectRef<EventView['subject']>('EventSubject').
 });
 
 export const EventRef = builder.objectRef<EventView>('Event').implement({
-  description: "One change, recorded in the transaction of the change: who changed what, when (the event log and audit trail; README \"Event catalogue\").",
+  description: "One change, recorded in the transaction of the change: who changed what, when (the event log and audit trail; docs/rest.md \"Event catalogue\").",
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id (UUID).' }),
     type: t.exposeString('type', { description: 'The event type, e.g. closure.created.' }),

@@ -29,7 +29,7 @@ export const webhookEndpointRoutes = [
     tag: 'Webhooks',
     summary: 'Create a webhook endpoint',
     description:
-      'Body: `url` (https://), `description`, `eventTypes` (names, families such as `closure.*`, or `*`; default `["*"]`), `enabled` (default true). The answer shows the signing secret `secret` (`whsec_…`) once. Deliveries follow Standard Webhooks (README "Webhooks").',
+      'Body: `url` (https://), `description`, `eventTypes` (names, families such as `closure.*`, or `*`; default `["*"]`), `enabled` (default true). The answer shows the signing secret `secret` (`whsec_…`) once. Deliveries follow Standard Webhooks (docs/rest.md "Webhooks").',
     scope: 'webhooks:write',
     body: createWebhookEndpointInput,
     response: webhookEndpointWithSecretResponse,

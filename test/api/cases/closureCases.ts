@@ -1,4 +1,4 @@
-// Rule cases for closures (spec §2 "Office closure", §4 "Closures", CONTRACT §3), run through REST
+// Rule cases for closures (spec §2 "Office closure", §4 "Closures", docs/decisions.md §3), run through REST
 // (JSON, and a subset as form and multipart bodies) and GraphQL by test/api/closures.parity.test.ts.
 
 /** One rule case, shared by the closure and office-hours tables. */

@@ -26,7 +26,7 @@ export const invalidPagingCases: ConversationCase[] = [
   { name: 'includeChildren 1', query: { includeChildren: '1' }, invalid: 'includeChildren' },
   { name: 'orgId not a UUID', query: { orgId: 'clinic' }, args: { orgId: 'clinic' }, invalid: 'orgId' },
   { name: 'botId not a UUID', query: { botId: '42' }, args: { botId: '42' }, invalid: 'botId' },
-  // a non-account owner may not include children (CONTRACT §3)
+  // a non-account owner may not include children (docs/decisions.md §3)
   { name: 'includeChildren by a clinic', query: { includeChildren: 'true' }, args: { includeChildren: true }, invalid: 'includeChildren' },
 ];
 

@@ -1,4 +1,4 @@
-// Rule cases for office hours (spec §2 "Office hours", §4 rules 1-7, CONTRACT §3), run through REST
+// Rule cases for office hours (spec §2 "Office hours", §4 rules 1-7, docs/decisions.md §3), run through REST
 // (JSON, and a subset as form and multipart bodies) and GraphQL by test/api/officeHours.parity.test.ts.
 import type { RuleCase } from './closureCases.js';
 
@@ -107,7 +107,7 @@ export const officeHoursCases: OfficeHoursCase[] = [
     form: [['dayOfWeek', 'MONDAY'], ['isClosed', 'true']],
   },
 
-  // CONTRACT §3: open before close, time formats, texts
+  // docs/decisions.md §3: open before close, time formats, texts
   { name: 'overnight span (open after close)', input: { ...open, open: '22:00', close: '06:00' }, accepted: false, field: 'close' },
   { name: 'open equal to close', input: { ...open, close: '09:00' }, accepted: false, field: 'close' },
   { name: 'time 24:00', input: { ...open, close: '24:00' }, accepted: false, field: 'close' },

@@ -1,4 +1,4 @@
-// The rule cases of a template's input (spec §2, §4 "Templates"; CONTRACT §3), run through REST and
+// The rule cases of a template's input (spec §2, §4 "Templates"; docs/decisions.md §3), run through REST and
 // GraphQL by test/api/templates.test.ts: each input is refused on both surfaces with the same issues.
 // `restOnly` marks inputs that GraphQL's closed input types cannot even express (unknown properties, a
 // body that is not an object); GraphQL rejects those before execution.
