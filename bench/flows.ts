@@ -73,8 +73,11 @@ interface Target {
 }
 
 /** autocannon on one target: at full speed, or at `rate` requests per second overall. */
+let runStarted = 0;
+
 async function run(target: Target, connections: number, seconds: number, rate?: number): Promise<Run> {
   let n = 0;
+  runStarted = Date.now();
   const result = await autocannon({
     url: `http://127.0.0.1:${target.port}`,
     connections,
@@ -203,7 +206,8 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
     path: `/v1/organizations/${org.id}/closures/${closures[0]}`,
     headers: json(org.apiKey),
     path2: (n) => `/v1/organizations/${org.id}/closures/${closures[n % closures.length]}`,
-    body: (n) => JSON.stringify({ description: `Bench write ${n}`, startAt: `2090-01-01T03:00:00Z`, endAt: `2090-01-01T04:00:00Z` }),
+    // a description never written before: a write that changes nothing appends no event
+    body: (n) => JSON.stringify({ description: `Bench write ${n} of ${runStarted}`, startAt: `2090-01-01T03:00:00Z`, endAt: `2090-01-01T04:00:00Z` }),
   };
   const subscribe = async (count: number) => {
     const ids: string[] = [];
@@ -227,14 +231,26 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
   await run(write, WRITE_CONNECTIONS, 2); // warm-up
   type Round = Run & { cpuMs: number; dbCpuMs: number; delivered: number; drainMs: number };
   const runs = { none: [] as Round[], three: [] as Round[] };
+  let eventsBefore = 0;
+  const events = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS "n" FROM "Event" WHERE "type" = 'closure.updated'`)).rows[0]!.n - eventsBefore;
   const round = async (endpoints: number): Promise<Round> => {
     const ids = await subscribe(endpoints);
+    eventsBefore += await events();
     await resetReceiver(receiver);
     const meter = await cpuMeter(db, database, service.child.pid!);
     const r = await run(write, WRITE_CONNECTIONS, ctx.seconds);
+    if ((await events()) !== r.ok) ctx.log(`  ! ${r.ok} writes answered 2xx, ${await events()} closure events appended`);
     // the round's cost includes its deliveries: wait for them (with none subscribed there are none)
     const drained = endpoints > 0 ? await drain(receiver, endpoints * r.ok) : { ms: 0, stats: { distinct: 0 } };
     const cpu = await meter.done();
+    if (drained.stats.distinct < endpoints * r.ok) {
+      // where the missing deliveries stand (the log only: deleting the endpoints deletes them)
+      const states = await db.query(
+        `SELECT "status", "attempts", "statusCode", left("response", 100) AS "response", count(*)::int AS "count" FROM "WebhookDelivery" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC LIMIT 5`,
+      );
+      const jobs = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "Job" WHERE "kind" = 'webhook.deliver' AND "runAt" <= now()`);
+      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due delivery jobs ${JSON.stringify(jobs.rows[0])}`);
+    }
     await unsubscribe(ids);
     return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms };
   };
