@@ -6,12 +6,14 @@
 //   BENCH_OVERLOAD_ROUNDS (3: 10-s runs at 400 connections per route, alternating with runs at 50),
 //   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
 //   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
-//   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone).
+//   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
+//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { flowsPart } from './flows.js';
 import { largeAccountPart } from './largeAccount.js';
 import { load, type LoadResult, median, peakRssMiB, type Request, root, runScript, type Running, sequentialMedianMs, startScript, startService } from './lib.js';
 
@@ -443,15 +445,20 @@ async function main() {
   await runScript(['src/cli/build.mjs']); // what npm start runs, current
   const started = new Date();
   const largeAccount = () => largeAccountPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
-  if (process.env.BENCH_ONLY === 'large-account') {
-    if (await postgresAnswers()) await largeAccount();
+  const flows = () => flowsPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+  if (process.env.BENCH_ONLY === 'large-account' || process.env.BENCH_ONLY === 'flows') {
+    if (await postgresAnswers()) await (process.env.BENCH_ONLY === 'flows' ? flows() : largeAccount());
+    else report.push('PostgreSQL did not answer: nothing was measured.');
     process.stdout.write([...targets.map((t) => `${t.name}: ${t.value} (${t.target}) ${t.met ? 'met' : 'NOT met'}`), '', ...report].join('\n') + '\n');
     return;
   }
   const embedded = await embeddedPart();
   const postgresRestart = (await postgresAnswers()) ? await postgresPart() : null;
   if (!postgresRestart) report.push('PostgreSQL did not answer: its part was skipped.', '');
-  else await largeAccount();
+  else {
+    await largeAccount();
+    await flows();
+  }
 
   const restart = median(embedded.restartMs);
   target('Embedded: start to first 200, existing folder (npm start)', `${Math.round(restart)} ms`, '< 1500 ms', restart < 1500);

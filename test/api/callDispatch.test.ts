@@ -90,6 +90,25 @@ describe('a call worked by the runtime', () => {
     expect(failed.body.data.failCallRequest).toEqual({ status: 'failed', error: { category: 'request', code: 'busy', message: 'The line was busy.' } });
   });
 
+  it('a heartbeat answers when the lease now ends, on both surfaces (and the lease ends then)', async () => {
+    t.clock.set(NOW);
+    const id = await place(t);
+    const [c] = await claim(t, { max: 1, leaseSeconds: 30 });
+    t.clock.advance(10_000);
+    const rest = await step(t, id, 'heartbeat', { leaseId: c.leaseId, leaseSeconds: 60 });
+    expect(rest.body.data).toMatchObject({ callRequestId: id, status: 'in_progress', leaseUntil: '2026-03-02T15:01:10.000Z' });
+    t.clock.advance(10_000);
+    const gql = await t.gql('mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l, leaseSeconds: 45) { id status attempts leaseUntil } }', { id, l: c.leaseId });
+    expect(gql.body.data).toEqual({ heartbeatCallRequest: { id, status: 'in_progress', attempts: 1, leaseUntil: '2026-03-02T15:01:05.000Z' } });
+    const queue = jobs(t);
+    t.clock.set('2026-03-02T15:01:04.999Z');
+    await queue.runDue();
+    expect((await stored(t, id)).status).toBe('in_progress');
+    t.clock.set('2026-03-02T15:01:05Z');
+    await queue.runDue();
+    expect((await stored(t, id)).status).toBe('queued');
+  });
+
   it('needs calls:dispatch: the read-only client may not claim', async () => {
     t.clock.set(NOW);
     await place(t);
@@ -282,10 +301,10 @@ describe('officeHoursOnly', () => {
 });
 
 describe('concurrency', () => {
-  it('two instances sharing one database never hand out the same request (counted over 300)', async () => {
+  it('two instances sharing one database never hand out the same request (counted over 1,000)', async () => {
     t.clock.set(NOW);
     const org = t.demo.organizations.clinic.id;
-    const total = 300;
+    const total = 1_000;
     await t.deps.db.callRequest.createMany({
       data: Array.from({ length: total }, () => ({
         orgId: org,
@@ -306,7 +325,7 @@ describe('concurrency', () => {
     await Promise.all(
       instances.map(async (fetchFrom, i) => {
         for (;;) {
-          const claims = await claim(t, { max: 7 }, fetchFrom);
+          const claims = await claim(t, { max: 25 }, fetchFrom);
           if (claims.length === 0) return;
           handed[i]!.push(...claims.map((c) => c.callRequest.callRequestId));
         }
@@ -318,7 +337,7 @@ describe('concurrency', () => {
     expect(handed[0]!.length).toBeGreaterThan(0);
     expect(handed[1]!.length).toBeGreaterThan(0);
     expect(await t.deps.db.event.count({ where: { type: 'call_request.started' } })).toBe(total);
-  });
+  }, 60_000); // 1,000 claims with their events: a few seconds, more on a busy machine
 
   it('cancel racing claim: each request is either canceled (and its claim, if any, cannot start) or started, never both', async () => {
     t.clock.set(NOW);

@@ -41,33 +41,48 @@ const MetadataEntryRef = builder.objectRef<{ key: string; value: string }>('Meta
   fields: (t) => ({ key: t.exposeString('key', { description: 'The key.' }), value: t.exposeString('value', { description: 'The value.' }) }),
 });
 
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+// the fields of a call request, shared by CallRequest and the heartbeat's answer (which adds leaseUntil,
+// as its REST twin does)
+const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, S>) => ({
+  id: t.id({ description: 'Call request id (UUID); the same as callRequestId.', resolve: (r) => r.callRequestId }),
+  callRequestId: t.id({ description: 'Call request id (UUID).', resolve: (r) => r.callRequestId }),
+  orgId: t.id({ description: 'The organization.', resolve: (r) => r.orgId }),
+  botId: t.id({ nullable: true, description: 'The bot that talks.', resolve: (r) => r.botId }),
+  phoneNumberId: t.id({ nullable: true, description: 'The caller id.', resolve: (r) => r.phoneNumberId }),
+  to: t.string({ description: 'The number called, E.164.', resolve: (r) => r.to }),
+  status: t.field({ type: CallRequestStatusEnum, description: 'The current status.', resolve: (r) => r.status }),
+  officeHoursOnly: t.boolean({ description: "Dispatched only while the organization's PHONE availability is OPEN.", resolve: (r) => r.officeHoursOnly }),
+  metadata: t.field({
+    type: [MetadataEntryRef],
+    description: 'The string pairs given at creation.',
+    resolve: (r) => Object.entries(r.metadata).map(([key, value]) => ({ key, value })),
+  }),
+  createdAt: t.field({ type: 'DateTime', description: 'When the request was queued.', resolve: (r) => r.createdAt }),
+  notBefore: t.field({ type: 'DateTime', nullable: true, description: 'Not dialed before this instant.', resolve: (r) => r.notBefore }),
+  expiresAt: t.field({ type: 'DateTime', description: 'When the request expires if not started.', resolve: (r) => r.expiresAt }),
+  startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the call started.', resolve: (r) => r.startedAt }),
+  finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When processing ended; null while pending.', resolve: (r) => r.finishedAt }),
+  attempts: t.int({ description: 'Claims so far.', resolve: (r) => r.attempts }),
+  conversationId: t.id({
+    nullable: true,
+    description: "The conversation the call started; use it to track an initiated call's outcome.",
+    resolve: (r) => r.conversationId,
+  }),
+  error: t.field({ type: CallRequestErrorRef, nullable: true, description: 'The public reason for a failure; null otherwise.', resolve: (r) => r.error }),
+});
+
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
   description: 'A call placed by an integrator and worked by the agent runtime. A failed request is data (status failed with an error), not a GraphQL error.',
+  fields: (t) => callRequestFields(t),
+});
+
+const CallRequestLeaseRef = builder.objectRef<CallRequestView & { leaseUntil: string }>('CallRequestLease').implement({
+  description: 'A call request whose lease a heartbeat extended: the request, and when the lease now ends.',
   fields: (t) => ({
-    id: t.exposeID('callRequestId', { description: 'Call request id (UUID); the same as callRequestId.' }),
-    callRequestId: t.exposeID('callRequestId', { description: 'Call request id (UUID).' }),
-    orgId: t.exposeID('orgId', { description: 'The organization.' }),
-    botId: t.exposeID('botId', { nullable: true, description: 'The bot that talks.' }),
-    phoneNumberId: t.exposeID('phoneNumberId', { nullable: true, description: 'The caller id.' }),
-    to: t.exposeString('to', { description: 'The number called, E.164.' }),
-    status: t.expose('status', { type: CallRequestStatusEnum, description: 'The current status.' }),
-    officeHoursOnly: t.exposeBoolean('officeHoursOnly', { description: "Dispatched only while the organization's PHONE availability is OPEN." }),
-    metadata: t.field({
-      type: [MetadataEntryRef],
-      description: 'The string pairs given at creation.',
-      resolve: (r) => Object.entries(r.metadata).map(([key, value]) => ({ key, value })),
-    }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the request was queued.' }),
-    notBefore: t.expose('notBefore', { type: 'DateTime', nullable: true, description: 'Not dialed before this instant.' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', description: 'When the request expires if not started.' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true, description: 'When the call started.' }),
-    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true, description: 'When processing ended; null while pending.' }),
-    attempts: t.exposeInt('attempts', { description: 'Claims so far.' }),
-    conversationId: t.exposeID('conversationId', {
-      nullable: true,
-      description: "The conversation the call started; use it to track an initiated call's outcome.",
-    }),
-    error: t.expose('error', { type: CallRequestErrorRef, nullable: true, description: 'The public reason for a failure; null otherwise.' }),
+    ...callRequestFields(t),
+    leaseUntil: t.expose('leaseUntil', { type: 'DateTime', description: 'The lease now ends then.' }),
   }),
 });
 
@@ -177,8 +192,8 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => (await claimCallRequests(ctx.deps, await ctx.actor(), { ...args })).claims,
   }),
   heartbeatCallRequest: t.field({
-    type: CallRequestRef,
-    description: 'Agent runtime: extends the lease. Scope calls:dispatch.',
+    type: CallRequestLeaseRef,
+    description: 'Agent runtime: extends the lease; answers the request and when the lease now ends. Scope calls:dispatch.',
     args: { ...leaseArgs(t), leaseSeconds: t.arg.int({ description: 'Lease length from now (10..3600, default 60).' }) },
     resolve: async (_root, { id, ...rest }, ctx) => heartbeatCallRequest(ctx.deps, await ctx.actor(), String(id), { ...rest, leaseId: String(rest.leaseId) }),
   }),
