@@ -13,6 +13,9 @@ import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
 import { handleWebhookDeliveries } from './webhooks/delivery.js';
+import { AvailabilityEvents } from './domain/availabilityEvents.js';
+import { loadSchedules } from './readmodel/loaders.js';
+import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
@@ -77,6 +80,9 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
+    // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/availabilityEvents.ts)
+    const availabilityEvents = new AvailabilityEvents({ db: database.prisma, clock, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
+    jobs.alsoRun(() => availabilityEvents.runDue());
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };

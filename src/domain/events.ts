@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Actor } from './access.js';
+import { AVAILABILITY_INPUTS, requestAvailabilityLook } from './availabilityLooks.js';
 import type { DomainDeps } from './deps.js';
 
 /** The event catalogue (README "Events"). A prefix such as `closure.*` selects a family when filtering. */
@@ -25,11 +26,13 @@ export const EVENT_TYPES = [
   'template.updated',
   'phone_number.attached',
   'insurance.updated',
+  'availability.changed',
   'workflows.imported',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.disabled',
   'webhook_delivery.retried',
   'webhook.test',
   'call_request.queued',
@@ -100,6 +103,8 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
   const previous = event.previous ? JSON.stringify(event.previous) : null;
   const id = randomUUID();
   const test = event.type === 'webhook.test';
+  // a write that can change the organization's availability has it looked at again (availabilityLooks.ts), committed with the write
+  if (AVAILABILITY_INPUTS.has(family)) await requestAvailabilityLook(tx, event.orgId, deps.clock());
   await tx.$executeRaw`
     WITH ev AS (
       INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")

@@ -56,6 +56,7 @@ export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now:
 
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly sources: (() => Promise<number>)[] = [];
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly batchSize: number;
@@ -79,6 +80,15 @@ export class JobQueue {
 
   handle(kind: string, handler: JobHandler): this {
     this.handlers.set(kind, handler);
+    return this;
+  }
+
+  /**
+   * Other durable work that claims its own rows (FOR UPDATE SKIP LOCKED) and answers how many it took:
+   * run with every look for due jobs, on the same loop and clock (availability.changed looks).
+   */
+  alsoRun(source: () => Promise<number>): this {
+    this.sources.push(source);
     return this;
   }
 
@@ -123,8 +133,15 @@ export class JobQueue {
     }
   }
 
-  /** Claims the due jobs (up to one batch), runs them, and answers how many ran. */
+  /** Claims the due jobs (up to one batch), runs them, and answers how many ran (with the other work's count). */
   async runDue(): Promise<number> {
+    let ran = 0;
+    // the other work first: what it records (events and their deliveries) is then due in this same look
+    for (const source of this.sources) ran += await source();
+    return ran + (await this.runDueJobs());
+  }
+
+  private async runDueJobs(): Promise<number> {
     const now = this.deps.clock();
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0) return 0;
