@@ -14,6 +14,7 @@ import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
 import { handleWebhookDeliveries } from './webhooks/delivery.js';
 import { AvailabilityEvents } from './domain/availabilityEvents.js';
+import { recordEndpointDisabled } from './domain/webhookEndpoints.js';
 import { loadSchedules } from './readmodel/loaders.js';
 import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/callDispatch.js';
@@ -76,7 +77,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
-    handleWebhookDeliveries(jobs, deps);
+    handleWebhookDeliveries(jobs, deps, { onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint) });
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
