@@ -3,6 +3,7 @@
 // the benchmark.
 import { KeyUsage } from './auth/keyUsage.js';
 import { createChangeFeed } from './changes/createFeed.js';
+import { EventTail } from './changes/eventTail.js';
 import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
@@ -58,6 +59,14 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // short waits so the first requests are counted in Redis and hear of changes; what is down is not waited for
     // (rate limits then count per instance, and cached data expires within a second)
     await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
+    // with other instances (Redis or NOTIFY), every committed change is also read from the event log, the
+    // notices only waking it: a lost notice, or one never sent, still arrives (changes/eventTail.ts). One
+    // process on the embedded database has no other writer to hear of.
+    if (changes.transport.name !== 'local') {
+      const tail = new EventTail(database.prisma, changes);
+      await tail.start();
+      closers.push(() => tail.stop());
+    }
     // API keys' last use: noted per request, written at most once a minute (auth/keyUsage.ts)
     const keyUsage = new KeyUsage(database.prisma);
     closers.push(() => keyUsage.close());
