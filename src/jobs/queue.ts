@@ -16,7 +16,12 @@ import type { Prisma } from '../generated/prisma/client.js';
 export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { failed: string }) & {
   /** What the outcome counts as in metrics (e.g. delivered, gone); by default done, retried or failed. */
   label?: string;
+  /** From the commit of the change that called for the work to this outcome (metrics: delivery latency from commit). */
+  latencyMs?: number;
 };
+
+/** Hears every outcome of this queue's jobs (metrics). */
+export type OutcomeListener = (kind: string, label: string, outcome: JobOutcome) => void;
 
 export interface ClaimedJob {
   id: string;
@@ -57,6 +62,7 @@ export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now:
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly sources: (() => Promise<number>)[] = [];
+  private readonly outcomeListeners = new Set<OutcomeListener>();
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly batchSize: number;
@@ -172,9 +178,16 @@ export class JobQueue {
     this.totals.set(job.kind, totals);
     const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
     totals[label] = (totals[label] ?? 0) + 1;
+    for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
     if ('done' in outcome) await db.job.delete({ where: { id: job.id } });
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+  }
+
+  /** Calls `listener` with every outcome from now on; answers how to stop. */
+  onOutcome(listener: OutcomeListener): () => void {
+    this.outcomeListeners.add(listener);
+    return () => this.outcomeListeners.delete(listener);
   }
 
   /** Outcomes of the jobs of one kind run on this instance since start, by label. */

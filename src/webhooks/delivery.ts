@@ -214,7 +214,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
     await finish('delivered', { statusCode, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
-    return { done: true, label: 'delivered' };
+    // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
+    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
