@@ -61,8 +61,8 @@ export class AvailabilityEvents {
     const nowMs = now.getTime();
     const at = now.toISOString();
     return this.deps.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ orgId: string; states: States | null }[]>`
-        SELECT "orgId"::text AS "orgId", "states" FROM "AvailabilityStatus"
+      const rows = await tx.$queryRaw<{ orgId: string; states: States | null; dueAt: Date }[]>`
+        SELECT "orgId"::text AS "orgId", "states", "nextCheckAt" AS "dueAt" FROM "AvailabilityStatus"
         WHERE "nextCheckAt" <= ${at}::timestamp(3)
         ORDER BY "nextCheckAt" LIMIT ${this.options.batchSize ?? 50}
         FOR UPDATE SKIP LOCKED`;
@@ -72,13 +72,15 @@ export class AvailabilityEvents {
         const schedule = schedules.get(row.orgId);
         if (!schedule) continue; // the organization is gone, and its row with it
         const before = row.states;
+        // the look fell due when the change happened (the write's commit, or the nextChangeAt crossed): the new state's start
+        const since = new Date(row.dueAt).toISOString();
         const after: States = {};
-        let nextMs = nowMs + LOOK_AGAIN_WITHOUT_CHANGE_MS;
+        let nextMs = Infinity;
         for (const medium of MEDIUMS) {
           const { availability } = answerFromSchedule(schedule, nowMs, medium, null);
           // never looked at (an empty record, made by a write): it said what an organization without hours says
           const said = before === null ? availability.state : (before[medium]?.state ?? 'CLOSED');
-          after[medium] = { state: availability.state, since: said === availability.state && before?.[medium] ? before[medium]!.since : at };
+          after[medium] = { state: availability.state, since: said === availability.state && before?.[medium] ? before[medium]!.since : since };
           if (said !== availability.state) {
             await recordEvent(tx, this.deps, null, {
               type: 'availability.changed',
@@ -90,6 +92,7 @@ export class AvailabilityEvents {
           }
           if (availability.nextChangeAt) nextMs = Math.min(nextMs, Math.max(nowMs + 1, Date.parse(availability.nextChangeAt)));
         }
+        if (nextMs === Infinity) nextMs = nowMs + LOOK_AGAIN_WITHOUT_CHANGE_MS;
         await tx.$executeRaw`
           UPDATE "AvailabilityStatus" SET "states" = ${JSON.stringify(after)}::jsonb, "nextCheckAt" = ${new Date(nextMs).toISOString()}::timestamp(3)
           WHERE "orgId" = ${row.orgId}::uuid`;

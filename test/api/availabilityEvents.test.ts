@@ -76,6 +76,10 @@ describe('availability.changed', () => {
       'GHL OPEN→CLOSED at 2026-03-09T21:00:00Z',
       'SMS OPEN→CLOSED at 2026-03-09T21:00:00Z',
     ]);
+    // what was said last, durable: the state per medium and the start of its interval
+    const status = await t.deps.db.availabilityStatus.findUniqueOrThrow({ where: { orgId: org } });
+    expect(status.states).toMatchObject({ PHONE: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' }, CHAT: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' } });
+    expect(status.nextCheckAt).toEqual(new Date('2026-03-16T13:00:00Z')); // the next change: next Monday 09:00 in New York
   });
 
   it('follows a GraphQL write too, and is delivered to a subscribed endpoint, signed, with the answer as data', async () => {
