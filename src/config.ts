@@ -86,7 +86,6 @@ const envSchema = z.object({
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
     .optional(),
@@ -184,8 +183,6 @@ export interface Config {
    * (WEBHOOK_ALLOW_PRIVATE_TARGETS; by default only on the embedded database, for local development).
    */
   webhookAllowPrivateTargets: boolean;
-  /** Deliveries to one endpoint in flight at once on an instance (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, default 4); the others wait. */
-  webhookMaxInFlightPerEndpoint: number;
 }
 
 export interface HttpLimits {
@@ -251,7 +248,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
-    webhookMaxInFlightPerEndpoint: e.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     webhookAllowPrivateTargets:
       e.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === ''
         ? e.DATABASE_URL.startsWith('pglite:')

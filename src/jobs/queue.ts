@@ -143,7 +143,14 @@ export class JobQueue {
   async runDue(): Promise<number> {
     let ran = 0;
     // the other work first: what it records (events and their deliveries) is then due in this same look
-    for (const source of this.sources) ran += await source();
+    for (const source of this.sources) {
+      try {
+        ran += await source();
+      } catch (err) {
+        // its rows stay due: it runs again at the next look; the jobs are not held up by it
+        this.deps.logger?.warn('job queue: other work failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
     return ran + (await this.runDueJobs());
   }
 

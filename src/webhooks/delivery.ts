@@ -4,8 +4,9 @@
 // `standardwebhooks` package; during a rotation's overlap with both secrets, space-separated).
 // A 2xx within 10 s is delivered; anything else is retried with growing gaps, then marked failed;
 // 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
-// after the last delivered one). At most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT deliveries to one endpoint are
-// in flight at once on an instance (the others wait for a slot). Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
+// after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
+// flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
+// other endpoints nor more than its share of the queue's batch. Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
 // survives a restart, and is in flight on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
@@ -38,7 +39,7 @@ export interface DeliveryDeps {
   db: Db;
   clock: () => Date;
   tokens: { key: KeyMaterial };
-  config: { webhookAllowPrivateTargets: boolean; webhookMaxInFlightPerEndpoint?: number };
+  config: { webhookAllowPrivateTargets: boolean };
 }
 
 export interface DeliveryHooks {
@@ -243,10 +244,16 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
 }
 
 /**
- * Registers the delivery handler on the job queue, with this queue's (this instance's) slots per endpoint;
- * `onDisabled` records webhook_endpoint.disabled (the runtime passes the domain's recordEndpointDisabled).
+ * Registers the delivery handler on the job queue, with this queue's (this instance's) slots per endpoint
+ * (`maxInFlightPerEndpoint`, default 4); `onDisabled` records webhook_endpoint.disabled (the runtime
+ * passes the domain's recordEndpointDisabled).
  */
-export function handleWebhookDeliveries(queue: JobQueue, deps: DeliveryDeps, hooks: Pick<DeliveryHooks, 'onDisabled'> = {}): JobQueue {
-  const slots = new EndpointSlots(deps.config.webhookMaxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, { ...hooks, slots }));
+export function handleWebhookDeliveries(
+  queue: JobQueue,
+  deps: DeliveryDeps,
+  options: Pick<DeliveryHooks, 'onDisabled'> & { maxInFlightPerEndpoint?: number } = {},
+): JobQueue {
+  const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
+  const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
+  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks));
 }

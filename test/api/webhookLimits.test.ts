@@ -1,11 +1,10 @@
 // Webhook endpoints that keep failing and slow receivers (webhooks/delivery.ts): an endpoint whose every
 // delivery failed for 5 days since its first failure is disabled and webhook_endpoint.disabled recorded
 // (on the app's fake clock); a delivered attempt in between starts the 5 days again. Deliveries to one
-// endpoint in flight at once are bounded per instance (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, default 4).
+// endpoint in flight at once are bounded per instance (maxInFlightPerEndpoint, default 4).
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { recordEndpointDisabled } from '../../src/domain/webhookEndpoints.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
@@ -16,9 +15,10 @@ import { useWebhookReceiver } from '../support/webhookReceiver.js';
 const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 const receiver = useWebhookReceiver();
 
-function queue(batchSize = 10) {
+function queue(batchSize = 10, maxInFlightPerEndpoint?: number) {
   return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { batchSize }), t.deps, {
     onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, t.deps, endpoint),
+    maxInFlightPerEndpoint,
   });
 }
 
@@ -119,7 +119,6 @@ describe('deliveries to one endpoint in flight at once', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('are at most 4 by default on an instance, whatever the batch claimed; the others wait and are delivered', async () => {
-    expect(loadConfig({}).webhookMaxInFlightPerEndpoint).toBe(4);
     const org = t.demo.organizations.clinic.id;
     t.clock.set('2026-03-02T15:00:00Z');
     await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
@@ -140,5 +139,24 @@ describe('deliveries to one endpoint in flight at once', () => {
     expect(most).toBe(4);
     expect(await t.deps.db.webhookDelivery.count({ where: { status: 'delivered' } })).toBe(20);
     void fast;
+  });
+
+  it('follow the configured bound', async () => {
+    const org = t.demo.organizations.clinic.id;
+    t.clock.set('2026-03-02T15:00:00Z');
+    most = 0;
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
+    for (let n = 0; n < 6; n++) await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(n) });
+    const running = queue(10, 2).runDue();
+    await expect.poll(() => inFlight).toBe(2);
+    for (let answered = 0; answered < 6; ) {
+      await expect.poll(() => held.length).toBeGreaterThan(0);
+      const batch = held;
+      held = [];
+      for (const res of batch) res.end('ok');
+      answered += batch.length;
+    }
+    expect(await running).toBe(6);
+    expect(most).toBe(2);
   });
 });
