@@ -3,6 +3,7 @@
 // the benchmark.
 import { KeyUsage } from './auth/keyUsage.js';
 import { createChangeFeed } from './changes/createFeed.js';
+import { EventTail } from './changes/eventTail.js';
 import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
@@ -13,6 +14,10 @@ import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
 import { handleWebhookDeliveries } from './webhooks/delivery.js';
+import { AvailabilityEvents } from './domain/availabilityEvents.js';
+import { recordEndpointDisabled } from './domain/webhookEndpoints.js';
+import { loadSchedules } from './readmodel/loaders.js';
+import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
@@ -54,6 +59,14 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // short waits so the first requests are counted in Redis and hear of changes; what is down is not waited for
     // (rate limits then count per instance, and cached data expires within a second)
     await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
+    // with other instances (Redis or NOTIFY), every committed change is also read from the event log, the
+    // notices only waking it: a lost notice, or one never sent, still arrives (changes/eventTail.ts). One
+    // process on the embedded database has no other writer to hear of.
+    if (changes.transport.name !== 'local') {
+      const tail = new EventTail(database.prisma, changes);
+      await tail.start();
+      closers.push(() => tail.stop());
+    }
     // API keys' last use: noted per request, written at most once a minute (auth/keyUsage.ts)
     const keyUsage = new KeyUsage(database.prisma);
     closers.push(() => keyUsage.close());
@@ -73,10 +86,13 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
-    handleWebhookDeliveries(jobs, deps);
+    handleWebhookDeliveries(jobs, deps, { onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint) });
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
+    // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/availabilityEvents.ts)
+    const availabilityEvents = new AvailabilityEvents({ db: database.prisma, clock, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
+    jobs.alsoRun(() => availabilityEvents.runDue());
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
     return { database, deps, changes, appliedMigrations, close };

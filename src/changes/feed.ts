@@ -3,7 +3,9 @@
 // never serves what it replaced); the transport carries it to every other instance (Redis pub/sub,
 // PostgreSQL NOTIFY, or nothing when there is one process). Listeners also hear when the channel is
 // lost and when it is back, since changes may have been missed in between: the read model then falls
-// back to short expiry and, once the channel is back, forgets everything it held.
+// back to short expiry and, once the channel is back, forgets everything it held. What committed is
+// also read back from the event log (eventTail.ts), with a notice as its wake-up: a change whose notice
+// was lost, or never sent (the writer died after its commit), still arrives.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
@@ -70,6 +72,14 @@ export class ChangeFeed implements ChangeChannel {
     await this.drain();
     await this.transport.close();
     this.listeners.clear();
+  }
+
+  /**
+   * A change read from the event log (eventTail.ts), heard as another instance's: what this instance
+   * published itself was delivered at once already, and hearing it again only costs a reload.
+   */
+  apply(change: Change): void {
+    this.deliver({ kind: change.kind, orgId: change.orgId }, false);
   }
 
   private receive(text: string): void {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Actor } from './access.js';
+import { AVAILABILITY_INPUTS } from './availabilityLooks.js';
 import type { DomainDeps } from './deps.js';
 
 /** The event catalogue (docs/rest.md "Event catalogue"). A prefix such as `closure.*` selects a family when filtering. */
@@ -25,11 +26,13 @@ export const EVENT_TYPES = [
   'template.updated',
   'phone_number.attached',
   'insurance.updated',
+  'availability.changed',
   'workflows.imported',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.disabled',
   'webhook_delivery.retried',
   'webhook.test',
   'call_request.queued',
@@ -90,7 +93,8 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
  * write succeeded and before the transaction ends. The same statement fans the event out to the
  * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
  * account's): one pending delivery and one job each (webhooks/delivery.ts), so that what committed
- * is delivered even if the process dies the next instant. A `webhook.test` event goes to its subject
+ * is delivered even if the process dies the next instant (and a write that can change availability asks
+ * for a look, availabilityLooks.ts). A `webhook.test` event goes to its subject
  * endpoint only. Answers the event's id.
  */
 export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<string> {
@@ -100,12 +104,18 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
   const previous = event.previous ? JSON.stringify(event.previous) : null;
   const id = randomUUID();
   const test = event.type === 'webhook.test';
+  // a write that can change the organization's availability has it looked at again, committed with the write (availabilityLooks.ts)
+  const look = AVAILABILITY_INPUTS.has(family);
   await tx.$executeRaw`
     WITH ev AS (
       INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
       VALUES (${id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
               ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
       RETURNING "id"
+    ), look AS (
+      INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
+      SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) WHERE ${look}::boolean
+      ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")
     ), deliveries AS (
       INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
       SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)

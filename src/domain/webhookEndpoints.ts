@@ -12,7 +12,7 @@ import { urlProblem } from '../webhooks/targets.js';
 import { type Actor, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
-import { changedFields, EVENT_TYPES, recordEvent } from './events.js';
+import { changedFields, EVENT_TYPES, type EventWriter, recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
@@ -73,6 +73,15 @@ export function endpointView(row: WebhookEndpoint, now: Date): WebhookEndpointVi
   };
 }
 
+/**
+ * Records that the service disabled an endpoint (it answered 410 Gone, or every delivery failed for 5
+ * days): `webhook_endpoint.disabled` by the system, in the transaction that disabled it (webhooks/delivery.ts
+ * calls it through its `onDisabled` hook, being below the domain).
+ */
+export async function recordEndpointDisabled(tx: EventWriter, deps: Pick<WebhookDeps, 'clock'>, row: WebhookEndpoint): Promise<void> {
+  await recordEvent(tx, deps, null, { type: 'webhook_endpoint.disabled', orgId: row.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: endpointView(row, deps.clock()) });
+}
+
 export function deliveryView(row: WebhookDelivery): WebhookDeliveryView {
   return {
     id: row.id,
@@ -97,7 +106,7 @@ const endpointFields = {
   description: z.string(),
   eventTypes: z.array(z.string()).describe('Event type names, families such as `closure.*`, or `*`.'),
   enabled: z.boolean(),
-  disabledReason: z.string().nullable().describe('Why the service disabled the endpoint (an answer 410 Gone); null otherwise.'),
+  disabledReason: z.string().nullable().describe('Why the service disabled the endpoint (it answered 410 Gone, or every delivery failed for 5 days); null otherwise.'),
   previousSecretExpiresAt: instantView().nullable().describe('Until when the previous secret still signs after a rotation; null when none does.'),
   createdAt: instantView(),
   updatedAt: instantView(),

@@ -16,7 +16,12 @@ import type { Prisma } from '../generated/prisma/client.js';
 export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { failed: string }) & {
   /** What the outcome counts as in metrics (e.g. delivered, gone); by default done, retried or failed. */
   label?: string;
+  /** From the commit of the change that called for the work to this outcome (metrics: delivery latency from commit). */
+  latencyMs?: number;
 };
+
+/** Hears every outcome of this queue's jobs (metrics). */
+export type OutcomeListener = (kind: string, label: string, outcome: JobOutcome) => void;
 
 export interface ClaimedJob {
   id: string;
@@ -56,6 +61,8 @@ export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now:
 
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly sources: (() => Promise<number>)[] = [];
+  private readonly outcomeListeners = new Set<OutcomeListener>();
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly batchSize: number;
@@ -79,6 +86,15 @@ export class JobQueue {
 
   handle(kind: string, handler: JobHandler): this {
     this.handlers.set(kind, handler);
+    return this;
+  }
+
+  /**
+   * Other durable work that claims its own rows (FOR UPDATE SKIP LOCKED) and answers how many it took:
+   * run with every look for due jobs, on the same loop and clock (availability.changed looks).
+   */
+  alsoRun(source: () => Promise<number>): this {
+    this.sources.push(source);
     return this;
   }
 
@@ -123,8 +139,22 @@ export class JobQueue {
     }
   }
 
-  /** Claims the due jobs (up to one batch), runs them, and answers how many ran. */
+  /** Claims the due jobs (up to one batch), runs them, and answers how many ran (with the other work's count). */
   async runDue(): Promise<number> {
+    let ran = 0;
+    // the other work first: what it records (events and their deliveries) is then due in this same look
+    for (const source of this.sources) {
+      try {
+        ran += await source();
+      } catch (err) {
+        // its rows stay due: it runs again at the next look; the jobs are not held up by it
+        this.deps.logger?.warn('job queue: other work failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return ran + (await this.runDueJobs());
+  }
+
+  private async runDueJobs(): Promise<number> {
     const now = this.deps.clock();
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0) return 0;
@@ -155,9 +185,16 @@ export class JobQueue {
     this.totals.set(job.kind, totals);
     const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
     totals[label] = (totals[label] ?? 0) + 1;
+    for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
     if ('done' in outcome) await db.job.delete({ where: { id: job.id } });
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+  }
+
+  /** Calls `listener` with every outcome from now on; answers how to stop. */
+  onOutcome(listener: OutcomeListener): () => void {
+    this.outcomeListeners.add(listener);
+    return () => this.outcomeListeners.delete(listener);
   }
 
   /** Outcomes of the jobs of one kind run on this instance since start, by label. */

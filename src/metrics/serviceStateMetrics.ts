@@ -1,7 +1,7 @@
 // What the service's own parts report, read on each scrape: the read model's hits and misses (the hot
 // path's cache), the rate limiter's refusals by budget and whether its counters are shared (Redis) or
 // per instance, and whether the change channel to the other instances is up.
-import type { Registry } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { scrapedCounters, scrapedGauge } from './scraped.js';
 
@@ -21,11 +21,30 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     registry,
     {
       name: 'ocs_webhook_deliveries_total',
-      help: 'Webhook delivery attempts on this instance by outcome: delivered, retried, failed (after the last retry), gone (410: endpoint disabled).',
+      help: 'Webhook delivery attempts on this instance by outcome: delivered, retried, failed (after the last retry), gone (410: endpoint disabled), disabled (every delivery failed for 5 days: endpoint disabled).',
       label: 'outcome',
     },
     () => deps.jobs?.outcomes('webhook.deliver') ?? {},
   );
+  // observed as deliveries succeed, on the queue the deps hold (attached after the app is made in tests: heard from the next scrape on)
+  const latency = new Histogram({
+    name: 'ocs_webhook_delivery_latency_seconds',
+    help: 'From the commit of the change an event records to its delivery (a 2xx), retries included, on this instance.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1_800, 3_600, 6 * 3_600, 24 * 3_600],
+    registers: [registry],
+    collect() {
+      listenTo(deps.jobs);
+    },
+  });
+  const heard = new WeakSet<NonNullable<typeof deps.jobs>>();
+  const listenTo = (jobs: typeof deps.jobs) => {
+    if (!jobs || heard.has(jobs)) return;
+    heard.add(jobs);
+    jobs.onOutcome((kind, label, outcome) => {
+      if (kind === 'webhook.deliver' && label === 'delivered' && outcome.latencyMs !== undefined) latency.observe(outcome.latencyMs / 1000);
+    });
+  };
+  listenTo(deps.jobs);
   scrapedGauge(registry, { name: 'ocs_jobs_pending', help: 'Jobs waiting or in flight (as of the previous scrape).' }, () => deps.jobs?.depthNow().pending ?? 0);
   scrapedGauge(
     registry,

@@ -3,7 +3,10 @@
 // retry), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`, signed with the
 // `standardwebhooks` package; during a rotation's overlap with both secrets, space-separated).
 // A 2xx within 10 s is delivered; anything else is retried with growing gaps, then marked failed;
-// 410 Gone disables the endpoint. Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
+// 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
+// after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
+// flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
+// other endpoints nor more than its share of the queue's batch. Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
 // survives a restart, and is in flight on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
@@ -17,6 +20,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
+import type { Prisma, WebhookEndpoint } from '../generated/prisma/client.js';
 import type { ClaimedJob, JobOutcome, JobQueue } from '../jobs/queue.js';
 import { decryptSecret } from './secrets.js';
 import { isPrivateAddress, TargetRefused } from './targets.js';
@@ -27,12 +31,72 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
 const KEPT_ANSWER_CHARS = 1024;
 export const DELIVER_JOB = 'webhook.deliver';
+/** An endpoint whose every delivery failed for this long, since its first failure, is disabled. */
+export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3_600_000;
+export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 4;
 
 export interface DeliveryDeps {
   db: Db;
   clock: () => Date;
   tokens: { key: KeyMaterial };
   config: { webhookAllowPrivateTargets: boolean };
+}
+
+export interface DeliveryHooks {
+  /** Records that the service disabled an endpoint, in the transaction that did (the domain's webhook_endpoint.disabled event). */
+  onDisabled?(tx: Prisma.TransactionClient, endpoint: WebhookEndpoint): Promise<void>;
+  /** Slots per endpoint on this instance; one set per queue (handleWebhookDeliveries makes it). */
+  slots?: EndpointSlots;
+}
+
+/** Bounds the deliveries in flight per endpoint; a delivery past the bound waits, in order, for a slot. */
+export class EndpointSlots {
+  private readonly inFlight = new Map<string, number>();
+  private readonly waiting = new Map<string, (() => void)[]>();
+
+  constructor(readonly limit: number) {}
+
+  async acquire(endpointId: string): Promise<() => void> {
+    const busy = this.inFlight.get(endpointId) ?? 0;
+    if (busy >= this.limit) {
+      // the slot is handed over by the release that frees it, so the count stays at the limit meanwhile
+      await new Promise<void>((resolve) => {
+        const queue = this.waiting.get(endpointId) ?? [];
+        queue.push(resolve);
+        this.waiting.set(endpointId, queue);
+      });
+    } else {
+      this.inFlight.set(endpointId, busy + 1);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.get(endpointId)?.shift();
+      if (next) return next();
+      if (this.waiting.get(endpointId)?.length === 0) this.waiting.delete(endpointId);
+      const left = (this.inFlight.get(endpointId) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(endpointId, left);
+      else this.inFlight.delete(endpointId);
+    };
+  }
+
+  /** Deliveries to the endpoint in flight now (tests, metrics). */
+  busy(endpointId: string): number {
+    return this.inFlight.get(endpointId) ?? 0;
+  }
+}
+
+/**
+ * Disables an endpoint for `reason`, once: only the attempt that flips it records the event (another
+ * instance failing at the same time finds it disabled already).
+ */
+async function disableEndpoint(deps: DeliveryDeps, hooks: DeliveryHooks, endpointId: string, reason: string, now: Date): Promise<void> {
+  await deps.db.$transaction(async (tx) => {
+    const flipped = await tx.webhookEndpoint.updateMany({ where: { id: endpointId, enabled: true }, data: { enabled: false, disabledReason: reason, updatedAt: now } });
+    if (flipped.count === 0 || !hooks.onDisabled) return;
+    await hooks.onDisabled(tx, await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } }));
+  });
 }
 
 interface Answer {
@@ -108,7 +172,7 @@ export function signedHeaders(msgId: string, at: Date, body: string, secrets: re
 }
 
 /** One attempt of one delivery (the job's handler). */
-export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): Promise<JobOutcome> {
+export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
   const { db } = deps;
   const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true } });
   if (!delivery || delivery.status !== 'pending') return { done: true, label: 'skipped' };
@@ -132,6 +196,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   const secrets = [decryptSecret(deps.tokens.key, endpoint.secret)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(decryptSecret(deps.tokens.key, endpoint.previousSecret));
 
+  const release = await hooks.slots?.acquire(endpoint.id);
   const started = performance.now();
   let answer: Answer | undefined;
   let failure = '';
@@ -139,6 +204,8 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
     answer = await post(endpoint.url, signedHeaders(event.id, now, body, secrets), body, deps.config.webhookAllowPrivateTargets);
   } catch (err) {
     failure = err instanceof Error ? err.message : String(err);
+  } finally {
+    release?.();
   }
   const latencyMs = Math.round(performance.now() - started);
   const statusCode = answer?.status ?? null;
@@ -146,14 +213,23 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
 
   if (answer && answer.status >= 200 && answer.status < 300) {
     await finish('delivered', { statusCode, latencyMs, response });
-    return { done: true, label: 'delivered' };
+    // failing no more: the 5 days start again at the next failure
+    if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
+    // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
+    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
-    await db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { enabled: false, disabledReason: 'the endpoint answered 410 Gone', updatedAt: now } });
+    await disableEndpoint(deps, hooks, endpoint.id, 'the endpoint answered 410 Gone', now);
     await finish('failed', { statusCode, latencyMs, response });
     return { done: true, label: 'gone' };
   }
+  if (endpoint.failingSince && now.getTime() - endpoint.failingSince.getTime() >= FAILING_DISABLES_AFTER_MS) {
+    await disableEndpoint(deps, hooks, endpoint.id, `every delivery failed for 5 days (since ${endpoint.failingSince.toISOString()})`, now);
+    await finish('failed', { statusCode, latencyMs, response });
+    return { done: true, label: 'disabled' };
+  }
+  if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
   const attempt = delivery.attempts + 1;
   if (attempt > RETRY_GAPS_MS.length) {
     await finish('failed', { statusCode, latencyMs, response });
@@ -167,7 +243,17 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string): P
   return { retryAt, error: answer ? `answered ${answer.status}` : failure };
 }
 
-/** Registers the delivery handler on the job queue. */
-export function handleWebhookDeliveries(queue: JobQueue, deps: DeliveryDeps): JobQueue {
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId));
+/**
+ * Registers the delivery handler on the job queue, with this queue's (this instance's) slots per endpoint
+ * (`maxInFlightPerEndpoint`, default 4); `onDisabled` records webhook_endpoint.disabled (the runtime
+ * passes the domain's recordEndpointDisabled).
+ */
+export function handleWebhookDeliveries(
+  queue: JobQueue,
+  deps: DeliveryDeps,
+  options: Pick<DeliveryHooks, 'onDisabled'> & { maxInFlightPerEndpoint?: number } = {},
+): JobQueue {
+  const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
+  const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
+  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks));
 }

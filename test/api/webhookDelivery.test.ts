@@ -139,12 +139,18 @@ describe('webhook metrics', () => {
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
       await q.runDue();
       const scrape = async () => (await t.fetch('/metrics')).text();
+      await scrape(); // the queue was attached after the app was made: the metrics hear it from a scrape on
       expect(await scrape()).toMatch(/ocs_webhook_deliveries_total\{outcome="retried"\} 1/);
       // the depth is the previous scrape's look
       await expect.poll(scrape).toMatch(/^ocs_jobs_pending 1$/m);
       t.clock.advance(5_000);
       await q.runDue();
       expect(await scrape()).toMatch(/ocs_webhook_deliveries_total\{outcome="delivered"\} 1/);
+      // delivered 5 s after the commit (the retry's gap), on the app's clock
+      expect(await scrape()).toMatch(/^ocs_webhook_delivery_latency_seconds_count 1$/m);
+      expect(await scrape()).toMatch(/^ocs_webhook_delivery_latency_seconds_sum 5$/m);
+      expect(await scrape()).toMatch(/^ocs_webhook_delivery_latency_seconds_bucket\{le="2.5"\} 0$/m);
+      expect(await scrape()).toMatch(/^ocs_webhook_delivery_latency_seconds_bucket\{le="5"\} 1$/m);
       await expect.poll(scrape).toMatch(/^ocs_jobs_pending 0$/m);
     } finally {
       t.deps.jobs = undefined;

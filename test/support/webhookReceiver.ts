@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 export interface Received {
+  /** The path (and query) it was sent to. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -15,6 +17,8 @@ export interface WebhookReceiver {
   received: Received[];
   /** The statuses it answers, in turn (then 200). */
   script: number[];
+  /** When set, and it names a status for the path, that status is answered instead (the script is left alone). */
+  answer?: (path: string) => number | undefined;
 }
 
 export function useWebhookReceiver(): WebhookReceiver {
@@ -25,8 +29,8 @@ export function useWebhookReceiver(): WebhookReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.statusCode = receiver.script.shift() ?? 200;
+        receiver.received.push({ url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.statusCode = receiver.answer?.(req.url ?? '') ?? receiver.script.shift() ?? 200;
         res.end(res.statusCode === 200 ? 'thanks' : 'not now');
       });
     });
@@ -37,6 +41,7 @@ export function useWebhookReceiver(): WebhookReceiver {
   beforeEach(() => {
     receiver.received = [];
     receiver.script = [];
+    receiver.answer = undefined;
   });
   return receiver;
 }

@@ -1,0 +1,161 @@
+// The change feed read from the event log (domain/events.ts writes one event in the transaction of
+// every write): each instance reads the events committed after the last one it read, by `seq`, and
+// hands their changes to the feed's listeners (the read model forgets, live subscriptions recompute).
+// Nothing that committed is missed: not when a notice is lost (Redis pub/sub keeps nothing for a
+// subscriber that is away), nor when the writing process dies between its commit and its notice. The
+// notices (Redis or NOTIFY, feed.ts) are the wake-up that makes it prompt; a poll catches the rest.
+//
+// `seq` is taken when a row is inserted, not when it commits: a later seq can be visible before an
+// earlier one commits. A seq skipped over is kept as a gap and looked for again for a while (a write's
+// transaction commits within seconds; a gap that never fills was rolled back).
+import type { Db } from '../db/client.js';
+import type { Change, ChangeKind } from './change.js';
+import type { ChangeFeed } from './feed.js';
+
+/** The change an event stands for in what instances hold (read model, live subscriptions); null for none. */
+export function changeOfEventType(type: string): ChangeKind | null {
+  switch (type.slice(0, type.indexOf('.'))) {
+    case 'organization':
+      return 'organization';
+    case 'office_hours':
+    case 'special_hours':
+      return 'officeHours';
+    case 'closure':
+      return 'closures';
+    case 'template':
+      return 'templates';
+    case 'phone_number':
+      return 'phoneNumbers';
+    case 'api_key':
+    case 'oauth_client':
+      return 'credentials';
+    default:
+      return null;
+  }
+}
+
+export interface EventTailOptions {
+  /** How often the log is read without a wake-up. */
+  pollMs?: number;
+  /** How long a skipped seq is looked for before it is taken as rolled back. */
+  gapMs?: number;
+  /** Events read per statement. */
+  batchSize?: number;
+}
+
+const MAX_GAPS = 10_000;
+
+export class EventTail {
+  private cursor: number | null = null;
+  /** Skipped seqs → when first seen skipped (ms). */
+  private readonly gaps = new Map<number, number>();
+  private running: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+  /** True while handing changes to the feed (which tells its listeners, this tail among them: not a wake-up). */
+  private applying = false;
+  private readonly pollMs: number;
+  private readonly gapMs: number;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly feed: ChangeFeed,
+    options: EventTailOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 1_000;
+    this.gapMs = options.gapMs ?? 60_000;
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  /** Starts from the end of the log (what this instance holds was read after it), woken by other instances' notices and polling. */
+  async start(): Promise<void> {
+    await this.readCursor();
+    this.unsubscribe = this.feed.subscribe({
+      onChange: (_change, local) => {
+        if (!local && !this.applying) this.wake();
+      },
+      onChannel: (connected) => connected && this.wake(),
+    });
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.unsubscribe?.();
+    await this.running;
+  }
+
+  /** Reads what was committed since the last read (now; a read under way is followed by another). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.catchUp();
+        } catch {
+          // the database is away: the next wake-up or poll reads again from the same place
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.wake();
+      this.schedule();
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  private async readCursor(): Promise<void> {
+    const [row] = await this.db.$queryRaw<{ seq: string | null }[]>`SELECT max("seq")::text AS "seq" FROM "Event"`;
+    this.cursor = row?.seq ? Number(row.seq) : 0;
+  }
+
+  /** Reads every event committed since the last read and hands its changes to the feed; answers how many events it read. */
+  async catchUp(): Promise<number> {
+    if (this.cursor === null) await this.readCursor();
+    const now = Date.now();
+    for (const [seq, since] of this.gaps) if (now - since > this.gapMs) this.gaps.delete(seq);
+    let read = 0;
+    for (;;) {
+      const gaps = [...this.gaps.keys()];
+      const rows = await this.db.$queryRaw<{ seq: string; type: string; orgId: string }[]>`
+        SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId" FROM "Event"
+        WHERE "seq" > ${this.cursor!}::bigint OR "seq" = ANY(${gaps}::bigint[])
+        ORDER BY "seq" LIMIT ${this.batchSize}`;
+      const changes = new Map<string, Change>();
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        if (seq > this.cursor!) {
+          for (let missing = this.cursor! + 1; missing < seq && this.gaps.size < MAX_GAPS; missing++) this.gaps.set(missing, now);
+          this.cursor = seq;
+        } else {
+          this.gaps.delete(seq);
+        }
+        const kind = changeOfEventType(row.type);
+        if (kind) changes.set(`${kind}|${row.orgId}`, { kind, orgId: row.orgId });
+      }
+      this.applying = true;
+      try {
+        for (const change of changes.values()) this.feed.apply(change);
+      } finally {
+        this.applying = false;
+      }
+      read += rows.length;
+      if (rows.length < this.batchSize) return read;
+    }
+  }
+}
