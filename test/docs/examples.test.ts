@@ -292,6 +292,26 @@ describe('the documentation', () => {
     expect(broken).toEqual([]);
   });
 
+  it('cites the decisions of docs/decisions.md, never a CONTRACT.md outside the repository', () => {
+    const cites: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (entry.name !== 'generated' && entry.name !== 'node_modules') walk(path);
+        } else if (/\.(ts|mts|mjs|js|md)$/.test(entry.name) && path !== 'docs/decisions.md' && path !== 'test/docs/examples.test.ts') {
+          readFileSync(join(root, path), 'utf8')
+            .split('\n')
+            .forEach((line, i) => /CONTRACT/.test(line) && cites.push(`${path}:${i + 1}`));
+        }
+      }
+    };
+    for (const dir of ['src', 'test', 'docs', 'agent', 'bench']) walk(dir);
+    for (const file of ['README.md', 'SECURITY.md']) if (/CONTRACT/.test(readFileSync(join(root, file), 'utf8'))) cites.push(file);
+    // after a merge: sed -i -E 's/CONTRACT ?(§[0-9]+)/docs\/decisions.md \1/g' on the files named
+    expect(cites).toEqual([]);
+  });
+
   it('compares shown output with placeholders', () => {
     expect(outputMatches('{"id":"<id>","at":"<time>","n":<n>}', '{"id":"0b8e6a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-03-09T13:30:00.000Z","n":3}')).toBe(true);
     expect(outputMatches('{"state":"OPEN",…}', '{"state":"CLOSED","x":1}')).toBe(false);
