@@ -86,6 +86,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger });
+    // one process owns an embedded folder at a time (db/ holds its lock): a lease found held now was held by a
+    // process that died (kill -9 between a delivery attempt and its outcome), so its work is due again at once
+    // rather than when the lease runs out
+    if (database.kind === 'pglite') await database.prisma.job.updateMany({ where: { lockedUntil: { not: null }, failedAt: null }, data: { lockedUntil: null } });
     handleWebhookDeliveries(jobs, deps, { onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint) });
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
