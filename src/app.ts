@@ -13,6 +13,7 @@ import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
+import { createDirectAnswerer, directNodeListener, directRequestOfFetch, directResponse } from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 
 export function createApp(deps: AppDeps) {
@@ -46,8 +47,8 @@ export function createApp(deps: AppDeps) {
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   registerRoutes(app, allRoutes);
 
-  const known = [
-    ...allRoutes.map((r) => ({ method: r.method, path: r.path })),
+  // the routes registered above besides /v1's
+  const others = [
     { method: 'GET', path: '/healthz' },
     { method: 'GET', path: '/metrics' },
     { method: 'GET', path: '/.well-known/jwks.json' },
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
     { method: 'POST', path: '/graphql' },
     ...API_DOCS_ROUTES,
   ];
+  const known = [...allRoutes.map((r) => ({ method: r.method, path: r.path })), ...others];
 
   app.notFound((c) => {
     const methods = methodsForPath(known, c.req.path);
@@ -69,7 +71,20 @@ export function createApp(deps: AppDeps) {
 
   app.onError((err, c) => restErrorResponse(c, err, (c.get('deps') ?? deps).logger));
 
-  return app;
+  // the GETs of /v1 are answered without Hono's Request/Context/Response, through the same pipeline
+  // (rest/directAnswer.ts); `fetch` (tests, other runtimes) goes through it as node:http does
+  const direct = createDirectAnswerer(
+    deps,
+    allRoutes,
+    others,
+    (request) => metrics.requests.observe(request),
+  );
+  const honoFetch = app.fetch;
+  app.fetch = (request, env?: AppEnv['Bindings'], executionCtx?) => {
+    const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
+    return pending ? pending.then(directResponse) : honoFetch(request, env, executionCtx);
+  };
+  return Object.assign(app, { answerNode: directNodeListener(direct, deps) });
 }
 
 export type App = ReturnType<typeof createApp>;
