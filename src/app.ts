@@ -13,10 +13,15 @@ import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import { createDirectAnswerer, directNodeListener, directRequestOfFetch, directResponse } from './rest/directAnswer.js';
+import { createDirectAnswerer, type DirectAnswerer, directNodeListener, directRequestOfFetch, directResponse } from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 
-export function createApp(deps: AppDeps) {
+export interface AppOptions {
+  /** Answer the GETs of /v1 directly (rest/directAnswer.ts); false sends them through Hono (the parity tests compare both). Default true. */
+  directGets?: boolean;
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
   const app = new Hono<AppEnv>({ strict: false });
   // one registry per app (metrics/metrics.ts), served at GET /metrics
@@ -73,12 +78,8 @@ export function createApp(deps: AppDeps) {
 
   // the GETs of /v1 are answered without Hono's Request/Context/Response, through the same pipeline
   // (rest/directAnswer.ts); `fetch` (tests, other runtimes) goes through it as node:http does
-  const direct = createDirectAnswerer(
-    deps,
-    allRoutes,
-    others,
-    (request) => metrics.requests.observe(request),
-  );
+  const direct: DirectAnswerer =
+    options.directGets === false ? () => null : createDirectAnswerer(deps, allRoutes, others, (request) => metrics.requests.observe(request));
   const honoFetch = app.fetch;
   app.fetch = (request, env?: AppEnv['Bindings'], executionCtx?) => {
     const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));

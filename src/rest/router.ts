@@ -17,6 +17,7 @@ import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
 import { getQueryParam } from 'hono/utils/url';
+import { ANSWER_BASIS } from '../domain/availability.js';
 import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
@@ -61,12 +62,45 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
   refuseRepeatedQueryParameters(request.url);
   const query = getQueryParam(request.url) as Record<string, string>;
   const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
-  const json = JSON.stringify(successBody(result.data, result.message));
-  const etag = weakETag(route.etagOmits ? JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)) : json);
+  const { json, etag } = serialized(route, result);
   progress.headers.ETag = etag;
   progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
   if (ifNoneMatchHits(request.header('if-none-match'), etag)) return { status: 304, body: null };
   return { status: result.status ?? 200, body: json };
+}
+
+/**
+ * The text of an answer and its tag, made once per `data` object when the domain hands out the same
+ * object again (it does so only for frozen objects it keeps with the records they come from, such as a
+ * schedule's office hours: domain/officeHours.ts); otherwise made for each answer.
+ */
+function serialized(route: RouteDef, result: { data: unknown; message?: string }): { json: string; etag: string } {
+  const reusable = result.message === undefined && !route.etagOmits && typeof result.data === 'object' && result.data !== null && Object.isFrozen(result.data);
+  if (reusable) {
+    const known = answerTexts.get(result.data as object);
+    if (known) return known;
+  }
+  const json = JSON.stringify(successBody(result.data, result.message));
+  let etag: string;
+  if (route.etagOmits) {
+    // the tag leaves out the fields that echo the instant; what it covers comes from the answer's basis when it has one
+    const basis = result.message === undefined ? basisOf(result.data) : undefined;
+    const known = basis && basisTags.get(basis);
+    etag = known || weakETag(JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)));
+    if (basis && !known) basisTags.set(basis, etag);
+  } else {
+    etag = weakETag(json);
+  }
+  if (reusable) answerTexts.set(result.data as object, { json, etag });
+  return { json, etag };
+}
+
+const answerTexts = new WeakMap<object, { json: string; etag: string }>();
+const basisTags = new WeakMap<object, string>();
+
+function basisOf(data: unknown): object | undefined {
+  const basis = data && typeof data === 'object' ? (data as { [ANSWER_BASIS]?: unknown })[ANSWER_BASIS] : undefined;
+  return basis && typeof basis === 'object' ? basis : undefined;
 }
 
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
