@@ -108,7 +108,7 @@ describe('what the direct path leaves to Hono', () => {
     const key = t.demo.organizations.clinic.apiKey;
     const status = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
-        const req = request({ port, host: '127.0.0.1', path: `/v1/organizations/${t.demo.organizations.clinic.id}`, headers: [['Authorization', `Bearer ${key}`], ['Authorization', 'Bearer other']] as never });
+        const req = request({ port, host: '127.0.0.1', path: `/v1/organizations/${t.demo.organizations.clinic.id}`, headers: [['Host', `127.0.0.1:${port}`], ['Authorization', `Bearer ${key}`], ['Authorization', 'Bearer other']] as never });
         req.on('response', (res) => {
           res.resume();
           resolve(res.statusCode!);
