@@ -13,10 +13,16 @@ import { restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
+import { createDirectAnswerer, type DirectAnswerer, directNodeListener, directRequestOfFetch, directResponse } from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
-export function createApp(deps: AppDeps) {
+export interface AppOptions {
+  /** Answer the GETs of /v1 directly (rest/directAnswer.ts); false sends them through Hono (the parity tests compare both). Default true. */
+  directGets?: boolean;
+}
+
+export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
   const app = new Hono<AppEnv>({ strict: false });
   // one registry per app (metrics/metrics.ts), served at GET /metrics
@@ -50,8 +56,8 @@ export function createApp(deps: AppDeps) {
   registerPortal(app);
   registerRoutes(app, allRoutes);
 
-  const known = [
-    ...allRoutes.map((r) => ({ method: r.method, path: r.path })),
+  // the routes registered above besides /v1's
+  const others = [
     { method: 'GET', path: '/healthz' },
     { method: 'GET', path: '/metrics' },
     { method: 'GET', path: '/.well-known/jwks.json' },
@@ -61,6 +67,7 @@ export function createApp(deps: AppDeps) {
     ...API_DOCS_ROUTES,
     ...PORTAL_ROUTES,
   ];
+  const known = [...allRoutes.map((r) => ({ method: r.method, path: r.path })), ...others];
 
   app.notFound((c) => {
     const methods = methodsForPath(known, c.req.path);
@@ -74,7 +81,16 @@ export function createApp(deps: AppDeps) {
 
   app.onError((err, c) => restErrorResponse(c, err, (c.get('deps') ?? deps).logger));
 
-  return app;
+  // the GETs of /v1 are answered without Hono's Request/Context/Response, through the same pipeline
+  // (rest/directAnswer.ts); `fetch` (tests, other runtimes) goes through it as node:http does
+  const direct: DirectAnswerer =
+    options.directGets === false ? () => null : createDirectAnswerer(deps, allRoutes, others, (request) => metrics.requests.observe(request));
+  const honoFetch = app.fetch;
+  app.fetch = (request, env?: AppEnv['Bindings'], executionCtx?) => {
+    const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
+    return pending ? pending.then(directResponse) : honoFetch(request, env, executionCtx);
+  };
+  return Object.assign(app, { answerNode: directNodeListener(direct, deps) });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -17,22 +17,48 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     if (ORDER[at] < ORDER[level]) return;
     write(JSON.stringify({ level: at, time: new Date().toISOString(), msg, ...fields }));
   };
-  return {
+  const logger: Logger = {
     debug: (m, f) => emit('debug', m, f),
     info: (m, f) => emit('info', m, f),
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
   };
+  levels.set(logger, level);
+  return logger;
+}
+
+/** The level of each logger createLogger made: a request's logger skips building a line its logger would not write. */
+const levels = new WeakMap<Logger, LogLevel>();
+
+/** Whether `logger` writes lines of `at` (true for a logger not made by createLogger: it decides itself). */
+function writes(logger: Logger, at: Exclude<LogLevel, 'silent'>): boolean {
+  const level = levels.get(logger);
+  return level === undefined || ORDER[at] >= ORDER[level];
 }
 
 /** `logger` with the request's id on every line it writes. */
 export function loggerForRequest(logger: Logger, requestId: string): Logger {
-  return {
-    debug: (m, f) => logger.debug(m, { requestId, ...f }),
-    info: (m, f) => logger.info(m, { requestId, ...f }),
-    warn: (m, f) => logger.warn(m, { requestId, ...f }),
-    error: (m, f) => logger.error(m, { requestId, ...f }),
-  };
+  return new RequestLogger(logger, requestId);
+}
+
+// One object per request, its methods shared (every request makes one: four closures each would cost more).
+class RequestLogger implements Logger {
+  constructor(
+    private readonly logger: Logger,
+    private readonly requestId: string,
+  ) {}
+  debug(m: string, f?: Record<string, unknown>): void {
+    if (writes(this.logger, 'debug')) this.logger.debug(m, { requestId: this.requestId, ...f });
+  }
+  info(m: string, f?: Record<string, unknown>): void {
+    if (writes(this.logger, 'info')) this.logger.info(m, { requestId: this.requestId, ...f });
+  }
+  warn(m: string, f?: Record<string, unknown>): void {
+    if (writes(this.logger, 'warn')) this.logger.warn(m, { requestId: this.requestId, ...f });
+  }
+  error(m: string, f?: Record<string, unknown>): void {
+    if (writes(this.logger, 'error')) this.logger.error(m, { requestId: this.requestId, ...f });
+  }
 }
 
 export function errorFields(err: unknown): Record<string, unknown> {

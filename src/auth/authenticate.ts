@@ -5,7 +5,7 @@
 // scope reaches it through the change feed.
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
-import type { OrganizationRecord } from '../domain/readModelRecords.js';
+import type { ApiKeyRecord, OrganizationRecord } from '../domain/readModelRecords.js';
 import type { ReadModel } from '../readmodel/readModel.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from '../crypto/secrets.js';
@@ -15,6 +15,22 @@ import { type TokenSettings, verifyAccessToken } from './tokens.js';
 // its parent (domain/access.ts), so a request costs the same under an account of any size.
 function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, credential: Actor['credential']): Actor {
   return { orgId: owner.id, ownerIsAccount: owner.isAccount, scopes: new Set(scopes), credential };
+}
+
+/**
+ * The actor of an API key, made once per pair of records the read model holds. Its records are
+ * replaced, never changed, when a change (a revoked key, new scopes, a moved organization) or their age
+ * makes it load them again, so an actor found here for the same two objects is the one they give; the
+ * key's own checks (revoked, expired) still run on every request. Weak: an actor goes with its records.
+ */
+const apiKeyActors = new WeakMap<ApiKeyRecord, { owner: OrganizationRecord; actor: Actor }>();
+
+function apiKeyActor(key: ApiKeyRecord, owner: OrganizationRecord): Actor {
+  const known = apiKeyActors.get(key);
+  if (known?.owner === owner) return known.actor;
+  const actor = actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
+  apiKeyActors.set(key, { owner, actor });
+  return actor;
 }
 
 /** Extracts the token of an `Authorization: Bearer <token>` header; null when absent. */
@@ -36,7 +52,7 @@ export async function authenticate(deps: { readModel: ReadModel; clock: () => Da
     const owner = await readModel.organization(key.orgId);
     if (!owner) throw new Unauthenticated('Invalid API key');
     deps.keyUsage?.touch(key.id, deps.clock().getTime());
-    return actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
+    return apiKeyActor(key, owner);
   }
   const now = deps.clock();
   let claims = readModel.verifiedToken(token, now.getTime());

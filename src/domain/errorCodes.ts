@@ -1,6 +1,6 @@
 // The catalogue of error codes: one entry per kind of error the service answers, with its code on each
 // surface. REST puts the lower-case `code` in the error envelope beside `message`
-// (`{success: false, data: {}, message, code}`); GraphQL keeps its upper-case `extensions.code` (CONTRACT §9).
+// (`{success: false, data: {}, message, code}`); GraphQL keeps its upper-case `extensions.code` (docs/decisions.md §9).
 // Where a concept exists on both surfaces the entry names both codes, so a client of either matches on
 // the same kind of error. rest/envelope.ts, rest/openapi.ts, http/server.ts and graphql/ read their codes
 // here; docs/errors.md is this table in prose, and test/unit/errorCodes.test.ts keeps the two alike.

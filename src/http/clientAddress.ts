@@ -8,14 +8,20 @@ import type { Context } from 'hono';
 export const UNKNOWN_ADDRESS = 'local';
 
 export function clientAddress(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for');
-    const last = forwarded?.split(',').at(-1)?.trim();
+  let socketAddress: string | undefined;
+  try {
+    socketAddress = getConnInfo(c).remote.address;
+  } catch {
+    socketAddress = undefined; // no Node socket behind this request
+  }
+  return addressOf(trustProxy ? c.req.header('x-forwarded-for') : undefined, socketAddress);
+}
+
+/** The same rule from the raw parts: `forwardedFor` is passed only when the proxy is trusted. */
+export function addressOf(forwardedFor: string | undefined, socketAddress: string | undefined): string {
+  if (forwardedFor) {
+    const last = forwardedFor.split(',').at(-1)?.trim();
     if (last) return last;
   }
-  try {
-    return getConnInfo(c).remote.address ?? UNKNOWN_ADDRESS;
-  } catch {
-    return UNKNOWN_ADDRESS; // no Node socket behind this request
-  }
+  return socketAddress ?? UNKNOWN_ADDRESS;
 }

@@ -11,6 +11,14 @@ import type { AppEnv } from './appEnv.js';
 
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/** The headers of every JSON answer (rest/directAnswer.ts writes these; the middleware below the same). */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy': API_CSP,
+};
+
 export function securityHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
@@ -19,6 +27,7 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     headers.set('X-Content-Type-Options', 'nosniff');
     headers.set('X-Frame-Options', 'DENY');
     headers.set('Referrer-Policy', 'no-referrer');
+    // an HTML page brings its own policy (pages.ts)
     if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', API_CSP);
   };
 }

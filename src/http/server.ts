@@ -45,11 +45,22 @@ export function createRequestScheduler(limits: HttpLimits, logger?: Logger): Req
   });
 }
 
-export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger?: Logger, scheduler = createRequestScheduler(limits, logger)): Server {
+/** Answers a request straight on node:http's response and says true, or says false: the app's `fetch` answers it. */
+export type DirectListener = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export function createHttpServer(
+  fetch: FetchHandler,
+  limits: HttpLimits,
+  logger?: Logger,
+  scheduler = createRequestScheduler(limits, logger),
+  direct?: DirectListener,
+): Server {
   const listener = getRequestListener(fetch);
   // the adapter answers the app's errors itself; what still rejects is a bug of ours: logged, never lost
-  const answer = (req: IncomingMessage, res: ServerResponse) =>
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    if (direct?.(req, res)) return;
     listener(req, res).catch((err: unknown) => logger?.error('a request failed outside the app', errorFields(err)));
+  };
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -71,8 +82,8 @@ export function createHttpServer(fetch: FetchHandler, limits: HttpLimits, logger
         logger?.info('request refused by the HTTP server', { status: 431, code: 'TOO_MANY_HEADERS' });
         return;
       }
-      if (UNQUEUED_ROUTES.has(routeOf(req))) void answer(req, res);
-      else if (!scheduler.run(() => void answer(req, res))) {
+      if (UNQUEUED_ROUTES.has(routeOf(req))) answer(req, res);
+      else if (!scheduler.run(() => answer(req, res))) {
         refuseOverloaded(req, res);
         logger?.warn('request refused: the request queue is full', { status: 503, waiting: scheduler.waiting });
       }

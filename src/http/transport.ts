@@ -3,6 +3,7 @@
 // compression, ETag and CSP. createApp installs this first, then the surfaces.
 import type { Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
+import type { Logger } from '../logger.js';
 import type { AppEnv } from './appEnv.js';
 import { corsMiddleware } from './cors.js';
 import { pages } from './pages.js';
@@ -25,6 +26,16 @@ export interface TransportOptions {
   pagePaths: readonly string[];
 }
 
+/** The request's log line (written by the request's logger, with its id) and its metrics: one place for every way a request is answered. */
+export function recordAnswer(
+  logger: Logger,
+  observe: TransportOptions['observe'],
+  a: { method: string; route: string | undefined; status: number; operation: string | undefined; orgId: string | undefined; durationMs: number },
+): void {
+  logger.info('request', { method: a.method, route: a.route ?? 'unmatched', status: a.status, durationMs: Math.round(a.durationMs * 100) / 100, orgId: a.orgId ?? null });
+  observe({ method: a.method, route: a.route, status: a.status, operation: a.operation, seconds: a.durationMs / 1000 });
+}
+
 export function useTransport(app: Hono<AppEnv>, deps: AppDeps, options: TransportOptions): void {
   // first: X-Request-Id on every answer, and the id in every log line of the request
   app.use('*', requestIdMiddleware(deps));
@@ -34,15 +45,14 @@ export function useTransport(app: Hono<AppEnv>, deps: AppDeps, options: Transpor
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    const durationMs = performance.now() - started;
-    c.get('deps').logger.info('request', {
+    recordAnswer(c.get('deps').logger, options.observe, {
       method: c.req.method,
-      route: c.get('route') ?? 'unmatched',
+      route: c.get('route'),
       status: c.res.status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      orgId: c.get('orgId') ?? null,
+      operation: c.get('graphqlOperation'),
+      orgId: c.get('orgId'),
+      durationMs: performance.now() - started,
     });
-    options.observe({ method: c.req.method, route: c.get('route'), status: c.res.status, operation: c.get('graphqlOperation'), seconds: durationMs / 1000 });
   });
 
   // nosniff, no framing, no referrer, a CSP on every answer

@@ -35,8 +35,20 @@ export function limitMessage(d: Pick<Decision, 'limit' | 'windowMs' | 'retryAfte
 }
 
 export async function limitRestRequest(c: Context, limiter: RateLimiter, actor: Actor, route: LimitedRoute): Promise<void> {
+  const headers: Record<string, string> = {};
+  try {
+    await limitRest(limiter, actor, route, headers);
+  } finally {
+    for (const name in headers) c.header(name, headers[name]);
+  }
+}
+
+/** The same step for a caller that builds its answer's headers itself: they are written into `headers`, also when it refuses. */
+export async function limitRest(limiter: RateLimiter, actor: Actor, route: LimitedRoute, headers: Record<string, string>): Promise<void> {
   const { budget, pattern } = budgetKey(route);
   const decision = await limiter.hit(budget, actor.orgId, pattern);
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+  headers['X-RateLimit-Limit'] = String(decision.limit);
+  headers['X-RateLimit-Remaining'] = String(decision.remaining);
+  headers['X-RateLimit-Reset'] = String(Math.floor(decision.resetAt / 1000));
   if (!decision.allowed) throw new RateLimited(decision.retryAfter, limitMessage(decision, pattern));
 }

@@ -1,5 +1,5 @@
 // The response envelope of the specification (§1, §7) on every /v1 answer. An error adds a stable `code`
-// (CONTRACT §9) from the catalogue (domain/errorCodes.ts), for programs to match on instead of `message`.
+// (docs/decisions.md §9) from the catalogue (domain/errorCodes.ts), for programs to match on instead of `message`.
 import { restCodeOf, statusOfCode, type RestErrorCode } from '../domain/errorCodes.js';
 import type { DomainError } from '../domain/errors.js';
 

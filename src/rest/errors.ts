@@ -8,19 +8,35 @@ import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../http/requestContext.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { BodyError } from '../http/body.js';
-import { codeOf, errorBody, statusOf } from './envelope.js';
+import { codeOf, type Envelope, errorBody, statusOf } from './envelope.js';
 
-export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {
-  if (thrown instanceof BodyError) return c.json(errorBody(thrown.code, thrown.message), thrown.status);
+/** An error answer as data: the status, the headers it adds, the envelope. */
+export interface RestErrorAnswer {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+  headers: Record<string, string>;
+  body: Envelope;
+}
+
+export const WWW_AUTHENTICATE = 'Bearer realm="office-communications", error="invalid_token"';
+
+/** What `thrown` answers; `path` and `requestId` only go into the log line and the message of a 500. */
+export function restErrorAnswer(thrown: unknown, logger: Logger, path: string, requestId: string | undefined): RestErrorAnswer {
+  if (thrown instanceof BodyError) return { status: thrown.status, headers: {}, body: errorBody(thrown.code, thrown.message) };
   // a database that cannot take the work now is a 503 with Retry-After, wherever it was noticed
   const err = asUnavailable(thrown) ?? thrown;
   if (err instanceof DomainError) {
-    const status = statusOf(err);
-    if (err instanceof Unauthenticated) c.header('WWW-Authenticate', 'Bearer realm="office-communications", error="invalid_token"');
-    if (err instanceof RateLimited || err instanceof IdempotencyKeyInUse || err instanceof Unavailable) c.header('Retry-After', String(err.retryAfter));
-    return c.json(errorBody(codeOf(err), err.message, err instanceof InvalidInput ? err.issues : undefined), status);
+    const headers: Record<string, string> = {};
+    if (err instanceof Unauthenticated) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
+    if (err instanceof RateLimited || err instanceof IdempotencyKeyInUse || err instanceof Unavailable) headers['Retry-After'] = String(err.retryAfter);
+    return { status: statusOf(err), headers, body: errorBody(codeOf(err), err.message, err instanceof InvalidInput ? err.issues : undefined) };
   }
-  logger.error('unhandled error', { ...errorFields(err), path: c.req.path });
+  logger.error('unhandled error', { ...errorFields(err), path });
   // never expected; the id lets a support ticket find the log line with the cause
-  return c.json(errorBody('internal_error', internalErrorMessage(c.get('requestId'))), 500);
+  return { status: 500, headers: {}, body: errorBody('internal_error', internalErrorMessage(requestId)) };
+}
+
+export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {
+  const answer = restErrorAnswer(thrown, logger, c.req.path, c.get('requestId'));
+  for (const name in answer.headers) c.header(name, answer.headers[name]);
+  return c.json(answer.body, answer.status);
 }

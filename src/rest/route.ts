@@ -15,7 +15,6 @@ export interface RouteContext {
   query: Record<string, string>;
   /** The body after parsing (and form coercion); undefined when there was none. */
   body: unknown;
-  request: Request;
 }
 
 export interface RouteResult<Data = unknown> {

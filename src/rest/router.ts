@@ -8,7 +8,7 @@ import type { Actor } from '../domain/access.js';
 import { InvalidInput } from '../domain/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
-import { limitRestRequest } from '../ratelimit/http.js';
+import { limitRest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
 import { bodySourceOf, parseBody } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
@@ -16,6 +16,8 @@ import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
+import { getQueryParam } from 'hono/utils/url';
+import { ANSWER_BASIS } from '../domain/availability.js';
 import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
@@ -25,32 +27,129 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
   return actor;
 }
 
+/** A GET of /v1 as the GET pipeline reads it, from Hono's request or from node:http's (directAnswer.ts). */
+export interface GetRequest {
+  /** The URL as sent, absolute (`http://host/v1/…?…`): the query is read from it. */
+  url: string;
+  params: Record<string, string>;
+  header(name: string): string | undefined;
+  /** The client address failed authentications are counted by (http/clientAddress.ts). */
+  address: string;
+}
+
+/** What the GET pipeline learned on the way, kept when it throws: the headers of the answer so far (the budget's) and the caller's organization. */
+export interface GetProgress {
+  headers: Record<string, string>;
+  orgId?: string;
+}
+
+/** A successful GET: 200 with the envelope's JSON, or 304 without a body; `progress.headers` holds ETag, Cache-Control and the budget. */
+export interface GetAnswer {
+  status: number;
+  body: string | null;
+}
+
+/**
+ * The GET pipeline, one for both ways a request arrives: authenticate → rate limit → the query checked
+ * → domain handler → envelope, ETag, Cache-Control, 304 for a matching If-None-Match. Throws what the
+ * error envelope answers (errors.ts).
+ */
+export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequest, progress: GetProgress): Promise<GetAnswer> {
+  // failed attempts are budgeted per client address (auth/authentication.ts)
+  const actor = await authenticateBearer(deps, request.header('authorization'), request.address);
+  progress.orgId = actor.orgId;
+  await limitRest(deps.rateLimit, actor, route, progress.headers); // spec §8: after authentication, before the handler
+  refuseRepeatedQueryParameters(request.url);
+  const query = getQueryParam(request.url) as Record<string, string>;
+  const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
+  const { json, etag } = serialized(route, result);
+  progress.headers.ETag = etag;
+  progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
+  if (ifNoneMatchHits(request.header('if-none-match'), etag)) return { status: 304, body: null };
+  return { status: result.status ?? 200, body: json };
+}
+
+/**
+ * The text of an answer and its tag, made once per `data` object when the domain hands out the same
+ * object again (it does so only for frozen objects it keeps with the records they come from, such as a
+ * schedule's office hours: domain/officeHours.ts); otherwise made for each answer.
+ */
+function serialized(route: RouteDef, result: { data: unknown; message?: string }): { json: string; etag: string } {
+  const reusable = result.message === undefined && !route.etagOmits && typeof result.data === 'object' && result.data !== null && Object.isFrozen(result.data);
+  if (reusable) {
+    const known = answerTexts.get(result.data as object);
+    if (known) return known;
+  }
+  const json = JSON.stringify(successBody(result.data, result.message));
+  let etag: string;
+  if (route.etagOmits) {
+    // the tag leaves out the fields that echo the instant; what it covers comes from the answer's basis when it has one
+    const basis = result.message === undefined ? basisOf(result.data) : undefined;
+    const known = basis && basisTags.get(basis);
+    etag = known || weakETag(JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)));
+    if (basis && !known) basisTags.set(basis, etag);
+  } else {
+    etag = weakETag(json);
+  }
+  if (reusable) answerTexts.set(result.data as object, { json, etag });
+  return { json, etag };
+}
+
+const answerTexts = new WeakMap<object, { json: string; etag: string }>();
+const basisTags = new WeakMap<object, string>();
+
+function basisOf(data: unknown): object | undefined {
+  const basis = data && typeof data === 'object' ? (data as { [ANSWER_BASIS]?: unknown })[ANSWER_BASIS] : undefined;
+  return basis && typeof basis === 'object' ? basis : undefined;
+}
+
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) {
+    const pattern = `${route.method} ${route.path}`;
     app.on(route.method, route.path, async (c) => {
       const deps = c.get('deps'); // the request's (http/requestContext.ts)
-      c.set('route', `${route.method} ${route.path}`);
+      c.set('route', pattern);
+      if (route.method === 'GET') {
+        const progress: GetProgress = { headers: {} };
+        try {
+          const answer = await answerGet(
+            route,
+            deps,
+            {
+              url: c.req.url,
+              params: c.req.param() as Record<string, string>,
+              header: (name) => c.req.header(name),
+              address: clientAddress(c, deps.config.trustProxy),
+            },
+            progress,
+          );
+          for (const name in progress.headers) c.header(name, progress.headers[name]);
+          if (answer.body === null) return c.body(null, answer.status as 304);
+          return c.body(answer.body, answer.status as 200, { 'Content-Type': 'application/json' });
+        } catch (err) {
+          // the budget's headers go out with an error answer too
+          for (const name in progress.headers) c.header(name, progress.headers[name]);
+          throw err;
+        } finally {
+          if (progress.orgId !== undefined) c.set('orgId', progress.orgId);
+        }
+      }
       const actor = await authenticateRequest(c, deps);
-      await limitRestRequest(c, deps.rateLimit, actor, route); // spec §8: after authentication, before the handler
+      const limitHeaders: Record<string, string> = {};
+      try {
+        await limitRest(deps.rateLimit, actor, route, limitHeaders); // spec §8: after authentication, before the handler
+      } finally {
+        for (const name in limitHeaders) c.header(name, limitHeaders[name]);
+      }
       refuseRepeatedQueryParameters(c.req.url);
       const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
       let body: unknown;
-      if (route.method !== 'GET' && route.method !== 'DELETE') {
+      if (route.method !== 'DELETE') {
         const parsed = await parseBody(bodySourceOf(c));
         body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
       }
-      const run = () => route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body, request: c.req.raw });
-      if (route.method === 'GET') {
-        const result = await run();
-        const json = JSON.stringify(successBody(result.data, result.message));
-        const etag = weakETag(route.etagOmits ? JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)) : json);
-        c.header('ETag', etag);
-        c.header('Cache-Control', CONDITIONAL_CACHE_CONTROL);
-        if (ifNoneMatchHits(c.req.header('if-none-match'), etag)) return c.body(null, 304);
-        return c.body(json, (result.status ?? 200) as 200, { 'Content-Type': 'application/json' });
-      }
       const answer = async () => {
-        const result = await run();
+        const result = await route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body });
         return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
       };
       return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, route.scope, idempotencyKey, body, answer);
@@ -64,7 +163,8 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
  */
 function refuseRepeatedQueryParameters(url: string): void {
   const start = url.indexOf('?');
-  if (start < 0) return;
+  // one parameter cannot be repeated (most reads send none or one)
+  if (start < 0 || url.indexOf('&', start) < 0) return;
   const seen = new Set<string>();
   for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
     if (seen.has(name)) throw InvalidInput.of(name, 'is given more than once; send it once');

@@ -105,7 +105,7 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
     },
   },
   rate_limited: {
-    // a queued call request polled again within the minimum poll interval (CONTRACT: call requests)
+    // a queued call request polled again within the minimum poll interval (docs/decisions.md, call requests)
     rest: async () => {
       await t.rest('GET', `/v1/call-requests/${t.demo.callRequests.clinic.queued}`);
       return t.rest('GET', `/v1/call-requests/${t.demo.callRequests.clinic.queued}`);
