@@ -84,6 +84,10 @@ const envSchema = z.object({
     .transform((v) => v !== 'false' && v !== '0'),
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
+  // the estimated MiB each part of the read model holds at most (src/readmodel/sizes.ts): the schedules of
+  // 10,000 organizations with weekly hours and a few rules fit, so for them the count binds first; schedules
+  // with many closures, special days or phone numbers are bounded here
+  READ_MODEL_MAX_MB: positiveInt('READ_MODEL_MAX_MB', 48),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z
@@ -150,7 +154,7 @@ export interface Config {
   /** How much database work may run and wait, and for how long (503 past it). */
   database: { poolSize: number; maxWaiting: number; queueTimeoutMs: number; statementTimeoutMs: number };
   /** The read model's bound (entries per kind) and the lifetime of an entry while the change channel is up. */
-  readModel: { maxEntries: number; maxAgeMs: number };
+  readModel: { maxEntries: number; maxBytes: number; maxAgeMs: number };
   /** Compile GraphQL operations to JavaScript (graphql-jit) instead of interpreting them. */
   graphqlJit: boolean;
   /** Read a plain JSON POST's parameters and write its answer without yoga's request parsing (graphql/overHttp.ts). */
@@ -227,7 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queueTimeoutMs: e.DB_QUEUE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     },
-    readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
+    readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxBytes: e.READ_MODEL_MAX_MB * 2 ** 20, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
     changesChannel: e.CHANGES_CHANNEL,
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     graphqlJit: e.GRAPHQL_JIT,

@@ -87,6 +87,11 @@ export class TimedClosureIndex {
     return this.starts.length;
   }
 
+  /** The closures the index holds, each once (the read model estimates its size from them). */
+  heldRules(): Set<ClosureRule> {
+    return new Set(this.rules);
+  }
+
   /** Index of the last segment starting at or before `ms`, or -1. */
   private segmentAtOrBefore(ms: number): number {
     let lo = 0;

@@ -33,16 +33,31 @@ export function normalizeLocalTime(value: string): string {
   return minutes === null ? value : formatLocalTime(minutes);
 }
 
+/**
+ * The zones resolved so far, by name. luxon's IANAZone.isValidZone (and the IANAZone constructor) build a
+ * new Intl.DateTimeFormat on every call: ICU memory outside the JavaScript heap, several kilobytes each,
+ * that the garbage collector does not see and frees late. Compiling a schedule resolves its zone, so
+ * without this every organization loaded into the read model cost one. Valid names only, and at most
+ * ZONE_MEMO_MAX of them (the IANA database has about 600, spelled in any case).
+ */
+const resolvedZones = new Map<string, IANAZone>();
+const ZONE_MEMO_MAX = 2_000;
+
 /** The luxon zone for an IANA name; throws a RangeError for an unknown zone. */
 export function resolveZone(timezone: string): IANAZone {
+  const known = resolvedZones.get(timezone);
+  if (known) return known;
   if (!IANAZone.isValidZone(timezone)) {
     throw new RangeError(`timezone: unknown IANA timezone "${timezone}"`);
   }
-  return IANAZone.create(timezone) as IANAZone;
+  const zone = IANAZone.create(timezone) as IANAZone;
+  if (resolvedZones.size >= ZONE_MEMO_MAX) resolvedZones.clear();
+  resolvedZones.set(timezone, zone);
+  return zone;
 }
 
 export function isValidTimezone(timezone: string): boolean {
-  return IANAZone.isValidZone(timezone);
+  return resolvedZones.has(timezone) || IANAZone.isValidZone(timezone);
 }
 
 /** The wall clock of `zone` at one instant. */

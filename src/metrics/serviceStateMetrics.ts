@@ -52,7 +52,7 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     () => deps.jobs?.depthNow().oldestAgeSeconds ?? 0,
   );
 
-  const byPart = (field: 'hits' | 'misses' | 'entries') => () =>
+  const byPart = (field: 'hits' | 'misses' | 'entries' | 'bytes') => () =>
     Object.fromEntries(Object.entries(deps.readModel.stats()).map(([part, stats]) => [part, stats[field]]));
   scrapedCounters(
     registry,
@@ -65,6 +65,11 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     byPart('misses'),
   );
   scrapedGauge(registry, { name: 'ocs_read_model_entries', help: 'Entries the read model holds now, by part (at most READ_MODEL_MAX_ENTRIES each).', label: 'part' }, byPart('entries'));
+  scrapedGauge(
+    registry,
+    { name: 'ocs_read_model_bytes', help: 'Estimated bytes the read model holds now, by part (at most READ_MODEL_MAX_MB each; tokens are bounded by count only).', label: 'part' },
+    byPart('bytes'),
+  );
 
   scrapedCounters(
     registry,

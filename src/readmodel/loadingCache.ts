@@ -1,4 +1,5 @@
-// A bounded cache that loads what it misses: least-recently-used entries are dropped past `max`, every
+// A bounded cache that loads what it misses: least-recently-used entries are dropped past `max` entries
+// or past `maxBytes` of their estimated sizes, every
 // entry expires after the TTL the read model sets (long while the change channel is up, a second while
 // it is down), concurrent misses of one key share one load, and misses of the same tick are loaded
 // together (DataLoader), so that N organizations cost one statement, not N.
@@ -11,6 +12,10 @@ import { LRUCache } from 'lru-cache';
 
 export interface LoadingCacheOptions<K extends string, V extends {}> {
   max: number;
+  /** Bound on the sum of `sizeOf` over the entries held (an entry larger than it is loaded but not kept). */
+  maxBytes?: number;
+  /** An entry's estimated size in bytes (readmodel/sizes.ts). */
+  sizeOf?(value: V, key: K): number;
   /** Loads several keys at once; a key missing from the answer does not exist (not cached). */
   loadMany(keys: readonly K[]): Promise<Map<K, V>>;
   /** The TTL, in milliseconds, for an entry stored now. */
@@ -30,7 +35,14 @@ export class LoadingCache<K extends string, V extends {}> {
   misses = 0;
 
   constructor(private readonly options: LoadingCacheOptions<K, V>) {
-    this.entries = new LRUCache<K, V>({ max: options.max, ttl: 60_000, ttlAutopurge: false, updateAgeOnGet: false });
+    const { maxBytes, sizeOf } = options;
+    this.entries = new LRUCache<K, V>({
+      max: options.max,
+      ttl: 60_000,
+      ttlAutopurge: false,
+      updateAgeOnGet: false,
+      ...(maxBytes !== undefined && sizeOf ? { maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, Math.ceil(sizeOf(value, key))) } : {}),
+    });
     this.loader = new DataLoader<K, V | undefined>(
       async (keys) => {
         const found = await options.loadMany(keys);
@@ -44,6 +56,11 @@ export class LoadingCache<K extends string, V extends {}> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The estimated bytes held (0 without `sizeOf`). */
+  get bytes(): number {
+    return this.entries.calculatedSize ?? 0;
   }
 
   /** The cached value, without loading. */

@@ -3,7 +3,9 @@
 // organization's compiled schedule (office hours, breaks, the closures that can still apply indexed by
 // time, templates, phone-number greetings). It is the one cache of the service.
 //
-// - Bounded: every part is an LRU of at most READ_MODEL_MAX_ENTRIES entries.
+// - Bounded: every part is an LRU of at most READ_MODEL_MAX_ENTRIES entries, and organizations, credentials
+//   and schedules also of at most READ_MODEL_MAX_MB of estimated size each (sizes.ts): a schedule may hold
+//   a few rules or thousands of closures, so a count alone bounds nothing.
 // - Filled on first use, in one statement per kind for all the keys missed together (loaders.ts).
 // - Invalidated by the change feed: every write publishes what it changed; this instance forgets it at
 //   once (before the write answers) and every other instance as soon as the message arrives.
@@ -16,10 +18,13 @@ import type { ChangeListener } from '../changes/feed.js';
 import type { Db } from '../db/client.js';
 import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from './loaders.js';
 import { LoadingCache } from './loadingCache.js';
+import { apiKeyBytes, oauthClientBytes, organizationBytes, scheduleBytes } from './sizes.js';
 import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from '../domain/readModelRecords.js';
 
 export interface ReadModelOptions {
   maxEntries: number;
+  /** Bound on the estimated bytes of each part (organizations, API keys, OAuth clients, schedules); none when absent. */
+  maxBytes?: number;
   /** Lifetime of an entry while the change channel is up. */
   maxAgeMs: number;
   /** Lifetime of an entry while it is down. */
@@ -32,6 +37,8 @@ export interface ReadModelStats {
   hits: number;
   misses: number;
   entries: number;
+  /** Estimated bytes held (0 for tokens, bounded by count only). */
+  bytes: number;
 }
 
 /** How far back the cached schedule reaches: an `at` a little in the past still reads it. */
@@ -54,11 +61,14 @@ export class ReadModel implements ChangeListener {
   ) {
     const ttl = () => (this.channelUp ? options.maxAgeMs : (options.fallbackAgeMs ?? 1_000));
     const max = options.maxEntries;
-    this.organizationCache = new LoadingCache({ max, ttl, loadMany: (ids) => loadOrganizations(db, ids) });
-    this.apiKeyCache = new LoadingCache({ max, ttl, loadMany: (hashes) => loadApiKeys(db, hashes) });
-    this.oauthClientCache = new LoadingCache({ max, ttl, loadMany: (ids) => loadOAuthClients(db, ids) });
+    const maxBytes = options.maxBytes;
+    this.organizationCache = new LoadingCache({ max, maxBytes, sizeOf: organizationBytes, ttl, loadMany: (ids) => loadOrganizations(db, ids) });
+    this.apiKeyCache = new LoadingCache({ max, maxBytes, sizeOf: apiKeyBytes, ttl, loadMany: (hashes) => loadApiKeys(db, hashes) });
+    this.oauthClientCache = new LoadingCache({ max, maxBytes, sizeOf: oauthClientBytes, ttl, loadMany: (ids) => loadOAuthClients(db, ids) });
     this.scheduleCache = new LoadingCache({
       max,
+      maxBytes,
+      sizeOf: scheduleBytes,
       ttl,
       loadMany: (ids) => loadSchedules(db, ids, new Date(options.clock().getTime() - SCHEDULE_LOOKBACK_MS)),
     });
@@ -114,13 +124,18 @@ export class ReadModel implements ChangeListener {
   }
 
   stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules', ReadModelStats> {
-    const of = (c: { hits: number; misses: number; size: number }) => ({ hits: c.hits, misses: c.misses, entries: c.size });
+    const of = (c: { hits: number; misses: number; size: number; bytes: number }) => ({ hits: c.hits, misses: c.misses, entries: c.size, bytes: c.bytes });
     const apiKeys = of(this.apiKeyCache);
     const clients = of(this.oauthClientCache);
     return {
       organizations: of(this.organizationCache),
-      credentials: { hits: apiKeys.hits + clients.hits, misses: apiKeys.misses + clients.misses, entries: apiKeys.entries + clients.entries },
-      tokens: { hits: this.tokenHits, misses: this.tokenMisses, entries: this.tokenCache.size },
+      credentials: {
+        hits: apiKeys.hits + clients.hits,
+        misses: apiKeys.misses + clients.misses,
+        entries: apiKeys.entries + clients.entries,
+        bytes: apiKeys.bytes + clients.bytes,
+      },
+      tokens: { hits: this.tokenHits, misses: this.tokenMisses, entries: this.tokenCache.size, bytes: 0 },
       schedules: of(this.scheduleCache),
     };
   }

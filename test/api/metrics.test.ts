@@ -69,6 +69,7 @@ describe('GET /metrics', () => {
       'ocs_read_model_hits_total',
       'ocs_read_model_misses_total',
       'ocs_read_model_entries',
+      'ocs_read_model_bytes',
       'ocs_db_statement_duration_seconds',
       'ocs_db_statement_errors_total',
       'ocs_db_gate_slots',

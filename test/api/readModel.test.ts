@@ -134,4 +134,70 @@ describe('the read model', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await name()).toBe('Renamed behind our back');
   });
+
+  describe('bounded by the estimated size of its entries (READ_MODEL_MAX_MB)', () => {
+    const MAX_BYTES = 12_000; // room for one or two demo schedules
+    const bounded = () => {
+      const readModel = new ReadModel(t.db.prisma, { maxEntries: 100, maxBytes: MAX_BYTES, maxAgeMs: 3_600_000, clock: t.clock.now });
+      readModel.onChannel(true);
+      const unsubscribe = t.deps.changes.subscribe(readModel);
+      const app = createApp({ ...t.deps, readModel });
+      const state = async (org: { id: string; apiKey: string }) => {
+        const res = await app.fetch(
+          new Request(`http://127.0.0.1/v1/organizations/${org.id}/availability?medium=PHONE`, { headers: { authorization: `Bearer ${org.apiKey}` } }),
+        );
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { data: { state: string } }).data.state;
+      };
+      return { readModel, state, unsubscribe };
+    };
+
+    it('holds no more schedules than fit, and a change to a held one is seen by the next request', async () => {
+      t.clock.set(NOW);
+      const { readModel, state, unsubscribe } = bounded();
+      try {
+        const orgs = Object.values(t.demo.organizations);
+        for (const org of orgs) await state(org);
+        const clinic = t.demo.organizations.clinic;
+        expect(await state(clinic)).toBe('CLOSED'); // the clinic was read last: held
+        const { schedules } = readModel.stats();
+        expect(schedules.bytes).toBeGreaterThan(0);
+        expect(schedules.bytes).toBeLessThanOrEqual(MAX_BYTES);
+        expect(schedules.entries).toBeLessThan(orgs.length);
+        expect(readModel.holds('schedule', clinic.id)).toBe(true);
+        await openMonday(); // through the test app: its change reaches this read model through the change feed
+        expect(await state(clinic)).toBe('OPEN');
+        expect(readModel.stats().schedules.bytes).toBeLessThanOrEqual(MAX_BYTES);
+      } finally {
+        unsubscribe();
+      }
+    });
+
+    it('answers for an organization whose schedule is larger than the bound without keeping it', async () => {
+      t.clock.set(NOW);
+      const clinic = t.demo.organizations.clinic;
+      await openMonday();
+      for (let day = 1; day <= 40; day++) {
+        const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+        const startMs = Date.parse('2026-04-01T00:00:00Z') + day * 86_400_000;
+        const res = await t.rest('POST', `/v1/organizations/${clinic.id}/closures`, {
+          json: { description: `Holiday number ${day}`, startAt: iso(startMs), endAt: iso(startMs + 3_600_000), chatGreeting: null, phoneGreeting: null },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+      const { readModel, state, unsubscribe } = bounded();
+      try {
+        expect(await state(clinic)).toBe('OPEN');
+        expect(readModel.holds('schedule', clinic.id)).toBe(false);
+        expect(readModel.stats().schedules.bytes).toBeLessThanOrEqual(MAX_BYTES);
+        const flood = await t.rest('POST', `/v1/organizations/${clinic.id}/closures`, {
+          json: { description: 'Flood', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T18:00:00Z', chatGreeting: null, phoneGreeting: 'Closed: flood' },
+        });
+        expect(flood.status, JSON.stringify(flood.body)).toBe(200);
+        expect(await state(clinic)).toBe('CLOSURE');
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
 });
