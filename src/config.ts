@@ -90,6 +90,7 @@ const envSchema = z.object({
   READ_MODEL_MAX_MB: positiveInt('READ_MODEL_MAX_MB', 48),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
     .optional(),
@@ -187,6 +188,8 @@ export interface Config {
    * (WEBHOOK_ALLOW_PRIVATE_TARGETS; by default only on the embedded database, for local development).
    */
   webhookAllowPrivateTargets: boolean;
+  /** Deliveries to one endpoint in flight at once on an instance (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
+  webhookMaxInFlightPerEndpoint: number;
 }
 
 export interface HttpLimits {
@@ -256,5 +259,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === ''
         ? e.DATABASE_URL.startsWith('pglite:')
         : e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
+    webhookMaxInFlightPerEndpoint: e.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
   };
 }
