@@ -1,7 +1,15 @@
 // The admin command line's commands (`npm run admin`), run either by the command line on a database it
 // opens itself, or by a running service on behalf of the command line (admin/endpoint.ts), so that the
 // embedded database (one process only) can be administered while `npm start` holds it.
-import { createApiKey, createOAuthClient, createOrganization, revokeApiKey, revokeOAuthClient, setOAuthClientScopes } from '../auth/provisioning.js';
+import {
+  adminCreateApiKey,
+  adminCreateBot,
+  adminCreateOAuthClient,
+  createOrganization,
+  revokeApiKey,
+  revokeOAuthClient,
+  setOAuthClientScopes,
+} from '../auth/provisioning.js';
 import { SCOPES } from '../domain/access.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { InvalidInput } from '../domain/errors.js';
@@ -54,12 +62,12 @@ export async function runAdminCommand(deps: DomainDeps, command: AdminCommand, v
           parentId: values.parent ?? null,
         });
       case 'create-bot':
-        return await db.bot.create({ data: { orgId: required(values, 'org'), name: required(values, 'name') } });
+        return await adminCreateBot(deps, required(values, 'org'), required(values, 'name'));
       case 'create-api-key':
-        return await createApiKey(db, required(values, 'org'), values.name ?? 'API key');
+        return await adminCreateApiKey(deps, required(values, 'org'), values.name ?? 'API key');
       case 'create-oauth-client': {
         const scopes = values.scopes ? values.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
-        return await createOAuthClient(db, required(values, 'org'), scopes, values.name ?? 'OAuth client');
+        return await adminCreateOAuthClient(deps, required(values, 'org'), scopes, values.name ?? 'OAuth client');
       }
       case 'list-orgs':
         return await db.organization.findMany({ orderBy: { createdAt: 'asc' } });

@@ -6,7 +6,10 @@ import type { DomainDeps } from '../domain/deps.js';
 import { InvalidInput } from '../domain/errors.js';
 import { uuidParam } from '../domain/ids.js';
 import { isValidTimezone } from '../domain/localTime.js';
-import type { Organization } from '../generated/prisma/client.js';
+import type { Bot, Organization } from '../generated/prisma/client.js';
+import { apiKeyView } from '../domain/apiKeys.js';
+import { ADMIN_ACTOR, recordEvent } from '../domain/events.js';
+import { clientView } from '../domain/oauthClients.js';
 import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from '../crypto/secrets.js';
 
 // a client or a transaction (the demo data set is written in one)
@@ -33,17 +36,49 @@ export async function createOAuthClient(
 }
 
 /**
- * Credential and organization changes after creation. Each publishes its change, so that the read
- * model of this process forgets the credential at once and every other instance within the second.
+ * The admin command line's changes (admin/commands.ts). Each runs in one transaction with its event, whose
+ * actor is the admin command line (the audit trail names who changed what), and publishes its change, so that
+ * the read model of this process forgets the credential at once and every other instance within the second.
  */
+export async function adminCreateApiKey(deps: DomainDeps, orgId: string, name: string): Promise<{ id: string; apiKey: string }> {
+  return deps.db.$transaction(async (tx) => {
+    const key = await createApiKey(tx, uuidParam('org', orgId), name);
+    const row = await tx.apiKey.findUniqueOrThrow({ where: { id: key.id } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'api_key.created', orgId: row.orgId, subject: { type: 'api_key', id: row.id }, data: apiKeyView(row, deps) });
+    return key;
+  });
+}
+
+export async function adminCreateOAuthClient(
+  deps: DomainDeps,
+  orgId: string,
+  scopes: readonly string[],
+  name: string,
+): Promise<{ id: string; clientId: string; clientSecret: string; scopes: Scope[] }> {
+  return deps.db.$transaction(async (tx) => {
+    const client = await createOAuthClient(tx, uuidParam('org', orgId), scopes, name);
+    const row = await tx.oAuthClient.findUniqueOrThrow({ where: { id: client.id } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'oauth_client.created', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: clientView(row, deps.clock()) });
+    return client;
+  });
+}
+
 export async function revokeApiKey(deps: DomainDeps, id: string): Promise<{ id: string; revokedAt: Date }> {
-  const row = await deps.db.apiKey.update({ where: { id: uuidParam('id', id) }, data: { revokedAt: new Date() }, select: { id: true, orgId: true, revokedAt: true } });
+  const row = await deps.db.$transaction(async (tx) => {
+    const revoked = await tx.apiKey.update({ where: { id: uuidParam('id', id) }, data: { revokedAt: deps.clock() } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'api_key.revoked', orgId: revoked.orgId, subject: { type: 'api_key', id: revoked.id }, data: apiKeyView(revoked, deps) });
+    return revoked;
+  });
   deps.changes.publish({ kind: 'credentials', orgId: row.orgId });
   return { id: row.id, revokedAt: row.revokedAt! };
 }
 
 export async function revokeOAuthClient(deps: DomainDeps, clientId: string): Promise<{ clientId: string; revokedAt: Date }> {
-  const row = await deps.db.oAuthClient.update({ where: { clientId }, data: { revokedAt: new Date() }, select: { clientId: true, orgId: true, revokedAt: true } });
+  const row = await deps.db.$transaction(async (tx) => {
+    const revoked = await tx.oAuthClient.update({ where: { clientId }, data: { revokedAt: deps.clock() } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'oauth_client.revoked', orgId: revoked.orgId, subject: { type: 'oauth_client', id: revoked.id }, data: clientView(revoked, deps.clock()) });
+    return revoked;
+  });
   deps.changes.publish({ kind: 'credentials', orgId: row.orgId });
   return { clientId: row.clientId, revokedAt: row.revokedAt! };
 }
@@ -52,7 +87,18 @@ export async function revokeOAuthClient(deps: DomainDeps, clientId: string): Pro
 export async function setOAuthClientScopes(deps: DomainDeps, clientId: string, scopes: readonly string[]): Promise<{ clientId: string; scopes: Scope[] }> {
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw InvalidInput.of('scopes', `unknown scope(s): ${unknown.join(', ')}`);
-  const row = await deps.db.oAuthClient.update({ where: { clientId }, data: { scopes: [...scopes] }, select: { clientId: true, orgId: true, scopes: true } });
+  const row = await deps.db.$transaction(async (tx) => {
+    const before = await tx.oAuthClient.findUniqueOrThrow({ where: { clientId }, select: { scopes: true } });
+    const changed = await tx.oAuthClient.update({ where: { clientId }, data: { scopes: [...scopes] } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'oauth_client.scopes_changed',
+      orgId: changed.orgId,
+      subject: { type: 'oauth_client', id: changed.id },
+      data: clientView(changed, deps.clock()),
+      previous: { scopes: before.scopes },
+    });
+    return changed;
+  });
   deps.changes.publish({ kind: 'credentials', orgId: row.orgId });
   return { clientId: row.clientId, scopes: row.scopes as Scope[] };
 }
@@ -70,9 +116,41 @@ export async function createOrganization(
     const parent = await deps.db.organization.findUnique({ where: { id: uuidParam('parentId', input.parentId) } });
     if (!parent?.isAccount) throw InvalidInput.of('parentId', 'must name an account organization');
   }
-  const org = await deps.db.organization.create({
-    data: { name: input.name, timezone: input.timezone, isAccount: input.isAccount ?? false, parentId: input.parentId ?? null },
+  const org = await deps.db.$transaction(async (tx) => {
+    const created = await tx.organization.create({
+      data: { name: input.name, timezone: input.timezone, isAccount: input.isAccount ?? false, parentId: input.parentId ?? null },
+    });
+    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'organization.created', orgId: created.id, subject: { type: 'organization', id: created.id }, data: organizationCreatedView(created) });
+    return created;
   });
   if (org.parentId) deps.changes.publish({ kind: 'organization', orgId: org.parentId });
   return org;
+}
+
+/** A bot of an organization, made with the admin command line. */
+export async function adminCreateBot(deps: DomainDeps, orgId: string, name: string): Promise<Bot> {
+  return deps.db.$transaction(async (tx) => {
+    const bot = await tx.bot.create({ data: { orgId: uuidParam('org', orgId), name } });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'bot.created',
+      orgId: bot.orgId,
+      subject: { type: 'bot', id: bot.id },
+      data: { id: bot.id, orgId: bot.orgId, name: bot.name, createdAt: bot.createdAt.toISOString() },
+    });
+    return bot;
+  });
+}
+
+/** The organization as its creation event records it (no caller's reach applies to the admin). */
+function organizationCreatedView(org: Organization) {
+  return {
+    id: org.id,
+    name: org.name,
+    timezone: org.timezone,
+    isAccount: org.isAccount,
+    communicationsEnabled: org.communicationsEnabled,
+    parentId: org.parentId,
+    createdAt: org.createdAt.toISOString(),
+    updatedAt: org.updatedAt.toISOString(),
+  };
 }

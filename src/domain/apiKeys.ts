@@ -92,7 +92,7 @@ export function maskedKey(prefix: string, suffix: string): string {
   return `${prefix}…${suffix}`;
 }
 
-function apiKeyView(row: ApiKey, deps: Pick<DomainDeps, 'keyUsage'>): ApiKeyView {
+export function apiKeyView(row: ApiKey, deps: Pick<DomainDeps, 'keyUsage'>): ApiKeyView {
   const pending = deps.keyUsage?.pendingUse(row.id) ?? null;
   const lastUsed = pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? pending : row.lastUsedAt;
   return {

@@ -10,7 +10,7 @@ import { type Actor, assertReach, canReach, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { uuidParam } from './ids.js';
-import { EVENT_TYPES, type EventActor, type EventActorKind } from './events.js';
+import { EVENT_FAMILIES, EVENT_TYPES, type EventActor, type EventActorKind } from './events.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from './pageCursors.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
@@ -101,7 +101,6 @@ const cursorParam = z.preprocess(
   absent,
   z.string({ error: 'must be a cursor from a previous page' }).min(1, { error: 'must not be empty' }).max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` }).optional(),
 );
-const FAMILIES = new Set(EVENT_TYPES.map((type) => `${type.slice(0, type.indexOf('.'))}.*`));
 const typeParam = z.preprocess(
   absent,
   z
@@ -110,7 +109,7 @@ const typeParam = z.preprocess(
     .transform((value, ctx) => {
       const types = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
       for (const type of types) {
-        if (!(EVENT_TYPES as readonly string[]).includes(type) && !FAMILIES.has(type)) {
+        if (!(EVENT_TYPES as readonly string[]).includes(type) && !EVENT_FAMILIES.has(type)) {
           ctx.addIssue({ code: 'custom', message: `"${type.slice(0, 60)}" is not an event type nor a family such as closure.*` });
           return z.NEVER;
         }

@@ -13,6 +13,7 @@ import type { DomainDeps } from './deps.js';
 
 /** The event catalogue (docs/rest.md "Event catalogue"). A prefix such as `closure.*` selects a family when filtering. */
 export const EVENT_TYPES = [
+  'organization.created',
   'organization.disabled',
   'organization.enabled',
   'office_hours.updated',
@@ -28,6 +29,7 @@ export const EVENT_TYPES = [
   'insurance.updated',
   'availability.changed',
   'workflows.imported',
+  'bot.created',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
@@ -55,6 +57,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The families a filter or a subscription may name instead of one type (`closure.*`). */
+export const EVENT_FAMILIES: ReadonlySet<string> = new Set(EVENT_TYPES.map((type) => `${type.slice(0, type.indexOf('.'))}.*`));
+
 export type EventActorKind = 'apiKey' | 'oauthClient' | 'admin' | 'system';
 
 export interface EventActor {
@@ -79,9 +84,13 @@ export interface NewEvent {
   previous?: Record<string, unknown>;
 }
 
-/** Who an event says acted: the credential behind the request (or the service itself, for `system`). */
-export function eventActorOf(actor: Actor | null): EventActor {
+/** Who the event log names for a change made with the admin command line (directly or through a running service). */
+export const ADMIN_ACTOR: EventActor = Object.freeze({ kind: 'admin', id: null, name: 'admin command line' });
+
+/** Who an event says acted: the credential behind the request (or the service itself, for `system`; the admin command line). */
+export function eventActorOf(actor: Actor | EventActor | null): EventActor {
   if (!actor) return { kind: 'system', id: null, name: null };
+  if (!('credential' in actor)) return actor;
   return { kind: actor.credential.kind === 'oauth' ? 'oauthClient' : 'apiKey', id: actor.credential.id, name: actor.credential.name };
 }
 
@@ -97,7 +106,7 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
  * for a look, availabilityLooks.ts). A `webhook.test` event goes to its subject
  * endpoint only. Answers the event's id.
  */
-export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | null, event: NewEvent): Promise<string> {
+export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): Promise<string> {
   const who = eventActorOf(actor);
   const at = deps.clock().toISOString();
   const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;

@@ -64,7 +64,7 @@ export const listOAuthClientsInput = z.strictObject({
   orgId: z.string().optional().describe("Whose clients: the caller's own organization (default) or, for an account, a child."),
 });
 
-function clientView(row: OAuthClient, now: Date): OAuthClientView {
+export function clientView(row: OAuthClient, now: Date): OAuthClientView {
   const overlap = row.previousSecretHash && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
   return {
     id: row.id,

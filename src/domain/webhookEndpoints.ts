@@ -12,7 +12,7 @@ import { urlProblem } from '../webhooks/targets.js';
 import { type Actor, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
-import { changedFields, EVENT_TYPES, type EventWriter, recordEvent } from './events.js';
+import { changedFields, EVENT_FAMILIES, EVENT_TYPES, type EventWriter, recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
@@ -143,14 +143,13 @@ export const webhookDeliveryListResponse = viewSchema<{ deliveries: WebhookDeliv
 );
 export const deletedWebhookEndpointResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 
-const FAMILIES = new Set(EVENT_TYPES.map((type) => `${type.slice(0, type.indexOf('.'))}.*`));
 const eventTypesField = z
   .array(z.string().max(100), { error: 'must be a list of event types' })
   .min(1, { error: 'must name at least one event type (or *)' })
   .max(50, { error: 'must name at most 50 event types' })
   .superRefine((types, ctx) => {
     for (const type of types) {
-      if (type !== '*' && !(EVENT_TYPES as readonly string[]).includes(type) && !FAMILIES.has(type)) {
+      if (type !== '*' && !(EVENT_TYPES as readonly string[]).includes(type) && !EVENT_FAMILIES.has(type)) {
         ctx.addIssue({ code: 'custom', message: `"${type.slice(0, 60)}" is not an event type, a family such as closure.*, nor *` });
       }
     }
