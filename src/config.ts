@@ -82,6 +82,10 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_FAST_PATH must be true or false' })
     .optional()
     .transform((v) => v !== 'false' && v !== '0'),
+  GRAPHQL_PREPARED_PATH: z
+    .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_PREPARED_PATH must be true or false' })
+    .optional()
+    .transform((v) => v !== 'false' && v !== '0'),
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
@@ -155,6 +159,11 @@ export interface Config {
   graphqlJit: boolean;
   /** Read a plain JSON POST's parameters and write its answer without yoga's request parsing (graphql/overHttp.ts). */
   graphqlFastPath: boolean;
+  /**
+   * Run a plain JSON POST of a query already compiled (GRAPHQL_JIT) by its steps' prepared hooks instead of
+   * yoga's orchestration (graphql/operationSteps.ts); needs the fast path.
+   */
+  graphqlPreparedPath: boolean;
   /** Live subscriptions a credential may hold open at once, per instance. */
   subscriptionsPerCredential: number;
   /** The channel changes travel on between instances (Redis channel or PostgreSQL NOTIFY channel). */
@@ -232,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     graphqlJit: e.GRAPHQL_JIT,
     graphqlFastPath: e.GRAPHQL_FAST_PATH,
+    graphqlPreparedPath: e.GRAPHQL_PREPARED_PATH,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

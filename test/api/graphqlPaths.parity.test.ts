@@ -24,6 +24,8 @@ const PATHS = [
   { name: 'fast path, graphql-js', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'false' } },
   { name: 'yoga.fetch, compiled', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'true' } },
   { name: 'yoga.fetch, graphql-js', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'false' } },
+  // the second run of a compiled query on the first path is the prepared path (overHttp.ts); here it is off
+  { name: 'fast path, compiled, no prepared path', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true', GRAPHQL_PREPARED_PATH: 'false' } },
 ];
 
 const limiters: RateLimiter[] = [];
