@@ -82,10 +82,6 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_FAST_PATH must be true or false' })
     .optional()
     .transform((v) => v !== 'false' && v !== '0'),
-  GRAPHQL_PREPARED_PATH: z
-    .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_PREPARED_PATH must be true or false' })
-    .optional()
-    .transform((v) => v !== 'false' && v !== '0'),
   SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
   READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
@@ -160,8 +156,9 @@ export interface Config {
   /** Read a plain JSON POST's parameters and write its answer without yoga's request parsing (graphql/overHttp.ts). */
   graphqlFastPath: boolean;
   /**
-   * Run a plain JSON POST of a query already compiled (GRAPHQL_JIT) by its steps' prepared hooks instead of
-   * yoga's orchestration (graphql/operationSteps.ts); needs the fast path.
+   * Part of the fast path: a plain JSON POST of a query already compiled (GRAPHQL_JIT) runs its steps'
+   * prepared hooks instead of yoga's orchestration (graphql/overHttp.ts). Always on when both are; only
+   * the parity suite turns it off alone, to compare.
    */
   graphqlPreparedPath: boolean;
   /** Live subscriptions a credential may hold open at once, per instance. */
@@ -241,7 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     graphqlJit: e.GRAPHQL_JIT,
     graphqlFastPath: e.GRAPHQL_FAST_PATH,
-    graphqlPreparedPath: e.GRAPHQL_PREPARED_PATH,
+    graphqlPreparedPath: true,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

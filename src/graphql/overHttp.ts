@@ -20,7 +20,8 @@
 //   yoga.fetch  anything else (GET and GraphiQL, SSE subscriptions, multipart, batches, other content types,
 //               malformed parameters, keyed mutations): yoga reads the request and writes the answer.
 //
-// GRAPHQL_PREPARED_PATH=false leaves compiled queries to the fast path, GRAPHQL_FAST_PATH=false sends every
+// The prepared path is part of the fast path (on when GRAPHQL_FAST_PATH and GRAPHQL_JIT are; the parity
+// suite alone turns it off by itself, config.graphqlPreparedPath); GRAPHQL_FAST_PATH=false sends every
 // request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs the same cases every way (with and
 // without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one) and expects the
 // same status, headers and body.
