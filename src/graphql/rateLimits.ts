@@ -103,9 +103,21 @@ export class OperationBudgets implements Store {
   extension(): RateLimitExtension {
     return {
       cost: this.cost,
-      budgets: [...this.drawn].map(([pattern, d]) => ({ pattern, limit: d.limit, remaining: d.remaining, resetAt: new Date(d.resetAt).toISOString() })),
+      budgets: [...this.drawn].map(([pattern, d]) => ({ pattern, limit: d.limit, remaining: d.remaining, resetAt: isoTime(d.resetAt) })),
     };
   }
+}
+
+let lastTime = NaN;
+let lastIso = '';
+
+/** A window's end as ISO text: the operations of one window (every answer reports it) format it once. */
+function isoTime(ms: number): string {
+  if (ms !== lastTime) {
+    lastIso = new Date(ms).toISOString();
+    lastTime = ms;
+  }
+  return lastIso;
 }
 
 /** The budgets of each operation, by its context (the same object in resolvers and in the plugin's hooks). */
