@@ -1,6 +1,6 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (docs/decisions.md §5); anything else is masked.
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
-import { GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { asUnavailable } from '../domain/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
@@ -8,6 +8,7 @@ import { mapAsyncIterator } from '@graphql-tools/utils';
 import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../http/requestContext.js';
+import type { OperationStep } from './operationSteps.js';
 
 function domainErrorOf(error: unknown): DomainError | undefined {
   let current: unknown = error;
@@ -81,8 +82,8 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
  * armor's limits, a resolver), so that a client can quote the request of any error; the events of a
  * stream (a subscription) too.
  */
-export function useRequestIdInErrors(): Plugin<Record<string, unknown>, { deps: AppDeps }> {
-  return {
+export function requestIdStep(): OperationStep {
+  const plugin: Plugin<Record<string, unknown>, { deps: AppDeps }> = {
     // every executed operation (both ways of reading a request, graphql/overHttp.ts)
     onExecutionResult({ result, setResult, context }) {
       if (result) stampResult(result, (context as unknown as { deps: AppDeps }).deps, setResult as (r: unknown) => void);
@@ -92,7 +93,30 @@ export function useRequestIdInErrors(): Plugin<Record<string, unknown>, { deps: 
       stampResult(result, serverContext.deps, setResult as (r: unknown) => void);
     },
   };
+  return {
+    name: 'request ids in errors',
+    plugins: [plugin],
+    prepared: { onExecutionResult: ({ context }, result) => stampRequestIds(result as ExecutionResultLike, context.deps) as ExecutionResult },
+  };
 }
+
+/**
+ * Masking (maskGraphQLError) is yoga's own `maskedErrors` option (yoga.ts), which also masks what fails
+ * before an operation runs; on the prepared path its `onExecuteDone` is this: every error of the result
+ * through the same function, as envelop's useMaskedErrors does.
+ */
+export function maskingStep(maskError: (error: unknown, message: string) => Error): OperationStep {
+  return {
+    name: 'masked errors',
+    plugins: [],
+    prepared: {
+      onExecuteDone: (_operation, result) => (result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, MASKED_MESSAGE) as GraphQLError) } : result),
+    },
+  };
+}
+
+/** The message yoga hands maskError (envelop's default; maskGraphQLError writes its own). */
+const MASKED_MESSAGE = 'Unexpected error.';
 
 export function maskGraphQLError() {
   return (error: unknown, _message: string): Error => {

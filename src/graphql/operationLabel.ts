@@ -6,6 +6,7 @@
 import { getOperationAST, Kind, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { GRAPHIQL_EXAMPLES } from './graphiql.js';
+import type { OperationStep } from './operationSteps.js';
 import { schema } from './schema/index.js';
 
 export const OTHER_OPERATION = 'other';
@@ -49,8 +50,8 @@ function report(context: OperationLabelContext, document: DocumentNode, operatio
  * read (an operation that fails to parse or validate is still labelled), then from the operation the
  * document really runs (a named operation sent without `operationName`).
  */
-export function useOperationLabel(): Plugin<OperationLabelContext, OperationLabelContext> {
-  return {
+export function operationLabelStep(): OperationStep {
+  const plugin: Plugin<OperationLabelContext, OperationLabelContext> = {
     onParams({ params, context }) {
       context.setOperation?.(operationLabel(params.operationName));
     },
@@ -60,5 +61,11 @@ export function useOperationLabel(): Plugin<OperationLabelContext, OperationLabe
     onSubscribe({ args }) {
       report(args.contextValue, args.document, args.operationName);
     },
+  };
+  return {
+    name: 'operation label',
+    plugins: [plugin],
+    // the parameters' label is replaced by the executed operation's before the answer: only the second runs
+    prepared: { onExecute: ({ serverContext, document, operationName }) => report(serverContext, document, operationName) },
   };
 }

@@ -1,23 +1,30 @@
 // GraphQL over HTTP: the one module that answers GET and POST /graphql (app.ts mounts it).
 //
-// Every operation runs through ONE execution path, yoga's `getResultForParams`: the onParams hooks (the
-// metrics label), then envelop with every plugin of yoga.ts — armor's limits, the parse/validate cache,
-// compiled queries (preparedQueries.ts), masked errors (errors.ts), the budgets' 429 and cost extension
-// (rateLimits.ts) — then the onExecutionResult hooks (request ids, errors.ts). A plugin added to yoga.ts
-// therefore applies to every request. What differs between requests is only how the parameters are read
-// and how the answer is written:
+// Every operation goes through the same steps (yoga.ts lists them, operationSteps.ts says what a step is):
+// the metrics label, armor's limits, the parse/validate cache, compiled queries (preparedQueries.ts),
+// masked errors (errors.ts), the budgets' 429 and cost extension (rateLimits.ts), request ids. A step is
+// defined once, as yoga plugins plus what it does on the prepared path; a step added to yoga.ts must say
+// the latter (the type requires it). What differs between requests is how the parameters are read, how
+// the steps are driven, and how the answer is written:
 //
+//   prepared    a plain POST (below) of a query operation that yoga's pipeline already parsed, validated and
+//               compiled (same text, same operationName): its steps' prepared hooks run around the compiled
+//               query, hook by hook in yoga's order (operationSteps.ts), without yoga's and envelop's
+//               orchestration, which cost more than the operation itself on a small query. Written as the
+//               fast path writes.
 //   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
-//               and yoga's own `processRegularResult` writes the answer (status and headers by the
-//               GraphQL-over-HTTP rules) as a Response of the running server's class, which the Node adapter
-//               writes in one go. Measured: yoga reading a Request again through a stream and its Response
-//               being read back cost more than the operation itself on a small query.
+//               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
+//               answer (status and headers by the GraphQL-over-HTTP rules) as a Response of the running
+//               server's class, which the Node adapter writes in one go.
 //   yoga.fetch  anything else (GET and GraphiQL, SSE subscriptions, multipart, batches, other content types,
 //               malformed parameters, keyed mutations): yoga reads the request and writes the answer.
 //
-// GRAPHQL_FAST_PATH=false sends every request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs
-// the same cases both ways (with and without GRAPHQL_JIT) and expects the same status, headers and body.
+// The prepared path is part of the fast path (on when GRAPHQL_FAST_PATH and GRAPHQL_JIT are; the parity
+// suite alone turns it off by itself, config.graphqlPreparedPath); GRAPHQL_FAST_PATH=false sends every
+// request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs the same cases every way (with and
+// without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one) and expects the
+// same status, headers and body.
 import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
 import { type ExecutionResult } from 'graphql';
@@ -30,6 +37,9 @@ import { withNativeBody } from '../http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, readLimited } from '../http/body.js';
 import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
+import { createGraphQLContext } from './context.js';
+import { executePrepared, type OperationStep } from './operationSteps.js';
+import type { PreparedQuery } from './preparedQueries.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
@@ -37,8 +47,9 @@ type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
 
 /** The Hono handler of GET and POST /graphql. */
 export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<Response> {
-  const { yoga } = createGraphQLHandler(deps);
+  const { yoga, steps, prepared } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
+  const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
   return async (c) => {
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
@@ -58,6 +69,8 @@ export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
       const plain = plainRequest(post.headers, post.bodyText);
+      const query = plain && preparedPath?.get(plain.params.query, plain.params.operationName);
+      if (query) return answerPrepared(yoga, steps, query, plain, c.req.raw, serverContext, c.get('requestId'));
       if (plain) return answerParams(yoga, plain, c.req.raw, serverContext, c.get('requestId'));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
@@ -91,6 +104,24 @@ async function answerParams(
   if (isAsyncIterable(result)) await (result as AsyncIterableIterator<unknown>).return?.();
   const answer = processRegularResult(result as ExecutionResult, serverFetchApi(yoga), mediaType);
   return withErrorBody(answer, request, requestId);
+}
+
+/**
+ * The prepared path: a plain POST of a query operation this pipeline already parsed, validated and
+ * compiled, run by its steps' prepared hooks (operationSteps.ts) and written as the fast path writes.
+ */
+async function answerPrepared(
+  yoga: Yoga,
+  steps: readonly OperationStep[],
+  query: PreparedQuery,
+  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
+  request: Request,
+  serverContext: GraphQLServerContext,
+  requestId: string | undefined,
+): Promise<Response> {
+  const context = createGraphQLContext(serverContext, request);
+  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context }, params.variables);
+  return withErrorBody(processRegularResult(result, serverFetchApi(yoga), mediaType), request, requestId);
 }
 
 const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();

@@ -14,10 +14,14 @@ import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { rootSelection } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
+import type { OperationStep } from './operationSteps.js';
 
 /** One operation of one document, compiled. */
 export interface PreparedQuery {
   compiled: CompiledQuery;
+  /** The document as yoga parsed and validated it, and the operation compiled. */
+  document: DocumentNode;
+  operationName: string | null | undefined;
   /** The same, as envelop's execute function. */
   execute: ReturnType<typeof makeExecute>;
 }
@@ -35,6 +39,14 @@ export class PreparedQueries {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * The prepared query of a document's text and operation name, when this pipeline prepared it (it
+   * parsed, validated and compiled it before): what the prepared path runs (overHttp.ts).
+   */
+  get(query: string, operationName: string | null | undefined): PreparedQuery | undefined {
+    return this.entries.get(keyOf(query, operationName));
   }
 
   /** Whether a document's text and operation name are prepared (without touching its recency). */
@@ -56,6 +68,8 @@ export class PreparedQueries {
     if (!isCompiledQuery(compiled)) return undefined;
     const prepared: PreparedQuery = {
       compiled,
+      document,
+      operationName,
       execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, args.variableValues)),
     };
     this.entries.set(key, prepared);
@@ -69,15 +83,15 @@ function keyOf(query: string, operationName: string | null | undefined): string 
 }
 
 /** Runs a compiled query; its result carries graphql-jit's serializer for its shape, which yoga uses. */
-async function run(compiled: CompiledQuery, root: unknown, context: GraphQLContext, variables: Record<string, unknown> | null | undefined): Promise<ExecutionResult> {
+export async function run(compiled: CompiledQuery, root: unknown, context: GraphQLContext, variables: Record<string, unknown> | null | undefined): Promise<ExecutionResult> {
   const result = (await compiled.query(root, context, variables)) as ExecutionResult & { stringify?: (r: unknown) => string };
   result.stringify = compiled.stringify;
   return result;
 }
 
-/** The envelop plugin: validated queries run through the store's compiled form (see the top of this file). */
-export function usePreparedQueries(store: PreparedQueries): Plugin<{ params?: { query?: unknown } }> {
-  return {
+/** The step: validated queries run through the store's compiled form (see the top of this file). */
+export function preparedQueriesStep(store: PreparedQueries): OperationStep {
+  const plugin: Plugin<{ params?: { query?: unknown } }> = {
     onExecute({ args, setExecuteFn }) {
       // the document's text as the client sent it: the store's key (yoga keeps the request's parameters)
       const query = args.contextValue.params?.query;
@@ -87,4 +101,5 @@ export function usePreparedQueries(store: PreparedQueries): Plugin<{ params?: { 
       if (prepared) setExecuteFn(prepared.execute);
     },
   };
+  return { name: 'prepared queries', plugins: [plugin], prepared: { notNeeded: 'the prepared path runs the compiled query itself' } };
 }

@@ -24,6 +24,7 @@ import { limitMessage } from '../ratelimit/http.js';
 import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { domainErrorExtensions } from './errors.js';
+import type { OperationStep } from './operationSteps.js';
 import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
 
 /** `extensions.rateLimit` of every executed GraphQL answer (docs/graphql.md "Limits and cost"). */
@@ -102,9 +103,21 @@ export class OperationBudgets implements Store {
   extension(): RateLimitExtension {
     return {
       cost: this.cost,
-      budgets: [...this.drawn].map(([pattern, d]) => ({ pattern, limit: d.limit, remaining: d.remaining, resetAt: new Date(d.resetAt).toISOString() })),
+      budgets: [...this.drawn].map(([pattern, d]) => ({ pattern, limit: d.limit, remaining: d.remaining, resetAt: isoTime(d.resetAt) })),
     };
   }
+}
+
+let lastTime = NaN;
+let lastIso = '';
+
+/** A window's end as ISO text: the operations of one window (every answer reports it) format it once. */
+function isoTime(ms: number): string {
+  if (ms !== lastTime) {
+    lastIso = new Date(ms).toISOString();
+    lastTime = ms;
+  }
+  return lastIso;
 }
 
 /** The budgets of each operation, by its context (the same object in resolvers and in the plugin's hooks). */
@@ -231,29 +244,36 @@ export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots
   return { ...result, extensions };
 }
 
+/** The root selection of a document's operation, walked once per (cached) document and operation name. */
+const rootSelections = new WeakMap<DocumentNode, Map<string, ReturnType<typeof rootSelection>>>();
+
+function rootsOf(document: DocumentNode, operationName: string | null | undefined): ReturnType<typeof rootSelection> {
+  let byName = rootSelections.get(document);
+  if (!byName) rootSelections.set(document, (byName = new Map()));
+  let selection = byName.get(operationName ?? '');
+  if (!selection) byName.set(operationName ?? '', (selection = rootSelection(document, operationName)));
+  return selection;
+}
+
+/** What an executed operation's answer says about its budgets (`withRateLimitOutcome`), on both paths. */
+function outcomeOf<R extends ExecutionResult>(result: R, ctx: GraphQLContext, document: DocumentNode, operationName: string | null | undefined): R {
+  return withRateLimitOutcome(result, rootsOf(document, operationName).keys, operationBudgets.get(ctx));
+}
+
 /**
- * For every operation executed (every request runs through yoga's pipeline, graphql/overHttp.ts): an
- * introspection operation first draws on the caller's address (no credential needed, but not free either),
- * then `withRateLimitOutcome` on the result.
+ * For every operation executed: an introspection operation first draws on the caller's address (no
+ * credential needed, but not free either), then `withRateLimitOutcome` on the result. On the prepared
+ * path (operationSteps.ts) only the second: introspection is never prepared (preparedQueries.ts).
  */
-export function useRateLimitOutcome(): Plugin {
-  // yoga caches parsed documents: their root selections are walked once per document and operation
-  const roots = new WeakMap<DocumentNode, Map<string, ReturnType<typeof rootSelection>>>();
-  const rootsOf = (document: DocumentNode, operationName: string | null | undefined) => {
-    let byName = roots.get(document);
-    if (!byName) roots.set(document, (byName = new Map()));
-    let selection = byName.get(operationName ?? '');
-    if (!selection) byName.set(operationName ?? '', (selection = rootSelection(document, operationName)));
-    return selection;
-  };
-  return {
+export function rateLimitStep(): OperationStep {
+  const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
-      const { keys, introspection } = rootsOf(args.document, args.operationName);
+      const { introspection } = rootsOf(args.document, args.operationName);
       const hooks = {
         onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<unknown>; setResult: (result: ExecutionResult) => void }) {
           if (!result || Symbol.asyncIterator in result) return;
-          setResult(withRateLimitOutcome(result, keys, operationBudgets.get(ctx)));
+          setResult(outcomeOf(result, ctx, args.document, args.operationName));
         },
       };
       if (!introspection) return hooks;
@@ -272,5 +292,10 @@ export function useRateLimitOutcome(): Plugin {
           },
         );
     },
+  };
+  return {
+    name: 'budgets: extensions.rateLimit and 429',
+    plugins: [plugin],
+    prepared: { onExecuteDone: ({ context, document, operationName }, result) => outcomeOf(result, context, document, operationName) },
   };
 }

@@ -1,24 +1,43 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
-import { useRateLimitOutcome } from './rateLimits.js';
+import { rateLimitStep } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
-import { PreparedQueries, usePreparedQueries } from './preparedQueries.js';
-import { maskGraphQLError, useRequestIdInErrors } from './errors.js';
+import { PreparedQueries, preparedQueriesStep } from './preparedQueries.js';
+import { maskGraphQLError, maskingStep, requestIdStep } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { schema } from './schema/index.js';
-import { type OperationLabelContext, useOperationLabel } from './operationLabel.js';
+import { type OperationLabelContext, operationLabelStep } from './operationLabel.js';
+import type { OperationStep } from './operationSteps.js';
 
 export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
 
 export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
+  /** Every step of an operation, in yoga's order (operationSteps.ts). */
+  steps: readonly OperationStep[];
+  /** The compiled queries (GRAPHQL_JIT), which the prepared path runs (overHttp.ts). */
+  prepared?: PreparedQueries;
 }
 
 export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
   const prepared = deps.config.graphqlJit ? new PreparedQueries(schema) : undefined;
   const maskError = maskGraphQLError();
+  // in the order their hooks run in yoga: the plugins in this order, then yoga's masking (its own option, below)
+  const steps: OperationStep[] = [
+    {
+      name: 'abuse limits',
+      plugins: abuseLimitPlugins({ production: deps.config.production }),
+      prepared: { notNeeded: 'refused while parsing and validating: a prepared document passed both before it was prepared' },
+    },
+    rateLimitStep(),
+    requestIdStep(),
+    operationLabelStep(),
+    // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
+    ...(prepared ? [preparedQueriesStep(prepared)] : []),
+    maskingStep(maskError),
+  ];
   const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -30,17 +49,10 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,
     parserAndValidationCache: true,
-    plugins: [
-      ...abuseLimitPlugins({ production: deps.config.production }),
-      useRateLimitOutcome(),
-      useRequestIdInErrors(),
-      useOperationLabel(),
-      // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
-      ...(prepared ? [usePreparedQueries(prepared)] : []),
-    ],
+    plugins: steps.flatMap((step) => step.plugins),
     maskedErrors: { maskError },
     // `deps` of the server context are the request's (http/requestContext.ts): their logger writes its id
     context: (initial) => createGraphQLContext(initial, initial.request),
   });
-  return { yoga };
+  return { yoga, steps, prepared };
 }

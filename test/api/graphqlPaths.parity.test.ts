@@ -1,7 +1,9 @@
-// GraphQL over HTTP has one execution path and two ways of reading a request and writing its answer
-// (src/graphql/overHttp.ts): the fast path for a plain JSON POST, and yoga.fetch for everything else.
-// GRAPHQL_FAST_PATH=false forces every request through yoga.fetch; GRAPHQL_JIT=false runs every operation
-// through graphql-js instead of its compiled form. Every case below runs through the four combinations,
+// GraphQL over HTTP has one set of operation steps and three ways of driving them (src/graphql/overHttp.ts):
+// the prepared path for a plain JSON POST of a query already compiled, the fast path for other plain JSON
+// POSTs, and yoga.fetch for everything else. GRAPHQL_FAST_PATH=false forces every request through
+// yoga.fetch; GRAPHQL_JIT=false runs every operation through graphql-js instead of its compiled form; the
+// second run of a compiled query on the fast path is the prepared path, which the last path turns off
+// (config.graphqlPreparedPath). Every case below runs through these five paths,
 // each twice (a first run compiles, the second reuses), and the answers of one executor must be identical
 // whichever way the request was read: status, headers and body (the request id aside, which is checked to be
 // the answer's own).
@@ -24,6 +26,8 @@ const PATHS = [
   { name: 'fast path, graphql-js', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'false' } },
   { name: 'yoga.fetch, compiled', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'true' } },
   { name: 'yoga.fetch, graphql-js', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'false' } },
+  // the second run of a compiled query on the first path is the prepared path (overHttp.ts); here it is off
+  { name: 'fast path, compiled, no prepared path', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, preparedPath: false },
 ];
 
 const limiters: RateLimiter[] = [];
@@ -35,8 +39,8 @@ type PathApp = { name: string; app: ReturnType<typeof createApp>; rateLimit: Rat
 
 /** One app per path over the test database, each with its own budgets (small: a case can spend them). */
 function pathApps(): PathApp[] {
-  return PATHS.map(({ name, env }) => {
-    const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env });
+  return PATHS.map(({ name, env, preparedPath }) => {
+    const config = { ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }), graphqlPreparedPath: preparedPath ?? true };
     const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
     limiters.push(rateLimit);
     return { name, app: createApp({ ...t.deps, config, rateLimit }), rateLimit };
