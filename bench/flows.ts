@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { median, runScript, startScript, startService, type Running } from './lib.js';
+import { freshDemoDatabase, median, startScript, startService, type Running } from './lib.js';
 
 export interface FlowsContext {
   postgresAdmin: string;
@@ -106,16 +106,7 @@ async function run(target: Target, connections: number, seconds: number, rate?: 
 }
 
 async function prepare(ctx: FlowsContext): Promise<{ url: string; demo: Demo; closures: string[] }> {
-  const admin = new pg.Client({ connectionString: ctx.postgresAdmin });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS ocs_bench_flows WITH (FORCE)');
-  await admin.query('CREATE DATABASE ocs_bench_flows');
-  await admin.end();
-  const url = new URL(ctx.postgresAdmin);
-  url.pathname = '/ocs_bench_flows';
-  const dbUrl = url.toString();
-  await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
-  const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
+  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, 'ocs_bench_flows');
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   // closures far in the future: updating them changes no availability (one event per write, no more)

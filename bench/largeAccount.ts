@@ -8,7 +8,7 @@
 //     its children, and includeChildren conversation pages, each with its latency (target p99 < 200 ms).
 // BENCH_LARGE_LOCATIONS=200 makes a quick smoke run.
 import pg from 'pg';
-import { load, type LoadResult, median, peakRssMiB, type Request, runScript, startService } from './lib.js';
+import { freshDemoDatabase, load, type LoadResult, median, peakRssMiB, type Request, startService } from './lib.js';
 
 export interface LargeAccountContext {
   postgresAdmin: string;
@@ -27,16 +27,7 @@ interface Demo {
 const locations = Number(process.env.BENCH_LARGE_LOCATIONS ?? 20_000);
 
 async function prepare(ctx: LargeAccountContext): Promise<{ url: string; demo: Demo }> {
-  const admin = new pg.Client({ connectionString: ctx.postgresAdmin });
-  await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS ocs_bench_large WITH (FORCE)');
-  await admin.query('CREATE DATABASE ocs_bench_large');
-  await admin.end();
-  const url = new URL(ctx.postgresAdmin);
-  url.pathname = '/ocs_bench_large';
-  const dbUrl = url.toString();
-  await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
-  const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
+  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, 'ocs_bench_large');
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   const account = demo.organizations.account.id;

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { startEnv, startFlags } from '../test/support/processes.js';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -94,6 +95,24 @@ export function runScript(args: string[], env: Record<string, string> = {}): Pro
     child.stderr.on('data', (d) => (err += d));
     child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited with ${code}:\n${err}`))));
   });
+}
+
+/**
+ * A fresh PostgreSQL database `name` beside the admin connection's, migrated and holding the demo data set
+ * (`seed --json`'s answer, typed by the caller).
+ */
+export async function freshDemoDatabase<Demo>(postgresAdmin: string, name: string): Promise<{ dbUrl: string; demo: Demo }> {
+  const admin = new pg.Client({ connectionString: postgresAdmin });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresAdmin);
+  url.pathname = `/${name}`;
+  const dbUrl = url.toString();
+  await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
+  const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
+  return { dbUrl, demo };
 }
 
 /** Peak resident set size of a process so far (VmHWM), in MiB. */
