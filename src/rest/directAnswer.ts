@@ -161,7 +161,11 @@ export function directRequestOf(incoming: IncomingMessage): DirectRequest | null
 
 /** Writes a direct answer on node:http's response. */
 export function writeDirectAnswer(response: ServerResponse, answer: DirectAnswer): void {
-  response.writeHead(answer.status, answer.headers);
+  // names on the wire as Hono's path writes them (a fetch Headers lowercases), so a client that matches them
+  // case-sensitively sees one service, whichever path answered
+  const headers: Record<string, string | number> = {};
+  for (const name in answer.headers) headers[name.toLowerCase()] = answer.headers[name]!;
+  response.writeHead(answer.status, headers);
   if (answer.body === null) response.end();
   else response.end(answer.body);
 }

@@ -100,6 +100,34 @@ describe('a GET of /v1 answered directly and through Hono', () => {
   });
 });
 
+describe('the header names on the wire', () => {
+  /** The raw header names a server writes for one GET (a fetch client would hide their case). */
+  async function rawNames(answerNode: ReturnType<typeof createApp>['answerNode'] | undefined, fetchApp: ReturnType<typeof createApp>): Promise<string[]> {
+    server = createHttpServer(fetchApp.fetch, t.deps.config.http, undefined, undefined, answerNode);
+    const { port } = (await listen(server, 0, '127.0.0.1')) as AddressInfo;
+    const { request } = await import('node:http');
+    const names = await new Promise<string[]>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', path: `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.rawHeaders.filter((_, i) => i % 2 === 0).filter((name) => !VARYING.has(name.toLowerCase())));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    await new Promise((resolve) => server!.close(resolve));
+    server = undefined;
+    return names.sort();
+  }
+
+  it('are written as the Hono path writes them, so a case-sensitive client sees one service', async () => {
+    const hono = await rawNames(undefined, createApp(t.deps, { directGets: false }));
+    const direct = createApp(t.deps);
+    expect(await rawNames(direct.answerNode, direct)).toEqual(hono);
+    expect(hono).toContain('x-request-id');
+  });
+});
+
 describe('what the direct path leaves to Hono', () => {
   it('a repeated Authorization header is refused, as a fetch Request joining them is', async () => {
     const direct = createApp(t.deps);
