@@ -17,7 +17,7 @@ function refused(retryAfter: number): RateLimited {
 }
 
 async function authenticateWithinBudget(limiter: RateLimiter, address: string, verify: () => Promise<Actor>): Promise<Actor> {
-  const before = await limiter.peek('unauthenticated', address, PATTERN);
+  const before = limiter.peekNow('unauthenticated', address, PATTERN) ?? (await limiter.peek('unauthenticated', address, PATTERN));
   if (!before.allowed) throw refused(before.retryAfter);
   try {
     return await verify();

@@ -109,8 +109,16 @@ export function formatWallClock(wall: WallClock): string {
 
 /** `YYYY-MM-DDTHH:mm:ssZ`: UTC, milliseconds dropped. */
 export function formatInstant(instantMs: number): string {
-  return new Date(instantMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // the text depends only on the whole second: the last one is kept (an answer of "now" asks for the same second many times)
+  const second = Math.floor(instantMs / 1000);
+  if (second === lastSecond) return lastText;
+  const text = new Date(instantMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  lastSecond = second;
+  lastText = text;
+  return text;
 }
+let lastSecond = NaN;
+let lastText = '';
 
 export interface OffsetTransition {
   at: number; // first instant (epoch ms) with the new offset

@@ -35,7 +35,8 @@ export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: aut
   let pending: Promise<Actor> | undefined;
   return {
     // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-    deps: { ...deps, batch: createRequestBatch(deps.db) },
+    // the request's deps stay the prototype (http/requestContext.ts: a spread would drop what they inherit)
+    deps: Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) }),
     request,
     clientAddress: clientAddress ?? 'local',
     actor: () =>

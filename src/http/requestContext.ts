@@ -36,7 +36,12 @@ export function internalErrorMessage(requestId: string | undefined): string {
 
 /** The app's deps as one request sees them: its id, and a logger that writes the id on every line. */
 export function depsForRequest(deps: AppDeps, requestId: string): AppDeps {
-  return { ...deps, logger: loggerForRequest(deps.logger, requestId), requestId };
+  // the app's deps as the prototype, the request's two fields its own: nothing copied per request (the
+  // deps have a few dozen fields); whoever derives deps from these must keep the prototype, not spread them
+  const requestDeps = Object.create(deps) as AppDeps;
+  requestDeps.logger = loggerForRequest(deps.logger, requestId);
+  requestDeps.requestId = requestId;
+  return requestDeps;
 }
 
 /** The first middleware of the app: choose the id, answer it on every response, hand the request its deps. */

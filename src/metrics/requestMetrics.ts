@@ -51,16 +51,36 @@ export class RequestMetrics {
 
   /** Called once per request by the request-log middleware (app.ts): two map updates, no allocation beyond the label object. */
   observe(o: RequestObservation): void {
-    const labels: Partial<Record<'method' | 'route' | 'status' | 'operation', string>> = {
-      method: METHODS.has(o.method) ? o.method : 'other',
-      route: routeLabel(o.route),
-      status: String(o.status),
-    };
-    if (o.operation !== undefined) labels.operation = o.operation;
+    const labels = this.labelsOf(o);
     this.requests.inc(labels);
     this.duration.observe(labels, o.seconds);
   }
+
+  /**
+   * The label set of an observation, made once per combination (every value comes from a fixed set, so
+   * these stay few): a request makes no label object and no status text.
+   */
+  private labelsOf(o: RequestObservation): Labels {
+    const method = METHODS.has(o.method) ? o.method : 'other';
+    let byStatus = this.labelSets.get(o.route);
+    if (!byStatus) this.labelSets.set(o.route, (byStatus = new Map()));
+    let byMethod = byStatus.get(o.status);
+    if (!byMethod) byStatus.set(o.status, (byMethod = new Map()));
+    let byOperation = byMethod.get(method);
+    if (!byOperation) byMethod.set(method, (byOperation = new Map()));
+    let labels = byOperation.get(o.operation);
+    if (!labels) {
+      labels = { method, route: routeLabel(o.route), status: String(o.status) };
+      if (o.operation !== undefined) labels.operation = o.operation;
+      byOperation.set(o.operation, labels);
+    }
+    return labels;
+  }
+
+  private readonly labelSets = new Map<string | undefined, Map<number, Map<string, Map<string | undefined, Labels>>>>();
 }
+
+type Labels = Partial<Record<'method' | 'route' | 'status' | 'operation', string>>;
 
 /**
  * The route pattern the code set; the one pattern that carries a part of the request — the 405's

@@ -14,9 +14,16 @@ export interface LimitedRoute {
 
 /** The key a request counts under: every call-request poll of an owner shares one budget. */
 export function budgetKey(route: LimitedRoute): { budget: Budget; pattern: string } {
-  if (route.budget === 'callRequestPoll') return { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS };
-  return { budget: 'perMinute', pattern: `${route.method} ${route.path}` };
+  let key = budgetKeys.get(route);
+  if (!key) {
+    key = route.budget === 'callRequestPoll' ? { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS } : { budget: 'perMinute', pattern: `${route.method} ${route.path}` };
+    budgetKeys.set(route, key);
+  }
+  return key;
 }
+
+/** Made once per route (a route's fields do not change): every request of the route counts under it. */
+const budgetKeys = new WeakMap<LimitedRoute, { budget: Budget; pattern: string }>();
 
 /** The pattern name of the shared call-request polling budget (REST route and GraphQL field). */
 export const CALL_REQUEST_POLLS = 'call-request polls';
@@ -43,10 +50,22 @@ export async function limitRestRequest(c: Context, limiter: RateLimiter, actor: 
   }
 }
 
-/** The same step for a caller that builds its answer's headers itself: they are written into `headers`, also when it refuses. */
-export async function limitRest(limiter: RateLimiter, actor: Actor, route: LimitedRoute, headers: Record<string, string>): Promise<void> {
+/**
+ * The same step for a caller that builds its answer's headers itself: they are written into `headers`,
+ * also when it refuses. Decided at once (nothing to await, a refusal thrown) when the counters are in
+ * this process's memory; a promise when they are in Redis.
+ */
+export function limitRest(limiter: RateLimiter, actor: Actor, route: LimitedRoute, headers: Record<string, string>): Promise<void> | undefined {
   const { budget, pattern } = budgetKey(route);
-  const decision = await limiter.hit(budget, actor.orgId, pattern);
+  const now = limiter.hitNow(budget, actor.orgId, pattern);
+  if (now) {
+    applyDecision(now, pattern, headers);
+    return undefined;
+  }
+  return limiter.hit(budget, actor.orgId, pattern).then((decision) => applyDecision(decision, pattern, headers));
+}
+
+function applyDecision(decision: Decision, pattern: string, headers: Record<string, string>): void {
   headers['X-RateLimit-Limit'] = String(decision.limit);
   headers['X-RateLimit-Remaining'] = String(decision.remaining);
   headers['X-RateLimit-Reset'] = String(Math.floor(decision.resetAt / 1000));

@@ -68,7 +68,20 @@ export class RateLimiter {
     const start = Math.floor(now / windowMs) * windowMs;
     // rejected requests count too: harmless in a fixed window, and it keeps the decision one INCR
     const count = await this.store.increment(this.key(budget, subject, pattern, start), 2 * windowMs);
-    return this.counted(budget, this.decide(count, limit, windowMs, start, now, (n) => n <= limit));
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, count <= limit));
+  }
+
+  /**
+   * hit, decided at once when the counters are in this process's memory (no promise: the cached reads
+   * call this on every request); undefined when they are in Redis (then call hit).
+   */
+  hitNow(budget: Budget, subject: string, pattern: string): Decision | undefined {
+    if (!this.store.synchronous) return undefined;
+    const { limit, windowMs } = this.budget(budget);
+    const now = this.clock().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    const count = this.store.incrementNow(this.key(budget, subject, pattern, start), 2 * windowMs)!;
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, count <= limit));
   }
 
   /** The decision the next request would get, without counting it (unauthenticated pre-check). */
@@ -78,7 +91,17 @@ export class RateLimiter {
     const start = Math.floor(now / windowMs) * windowMs;
     const count = await this.store.get(this.key(budget, subject, pattern, start));
     // every caller of peek refuses the request when it says no, so a no is a refusal here too
-    return this.counted(budget, this.decide(count, limit, windowMs, start, now, (n) => n < limit));
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, count < limit));
+  }
+
+  /** peek, decided at once when the counters are in this process's memory; undefined otherwise (then call peek). */
+  peekNow(budget: Budget, subject: string, pattern: string): Decision | undefined {
+    if (!this.store.synchronous) return undefined;
+    const { limit, windowMs } = this.budget(budget);
+    const now = this.clock().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    const count = this.store.getNow(this.key(budget, subject, pattern, start))!;
+    return this.counted(budget, this.decide(count, limit, windowMs, start, now, count < limit));
   }
 
   /** Seconds until the current window of `budget` ends (≥ 1). */
@@ -126,11 +149,11 @@ export class RateLimiter {
     windowMs: number,
     start: number,
     now: number,
-    allows: (n: number) => boolean,
+    allowed: boolean,
   ): Decision {
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
-    return { allowed: allows(count), count, limit, remaining: Math.max(0, limit - count), resetAt, retryAfter, windowMs };
+    return { allowed, count, limit, remaining: Math.max(0, limit - count), resetAt, retryAfter, windowMs };
   }
 }
 

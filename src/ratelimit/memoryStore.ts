@@ -16,6 +16,15 @@ export class MemoryStore implements CounterStore {
   constructor(private readonly now: () => number = Date.now) {}
 
   async increment(key: string, ttlMs: number): Promise<number> {
+    return this.incrementNow(key, ttlMs);
+  }
+
+  async get(key: string): Promise<number> {
+    return this.getNow(key);
+  }
+
+  /** increment, answered at once (FailoverStore's synchronous path: a cached read makes no promise for its budgets). */
+  incrementNow(key: string, ttlMs: number): number {
     const now = this.now();
     this.sweepNowAndThen(now);
     const entry = this.live(key, now);
@@ -27,7 +36,8 @@ export class MemoryStore implements CounterStore {
     return 1;
   }
 
-  async get(key: string): Promise<number> {
+  /** get, answered at once. */
+  getNow(key: string): number {
     return this.live(key, this.now())?.value ?? 0;
   }
 

@@ -56,6 +56,23 @@ export class FailoverStore {
     return this.guard((store) => store.claimInterval(key, nowMs, intervalMs));
   }
 
+  /** Whether incrementNow and getNow answer (the backing store is this process's memory). */
+  get synchronous(): boolean {
+    return this.inner instanceof MemoryStore;
+  }
+
+  /**
+   * increment answered at once when the backing store is this process's memory (it cannot fail, so
+   * there is nothing to fail over from); undefined otherwise (Redis: use increment).
+   */
+  incrementNow(key: string, ttlMs: number): number | undefined {
+    return this.inner instanceof MemoryStore ? this.inner.incrementNow(key, ttlMs) : undefined;
+  }
+  /** get answered at once when the backing store is this process's memory; undefined otherwise. */
+  getNow(key: string): number | undefined {
+    return this.inner instanceof MemoryStore ? this.inner.getNow(key) : undefined;
+  }
+
   /** True while the backing store fails and the counters are this instance's own. */
   get degraded(): boolean {
     return this.failing;

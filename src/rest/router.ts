@@ -58,7 +58,8 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
   // failed attempts are budgeted per client address (auth/authentication.ts)
   const actor = await authenticateBearer(deps, request.header('authorization'), request.address);
   progress.orgId = actor.orgId;
-  await limitRest(deps.rateLimit, actor, route, progress.headers); // spec §8: after authentication, before the handler
+  const limited = limitRest(deps.rateLimit, actor, route, progress.headers); // spec §8: after authentication, before the handler
+  if (limited) await limited; // counters in Redis (in memory it decided at once)
   refuseRepeatedQueryParameters(request.url);
   const query = getQueryParam(request.url) as Record<string, string>;
   const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
@@ -80,14 +81,20 @@ function serialized(route: RouteDef, result: { data: unknown; message?: string }
     const known = answerTexts.get(result.data as object);
     if (known) return known;
   }
+  // an answer made from a basis (domain/availability.ts) is its basis and the fields echoing the instant
+  // (the route's etagOmits): the same basis and the same echoed values give the same text
+  const basis = route.etagOmits && result.message === undefined ? basisOf(result.data) : undefined;
+  if (basis) {
+    const last = basisTexts.get(basis);
+    if (last && sameEchoes(last.echoes, result.data as Record<string, unknown>, route.etagOmits!)) return last;
+  }
   const json = JSON.stringify(successBody(result.data, result.message));
   let etag: string;
   if (route.etagOmits) {
     // the tag leaves out the fields that echo the instant; what it covers comes from the answer's basis when it has one
-    const basis = result.message === undefined ? basisOf(result.data) : undefined;
-    const known = basis && basisTags.get(basis);
+    const known = basis && basisTexts.get(basis)?.etag;
     etag = known || weakETag(JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)));
-    if (basis && !known) basisTags.set(basis, etag);
+    if (basis) basisTexts.set(basis, { json, etag, echoes: route.etagOmits.map((name) => (result.data as Record<string, unknown>)[name]) });
   } else {
     etag = weakETag(json);
   }
@@ -95,8 +102,14 @@ function serialized(route: RouteDef, result: { data: unknown; message?: string }
   return { json, etag };
 }
 
+function sameEchoes(echoes: readonly unknown[], data: Record<string, unknown>, names: readonly string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (echoes[i] !== data[names[i]!]) return false;
+  return true;
+}
+
 const answerTexts = new WeakMap<object, { json: string; etag: string }>();
-const basisTags = new WeakMap<object, string>();
+/** Per basis: its tag, and the text of the last answer made from it with the values it echoed (an instant to the second: many requests share one). */
+const basisTexts = new WeakMap<object, { json: string; etag: string; echoes: unknown[] }>();
 
 function basisOf(data: unknown): object | undefined {
   const basis = data && typeof data === 'object' ? (data as { [ANSWER_BASIS]?: unknown })[ANSWER_BASIS] : undefined;
@@ -165,11 +178,25 @@ function refuseRepeatedQueryParameters(url: string): void {
   const start = url.indexOf('?');
   // one parameter cannot be repeated (most reads send none or one)
   if (start < 0 || url.indexOf('&', start) < 0) return;
+  const query = url.slice(start + 1);
+  // names without escapes (`%`, `+`) read as written; otherwise URLSearchParams decodes them
+  const names = /[%+]/.test(query) ? new URLSearchParams(query).keys() : plainNames(query);
   const seen = new Set<string>();
-  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+  for (const name of names) {
     if (seen.has(name)) throw InvalidInput.of(name, 'is given more than once; send it once');
     seen.add(name);
   }
+}
+
+/** The parameter names of a query without escapes, as URLSearchParams reads them (empty parts skipped). */
+function plainNames(query: string): string[] {
+  const names: string[] = [];
+  for (const part of query.split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    names.push(equals < 0 ? part : part.slice(0, equals));
+  }
+  return names;
 }
 
 /** The paths and methods the app answers, for 405 (wrong method) versus 404 (no such path). */
