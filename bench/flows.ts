@@ -105,14 +105,17 @@ async function run(target: Target, connections: number, seconds: number, rate?: 
   return { rps: result['2xx'] / seconds, ok: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
 }
 
+// BENCH_FLOWS_DATABASE names the database (default ocs_bench_flows): runs side by side on one server must not drop each other's
+const DATABASE = process.env.BENCH_FLOWS_DATABASE ?? 'ocs_bench_flows';
+
 async function prepare(ctx: FlowsContext): Promise<{ url: string; demo: Demo; closures: string[] }> {
   const admin = new pg.Client({ connectionString: ctx.postgresAdmin });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS ocs_bench_flows WITH (FORCE)');
-  await admin.query('CREATE DATABASE ocs_bench_flows');
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
   await admin.end();
   const url = new URL(ctx.postgresAdmin);
-  url.pathname = '/ocs_bench_flows';
+  url.pathname = `/${DATABASE}`;
   const dbUrl = url.toString();
   await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
   const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
@@ -410,7 +413,7 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
 }
 
 export async function flowsPart(ctx: FlowsContext): Promise<void> {
-  ctx.log(`Flows: preparing ocs_bench_flows (demo data, ${CLOSURES} closures, ${QUEUED_CALLS} queued calls)…`);
+  ctx.log(`Flows: preparing ${DATABASE} (demo data, ${CLOSURES} closures, ${QUEUED_CALLS} queued calls)…`);
   const { url, demo, closures } = await prepare(ctx);
   const env = { DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
   const receiver = await startScript('bench/receiver.mjs', []);
