@@ -18,6 +18,8 @@ export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { 
   label?: string;
   /** From the commit of the change that called for the work to this outcome (metrics: delivery latency from commit). */
   latencyMs?: number;
+  /** The handler deleted the job's row itself, in the statement that recorded its outcome (done only). */
+  removed?: boolean;
 };
 
 /** Hears every outcome of this queue's jobs (metrics). */
@@ -218,7 +220,9 @@ export class JobQueue {
     const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
     totals[label] = (totals[label] ?? 0) + 1;
     for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
-    if ('done' in outcome) await this.deleteDone(job.id);
+    if ('done' in outcome) {
+      if (!outcome.removed) await this.deleteDone(job.id);
+    }
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
   }

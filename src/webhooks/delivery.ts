@@ -244,11 +244,15 @@ class Coalesced<K, V> {
   private keys: K[] = [];
   private pending: Promise<Map<K, V>> | undefined;
 
-  constructor(private readonly serve: (keys: K[]) => Promise<Map<K, V>>) {}
+  /** `windowMs`: how long keys are collected (0: this turn of the event loop). */
+  constructor(
+    private readonly serve: (keys: K[]) => Promise<Map<K, V>>,
+    private readonly windowMs = 0,
+  ) {}
 
   async get(key: K): Promise<V | undefined> {
     this.keys.push(key);
-    this.pending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    this.pending ??= new Promise<void>((resolve) => (this.windowMs > 0 ? setTimeout(resolve, this.windowMs) : setImmediate(resolve))).then(() => {
       const keys = this.keys;
       this.keys = [];
       this.pending = undefined;
@@ -258,7 +262,15 @@ class Coalesced<K, V> {
   }
 }
 
+/**
+ * How long delivered outcomes are collected before they are written together: answers arrive one by one,
+ * and the row stays claimed meanwhile (a process that dies before the write delivers again, at least once).
+ */
+const RECORD_WINDOW_MS = 10;
+
 interface Delivered {
+  /** The job whose row goes in the same statement. */
+  jobId: string | undefined;
   id: string;
   at: Date;
   statusCode: number;
@@ -283,7 +295,9 @@ function batcherFor(db: Db) {
         return new Map(rows.map((row) => [row.id, row]));
       }),
       delivered: new Coalesced(async (list) => {
+        const jobIds = list.flatMap((x) => (x.jobId ? [x.jobId] : []));
         await db.$executeRaw`
+          WITH "jobs" AS (DELETE FROM "Job" WHERE "id" = ANY(${jobIds}::uuid[]))
           UPDATE "WebhookDelivery" AS d
           SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL,
               "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
@@ -291,7 +305,7 @@ function batcherFor(db: Db) {
                       ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
           WHERE d."id" = v."id"`;
         return new Map(list.map((x) => [x, true as const]));
-      }),
+      }, RECORD_WINDOW_MS),
     };
     batchers.set(db, batcher);
   }
@@ -299,7 +313,7 @@ function batcherFor(db: Db) {
 }
 
 /** One attempt of one delivery (the job's handler). */
-export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
+export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}, jobId?: string): Promise<JobOutcome> {
   const { db } = deps;
   const batcher = batcherFor(db);
   const row = await batcher.load.get(deliveryId);
@@ -349,11 +363,11 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await batcher.delivered.get({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
+    await batcher.delivered.get({ jobId, id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
-    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
+    return { done: true, removed: jobId !== undefined, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
@@ -392,5 +406,5 @@ export function handleWebhookDeliveries(
 ): JobQueue {
   const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
   const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks));
+  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks, job.id));
 }
