@@ -105,8 +105,11 @@ async function run(target: Target, connections: number, seconds: number, rate?: 
   return { rps: result['2xx'] / seconds, ok: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
 }
 
+// BENCH_FLOWS_DATABASE names the database (default ocs_bench_flows): runs side by side on one server must not drop each other's
+const DATABASE = process.env.BENCH_FLOWS_DATABASE ?? 'ocs_bench_flows';
+
 async function prepare(ctx: FlowsContext): Promise<{ url: string; demo: Demo; closures: string[] }> {
-  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, 'ocs_bench_flows');
+  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, DATABASE);
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   // closures far in the future: updating them changes no availability (one event per write, no more)
@@ -401,7 +404,7 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
 }
 
 export async function flowsPart(ctx: FlowsContext): Promise<void> {
-  ctx.log(`Flows: preparing ocs_bench_flows (demo data, ${CLOSURES} closures, ${QUEUED_CALLS} queued calls)…`);
+  ctx.log(`Flows: preparing ${DATABASE} (demo data, ${CLOSURES} closures, ${QUEUED_CALLS} queued calls)…`);
   const { url, demo, closures } = await prepare(ctx);
   const env = { DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
   const receiver = await startScript('bench/receiver.mjs', []);

@@ -18,6 +18,8 @@ export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { 
   label?: string;
   /** From the commit of the change that called for the work to this outcome (metrics: delivery latency from commit). */
   latencyMs?: number;
+  /** The handler deleted the job's row itself, in the statement that recorded its outcome (done only). */
+  removed?: boolean;
 };
 
 /** Hears every outcome of this queue's jobs (metrics). */
@@ -45,7 +47,7 @@ export interface JobQueueOptions {
   leaseMs?: number;
   /** How often an idle queue looks for due work (other instances' jobs, retries that came due). */
   pollMs?: number;
-  /** Jobs claimed at once. */
+  /** Jobs claimed at once (runDue), and the jobs a started queue keeps in flight. */
   batchSize?: number;
 }
 
@@ -74,6 +76,11 @@ export class JobQueue {
   private readonly totals = new Map<string, Record<string, number>>();
   private lastDepth: { pending: number; oldestRunAt: Date | null } = { pending: 0, oldestRunAt: null };
   private depthRefresh: Promise<void> | undefined;
+  /** The jobs a started queue runs now (its slots): refilled as they finish, not batch by batch. */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Done jobs whose rows are deleted together, one statement per turn of the event loop. */
+  private doneIds: string[] = [];
+  private doneFlush: Promise<void> | undefined;
 
   constructor(
     private readonly deps: JobQueueDeps,
@@ -110,6 +117,7 @@ export class JobQueue {
     this.cancelWake?.();
     this.cancelWake = undefined;
     await this.running;
+    await Promise.all(this.inFlight);
   }
 
   /** Runs due work now (after an enqueue on this instance, so that it need not wait for the next poll). */
@@ -128,7 +136,28 @@ export class JobQueue {
     do {
       this.again = false;
       try {
-        while ((await this.runDue()) > 0 && !this.stopped);
+        const others = await this.runSources();
+        // a pool of slots: claim while the last claim came back full (more is due), each claim for the free
+        // slots once enough are free (one statement for several jobs), waiting for a job to finish when not
+        const minRoom = Math.max(1, Math.floor(this.batchSize / 4));
+        for (;;) {
+          if (this.stopped) break;
+          const room = this.batchSize - this.inFlight.size;
+          if (room < minRoom) {
+            await Promise.race(this.inFlight);
+            continue;
+          }
+          const claimed = await this.claim(room);
+          for (const job of claimed) {
+            const running: Promise<void> = this.run(job)
+              .catch((err: unknown) => this.deps.logger?.warn('job queue: recording an outcome failed', { error: err instanceof Error ? err.message : String(err) }))
+              .finally(() => this.inFlight.delete(running));
+            this.inFlight.add(running);
+          }
+          if (claimed.length < room) break;
+        }
+        // what the other work recorded (events and their deliveries) is due now: look again
+        if (others > 0) this.again = true;
       } catch (err) {
         this.deps.logger?.warn('job queue: claiming failed', { error: err instanceof Error ? err.message : String(err) });
       }
@@ -141,8 +170,15 @@ export class JobQueue {
 
   /** Claims the due jobs (up to one batch), runs them, and answers how many ran (with the other work's count). */
   async runDue(): Promise<number> {
-    let ran = 0;
     // the other work first: what it records (events and their deliveries) is then due in this same look
+    const ran = await this.runSources();
+    const claimed = await this.claim(this.batchSize);
+    await Promise.all(claimed.map((job) => this.run(job)));
+    return ran + claimed.length;
+  }
+
+  private async runSources(): Promise<number> {
+    let ran = 0;
     for (const source of this.sources) {
       try {
         ran += await source();
@@ -151,25 +187,23 @@ export class JobQueue {
         this.deps.logger?.warn('job queue: other work failed', { error: err instanceof Error ? err.message : String(err) });
       }
     }
-    return ran + (await this.runDueJobs());
+    return ran;
   }
 
-  private async runDueJobs(): Promise<number> {
+  private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.deps.clock();
     const kinds = [...this.handlers.keys()];
-    if (kinds.length === 0) return 0;
+    if (kinds.length === 0 || limit <= 0) return [];
     const at = (d: Date) => d.toISOString();
-    const claimed = await this.deps.db.$queryRaw<{ id: string; kind: string; payload: unknown; attempts: number }[]>`
+    return this.deps.db.$queryRaw<ClaimedJob[]>`
       UPDATE "Job" SET "lockedUntil" = ${at(new Date(now.getTime() + this.leaseMs))}::timestamp(3), "attempts" = "attempts" + 1
       WHERE "id" IN (
         SELECT "id" FROM "Job"
         WHERE "runAt" <= ${at(now)}::timestamp(3) AND "failedAt" IS NULL
           AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3)) AND "kind" = ANY(${kinds}::text[])
-        ORDER BY "runAt" LIMIT ${this.batchSize}
+        ORDER BY "runAt" LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       RETURNING "id"::text AS "id", "kind", "payload", "attempts"`;
-    await Promise.all(claimed.map((job) => this.run(job)));
-    return claimed.length;
   }
 
   private async run(job: ClaimedJob): Promise<void> {
@@ -186,9 +220,27 @@ export class JobQueue {
     const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
     totals[label] = (totals[label] ?? 0) + 1;
     for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
-    if ('done' in outcome) await db.job.delete({ where: { id: job.id } });
+    if ('done' in outcome) {
+      if (!outcome.removed) await this.deleteDone(job.id);
+    }
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+  }
+
+  /**
+   * Deletes a done job's row, with the others done in the same turn of the event loop (one statement).
+   * Until it is deleted the row stays claimed under its lease; a process that dies meanwhile has it run
+   * again after the lease, and handlers tell a repeat from new work (a delivered delivery is skipped).
+   */
+  private deleteDone(id: string): Promise<void> {
+    this.doneIds.push(id);
+    this.doneFlush ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const ids = this.doneIds;
+      this.doneIds = [];
+      this.doneFlush = undefined;
+      await this.deps.db.$executeRaw`DELETE FROM "Job" WHERE "id" = ANY(${ids}::uuid[])`;
+    });
+    return this.doneFlush;
   }
 
   /** Calls `listener` with every outcome from now on; answers how to stop. */

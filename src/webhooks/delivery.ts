@@ -13,9 +13,15 @@
 // checked (no second lookup an attacker's DNS could answer differently); loopback, private, link-local,
 // metadata and other special addresses are refused, and only https:// is allowed, unless
 // WEBHOOK_ALLOW_PRIVATE_TARGETS. Redirects are not followed; at most 64 KB of an answer is read.
+// Connections are kept alive per target (origin) and reused: a reused connection goes to the address
+// that was checked when it was opened, since every new connection is checked again.
+//
+// Cost: the deliveries a queue claims together are read in one statement (delivery, endpoint and event
+// joined), and the delivered ones recorded together (one statement per turn of the event loop); the
+// signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { KeyMaterial } from '../crypto/derivedKeys.js';
@@ -119,19 +125,45 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+/** Idle connections kept per target: fewer than receivers usually keep theirs (Node's default is 5 s). */
+const IDLE_CONNECTION_MS = 4_000;
+const agents = new Map<string, HttpAgent>();
+
+/** One keep-alive agent per origin and rule (private targets allowed or not), so that connections are reused. */
+function agentFor(target: URL, allowPrivate: boolean): HttpAgent {
+  const key = `${allowPrivate ? 'any' : 'public'} ${target.origin}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    // every new connection resolves through checkedLookup: a kept one stays on the address checked when it opened
+    const options = { keepAlive: true, maxFreeSockets: 16, timeout: IDLE_CONNECTION_MS, lookup: checkedLookup(allowPrivate) };
+    agent = target.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    if (agents.size >= 1_000) {
+      for (const old of agents.values()) old.destroy();
+      agents.clear();
+    }
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
 /** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
 export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
   const target = new URL(url);
   // a literal address is checked here (no lookup happens for it)
   const literal = target.hostname.replace(/^\[|\]$/g, '');
   if (isIP(literal) && !allowPrivate && isPrivateAddress(literal)) return Promise.reject(new TargetRefused(`${literal} is not a public address`));
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return send(target, headers, body, allowPrivate, true);
+}
+
+function send(target: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, mayRetry: boolean): Promise<Answer> {
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(
+    const req = request(
       target,
       {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'office-communications-webhooks/1' },
+        agent: agentFor(target, allowPrivate),
         lookup: checkedLookup(allowPrivate),
         timeout: DELIVERY_TIMEOUT_MS,
       },
@@ -153,9 +185,11 @@ export function post(url: string, headers: Record<string, string>, body: string,
     // the whole exchange, not only idle time, is bounded
     const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)), DELIVERY_TIMEOUT_MS);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
-    req.on('error', (err) => {
+    req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(deadline);
-      reject(err);
+      // a kept connection the receiver closed as it was reused: sent again once, on a new connection
+      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(target, headers, body, allowPrivate, false));
+      else reject(err);
     });
     req.on('close', () => clearTimeout(deadline));
     req.end(body);
@@ -163,20 +197,137 @@ export function post(url: string, headers: Record<string, string>, body: string,
 }
 
 /** The three Standard Webhooks headers; every secret given signs (a rotation's overlap sends both signatures). */
-export function signedHeaders(msgId: string, at: Date, body: string, secrets: readonly string[]): Record<string, string> {
+export function signedHeaders(msgId: string, at: Date, body: string, secrets: readonly (string | Webhook)[]): Record<string, string> {
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(msgId, at, body)).join(' '),
+    'webhook-signature': secrets.map((secret) => (typeof secret === 'string' ? new Webhook(secret) : secret).sign(msgId, at, body)).join(' '),
   };
 }
 
+/** Signers by stored (encrypted) secret: a rotation stores a new one, so a kept signer is never stale. */
+const signers = new Map<string, Webhook>();
+
+function signerFor(key: KeyMaterial, stored: string): Webhook {
+  let signer = signers.get(stored);
+  if (!signer) {
+    if (signers.size >= 10_000) signers.clear();
+    signers.set(stored, (signer = new Webhook(decryptSecret(key, stored))));
+  }
+  return signer;
+}
+
+/** A delivery as an attempt needs it: its row, its endpoint's and its event's (null past retention). */
+interface DeliveryRow {
+  id: string;
+  status: string;
+  attempts: number;
+  endpointId: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  eventId: string | null;
+  eventType: string | null;
+  occurredAt: Date | null;
+  orgId: string | null;
+  data: unknown;
+}
+
+/**
+ * Collects the keys asked for in one turn of the event loop and serves them with one call (the deliveries
+ * a claim hands out start together, so they are read, or recorded, with one statement).
+ */
+class Coalesced<K, V> {
+  private keys: K[] = [];
+  private pending: Promise<Map<K, V>> | undefined;
+
+  /** `windowMs`: how long keys are collected (0: this turn of the event loop). */
+  constructor(
+    private readonly serve: (keys: K[]) => Promise<Map<K, V>>,
+    private readonly windowMs = 0,
+  ) {}
+
+  async get(key: K): Promise<V | undefined> {
+    this.keys.push(key);
+    this.pending ??= new Promise<void>((resolve) => (this.windowMs > 0 ? setTimeout(resolve, this.windowMs) : setImmediate(resolve))).then(() => {
+      const keys = this.keys;
+      this.keys = [];
+      this.pending = undefined;
+      return this.serve(keys);
+    });
+    return (await this.pending).get(key);
+  }
+}
+
+/**
+ * How long delivered outcomes are collected before they are written together: answers arrive one by one,
+ * and the row stays claimed meanwhile (a process that dies before the write delivers again, at least once).
+ */
+const RECORD_WINDOW_MS = 10;
+
+interface Delivered {
+  /** The job whose row goes in the same statement. */
+  jobId: string | undefined;
+  id: string;
+  at: Date;
+  statusCode: number;
+  latencyMs: number;
+  response: string;
+}
+
+/** Per database: the reads and the delivered records of its deliveries, coalesced. */
+const batchers = new WeakMap<Db, { load: Coalesced<string, DeliveryRow>; delivered: Coalesced<Delivered, true> }>();
+
+function batcherFor(db: Db) {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = {
+      load: new Coalesced(async (ids) => {
+        const rows = await db.$queryRaw<DeliveryRow[]>`
+          SELECT d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
+                 e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
+                 ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"
+          FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
+          WHERE d."id" = ANY(${ids}::uuid[])`;
+        return new Map(rows.map((row) => [row.id, row]));
+      }),
+      delivered: new Coalesced(async (list) => {
+        const jobIds = list.flatMap((x) => (x.jobId ? [x.jobId] : []));
+        await db.$executeRaw`
+          WITH "jobs" AS (DELETE FROM "Job" WHERE "id" = ANY(${jobIds}::uuid[]))
+          UPDATE "WebhookDelivery" AS d
+          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL,
+              "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
+          FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
+                      ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
+          WHERE d."id" = v."id"`;
+        return new Map(list.map((x) => [x, true as const]));
+      }, RECORD_WINDOW_MS),
+    };
+    batchers.set(db, batcher);
+  }
+  return batcher;
+}
+
 /** One attempt of one delivery (the job's handler). */
-export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
+export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}, jobId?: string): Promise<JobOutcome> {
   const { db } = deps;
-  const delivery = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { endpoint: true } });
-  if (!delivery || delivery.status !== 'pending') return { done: true, label: 'skipped' };
-  const endpoint = delivery.endpoint;
+  const batcher = batcherFor(db);
+  const row = await batcher.load.get(deliveryId);
+  if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
+  const delivery = { id: row.id, attempts: row.attempts };
+  const endpoint = {
+    id: row.endpointId,
+    url: row.url,
+    enabled: row.enabled,
+    secret: row.secret,
+    previousSecret: row.previousSecret,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
+    failingSince: row.failingSince,
+  };
   const now = deps.clock();
   const finish = (status: 'delivered' | 'failed', fields: { statusCode?: number | null; latencyMs?: number | null; response: string }) =>
     db.webhookDelivery.update({
@@ -187,14 +338,14 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
     await finish('failed', { response: 'the endpoint is disabled' });
     return { done: true, label: 'failed' };
   }
-  const event = await db.event.findUnique({ where: { id: delivery.eventId } });
-  if (!event) {
+  if (!row.eventId || !row.eventType || !row.occurredAt || !row.orgId) {
     await finish('failed', { response: 'the event is past retention' });
     return { done: true, label: 'failed' };
   }
+  const event = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
   const body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
-  const secrets = [decryptSecret(deps.tokens.key, endpoint.secret)];
-  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(decryptSecret(deps.tokens.key, endpoint.previousSecret));
+  const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
+  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
 
   const release = await hooks.slots?.acquire(endpoint.id);
   const started = performance.now();
@@ -212,11 +363,11 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await finish('delivered', { statusCode, latencyMs, response });
+    await batcher.delivered.get({ jobId, id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
-    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
+    return { done: true, removed: jobId !== undefined, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
@@ -255,5 +406,5 @@ export function handleWebhookDeliveries(
 ): JobQueue {
   const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
   const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks));
+  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks, job.id));
 }

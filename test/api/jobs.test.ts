@@ -82,4 +82,27 @@ describe('the job queue', () => {
     await queue.stop();
     expect(t.clock.pendingWakeUps).toBe(0);
   });
+
+  it('keeps its slots busy once started: a slow job does not hold back the ones claimed with it, nor the next claim', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    let releaseSlow!: () => void;
+    const slowDone = new Promise<void>((resolve) => (releaseSlow = resolve));
+    const ran: string[] = [];
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { batchSize: 2 }).handle('test', async (job) => {
+      const { name } = job.payload as { name: string };
+      if (name === 'slow') await slowDone;
+      ran.push(name);
+      return { done: true };
+    });
+    await enqueueJob(t.deps.db, new Date('2026-03-02T14:59:00Z'), { kind: 'test', payload: { name: 'slow' } });
+    for (const name of ['a', 'b', 'c', 'd']) await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: { name } });
+    queue.start();
+    // two slots: the slow job holds one, the other is refilled as each quick job finishes (not batch by batch)
+    await expect.poll(() => ran.length).toBe(4);
+    expect(ran).toEqual(['a', 'b', 'c', 'd']);
+    expect(await t.deps.db.job.count()).toBe(1);
+    releaseSlow();
+    await expect.poll(() => t.deps.db.job.count()).toBe(0);
+    await queue.stop();
+  });
 });
