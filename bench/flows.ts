@@ -15,17 +15,10 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freshDemoDatabase, median, startScript, startService, type Running } from './lib.js';
+import { type BenchPart, freshDemoDatabase, median, startScript, startService, type Running } from './lib.js';
 
-export interface FlowsContext {
-  postgresAdmin: string;
-  seconds: number;
-  rounds: number;
-  connections: number;
-  log(line: string): void;
-  report: string[];
-  target(name: string, value: string, goal: string, met: boolean): void;
-}
+/** What the run hands this part (bench/lib.ts BenchPart). */
+export type FlowsContext = BenchPart;
 
 interface Demo {
   organizations: Record<'clinic' | 'clinic2', { id: string; apiKey: string }>;

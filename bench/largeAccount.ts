@@ -8,17 +8,10 @@
 //     its children, and includeChildren conversation pages, each with its latency (target p99 < 200 ms).
 // BENCH_LARGE_LOCATIONS=200 makes a quick smoke run.
 import pg from 'pg';
-import { freshDemoDatabase, load, type LoadResult, median, peakRssMiB, type Request, startService } from './lib.js';
+import { type BenchPart, freshDemoDatabase, load, type LoadResult, median, peakRssMiB, type Request, startService } from './lib.js';
 
-export interface LargeAccountContext {
-  postgresAdmin: string;
-  seconds: number;
-  rounds: number;
-  connections: number;
-  log(line: string): void;
-  report: string[];
-  target(name: string, value: string, goal: string, met: boolean): void;
-}
+/** What the run hands this part (bench/lib.ts BenchPart). */
+export type LargeAccountContext = BenchPart;
 
 interface Demo {
   organizations: Record<'account' | 'clinic', { id: string; apiKey: string }>;

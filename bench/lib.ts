@@ -7,6 +7,17 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { startEnv, startFlags } from '../test/support/processes.js';
 
+/** What bench/run.ts hands a part run in its own module (the flows, the large account): settings, a log and the report. */
+export interface BenchPart {
+  postgresAdmin: string;
+  seconds: number;
+  rounds: number;
+  connections: number;
+  log(line: string): void;
+  report: string[];
+  target(name: string, value: string, goal: string, met: boolean): void;
+}
+
 export const root = new URL('..', import.meta.url).pathname;
 
 export function freePort(): Promise<number> {
