@@ -7,7 +7,9 @@
 //   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
 //   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
 //   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
-//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone).
+//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that part
+//   alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench) names the
+//   PostgreSQL part's database, BENCH_FLOWS_DATABASE the flows part's: runs side by side must not drop each other's.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,6 +25,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const overloadConnections = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 400);
 const overloadRounds = Number(process.env.BENCH_OVERLOAD_ROUNDS ?? 3);
 const postgresAdmin = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const benchDatabase = process.env.BENCH_DATABASE ?? 'ocs_bench';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const report: string[] = [];
@@ -170,15 +173,15 @@ async function postgresAnswers(): Promise<boolean> {
   }
 }
 
-/** A fresh ocs_bench database: migrated, the demo data set, 200,000 conversations and 10,000 closures. */
+/** A fresh ocs_bench (BENCH_DATABASE) database: migrated, the demo data set, 200,000 conversations and 10,000 closures. */
 async function preparePostgres(): Promise<{ url: string; demo: Demo }> {
   const admin = new pg.Client({ connectionString: postgresAdmin });
   await admin.connect();
-  await admin.query('DROP DATABASE IF EXISTS ocs_bench WITH (FORCE)');
-  await admin.query('CREATE DATABASE ocs_bench');
+  await admin.query(`DROP DATABASE IF EXISTS "${benchDatabase}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${benchDatabase}"`);
   await admin.end();
   const url = new URL(postgresAdmin);
-  url.pathname = '/ocs_bench';
+  url.pathname = `/${benchDatabase}`;
   const dbUrl = url.toString();
   await runScript(['dist/cli/migrate.js', 'apply'], { DATABASE_URL: dbUrl });
   const demo = JSON.parse(await runScript(['dist/cli/seed.js', '--json'], { DATABASE_URL: dbUrl })) as Demo;
@@ -205,7 +208,7 @@ async function preparePostgres(): Promise<{ url: string; demo: Demo }> {
 }
 
 async function postgresPart(): Promise<number[]> {
-  log('PostgreSQL: preparing ocs_bench (demo data, 200,000 conversations, 10,000 closures)…');
+  log(`PostgreSQL: preparing ${benchDatabase} (demo data, 200,000 conversations, 10,000 closures)…`);
   const { url, demo } = await preparePostgres();
   const clinic = demo.organizations.clinic;
   const service = await startService({ DATABASE_URL: url });
@@ -446,8 +449,13 @@ async function main() {
   const started = new Date();
   const largeAccount = () => largeAccountPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
   const flows = () => flowsPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
-  if (process.env.BENCH_ONLY === 'large-account' || process.env.BENCH_ONLY === 'flows') {
-    if (await postgresAnswers()) await (process.env.BENCH_ONLY === 'flows' ? flows() : largeAccount());
+  const only = process.env.BENCH_ONLY;
+  if (only === 'large-account' || only === 'flows' || only === 'postgres' || only === 'embedded') {
+    if (only === 'embedded') {
+      const embedded = await embeddedPart();
+      const restart = median(embedded.restartMs);
+      target('Embedded: start to first 200, existing folder (npm start)', `${Math.round(restart)} ms`, '< 1500 ms', restart < 1500);
+    } else if (await postgresAnswers()) await (only === 'flows' ? flows() : only === 'postgres' ? postgresPart() : largeAccount());
     else report.push('PostgreSQL did not answer: nothing was measured.');
     process.stdout.write([...targets.map((t) => `${t.name}: ${t.value} (${t.target}) ${t.met ? 'met' : 'NOT met'}`), '', ...report].join('\n') + '\n');
     return;
