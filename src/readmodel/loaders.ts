@@ -30,20 +30,8 @@ function utc(value: string | null): Date | null {
  * counts them and reads the first ones without a sort).
  */
 export async function loadOrganizations(db: Db, ids: readonly string[]): Promise<Map<string, OrganizationRecord>> {
-  const rows = await db.$queryRaw<
-    {
-      id: string;
-      name: string;
-      timezone: string;
-      isAccount: boolean;
-      communicationsEnabled: boolean;
-      parentId: string | null;
-      childCount: number;
-      firstChildIds: string[] | null;
-      createdAt: Date;
-      updatedAt: Date;
-    }[]
-  >`
+  // the record's own fields, as the row gives them (an organization without children reads no array)
+  const rows = await db.$queryRaw<(Omit<OrganizationRecord, 'firstChildIds'> & { firstChildIds: string[] | null })[]>`
     SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
            -- only an account organization has children (a parent must be one): a location reads none, since with
            -- one account holding most rows the planner's estimate for "parentId" = x would scan the whole table
