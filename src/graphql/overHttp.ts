@@ -25,32 +25,62 @@
 // request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs the same cases every way (with and
 // without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one) and expects the
 // same status, headers and body.
+import type { IncomingMessage } from 'node:http';
 import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
 import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
-import { clientAddress } from '../http/clientAddress.js';
+import { addressOf, clientAddress } from '../http/clientAddress.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
-import { BodyError, type BodySource, bodySourceOf, readLimited } from '../http/body.js';
+import { BodyError, type BodySource, bodySourceOf, keepReadBody, readLimited, takeReceivedBody } from '../http/body.js';
+import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
+import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
+import { recordAnswer, type TransportOptions } from '../http/transport.js';
+import type { Logger } from '../logger.js';
 import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
 import { executePrepared, type OperationStep } from './operationSteps.js';
 import type { PreparedQuery } from './preparedQueries.js';
+import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
 type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
 
-/** The Hono handler of GET and POST /graphql. */
-export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<Response> {
+/** An answer written straight on node:http's response (the same shape as REST's direct answers, rest/directAnswer.ts). */
+export interface DirectGraphQLAnswer {
+  status: number;
+  headers: Record<string, string | number>;
+  body: string;
+}
+
+export interface GraphQLOverHttp {
+  /** The Hono handler of GET and POST /graphql. */
+  handler: (c: Context<AppEnv>) => Promise<Response>;
+  /**
+   * node:http's request answered directly when it is a plain POST of a prepared query (see the top of the
+   * file): the answer to write, or null when it is Hono's to answer (with the body, if it was taken, kept
+   * for it: http/body.ts).
+   */
+  direct: (incoming: IncomingMessage) => Promise<DirectGraphQLAnswer> | null;
+}
+
+export interface GraphQLOverHttpOptions {
+  /** The request metrics (as the transport middleware observes every request: http/transport.ts). */
+  observe: TransportOptions['observe'];
+  /** What Hono's onError answers for a throw that is a bug of ours (app.ts: the REST envelope). */
+  failure: (err: unknown, logger: Logger, path: string, requestId: string) => { status: number; headers: Record<string, string>; body: unknown };
+}
+
+export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions): GraphQLOverHttp {
   const { yoga, steps, prepared } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
   const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
-  return async (c) => {
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
     const serverContext: GraphQLServerContext = {
@@ -70,13 +100,83 @@ export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
       const plain = plainRequest(post.headers, post.bodyText);
       const query = plain && preparedPath?.get(plain.params.query, plain.params.operationName);
-      if (query) return answerPrepared(yoga, steps, query, plain, c.req.raw, serverContext, c.get('requestId'));
+      if (query) {
+        const answer = await preparedAnswer(steps, query, plain, serverContext, post.headers.get('authorization'));
+        return c.body(answer.body, answer.status as 200, answer.headers);
+      }
       if (plain) return answerParams(yoga, plain, c.req.raw, serverContext, c.get('requestId'));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
     const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
     return plainAnswer(c, await withErrorBody(answer, post.request(), c.get('requestId')));
   };
+
+  const corsOpen = deps.config.corsOrigins.length > 0;
+  const direct = (incoming: IncomingMessage): Promise<DirectGraphQLAnswer> | null => {
+    // CORS open: hono/cors decides the headers (as for REST's direct answers)
+    if (!preparedPath || corsOpen || incoming.method !== 'POST' || incoming.url !== '/graphql') return null;
+    const headers = incoming.headers;
+    // what the Hono path would read differently, or not as a plain POST: left to it
+    if (headers['idempotency-key'] !== undefined || headers['content-encoding'] !== undefined) return null;
+    if (!(headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return null;
+    const mediaType = plainMediaType(headers.accept ?? null);
+    if (!mediaType || repeatsCredentialOrType(incoming.rawHeaders)) return null;
+    // all of it here already (the usual case), within the limits; else Hono reads it as it comes
+    const bytes = takeReceivedBody(incoming);
+    if (!bytes) return null;
+    const params = plainParams(utf8.decode(bytes));
+    const query = params && preparedPath.get(params.query, params.operationName);
+    if (!query) {
+      keepReadBody(incoming, bytes);
+      return null;
+    }
+    return answerDirectly(incoming, query, { params: params, mediaType });
+  };
+
+  async function answerDirectly(incoming: IncomingMessage, query: PreparedQuery, plain: PlainRequest): Promise<DirectGraphQLAnswer> {
+    const started = performance.now();
+    const headers = incoming.headers;
+    const requestId = requestIdFrom(headers['x-request-id'] as string | undefined);
+    const requestDeps = depsForRequest(deps, requestId);
+    let orgId: string | undefined;
+    let operation: string | undefined;
+    const serverContext: GraphQLServerContext = {
+      deps: requestDeps,
+      setOrgId: (id) => (orgId = id),
+      setOperation: (label) => (operation = label),
+      clientAddress: addressOf(deps.config.trustProxy ? (headers['x-forwarded-for'] as string | undefined) : undefined, incoming.socket.remoteAddress),
+    };
+    let answer: { status: number; headers: Record<string, string | number>; body: string };
+    try {
+      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null);
+    } catch (err) {
+      const failed = options.failure(err, requestDeps.logger, '/graphql', requestId);
+      answer = { status: failed.status, headers: { ...failed.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(failed.body) };
+    }
+    const written = answer.headers;
+    written[REQUEST_ID_HEADER] = requestId;
+    Object.assign(written, API_SECURITY_HEADERS);
+    written['Content-Length'] = Buffer.byteLength(answer.body);
+    recordAnswer(requestDeps.logger, options.observe, { method: 'POST', route: 'POST /graphql', status: answer.status, operation, orgId, durationMs: performance.now() - started });
+    return answer;
+  }
+
+  return { handler, direct };
+}
+
+/**
+ * A repeated Authorization or Content-Type field: node:http keeps the first one, a fetch Request joins
+ * them (and the request is then refused or read otherwise): the Hono path reads such a request.
+ */
+function repeatsCredentialOrType(raw: string[]): boolean {
+  let authorizations = 0;
+  let types = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorizations > 1) return true;
+    if (name.length === 12 && name.toLowerCase() === 'content-type' && ++types > 1) return true;
+  }
+  return false;
 }
 
 interface GraphQLParams {
@@ -86,7 +186,10 @@ interface GraphQLParams {
   extensions?: Record<string, unknown>;
 }
 
-type PlainMediaType = 'application/json' | 'application/graphql-response+json';
+interface PlainRequest {
+  params: GraphQLParams;
+  mediaType: PlainMediaType;
+}
 
 /**
  * The fast path: the request (whose headers the context reads: credentials) with the parameters already
@@ -94,7 +197,7 @@ type PlainMediaType = 'application/json' | 'application/graphql-response+json';
  */
 async function answerParams(
   yoga: Yoga,
-  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
+  { params, mediaType }: PlainRequest,
   request: Request,
   serverContext: GraphQLServerContext,
   requestId: string | undefined,
@@ -108,20 +211,19 @@ async function answerParams(
 
 /**
  * The prepared path: a plain POST of a query operation this pipeline already parsed, validated and
- * compiled, run by its steps' prepared hooks (operationSteps.ts) and written as the fast path writes.
+ * compiled, run by its steps' prepared hooks (operationSteps.ts), its answer written by yoga's rules
+ * (regularAnswer.ts) for node:http (the direct answer) or Hono (the same request through the app).
  */
-async function answerPrepared(
-  yoga: Yoga,
+async function preparedAnswer(
   steps: readonly OperationStep[],
   query: PreparedQuery,
-  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
-  request: Request,
+  { params, mediaType }: PlainRequest,
   serverContext: GraphQLServerContext,
-  requestId: string | undefined,
-): Promise<Response> {
-  const context = createGraphQLContext(serverContext, request);
+  authorization: string | null,
+): Promise<RegularAnswer> {
+  const context = createGraphQLContext(serverContext, { authorization });
   const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context }, params.variables);
-  return withErrorBody(processRegularResult(result, serverFetchApi(yoga), mediaType), request, requestId);
+  return regularAnswer(result, mediaType);
 }
 
 const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
@@ -139,8 +241,8 @@ function serverFetchApi(yoga: Yoga): Yoga['fetchAPI'] {
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
 
 /** The media type yoga would answer with for this Accept header, when it is one yoga answers plainly. */
-export function plainMediaType(accept: string | null): PlainMediaType | undefined {
-  if (accept === null || accept.trim() === '') return 'application/json';
+export function plainMediaType(accept: string | null | undefined): PlainMediaType | undefined {
+  if (accept == null || accept.trim() === '') return 'application/json';
   const first = accept.split(',')[0]!.trim();
   for (const part of accept.split(',')) {
     const type = part.trim();
@@ -150,10 +252,16 @@ export function plainMediaType(accept: string | null): PlainMediaType | undefine
 }
 
 /** A plain POST's parameters and answer type, when they are well-formed ones yoga would take as they are. */
-function plainRequest(headers: Headers, text: string): { params: GraphQLParams; mediaType: PlainMediaType } | undefined {
+function plainRequest(headers: Headers, text: string): PlainRequest | undefined {
   if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
   const mediaType = plainMediaType(headers.get('accept'));
   if (!mediaType) return undefined;
+  const params = plainParams(text);
+  return params && { params, mediaType };
+}
+
+/** The parameters of a plain POST's JSON body, when they are well-formed ones yoga would take as they are. */
+function plainParams(text: string): GraphQLParams | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -162,13 +270,13 @@ function plainRequest(headers: Headers, text: string): { params: GraphQLParams; 
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const params = body as Record<string, unknown>;
-  for (const key of Object.keys(params)) if (!PARAM_NAMES.has(key)) return undefined;
+  for (const key in params) if (!PARAM_NAMES.has(key)) return undefined;
   const isObject = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
   if (typeof params.query !== 'string' || !isObject(params.variables) || !isObject(params.extensions)) return undefined;
   if (params.operationName !== undefined && params.operationName !== null && typeof params.operationName !== 'string') return undefined;
   // a subscription (or anything that may be one) is yoga's: a stream, or a 406 naming text/event-stream
   if (/\bsubscription\b/.test(params.query)) return undefined;
-  return { params: params as unknown as GraphQLParams, mediaType };
+  return params as unknown as GraphQLParams;
 }
 
 /**
