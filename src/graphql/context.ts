@@ -49,8 +49,7 @@ export function createGraphQLContext(
   let pending: Promise<Actor> | undefined;
   return {
     // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-    // the request's deps stay the prototype (http/requestContext.ts: a spread would drop what they inherit)
-    deps: Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) }),
+    deps: withBatch(deps),
     signal: () => signal?.(),
     clientAddress: clientAddress ?? 'local',
     actor: () =>
@@ -65,4 +64,19 @@ export function createGraphQLContext(
       return authenticate(deps, deps.tokens, token);
     },
   };
+}
+
+/**
+ * The deps with a batch of their own. A request's own deps (http/requestContext.ts) take it themselves: a
+ * request runs one operation (yoga runs no batches of operations), and deriving another object from them
+ * would make a per-request object a prototype, which V8 sets up at a cost above the rest of the context.
+ * Other deps (the app's) keep their prototype role and a derived object carries the batch.
+ */
+function withBatch(deps: AppDeps): AppDeps {
+  if (Object.hasOwn(deps, 'requestId') && !Object.hasOwn(deps, 'batch')) {
+    deps.batch = createRequestBatch(deps.db);
+    return deps;
+  }
+  // the deps stay the prototype (a spread would drop what they inherit)
+  return Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) });
 }

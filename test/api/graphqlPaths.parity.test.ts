@@ -287,7 +287,11 @@ describe('every path answers a plain POST identically', () => {
       const handed = path.handedToApp.count;
       await send(path, body);
       await send(path, body, { authorization: null });
-      expect(path.handedToApp.count - handed, path.name).toBe(path === direct ? 0 : 2);
+      // a sane request id is kept, on the answer and in its errors
+      const kept = await send(path, { query: ORG, variables: { id: t.demo.organizations.other.id } }, { 'x-request-id': 'lb-1.2:trace-9' });
+      expect(kept.headers['x-request-id']).toBe('lb-1.2:trace-9');
+      expect(kept.body.errors[0].extensions.requestId).toBe('lb-1.2:trace-9');
+      expect(path.handedToApp.count - handed, path.name).toBe(path === direct ? 0 : 3);
     }
     const after = await Promise.all([direct, hono].map(metricsOf));
     expect(after[0]).not.toEqual(before[0]);
