@@ -10,8 +10,21 @@
 //   prepared    a plain POST (below) of a query operation that yoga's pipeline already parsed, validated and
 //               compiled (same text, same operationName): its steps' prepared hooks run around the compiled
 //               query, hook by hook in yoga's order (operationSteps.ts), without yoga's and envelop's
-//               orchestration, which cost more than the operation itself on a small query. Written as the
-//               fast path writes.
+//               orchestration, which cost more than the operation itself on a small query. The answer is
+//               written by yoga's rules for a regular result (regularAnswer.ts) as status, headers and text.
+//               Behind node:http it is answered straight on node:http's request and response (`direct`,
+//               below; app.ts's answerNode), without a fetch Request, a Hono context or a fetch Response,
+//               as REST's GETs are (rest/directAnswer.ts), with the same transport: the request id (kept or
+//               made) in X-Request-Id and the errors, the security headers, one log line, the request
+//               metrics (route `POST /graphql` and the operation label), and what Hono's onError answers for
+//               a throw. The body must be read to know whether the query is prepared: it is taken only when
+//               node:http holds all of it already, within the body limit (http/body.ts takeReceivedBody);
+//               a request that turns out not to be prepared goes on to Hono with those bytes kept for it
+//               (keepReadBody), which readLimited then reads as if they were still in the message. Left to
+//               Hono before anything is read: another path or method, CORS open (hono/cors decides its
+//               headers), an Idempotency-Key, a Content-Encoding, a type other than JSON, an Accept yoga
+//               decides, a repeated Authorization or Content-Type, a body not all here yet. Through Hono
+//               (app.fetch, CORS open), a prepared query runs the same function and Hono writes its answer.
 //   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
 //               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
@@ -23,8 +36,9 @@
 // The prepared path is part of the fast path (on when GRAPHQL_FAST_PATH and GRAPHQL_JIT are; the parity
 // suite alone turns it off by itself, config.graphqlPreparedPath); GRAPHQL_FAST_PATH=false sends every
 // request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs the same cases every way (with and
-// without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one) and expects the
-// same status, headers and body.
+// without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one; and over a
+// socket with the direct answer and without it, comparing the header names on the wire and the request
+// metrics too) and expects the same status, headers and body.
 import type { IncomingMessage } from 'node:http';
 import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
