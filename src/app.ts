@@ -1,4 +1,5 @@
 // createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
@@ -9,17 +10,19 @@ import type { AppEnv } from './http/appEnv.js';
 import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
-import { restErrorResponse } from './rest/errors.js';
+import { restErrorAnswer, restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import { createDirectAnswerer, type DirectAnswerer, directNodeListener, directRequestOfFetch, directResponse } from './rest/directAnswer.js';
+import { createDirectAnswerer, type DirectAnswerer, directFailure, directNodeListener, directRequestOfFetch, directResponse, writeDirectAnswer } from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
 export interface AppOptions {
   /** Answer the GETs of /v1 directly (rest/directAnswer.ts); false sends them through Hono (the parity tests compare both). Default true. */
   directGets?: boolean;
+  /** Answer a plain POST of a prepared GraphQL query directly on node:http (graphql/overHttp.ts); false sends it through Hono. Default true. */
+  directGraphQL?: boolean;
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
@@ -48,8 +51,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.get('/.well-known/jwks.json', jwksEndpoint(deps));
   app.post('/oauth/token', tokenEndpoint(deps));
 
-  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts)
-  app.on(['GET', 'POST'], '/graphql', graphqlOverHttp(deps));
+  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts); a plain POST of a prepared
+  // query is answered straight on node:http (answerNode, below), the same way
+  const graphql = graphqlOverHttp(deps, {
+    observe: (request) => metrics.requests.observe(request),
+    failure: (err, logger, path, requestId) => restErrorAnswer(err, logger, path, requestId),
+  });
+  app.on(['GET', 'POST'], '/graphql', graphql.handler);
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
@@ -90,7 +98,20 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
     return pending ? pending.then(directResponse) : honoFetch(request, env, executionCtx);
   };
-  return Object.assign(app, { answerNode: directNodeListener(direct, deps) });
+  const directGet = directNodeListener(direct, deps);
+  // node:http's requests: a GET of /v1 or a prepared GraphQL query answered directly, the rest by Hono
+  // (http/server.ts); `fetch` leaves GraphQL to Hono, whose prepared path runs the same steps
+  const answerNode = (incoming: IncomingMessage, response: ServerResponse): boolean => {
+    if (directGet(incoming, response)) return true;
+    const pending = options.directGraphQL === false ? null : graphql.direct(incoming);
+    if (!pending) return false;
+    pending.then(
+      (answer) => writeDirectAnswer(response, answer),
+      (err: unknown) => directFailure(deps, response, err),
+    );
+    return true;
+  };
+  return Object.assign(app, { answerNode });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -9,7 +9,11 @@ import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
   deps: AppDeps;
-  request: Request;
+  /**
+   * Aborted when the client goes away: a stream (a subscription) ends then. Only yoga's requests have one;
+   * a prepared query is answered in one piece, which nothing needs to end early (graphql/overHttp.ts).
+   */
+  signal(): AbortSignal | undefined;
   /** The authenticated caller; throws Unauthenticated when the request has no valid credential. */
   actor(): Promise<Actor>;
   /** Authenticates the request's credential again, now (a live subscription checks it while it lasts). */
@@ -30,25 +34,49 @@ export interface GraphQLRequestContext {
   actor?: Promise<Actor>;
 }
 
-/** The context of one operation (yoga.ts builds it for every request). */
-export function createGraphQLContext({ deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext, request: Request): GraphQLContext {
+/** What the context reads of the request: its credential, and (yoga's requests) whether the client went away. */
+export interface GraphQLCredentials {
+  /** The Authorization header as the request carries it. */
+  authorization: string | null;
+  signal?: () => AbortSignal;
+}
+
+/** The context of one operation (yoga.ts builds it for every request yoga reads, overHttp.ts for a prepared one). */
+export function createGraphQLContext(
+  { deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext,
+  { authorization, signal }: GraphQLCredentials,
+): GraphQLContext {
   let pending: Promise<Actor> | undefined;
   return {
     // one batch per operation: nested per-organization lists load together (domain/batch.ts)
-    // the request's deps stay the prototype (http/requestContext.ts: a spread would drop what they inherit)
-    deps: Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) }),
-    request,
+    deps: withBatch(deps),
+    signal: () => signal?.(),
     clientAddress: clientAddress ?? 'local',
     actor: () =>
       (pending ??= (async () => {
-        const actor = await (authenticated ?? authenticateBearer(deps, request.headers.get('authorization'), clientAddress ?? 'local'));
+        const actor = await (authenticated ?? authenticateBearer(deps, authorization, clientAddress ?? 'local'));
         setOrgId?.(actor.orgId);
         return actor;
       })()),
     reauthenticate: async () => {
-      const token = bearerToken(request.headers.get('authorization'));
+      const token = bearerToken(authorization);
       if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');
       return authenticate(deps, deps.tokens, token);
     },
   };
+}
+
+/**
+ * The deps with a batch of their own. A request's own deps (http/requestContext.ts) take it themselves: a
+ * request runs one operation (yoga runs no batches of operations), and deriving another object from them
+ * would make a per-request object a prototype, which V8 sets up at a cost above the rest of the context.
+ * Other deps (the app's) keep their prototype role and a derived object carries the batch.
+ */
+function withBatch(deps: AppDeps): AppDeps {
+  if (Object.hasOwn(deps, 'requestId') && !Object.hasOwn(deps, 'batch')) {
+    deps.batch = createRequestBatch(deps.db);
+    return deps;
+  }
+  // the deps stay the prototype (a spread would drop what they inherit)
+  return Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) });
 }

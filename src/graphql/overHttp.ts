@@ -10,8 +10,21 @@
 //   prepared    a plain POST (below) of a query operation that yoga's pipeline already parsed, validated and
 //               compiled (same text, same operationName): its steps' prepared hooks run around the compiled
 //               query, hook by hook in yoga's order (operationSteps.ts), without yoga's and envelop's
-//               orchestration, which cost more than the operation itself on a small query. Written as the
-//               fast path writes.
+//               orchestration, which cost more than the operation itself on a small query. The answer is
+//               written by yoga's rules for a regular result (regularAnswer.ts) as status, headers and text.
+//               Behind node:http it is answered straight on node:http's request and response (`direct`,
+//               below; app.ts's answerNode), without a fetch Request, a Hono context or a fetch Response,
+//               as REST's GETs are (rest/directAnswer.ts), with the same transport: the request id (kept or
+//               made) in X-Request-Id and the errors, the security headers, one log line, the request
+//               metrics (route `POST /graphql` and the operation label), and what Hono's onError answers for
+//               a throw. The body must be read to know whether the query is prepared: it is taken only when
+//               node:http holds all of it already, within the body limit (http/body.ts takeReceivedBody);
+//               a request that turns out not to be prepared goes on to Hono with those bytes kept for it
+//               (keepReadBody), which readLimited then reads as if they were still in the message. Left to
+//               Hono before anything is read: another path or method, CORS open (hono/cors decides its
+//               headers), an Idempotency-Key, a Content-Encoding, a type other than JSON, an Accept yoga
+//               decides, a repeated Authorization or Content-Type, a body not all here yet. Through Hono
+//               (app.fetch, CORS open), a prepared query runs the same function and Hono writes its answer.
 //   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
 //               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
@@ -23,34 +36,65 @@
 // The prepared path is part of the fast path (on when GRAPHQL_FAST_PATH and GRAPHQL_JIT are; the parity
 // suite alone turns it off by itself, config.graphqlPreparedPath); GRAPHQL_FAST_PATH=false sends every
 // request through yoga.fetch; test/api/graphqlPaths.parity.test.ts runs the same cases every way (with and
-// without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one) and expects the
-// same status, headers and body.
+// without GRAPHQL_JIT, each twice: the second run of a compiled query is the prepared one; and over a
+// socket with the direct answer and without it, comparing the header names on the wire and the request
+// metrics too) and expects the same status, headers and body.
+import type { IncomingMessage } from 'node:http';
 import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
 import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
-import { clientAddress } from '../http/clientAddress.js';
+import { addressOf, clientAddress } from '../http/clientAddress.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
-import { BodyError, type BodySource, bodySourceOf, readLimited } from '../http/body.js';
+import { BodyError, type BodySource, bodySourceOf, keepReadBody, readLimited, takeReceivedBody } from '../http/body.js';
+import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
+import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
+import { recordAnswer, type TransportOptions } from '../http/transport.js';
+import type { Logger } from '../logger.js';
 import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
 import { executePrepared, type OperationStep } from './operationSteps.js';
 import type { PreparedQuery } from './preparedQueries.js';
+import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
 type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
 
-/** The Hono handler of GET and POST /graphql. */
-export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<Response> {
+/** An answer written straight on node:http's response (the same shape as REST's direct answers, rest/directAnswer.ts). */
+export interface DirectGraphQLAnswer {
+  status: number;
+  headers: Record<string, string | number>;
+  body: string;
+}
+
+export interface GraphQLOverHttp {
+  /** The Hono handler of GET and POST /graphql. */
+  handler: (c: Context<AppEnv>) => Promise<Response>;
+  /**
+   * node:http's request answered directly when it is a plain POST of a prepared query (see the top of the
+   * file): the answer to write, or null when it is Hono's to answer (with the body, if it was taken, kept
+   * for it: http/body.ts).
+   */
+  direct: (incoming: IncomingMessage) => Promise<DirectGraphQLAnswer> | null;
+}
+
+export interface GraphQLOverHttpOptions {
+  /** The request metrics (as the transport middleware observes every request: http/transport.ts). */
+  observe: TransportOptions['observe'];
+  /** What Hono's onError answers for a throw that is a bug of ours (app.ts: the REST envelope). */
+  failure: (err: unknown, logger: Logger, path: string, requestId: string) => { status: number; headers: Record<string, string>; body: unknown };
+}
+
+export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions): GraphQLOverHttp {
   const { yoga, steps, prepared } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
   const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
-  return async (c) => {
+  const handler = async (c: Context<AppEnv>): Promise<Response> => {
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
     const serverContext: GraphQLServerContext = {
@@ -70,13 +114,83 @@ export function graphqlOverHttp(deps: AppDeps): (c: Context<AppEnv>) => Promise<
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
       const plain = plainRequest(post.headers, post.bodyText);
       const query = plain && preparedPath?.get(plain.params.query, plain.params.operationName);
-      if (query) return answerPrepared(yoga, steps, query, plain, c.req.raw, serverContext, c.get('requestId'));
+      if (query) {
+        const answer = await preparedAnswer(steps, query, plain, serverContext, post.headers.get('authorization'));
+        return c.body(answer.body, answer.status as 200, answer.headers);
+      }
       if (plain) return answerParams(yoga, plain, c.req.raw, serverContext, c.get('requestId'));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
     const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
     return plainAnswer(c, await withErrorBody(answer, post.request(), c.get('requestId')));
   };
+
+  const corsOpen = deps.config.corsOrigins.length > 0;
+  const direct = (incoming: IncomingMessage): Promise<DirectGraphQLAnswer> | null => {
+    // CORS open: hono/cors decides the headers (as for REST's direct answers)
+    if (!preparedPath || corsOpen || incoming.method !== 'POST' || incoming.url !== '/graphql') return null;
+    const headers = incoming.headers;
+    // what the Hono path would read differently, or not as a plain POST: left to it
+    if (headers['idempotency-key'] !== undefined || headers['content-encoding'] !== undefined) return null;
+    if (!(headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return null;
+    const mediaType = plainMediaType(headers.accept ?? null);
+    if (!mediaType || repeatsCredentialOrType(incoming.rawHeaders)) return null;
+    // all of it here already (the usual case), within the limits; else Hono reads it as it comes
+    const bytes = takeReceivedBody(incoming);
+    if (!bytes) return null;
+    const params = plainParams(utf8.decode(bytes));
+    const query = params && preparedPath.get(params.query, params.operationName);
+    if (!query) {
+      keepReadBody(incoming, bytes);
+      return null;
+    }
+    return answerDirectly(incoming, query, { params: params, mediaType });
+  };
+
+  async function answerDirectly(incoming: IncomingMessage, query: PreparedQuery, plain: PlainRequest): Promise<DirectGraphQLAnswer> {
+    const started = performance.now();
+    const headers = incoming.headers;
+    const requestId = requestIdFrom(headers['x-request-id'] as string | undefined);
+    const requestDeps = depsForRequest(deps, requestId);
+    let orgId: string | undefined;
+    let operation: string | undefined;
+    const serverContext: GraphQLServerContext = {
+      deps: requestDeps,
+      setOrgId: (id) => (orgId = id),
+      setOperation: (label) => (operation = label),
+      clientAddress: addressOf(deps.config.trustProxy ? (headers['x-forwarded-for'] as string | undefined) : undefined, incoming.socket.remoteAddress),
+    };
+    let answer: { status: number; headers: Record<string, string | number>; body: string };
+    try {
+      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null);
+    } catch (err) {
+      const failed = options.failure(err, requestDeps.logger, '/graphql', requestId);
+      answer = { status: failed.status, headers: { ...failed.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(failed.body) };
+    }
+    const written = answer.headers;
+    written[REQUEST_ID_HEADER] = requestId;
+    Object.assign(written, API_SECURITY_HEADERS);
+    written['Content-Length'] = Buffer.byteLength(answer.body);
+    recordAnswer(requestDeps.logger, options.observe, { method: 'POST', route: 'POST /graphql', status: answer.status, operation, orgId, durationMs: performance.now() - started });
+    return answer;
+  }
+
+  return { handler, direct };
+}
+
+/**
+ * A repeated Authorization or Content-Type field: node:http keeps the first one, a fetch Request joins
+ * them (and the request is then refused or read otherwise): the Hono path reads such a request.
+ */
+function repeatsCredentialOrType(raw: string[]): boolean {
+  let authorizations = 0;
+  let types = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorizations > 1) return true;
+    if (name.length === 12 && name.toLowerCase() === 'content-type' && ++types > 1) return true;
+  }
+  return false;
 }
 
 interface GraphQLParams {
@@ -86,7 +200,10 @@ interface GraphQLParams {
   extensions?: Record<string, unknown>;
 }
 
-type PlainMediaType = 'application/json' | 'application/graphql-response+json';
+interface PlainRequest {
+  params: GraphQLParams;
+  mediaType: PlainMediaType;
+}
 
 /**
  * The fast path: the request (whose headers the context reads: credentials) with the parameters already
@@ -94,7 +211,7 @@ type PlainMediaType = 'application/json' | 'application/graphql-response+json';
  */
 async function answerParams(
   yoga: Yoga,
-  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
+  { params, mediaType }: PlainRequest,
   request: Request,
   serverContext: GraphQLServerContext,
   requestId: string | undefined,
@@ -108,20 +225,19 @@ async function answerParams(
 
 /**
  * The prepared path: a plain POST of a query operation this pipeline already parsed, validated and
- * compiled, run by its steps' prepared hooks (operationSteps.ts) and written as the fast path writes.
+ * compiled, run by its steps' prepared hooks (operationSteps.ts), its answer written by yoga's rules
+ * (regularAnswer.ts) for node:http (the direct answer) or Hono (the same request through the app).
  */
-async function answerPrepared(
-  yoga: Yoga,
+async function preparedAnswer(
   steps: readonly OperationStep[],
   query: PreparedQuery,
-  { params, mediaType }: { params: GraphQLParams; mediaType: PlainMediaType },
-  request: Request,
+  { params, mediaType }: PlainRequest,
   serverContext: GraphQLServerContext,
-  requestId: string | undefined,
-): Promise<Response> {
-  const context = createGraphQLContext(serverContext, request);
+  authorization: string | null,
+): Promise<RegularAnswer> {
+  const context = createGraphQLContext(serverContext, { authorization });
   const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context }, params.variables);
-  return withErrorBody(processRegularResult(result, serverFetchApi(yoga), mediaType), request, requestId);
+  return regularAnswer(result, mediaType);
 }
 
 const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
@@ -139,8 +255,8 @@ function serverFetchApi(yoga: Yoga): Yoga['fetchAPI'] {
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
 
 /** The media type yoga would answer with for this Accept header, when it is one yoga answers plainly. */
-export function plainMediaType(accept: string | null): PlainMediaType | undefined {
-  if (accept === null || accept.trim() === '') return 'application/json';
+export function plainMediaType(accept: string | null | undefined): PlainMediaType | undefined {
+  if (accept == null || accept.trim() === '') return 'application/json';
   const first = accept.split(',')[0]!.trim();
   for (const part of accept.split(',')) {
     const type = part.trim();
@@ -150,10 +266,16 @@ export function plainMediaType(accept: string | null): PlainMediaType | undefine
 }
 
 /** A plain POST's parameters and answer type, when they are well-formed ones yoga would take as they are. */
-function plainRequest(headers: Headers, text: string): { params: GraphQLParams; mediaType: PlainMediaType } | undefined {
+function plainRequest(headers: Headers, text: string): PlainRequest | undefined {
   if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
   const mediaType = plainMediaType(headers.get('accept'));
   if (!mediaType) return undefined;
+  const params = plainParams(text);
+  return params && { params, mediaType };
+}
+
+/** The parameters of a plain POST's JSON body, when they are well-formed ones yoga would take as they are. */
+function plainParams(text: string): GraphQLParams | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -162,13 +284,13 @@ function plainRequest(headers: Headers, text: string): { params: GraphQLParams; 
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const params = body as Record<string, unknown>;
-  for (const key of Object.keys(params)) if (!PARAM_NAMES.has(key)) return undefined;
+  for (const key in params) if (!PARAM_NAMES.has(key)) return undefined;
   const isObject = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
   if (typeof params.query !== 'string' || !isObject(params.variables) || !isObject(params.extensions)) return undefined;
   if (params.operationName !== undefined && params.operationName !== null && typeof params.operationName !== 'string') return undefined;
   // a subscription (or anything that may be one) is yoga's: a stream, or a 406 naming text/event-stream
   if (/\bsubscription\b/.test(params.query)) return undefined;
-  return { params: params as unknown as GraphQLParams, mediaType };
+  return params as unknown as GraphQLParams;
 }
 
 /**

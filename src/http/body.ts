@@ -78,11 +78,39 @@ export interface BodySource {
  * here yet (or was read already): the caller then reads it as it comes.
  */
 function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<ArrayBuffer> | undefined {
+  const kept = incoming && readEarlier.get(incoming);
+  if (kept) {
+    readEarlier.delete(incoming);
+    return kept;
+  }
   // complete: the parser has seen the whole message, every byte of it pushed into the stream's buffer
   if (!incoming?.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES) return undefined;
   const buffered = incoming.read() as Buffer | null;
   if (buffered === null) return new Uint8Array();
   return new Uint8Array(buffered.buffer, buffered.byteOffset, buffered.byteLength) as Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * Bodies taken from node:http before the app saw the request (takeReceivedBody), for the handler that
+ * answers it after all: it reads them as if they were still in the message's buffer, once.
+ */
+const readEarlier = new WeakMap<IncomingMessage, Uint8Array<ArrayBuffer>>();
+
+/**
+ * The body of a node:http message when all of it is here and within MAX_BODY_BYTES (declared and
+ * received), taken from the message; undefined otherwise (nothing taken). The taker either answers the
+ * request or hands the bytes on with `keepReadBody`, so that the handler reading the body later
+ * (readLimited) gets exactly these bytes, under the same limits: GraphQL's direct answer (graphql/overHttp.ts).
+ */
+export function takeReceivedBody(incoming: IncomingMessage): Uint8Array<ArrayBuffer> | undefined {
+  const declared = incoming.headers['content-length'];
+  if (declared !== undefined && !(Number(declared) <= MAX_BODY_BYTES)) return undefined;
+  return receivedInFull(incoming);
+}
+
+/** Hands bytes taken by takeReceivedBody on to whoever reads the message's body next (readLimited). */
+export function keepReadBody(incoming: IncomingMessage, bytes: Uint8Array<ArrayBuffer>): void {
+  readEarlier.set(incoming, bytes);
 }
 
 /** A Request on its own (tests, yoga) has no node:http message behind it. */

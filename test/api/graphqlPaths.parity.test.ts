@@ -3,12 +3,18 @@
 // POSTs, and yoga.fetch for everything else. GRAPHQL_FAST_PATH=false forces every request through
 // yoga.fetch; GRAPHQL_JIT=false runs every operation through graphql-js instead of its compiled form; the
 // second run of a compiled query on the fast path is the prepared path, which the last path turns off
-// (config.graphqlPreparedPath). Every case below runs through these five paths,
-// each twice (a first run compiles, the second reuses), and the answers of one executor must be identical
-// whichever way the request was read: status, headers and body (the request id aside, which is checked to be
-// the answer's own).
+// (config.graphqlPreparedPath). Behind node:http, the prepared path answers straight on the socket, without
+// Hono (app.answerNode); the last two paths send the requests over a socket, with that direct answer and
+// without it (directGraphQL: false), and their header names on the wire must be the same too. Every case
+// below runs through these seven paths, each twice (a first run compiles, the second reuses), and the
+// answers of one executor must be identical whichever way the request was read: status, headers and body
+// (the request id aside, which is checked to be the answer's own), and the request metrics they leave.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
 import { loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.js';
 import { useTestApp } from '../support/testApp.js';
@@ -19,6 +25,8 @@ interface Answer {
   status: number;
   headers: Record<string, string>;
   body: any;
+  /** Over a socket: the header names as written on the wire (sorted, those of the connection aside). */
+  rawNames?: string[];
 }
 
 const PATHS = [
@@ -28,40 +36,99 @@ const PATHS = [
   { name: 'yoga.fetch, graphql-js', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'false' } },
   // the second run of a compiled query on the first path is the prepared path (overHttp.ts); here it is off
   { name: 'fast path, compiled, no prepared path', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, preparedPath: false },
+  // over node:http: the prepared path answered directly on the socket (app.answerNode), and through Hono
+  { name: 'node:http, compiled, direct', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, socket: true },
+  { name: 'node:http, compiled, through Hono', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, socket: true, directGraphQL: false },
 ];
+
+/** Headers of a socket's answer that an app.fetch answer does not have (the connection's, the framing). */
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+const servers: Server[] = [];
+afterAll(async () => {
+  for (const server of servers) await new Promise((resolve) => server.close(resolve));
+});
 
 const limiters: RateLimiter[] = [];
 afterAll(async () => {
   for (const limiter of limiters) await limiter.close();
 });
 
-type PathApp = { name: string; app: ReturnType<typeof createApp>; rateLimit: RateLimiter };
+type PathApp = { name: string; app: ReturnType<typeof createApp>; rateLimit: RateLimiter; port?: number; handedToApp: { count: number } };
 
 /** One app per path over the test database, each with its own budgets (small: a case can spend them). */
-function pathApps(): PathApp[] {
-  return PATHS.map(({ name, env, preparedPath }) => {
-    const config = { ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }), graphqlPreparedPath: preparedPath ?? true };
-    const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
-    limiters.push(rateLimit);
-    return { name, app: createApp({ ...t.deps, config, rateLimit }), rateLimit };
+async function pathApps(): Promise<PathApp[]> {
+  return Promise.all(
+    PATHS.map(async ({ name, env, preparedPath, socket, directGraphQL }) => {
+      const config = { ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }), graphqlPreparedPath: preparedPath ?? true };
+      const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
+      limiters.push(rateLimit);
+      const app = createApp({ ...t.deps, config, rateLimit }, { directGraphQL });
+      const handedToApp = { count: 0 };
+      if (!socket) return { name, app, rateLimit, handedToApp };
+      // the requests node:http hands the app (Hono) rather than answering them directly
+      const fetchApp: typeof app.fetch = (...args) => {
+        handedToApp.count++;
+        return app.fetch(...args);
+      };
+      const server = createHttpServer(fetchApp, config.http, undefined, undefined, app.answerNode);
+      servers.push(server);
+      const { port } = (await listen(server, 0, '127.0.0.1')) as AddressInfo;
+      return { name, app, rateLimit, port, handedToApp };
+    }),
+  );
+}
+
+/** POSTs over a socket, reading the answer's header names as they are on the wire. */
+function sendOverSocket(port: number, headers: Record<string, string>, body: string): Promise<{ status: number; rawHeaders: string[]; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/graphql', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, rawHeaders: res.rawHeaders, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
-async function send(app: ReturnType<typeof createApp>, body: unknown, headers: Record<string, string | null> = {}): Promise<Answer> {
+async function send(path: PathApp, body: unknown, headers: Record<string, string | null> = {}): Promise<Answer> {
   const merged: Record<string, string> = {};
   const all: Record<string, string | null> = { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json', ...headers };
   for (const [name, value] of Object.entries(all)) if (value !== null) merged[name] = value;
-  const res = await app.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: merged, body: typeof body === 'string' ? body : JSON.stringify(body) }));
-  const text = await res.text();
+  const sent = typeof body === 'string' ? body : JSON.stringify(body);
   const kept: Record<string, string> = {};
-  res.headers.forEach((value, name) => (kept[name] = value));
+  let status: number;
+  let text: string;
+  let rawNames: string[] | undefined;
+  if (path.port !== undefined) {
+    const res = await sendOverSocket(path.port, merged, sent);
+    ({ status, text } = res);
+    rawNames = [];
+    for (let i = 0; i < res.rawHeaders.length; i += 2) {
+      const name = res.rawHeaders[i]!;
+      if (CONNECTION_HEADERS.has(name.toLowerCase())) continue;
+      rawNames.push(name);
+      kept[name.toLowerCase()] = res.rawHeaders[i + 1]!;
+    }
+    rawNames.sort();
+  } else {
+    const res = await path.app.fetch(new Request('http://127.0.0.1/graphql', { method: 'POST', headers: merged, body: sent }));
+    text = await res.text();
+    status = res.status;
+    res.headers.forEach((value, name) => {
+      if (!CONNECTION_HEADERS.has(name)) kept[name] = value;
+    });
+  }
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
   } catch {
     // compared as text
   }
-  return { status: res.status, headers: kept, body: parsed };
+  return { status, headers: kept, body: parsed, ...(rawNames ? { rawNames } : {}) };
 }
 
 /** The answer without its request id, after checking that every error names the answer's own. */
@@ -69,6 +136,7 @@ function comparable(answer: Answer) {
   const requestId = answer.headers['x-request-id'];
   expect(requestId).toBeTruthy();
   const { 'x-request-id': _id, ...headers } = answer.headers;
+  // the names on the wire are compared between the two socket paths (below)
   const errors = answer.body?.errors?.map((e: { extensions: Record<string, unknown> }) => {
     expect(e.extensions.requestId).toBe(requestId);
     return { ...e, extensions: { ...e.extensions, requestId: 'R' } };
@@ -80,8 +148,8 @@ const ORG = 'query Org($id: ID!) { organization(id: $id) { id name officeHours {
 
 describe('every path answers a plain POST identically', () => {
   let apps: PathApp[] = [];
-  beforeAll(() => {
-    apps = pathApps();
+  beforeAll(async () => {
+    apps = await pathApps();
   });
   beforeEach(() => {
     t.clock.set('2026-03-09T13:30:10.000Z');
@@ -175,12 +243,14 @@ describe('every path answers a plain POST identically', () => {
   for (const c of cases) {
     it(c.name, async () => {
       const byPath: Answer[][] = [];
-      for (const { app, rateLimit } of apps) {
+      for (const path of apps) {
         // twice each (the first run of a query compiles it, the second reuses it), from a fresh budget
         for (let round = 0; round < 2; round++) {
-          rateLimit.clear();
+          path.rateLimit.clear();
+          // a subscription refused with a 406 stays counted as live (yoga does not end it): each round from none
+          await t.deps.liveStreams.closeAll();
           const answers: Answer[] = [];
-          for (const request of c.requests()) answers.push(await send(app, request.body, request.headers));
+          for (const request of c.requests()) answers.push(await send(path, request.body, request.headers));
           byPath.push(answers);
         }
       }
@@ -195,6 +265,37 @@ describe('every path answers a plain POST identically', () => {
       // and both executors agree on status and codes
       const summary = (answers: Answer[]) => answers.map((a) => ({ status: a.status, codes: a.body?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) }));
       expect(summary(byPath[4]!)).toEqual(summary(byPath[0]!));
+      // over a socket, answered directly or through Hono: the same header names on the wire, both rounds
+      const direct = PATHS.findIndex((p) => p.socket && p.directGraphQL === undefined) * 2;
+      const hono = PATHS.findIndex((p) => p.socket && p.directGraphQL === false) * 2;
+      for (const round of [0, 1]) expect(byPath[direct + round]!.map((a) => a.rawNames)).toEqual(byPath[hono + round]!.map((a) => a.rawNames));
     });
   }
+
+  it('the socket paths leave the same request metrics, and a prepared query never reaches Hono on the direct one', async () => {
+    const [direct, hono] = [apps.find((a) => a.name === 'node:http, compiled, direct')!, apps.find((a) => a.name === 'node:http, compiled, through Hono')!];
+    const body = { query: ORG, variables: { id: t.demo.organizations.clinic.id } };
+    const metricsOf = async (path: PathApp) =>
+      (await (await path.app.fetch(new Request('http://127.0.0.1/metrics'))).text())
+        .split('\n')
+        .filter((line) => line.startsWith('ocs_http_requests_total{') && line.includes('/graphql'))
+        .sort();
+    const before = await Promise.all([direct, hono].map(metricsOf));
+    for (const path of [direct, hono]) {
+      path.rateLimit.clear();
+      await send(path, body); // prepared by now (the cases above ran it), or compiled here
+      const handed = path.handedToApp.count;
+      await send(path, body);
+      await send(path, body, { authorization: null });
+      // a sane request id is kept, on the answer and in its errors
+      const kept = await send(path, { query: ORG, variables: { id: t.demo.organizations.other.id } }, { 'x-request-id': 'lb-1.2:trace-9' });
+      expect(kept.headers['x-request-id']).toBe('lb-1.2:trace-9');
+      expect(kept.body.errors[0].extensions.requestId).toBe('lb-1.2:trace-9');
+      expect(path.handedToApp.count - handed, path.name).toBe(path === direct ? 0 : 3);
+    }
+    const after = await Promise.all([direct, hono].map(metricsOf));
+    expect(after[0]).not.toEqual(before[0]);
+    // counters only grow: the same counts added on both (the cases above sent both the same requests)
+    expect(after[0]).toEqual(after[1]);
+  });
 });

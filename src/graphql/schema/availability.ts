@@ -157,7 +157,7 @@ builder.subscriptionField('availabilityChanged', (t) =>
       );
       const tracked = ctx.deps.liveStreams.track(actor.credential.id, stream);
       // the client went away (its connection closed, or its request was aborted): end the stream now
-      ctx.request.signal.addEventListener('abort', () => void tracked.return?.(), { once: true });
+      ctx.signal()?.addEventListener('abort', () => void tracked.return?.(), { once: true });
       return tracked;
     },
     resolve: (answer: Availability) => answer,
