@@ -56,12 +56,13 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     closers.push(() => changes.close());
     const readModel = new ReadModel(database.prisma, { ...config.readModel, clock });
     changes.subscribe(readModel);
-    // short waits so the first requests are counted in Redis and hear of changes; what is down is not waited for
-    // (rate limits then count per instance, and cached data expires within a second)
+    // short waits so the first requests are counted in Redis and other instances' notices arrive; what is down is
+    // not waited for (rate limits then count per instance, and other instances' changes arrive by the log's poll)
     await Promise.all([rateLimit.store.inner.ready(1_000), changes.start(1_000)]);
-    // with other instances (Redis or NOTIFY), every committed change is also read from the event log, the
-    // notices only waking it: a lost notice, or one never sent, still arrives (changes/eventTail.ts). One
-    // process on the embedded database has no other writer to hear of.
+    // with other instances possible (Redis or NOTIFY), their changes are heard only from the event log, their
+    // notices waking its reader: a lost notice, or one never sent, still arrives, a notice for nothing that
+    // committed changes nothing (changes/eventTail.ts). One process on the embedded database has no other
+    // writer to hear of.
     if (changes.transport.name !== 'local') {
       const tail = new EventTail(database.prisma, changes);
       await tail.start();

@@ -38,7 +38,8 @@ export async function createOAuthClient(
 /**
  * The admin command line's changes (admin/commands.ts). Each runs in one transaction with its event, whose
  * actor is the admin command line (the audit trail names who changed what), and publishes its change, so that
- * the read model of this process forgets the credential at once and every other instance within the second.
+ * the read model of this process forgets the credential at once; every other instance reads the event from the
+ * log (at once when this process's notice reaches it, else at its next poll, within the second).
  */
 export async function adminCreateApiKey(deps: DomainDeps, orgId: string, name: string): Promise<{ id: string; apiKey: string }> {
   return deps.db.$transaction(async (tx) => {

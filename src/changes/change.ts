@@ -1,6 +1,8 @@
-// What a write tells every instance: which kind of data of which organization changed. The read model
-// forgets what it cached of it; live availability subscriptions recompute. A change names data, not
-// rows, so that one message covers a multi-row write and carries nothing secret.
+// What a write changed, as the instances that hold data hear it: which kind of data of which organization.
+// The read model forgets what it cached of it; live availability subscriptions recompute. A change names
+// data, not rows, so that one covers a multi-row write and carries nothing secret. Every change stands
+// for an event committed in the write's own transaction (domain/events.ts): the writing instance hears
+// it at once, every other instance by reading that event from the log (eventTail.ts).
 
 export const CHANGE_KINDS = [
   /** Name, timezone, communications switch, or the set of children (published for the parent). */
@@ -21,41 +23,47 @@ export interface Change {
   orgId: string;
 }
 
-/** A change as it travels: stamped with the instance that published it. */
-export interface ChangeMessage extends Change {
-  origin: string;
-}
-
 /** The kinds that change what availability answers (and so what the compiled schedule holds). */
 export const SCHEDULE_KINDS: ReadonlySet<ChangeKind> = new Set(['organization', 'officeHours', 'closures', 'templates', 'phoneNumbers']);
 
-const KIND_SET: ReadonlySet<string> = new Set(CHANGE_KINDS);
+/**
+ * A notice: the wake-up one instance sends the others after a write, so that they read the event log now
+ * rather than at their next poll. Only `origin` is read (an instance ignores its own notices); `kind` and
+ * `orgId` are still sent for instances of earlier versions during a rolling upgrade, and never acted on
+ * here: what changed is read from the log, so a notice that lies, or names a write that rolled back,
+ * costs one read of the log and nothing else.
+ */
+export interface Notice {
+  origin: string;
+}
 
-/** A message from the channel, or null when it is not one of ours (anyone may publish on a channel). */
-export function parseChangeMessage(text: string): ChangeMessage | null {
+/** A notice from the channel, or null when it is not one of ours (anyone may publish on a channel). */
+export function parseNotice(text: string): Notice | null {
   try {
-    const value = JSON.parse(text) as Partial<ChangeMessage>;
+    const value = JSON.parse(text) as Partial<Notice>;
     if (typeof value !== 'object' || value === null) return null;
-    if (typeof value.kind !== 'string' || !KIND_SET.has(value.kind)) return null;
-    if (typeof value.orgId !== 'string' || value.orgId.length > 64) return null;
-    if (typeof value.origin !== 'string' || value.origin.length > 64) return null;
-    return { kind: value.kind as ChangeKind, orgId: value.orgId, origin: value.origin };
+    if (typeof value.origin !== 'string' || value.origin.length === 0 || value.origin.length > 64) return null;
+    return { origin: value.origin };
   } catch {
     return null;
   }
 }
 
-/** What a domain write needs: report a committed change. */
+/** What a domain write needs: once its transaction committed, report the change its event stands for. */
 export interface ChangePublisher {
   publish(change: Change): void;
 }
 
 /** Hears every change, this instance's and the others' (feed.ts). */
 export interface ChangeListener {
-  /** `local` is true for a change published by this instance. */
+  /** `local` is true for a change published by this instance (false: read from the event log). */
   onChange(change: Change, local: boolean): void;
-  /** The channel to the other instances was lost (false) or is back (true). */
-  onChannel?(connected: boolean): void;
+  /**
+   * Whether every change committed by other instances up to a moment ago has been heard: false while the
+   * event log cannot be read (changes may be going unheard), true again once it was read (everything
+   * committed meanwhile has then been heard, in order). Always true on one process (embedded database).
+   */
+  onSync?(inSync: boolean): void;
 }
 
 /** Publishing and listening: what live subscriptions need. */

@@ -1,6 +1,7 @@
-// Picks the channel changes travel on: Redis pub/sub when REDIS_URL is set (the deployment already has
-// it for rate limits, and it needs no session-bound connection to the database), PostgreSQL
-// LISTEN/NOTIFY when the database is a server, and nothing when the database is embedded (one process).
+// Picks the channel notices travel on (the wake-ups that make other instances read the event log now):
+// Redis pub/sub when REDIS_URL is set (the deployment already has it for rate limits, and it needs no
+// session-bound connection to the database), PostgreSQL LISTEN/NOTIFY when the database is a server, and
+// nothing when the database is embedded (one process).
 import type { Logger } from '../logger.js';
 import { ChangeFeed } from './feed.js';
 import { PostgresTransport } from './postgresTransport.js';

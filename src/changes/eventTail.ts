@@ -1,9 +1,12 @@
-// The change feed read from the event log (domain/events.ts writes one event in the transaction of
-// every write): each instance reads the events committed after the last one it read, by `seq`, and
-// hands their changes to the feed's listeners (the read model forgets, live subscriptions recompute).
-// Nothing that committed is missed: not when a notice is lost (Redis pub/sub keeps nothing for a
-// subscriber that is away), nor when the writing process dies between its commit and its notice. The
-// notices (Redis or NOTIFY, feed.ts) are the wake-up that makes it prompt; a poll catches the rest.
+// How every other instance's changes reach this one: the event log (domain/events.ts writes one event in
+// the transaction of every write), read from where this instance last read it, by `seq`. The changes the
+// events stand for go to the feed's listeners (the read model forgets, live subscriptions recompute). It
+// is the only way: a notice from another instance (feed.ts) only wakes this reader, which then reads what
+// committed, so nothing that committed is missed (a notice lost; the writer dead between its commit and
+// its notice) and nothing that did not commit, or that a notice merely claims, is acted on. A poll reads
+// the log every `pollMs` without a notice: that bounds how late a change is heard when notices are lost.
+// When a read fails the feed is told (ChangeFeed.setInSync: the read model forgets what it holds and keeps
+// entries briefly) until a read succeeds; that read hears everything committed meanwhile.
 //
 // `seq` is taken when a row is inserted, not when it commits: a later seq can be visible before an
 // earlier one commits. A seq skipped over is kept as a gap and looked for again for a while (a write's
@@ -12,7 +15,7 @@ import type { Db } from '../db/client.js';
 import type { Change, ChangeKind } from './change.js';
 import type { ChangeFeed } from './feed.js';
 
-/** The change an event stands for in what instances hold (read model, live subscriptions); null for none. */
+/** The change an event's type stands for in what instances hold (read model, live subscriptions); null for none. */
 export function changeOfEventType(type: string): ChangeKind | null {
   switch (type.slice(0, type.indexOf('.'))) {
     case 'organization':
@@ -32,6 +35,18 @@ export function changeOfEventType(type: string): ChangeKind | null {
     default:
       return null;
   }
+}
+
+/**
+ * The changes one event stands for: its type's, and for a new child organization also its account's (whose
+ * record holds its children), named by the event's data.
+ */
+export function changesOfEvent(event: { type: string; orgId: string; parentId: string | null }): Change[] {
+  const kind = changeOfEventType(event.type);
+  if (!kind) return [];
+  const changes: Change[] = [{ kind, orgId: event.orgId }];
+  if (event.type === 'organization.created' && event.parentId) changes.push({ kind: 'organization', orgId: event.parentId });
+  return changes;
 }
 
 export interface EventTailOptions {
@@ -54,8 +69,6 @@ export class EventTail {
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
-  /** True while handing changes to the feed (which tells its listeners, this tail among them: not a wake-up). */
-  private applying = false;
   private readonly pollMs: number;
   private readonly gapMs: number;
   private readonly batchSize: number;
@@ -73,12 +86,7 @@ export class EventTail {
   /** Starts from the end of the log (what this instance holds was read after it), woken by other instances' notices and polling. */
   async start(): Promise<void> {
     await this.readCursor();
-    this.unsubscribe = this.feed.subscribe({
-      onChange: (_change, local) => {
-        if (!local && !this.applying) this.wake();
-      },
-      onChannel: (connected) => connected && this.wake(),
-    });
+    this.unsubscribe = this.feed.onNotice(() => void this.wake());
     this.schedule();
   }
 
@@ -89,31 +97,38 @@ export class EventTail {
     await this.running;
   }
 
-  /** Reads what was committed since the last read (now; a read under way is followed by another). */
-  wake(): void {
-    if (this.stopped) return;
+  /**
+   * Reads what was committed since the last read (now; a read under way is followed by another). Resolves
+   * once read (or failed: the next wake-up or poll reads again).
+   */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (this.running) {
       this.again = true;
-      return;
+      return this.running;
     }
     this.running = (async () => {
       do {
         this.again = false;
         try {
           await this.catchUp();
+          this.feed.setInSync(true);
         } catch {
-          // the database is away: the next wake-up or poll reads again from the same place
+          // the database is away: the next wake-up or poll reads again from the same place; meanwhile
+          // changes may be going unheard, so nothing held may be trusted for long
+          if (!this.stopped) this.feed.setInSync(false);
         }
       } while (this.again && !this.stopped);
     })().finally(() => {
       this.running = undefined;
     });
+    return this.running;
   }
 
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.wake();
+      void this.wake();
       this.schedule();
     }, this.pollMs);
     this.timer.unref();
@@ -132,8 +147,10 @@ export class EventTail {
     let read = 0;
     for (;;) {
       const gaps = [...this.gaps.keys()];
-      const rows = await this.db.$queryRaw<{ seq: string; type: string; orgId: string }[]>`
-        SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId" FROM "Event"
+      const rows = await this.db.$queryRaw<{ seq: string; type: string; orgId: string; parentId: string | null }[]>`
+        SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId",
+               CASE WHEN "type" = 'organization.created' THEN "data"->>'parentId' END AS "parentId"
+        FROM "Event"
         WHERE "seq" > ${this.cursor!}::bigint OR "seq" = ANY(${gaps}::bigint[])
         ORDER BY "seq" LIMIT ${this.batchSize}`;
       const changes = new Map<string, Change>();
@@ -145,15 +162,9 @@ export class EventTail {
         } else {
           this.gaps.delete(seq);
         }
-        const kind = changeOfEventType(row.type);
-        if (kind) changes.set(`${kind}|${row.orgId}`, { kind, orgId: row.orgId });
+        for (const change of changesOfEvent(row)) changes.set(`${change.kind}|${change.orgId}`, change);
       }
-      this.applying = true;
-      try {
-        for (const change of changes.values()) this.feed.apply(change);
-      } finally {
-        this.applying = false;
-      }
+      for (const change of changes.values()) this.feed.apply(change);
       read += rows.length;
       if (rows.length < this.batchSize) return read;
     }

@@ -1,25 +1,29 @@
-// The change feed: every committed write publishes a Change here. Listeners on this instance hear it
-// at once, synchronously, before the write's response is sent (so the instance that made a change
-// never serves what it replaced); the transport carries it to every other instance (Redis pub/sub,
-// PostgreSQL NOTIFY, or nothing when there is one process). Listeners also hear when the channel is
-// lost and when it is back, since changes may have been missed in between: the read model then falls
-// back to short expiry and, once the channel is back, forgets everything it held. What committed is
-// also read back from the event log (eventTail.ts), with a notice as its wake-up: a change whose notice
-// was lost, or never sent (the writer died after its commit), still arrives.
+// The change feed: what this instance hears of committed writes, from two sources only. A write made
+// here publishes its Change once its transaction committed, and this instance's listeners hear it at
+// once, synchronously, before the write's response is sent (so the instance that made a change never
+// serves what it replaced). Every other instance hears it from the event log (eventTail.ts), where the
+// write's transaction put its event: one mechanism, so nothing that committed is missed, and nothing
+// that did not commit is heard. The notice sent to the other instances (Redis pub/sub, PostgreSQL
+// NOTIFY, nothing when there is one process) carries no change: it only wakes their log readers, so
+// that they read now rather than at their next poll. A notice lost (the channel down, the writer dead
+// between its commit and its notice) delays a change by at most the poll interval; a notice that lies
+// costs one read of the log.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
-import { type Change, type ChangeChannel, type ChangeListener, parseChangeMessage } from './change.js';
+import { type Change, type ChangeChannel, type ChangeListener, parseNotice } from './change.js';
 import type { ChangeTransport } from './transport.js';
 
 export type { ChangeListener };
 
 export class ChangeFeed implements ChangeChannel {
-  /** Stamped on what this instance sends, so that its own messages coming back are recognised. */
+  /** Stamped on the notices this instance sends, so that its own coming back are recognised. */
   readonly instanceId = randomUUID();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly wakers = new Set<() => void>();
   private readonly pending = new Set<Promise<void>>();
   private isConnected = false;
+  private isInSync = true;
   private lastWarnAt = -Infinity;
 
   constructor(
@@ -27,9 +31,14 @@ export class ChangeFeed implements ChangeChannel {
     private readonly logger: Logger,
   ) {}
 
-  /** True while changes from other instances can arrive. */
+  /** True while notices from other instances can arrive (changes then arrive at once rather than at the log's next poll). */
   get connected(): boolean {
     return this.isConnected;
+  }
+
+  /** True unless the event log could not be read the last time it was (see ChangeListener.onSync). */
+  get inSync(): boolean {
+    return this.isInSync;
   }
 
   /** Connects the transport; waits at most `timeoutMs` (a channel that is down does not stop the start). */
@@ -48,22 +57,32 @@ export class ChangeFeed implements ChangeChannel {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Called on every notice from another instance, and when the channel is back (notices may have been lost
+   * while it was down): the log reader reads the log then.
+   */
+  onNotice(wake: () => void): () => void {
+    this.wakers.add(wake);
+    return () => this.wakers.delete(wake);
+  }
+
+  /** A change whose event committed with this instance's write: heard here at once, a notice to the others. */
   publish(change: Change): void {
     this.deliver({ kind: change.kind, orgId: change.orgId }, true);
     if (this.transport.name === 'local') return;
     const sending = this.transport.send(JSON.stringify({ kind: change.kind, orgId: change.orgId, origin: this.instanceId })).catch((err: unknown) => {
-      // the receivers notice the lost channel themselves and expire what they hold within a second
+      // the others read the event at their next poll
       const now = Date.now();
       if (now - this.lastWarnAt > 30_000) {
         this.lastWarnAt = now;
-        this.logger.warn('change not sent to other instances: channel unavailable', { transport: this.transport.name, kind: change.kind, ...errorFields(err), stack: undefined });
+        this.logger.warn('notice not sent to other instances: channel unavailable', { transport: this.transport.name, kind: change.kind, ...errorFields(err), stack: undefined });
       }
     });
     this.pending.add(sending);
     void sending.finally(() => this.pending.delete(sending));
   }
 
-  /** Waits for the changes being sent (a command-line tool before it exits). */
+  /** Waits for the notices being sent (a command-line tool before it exits). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.pending]);
   }
@@ -72,6 +91,7 @@ export class ChangeFeed implements ChangeChannel {
     await this.drain();
     await this.transport.close();
     this.listeners.clear();
+    this.wakers.clear();
   }
 
   /**
@@ -82,10 +102,23 @@ export class ChangeFeed implements ChangeChannel {
     this.deliver({ kind: change.kind, orgId: change.orgId }, false);
   }
 
+  /** The log reader's report: the log could (true) or could not (false) be read. */
+  setInSync(inSync: boolean): void {
+    if (inSync === this.isInSync) return;
+    this.isInSync = inSync;
+    if (inSync) this.logger.info('event log read again; changes from other instances arrive again');
+    else this.logger.warn('event log unreadable; changes from other instances may go unheard, cached data is forgotten and now expires within a second');
+    for (const listener of this.listeners) listener.onSync?.(inSync);
+  }
+
   private receive(text: string): void {
-    const message = parseChangeMessage(text);
-    if (!message || message.origin === this.instanceId) return; // not ours, or already delivered locally
-    this.deliver({ kind: message.kind, orgId: message.orgId }, false);
+    const notice = parseNotice(text);
+    if (!notice || notice.origin === this.instanceId) return; // not ours, or this instance's own (heard at once)
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const wake of this.wakers) wake();
   }
 
   private deliver(change: Change, local: boolean): void {
@@ -102,7 +135,7 @@ export class ChangeFeed implements ChangeChannel {
     if (connected === this.isConnected) return;
     this.isConnected = connected;
     if (connected) this.logger.info('change channel connected', { transport: this.transport.name });
-    else this.logger.warn('change channel lost; cached data now expires within a second', { transport: this.transport.name });
-    for (const listener of this.listeners) listener.onChannel?.(connected);
+    else this.logger.warn('change channel lost; changes from other instances now arrive by the event log poll', { transport: this.transport.name });
+    if (connected) this.wake();
   }
 }

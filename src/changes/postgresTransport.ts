@@ -1,4 +1,4 @@
-// Changes over PostgreSQL LISTEN/NOTIFY, when there is no Redis: the database every instance already
+// Notices over PostgreSQL LISTEN/NOTIFY, when there is no Redis: the database every instance already
 // shares. One dedicated connection per instance listens (a pooled one cannot: LISTEN belongs to a
 // session, so behind a transaction-mode pooler point DATABASE_URL at the server itself) and sends.
 import type pg from 'pg';

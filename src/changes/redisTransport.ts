@@ -1,4 +1,4 @@
-// Changes over Redis pub/sub (REDIS_URL), through graphql-yoga's Redis event target: the channel every
+// Notices over Redis pub/sub (REDIS_URL), through graphql-yoga's Redis event target: the channel every
 // multi-instance deployment of this service already has for its shared rate limits.
 import type { Redis } from 'ioredis';
 import { ioredis, redisEventTarget } from '../optionalModules.js';
@@ -18,7 +18,7 @@ export class RedisTransport implements ChangeTransport {
       retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
     };
     const { Redis } = ioredis();
-    // publishing fails at once while disconnected (the feed logs it; the receivers fall back to short expiry)
+    // publishing fails at once while disconnected (the feed logs it; the receivers read the log at their next poll)
     this.publisher = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000, lazyConnect: true });
     // the subscriber queues its SUBSCRIBE until connected and subscribes again after every reconnect
     this.subscriber = new Redis(url, { ...common, lazyConnect: true });

@@ -1,8 +1,9 @@
-// How changes travel between instances. The feed (feed.ts) does not care which one carries them.
+// How notices travel between instances (wake-ups for their event-log readers, feed.ts; never the changes
+// themselves). The feed does not care which transport carries them.
 export interface TransportHandlers {
   /** A message from any instance, this one included (the feed drops its own). */
   onMessage(text: string): void;
-  /** The channel went up or down; while it is down, messages may be lost. */
+  /** The channel went up or down; while it is down, messages may be lost (the log's poll still reads what committed). */
   onConnection(connected: boolean): void;
 }
 

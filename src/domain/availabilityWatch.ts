@@ -47,11 +47,9 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     private readonly phoneNumberId: string | null | undefined,
     private readonly options: WatchOptions,
   ) {
-    this.unsubscribe = deps.changes.subscribe({
-      onChange: (change) => this.onChange(change),
-      // changes may have been missed while the channel was down
-      onChannel: (connected) => connected && this.refresh(false),
-    });
+    // every change is heard, this instance's at once and the others' from the event log (even after a
+    // time when the log could not be read: it is then read from where it was)
+    this.unsubscribe = deps.changes.subscribe({ onChange: (change) => this.onChange(change) });
     this.refresh(false);
   }
 

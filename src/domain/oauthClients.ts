@@ -150,17 +150,19 @@ export async function setOAuthClientScopes(deps: DomainDeps, actor: Actor, id: s
   const data = parseInput(setOAuthClientScopesInput, input ?? {});
   const clientRowId = uuidParam('id', id);
   const now = deps.clock();
-  const view = await deps.db.$transaction(async (tx) => {
+  const { view, changed } = await deps.db.$transaction(async (tx) => {
     const old = await lockReachableClient(tx, actor, clientRowId);
     const row = await tx.oAuthClient.update({ where: { id: clientRowId }, data: { scopes: ordered(data.scopes) } });
     const view = clientView(row, now);
     const before = ordered(old.scopes);
-    if (before.join(' ') !== view.scopes.join(' ')) {
+    const changed = before.join(' ') !== view.scopes.join(' ');
+    if (changed) {
       await recordEvent(tx, deps, actor, { type: 'oauth_client.scopes_changed', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: view, previous: { scopes: before } });
     }
-    return view;
+    return { view, changed };
   });
-  deps.changes.publish({ kind: 'credentials', orgId: view.orgId });
+  // a change is published only with its event: other instances hear of it from that event (changes/eventTail.ts)
+  if (changed) deps.changes.publish({ kind: 'credentials', orgId: view.orgId });
   return view;
 }
 

@@ -114,7 +114,7 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
 
   // checked and written in one transaction with the bot row share-locked, so that the bot cannot move or
   // vanish between the check and the write
-  const view = await db.$transaction(async (tx) => {
+  const { view, changed } = await db.$transaction(async (tx) => {
     // reach is decided from the organizations' parents read in the same statements (no read outside the transaction)
     const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null; botId: string | null }[]>`
       SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId", p."botId"::text AS "botId"
@@ -134,8 +134,9 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     if (previous) {
       await recordEvent(tx, deps, actor, { type: 'phone_number.attached', orgId: phone.orgId, subject: { type: 'phone_number', id }, data: view, previous });
     }
-    return view;
+    return { view, changed: previous !== null };
   });
-  deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  // a change is published only with its event: other instances hear of it from that event (changes/eventTail.ts)
+  if (changed) deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
   return view;
 }

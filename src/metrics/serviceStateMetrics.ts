@@ -98,4 +98,12 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     },
     () => ({ [deps.changes.transport.name]: deps.changes.connected ? 1 : 0 }),
   );
+  scrapedGauge(
+    registry,
+    {
+      name: 'ocs_change_log_in_sync',
+      help: '1 while the event log, where other instances\' changes are read, could be read the last time (always 1 on the embedded database), else 0: the read model then forgets and keeps entries a second.',
+    },
+    () => (deps.changes.inSync ? 1 : 0),
+  );
 }

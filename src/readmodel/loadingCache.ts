@@ -1,7 +1,7 @@
 // A bounded cache that loads what it misses: least-recently-used entries are dropped past `max` entries
 // or past `maxBytes` of their estimated sizes, every
-// entry expires after the TTL the read model sets (long while the change channel is up, a second while
-// it is down), concurrent misses of one key share one load, and misses of the same tick are loaded
+// entry expires after the TTL the read model sets (long while the event log is read, a second while
+// it cannot be), concurrent misses of one key share one load, and misses of the same tick are loaded
 // together (DataLoader), so that N organizations cost one statement, not N.
 //
 // A load races with invalidation: a write may commit, and its change arrive, while a load that began

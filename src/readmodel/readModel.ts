@@ -7,11 +7,16 @@
 //   and schedules also of at most READ_MODEL_MAX_MB of estimated size each (sizes.ts): a schedule may hold
 //   a few rules or thousands of closures, so a count alone bounds nothing.
 // - Filled on first use, in one statement per kind for all the keys missed together (loaders.ts).
-// - Invalidated by the change feed: every write publishes what it changed; this instance forgets it at
-//   once (before the write answers) and every other instance as soon as the message arrives.
-// - Never stale for long: entries expire after READ_MODEL_MAX_AGE_SECONDS even when no change says so
-//   (a write made outside the service), and after one second while the channel to the other instances
-//   is down; when the channel comes back everything is forgotten, since changes may have been missed.
+// - Invalidated by the change feed: a write made here is forgotten at once (before the write answers); one
+//   made on another instance when this instance reads its event from the event log (changes/eventTail.ts):
+//   at once when the writer's notice arrives, and at the latest at the log's next poll (every second) when
+//   the notice is lost. So an entry is never served more than the poll interval plus one read of the log
+//   after a change to it committed, whether or not the notice channel is up.
+// - When the log cannot be read, changes may go unheard: everything held is forgotten and entries live one
+//   second (READ_MODEL_MAX_AGE_SECONDS otherwise) until a read succeeds, which hears everything committed
+//   meanwhile (the log is read from where it was), so nothing needs forgetting then.
+// - Entries also expire after READ_MODEL_MAX_AGE_SECONDS when no change says so: a write made outside the
+//   service (plain SQL) appends no event.
 import { LRUCache } from 'lru-cache';
 import type { Change } from '../changes/change.js';
 import type { ChangeListener } from '../changes/feed.js';
@@ -25,9 +30,9 @@ export interface ReadModelOptions {
   maxEntries: number;
   /** Bound on the estimated bytes of each part (organizations, API keys, OAuth clients, schedules); none when absent. */
   maxBytes?: number;
-  /** Lifetime of an entry while the change channel is up. */
+  /** Lifetime of an entry while the event log is read. */
   maxAgeMs: number;
-  /** Lifetime of an entry while it is down. */
+  /** Lifetime of an entry while it cannot be (changes from other instances may go unheard). */
   fallbackAgeMs?: number;
   /** The app's clock: which closures can still apply is decided by it. */
   clock: () => Date;
@@ -45,8 +50,8 @@ export interface ReadModelStats {
 const SCHEDULE_LOOKBACK_MS = 60 * 60_000;
 
 export class ReadModel implements ChangeListener {
-  /** False until the change feed reports its channel up: until then entries live only briefly. */
-  private channelUp = false;
+  /** False while the change feed cannot read the event log: entries then live only briefly. */
+  private inSync = true;
   private readonly organizationCache: LoadingCache<string, OrganizationRecord>;
   private readonly apiKeyCache: LoadingCache<string, ApiKeyRecord>;
   private readonly oauthClientCache: LoadingCache<string, OAuthClientRecord>;
@@ -59,7 +64,7 @@ export class ReadModel implements ChangeListener {
     private readonly db: Db,
     options: ReadModelOptions,
   ) {
-    const ttl = () => (this.channelUp ? options.maxAgeMs : (options.fallbackAgeMs ?? 1_000));
+    const ttl = () => (this.inSync ? options.maxAgeMs : (options.fallbackAgeMs ?? 1_000));
     const max = options.maxEntries;
     const maxBytes = options.maxBytes;
     this.organizationCache = new LoadingCache({ max, maxBytes, sizeOf: organizationBytes, ttl, loadMany: (ids) => loadOrganizations(db, ids) });
@@ -162,11 +167,11 @@ export class ReadModel implements ChangeListener {
     }
   }
 
-  onChannel(connected: boolean): void {
-    this.channelUp = connected;
-    // lost: what is held may already be stale (changes were missed before the loss was noticed);
-    // back: changes sent while it was down never arrived
-    this.clear();
+  onSync(inSync: boolean): void {
+    this.inSync = inSync;
+    // unreadable: changes committed since the last read may already be unheard. Readable again: that read
+    // heard (and forgot) everything committed meanwhile, and what was loaded meanwhile lives a second only
+    if (!inSync) this.clear();
   }
 
   clear(): void {

@@ -1,8 +1,10 @@
 // The admin command line's changes are in the audit trail too: every command that changes something
 // appends exactly one event, in its own transaction, whose actor is the admin command line, and which an
 // account's key reads through the Events API like any other (issue 20: actor kinds apiKey, oauthClient,
-// admin, system). Read-only commands append nothing.
+// admin, system). Read-only commands append nothing. Every change a command publishes on its process is
+// one its event stands for: other instances hear of it only from the log (changes/eventTail.ts).
 import { describe, expect, it } from 'vitest';
+import { changesOfEvent } from '../../src/changes/eventTail.js';
 import { ADMIN_COMMANDS, runAdminCommand, type AdminCommand, type AdminValues } from '../../src/admin/commands.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
@@ -62,8 +64,14 @@ describe('admin commands in the event log', () => {
     it(`${command} ${c.type ? `appends one ${c.type} by the admin command line` : 'appends nothing'}`, async () => {
       const values = await c.values(t);
       const before = await eventCount(t);
-      const out: any = await runAdminCommand(t.deps, command, values);
+      const lastSeq = (await t.deps.db.event.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } }))?.seq ?? 0n;
+      const published: string[] = [];
+      const unsubscribe = t.deps.changes.subscribe({ onChange: (change, local) => local && published.push(`${change.kind} ${change.orgId}`) });
+      const out: any = await runAdminCommand(t.deps, command, values).finally(unsubscribe);
       expect(await eventCount(t)).toBe(before + (c.type ? 1 : 0));
+      const events = await t.deps.db.event.findMany({ where: { seq: { gt: lastSeq } } });
+      const heard = events.flatMap((e) => changesOfEvent({ type: e.type, orgId: e.orgId, parentId: (e.data as { parentId?: string } | null)?.parentId ?? null }).map((ch) => `${ch.kind} ${ch.orgId}`));
+      for (const change of published) expect(heard, `${change} is published but its event does not stand for it`).toContain(change);
       if (!c.type) return;
       // the account's key reads it through the Events API, as the audit trail
       const res = await t.rest('GET', `/v1/events?type=${c.type}&orgId=${c.orgId!(t, out)}`, { token: account(t).apiKey });

@@ -1,18 +1,22 @@
-// Two instances of the service on one database, each with its own read model, connected by a real
-// channel: Redis pub/sub (TEST_REDIS_URL) and PostgreSQL LISTEN/NOTIFY (on the PostgreSQL run). Every
-// kind of change made through one instance reaches the other within a second — entries otherwise live
-// an hour here, so only the channel can explain it. When the channel is lost (a TCP relay is cut), the
-// other instance falls back to one-second expiry rather than serving stale data, and once the channel
-// is back, changes travel on it again.
+// Two instances of the service on one database, each with its own read model and its own reader of the
+// event log, woken by notices over a real channel: Redis pub/sub (TEST_REDIS_URL) and PostgreSQL
+// LISTEN/NOTIFY (on the PostgreSQL run). Every kind of change made through one instance reaches the other
+// within a second — entries otherwise live an hour here, and the log is not polled, so only a notice
+// waking the log's reader can explain it. A notice is only that: one that lies (names a change that never
+// committed) makes the other instance read the log and nothing more. When the channel is lost (a TCP relay
+// is cut), changes still arrive, by the log's poll, and entries keep living long (the log misses nothing);
+// once the channel is back, notices wake the reader again.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { createOrganization, revokeApiKey, setOAuthClientScopes } from '../../src/auth/provisioning.js';
+import { EventTail } from '../../src/changes/eventTail.js';
 import { ChangeFeed } from '../../src/changes/feed.js';
 import { PostgresTransport } from '../../src/changes/postgresTransport.js';
 import { RedisTransport } from '../../src/changes/redisTransport.js';
 import type { ChangeTransport } from '../../src/changes/transport.js';
 import type { AppDeps } from '../../src/deps.js';
+import { recordEvent } from '../../src/domain/events.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { subscribe } from '../support/sse.js';
@@ -27,6 +31,8 @@ interface Instance {
   app: App;
   deps: AppDeps;
   feed: ChangeFeed;
+  /** What its listeners heard, in order: `kind orgId`. */
+  heard: string[];
 }
 
 const opened: (() => Promise<void>)[] = [];
@@ -34,14 +40,20 @@ afterEach(async () => {
   for (const close of opened.splice(0).reverse()) await close();
 });
 
-async function instance(transport: ChangeTransport): Promise<Instance> {
+/** An instance as the runtime wires one: feed, read model, and the event log's reader (not polled unless `pollMs`). */
+async function instance(transport: ChangeTransport, pollMs = 3_600_000): Promise<Instance> {
   const feed = new ChangeFeed(transport, t.deps.logger);
   const readModel = new ReadModel(t.db.prisma, { maxEntries: 1_000, maxAgeMs: 3_600_000, clock: t.clock.now });
   feed.subscribe(readModel);
+  const heard: string[] = [];
+  feed.subscribe({ onChange: (change) => heard.push(`${change.kind} ${change.orgId}`) });
   await feed.start(3_000);
   opened.push(() => feed.close());
+  const tail = new EventTail(t.db.prisma, feed, { pollMs });
+  await tail.start();
+  opened.push(() => tail.stop());
   const deps: AppDeps = { ...t.deps, readModel, changes: feed, liveStreams: new LiveStreams(10) };
-  return { app: createApp(deps), deps, feed };
+  return { app: createApp(deps), deps, feed, heard };
 }
 
 async function call(on: Instance, method: string, path: string, body?: unknown, token = t.demo.organizations.clinic.apiKey) {
@@ -151,12 +163,40 @@ for (const transport of transports) {
       expect((await s.next(1_000)).data.data.availabilityChanged).toEqual({ state: 'CLOSURE', greeting: 'We are closed: power cut' });
     });
 
-    it('a lost channel falls back to one-second expiry, and changes travel on it again once it is back', async () => {
+    it('a notice is only a wake-up: one that lies makes the other instance read the log, and act on what committed only', async () => {
+      const name = channel();
+      const b = await instance(transport.make(name));
+      const liar = transport.make(name);
+      opened.push(() => liar.close());
+      await liar.start({ onMessage: () => {}, onConnection: () => {} }, 3_000);
+      const org = t.demo.organizations.clinic.id;
+      const account = t.demo.organizations.account.id;
+      t.clock.set('2026-03-09T15:30:00Z');
+      expect((await call(b, 'GET', `/v1/organizations/${org}/availability?medium=PHONE`)).status).toBe(200);
+      expect(b.deps.readModel.holds('schedule', org)).toBe(true);
+
+      // a write that committed without a notice (its writer died), then a notice naming a change that never
+      // committed, for another organization and kind
+      await t.db.prisma.$transaction((tx) => recordEvent(tx, t.deps, null, { type: 'template.created', orgId: account, subject: { type: 'template', id: 't' }, data: {} }));
+      await liar.send(JSON.stringify({ kind: 'officeHours', orgId: org, origin: 'another-instance' }));
+      await within(1_000, async () => b.heard.length > 0);
+      expect(b.heard).toEqual([`templates ${account}`]); // what the log holds, not what the notice said
+      expect(b.deps.readModel.holds('schedule', org)).toBe(true);
+
+      // a notice naming nothing wakes the reader all the same
+      await t.db.prisma.$transaction((tx) => recordEvent(tx, t.deps, null, { type: 'closure.created', orgId: account, subject: { type: 'closure', id: 'c' }, data: {} }));
+      await liar.send(JSON.stringify({ origin: 'another-instance' }));
+      await within(1_000, async () => b.heard.length > 1);
+      expect(b.heard).toEqual([`templates ${account}`, `closures ${account}`]);
+      expect(b.deps.readModel.holds('schedule', org)).toBe(true);
+    });
+
+    it('a lost channel delays changes to the log poll, entries keep living, and notices wake the reader again once it is back', async () => {
       const name = channel();
       const relay = await openTcpRelay(transport.url(), transport.defaultPort);
       opened.push(() => relay.cut());
       const a = await instance(transport.make(name));
-      const b = await instance(transport.make(name, relay.via(transport.url())));
+      const b = await instance(transport.make(name, relay.via(transport.url())), 1_000);
       expect(b.feed.connected).toBe(true);
       const org = t.demo.organizations.clinic.id;
       const enabled = async () => (await call(b, 'GET', `/v1/organizations/${org}`)).body.data.communicationsEnabled as boolean;
@@ -164,12 +204,14 @@ for (const transport of transports) {
 
       await relay.cut();
       await within(5_000, async () => !b.feed.connected);
-      await call(a, 'POST', `/v1/organizations/${org}/disable`); // B does not hear of it...
-      await within(2_500, async () => (await enabled()) === false); // ...and reads it anyway once its short-lived entry expires
+      expect(b.feed.inSync).toBe(true); // the log is still read: nothing held need be forgotten
+      expect(b.deps.readModel.holds('organization', org)).toBe(true);
+      await call(a, 'POST', `/v1/organizations/${org}/disable`); // B gets no notice...
+      await within(2_500, async () => (await enabled()) === false); // ...and reads the change at the log's next poll
 
       await relay.restore();
       await within(10_000, async () => b.feed.connected);
-      expect(await enabled()).toBe(false); // cached again, for an hour now
+      expect(await enabled()).toBe(false); // cached again, for an hour
       await call(a, 'POST', `/v1/organizations/${org}/enable`);
       await within(1_000, async () => (await enabled()) === true);
     });

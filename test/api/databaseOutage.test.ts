@@ -21,7 +21,6 @@ describe.runIf(onPostgres)('when PostgreSQL becomes unreachable', () => {
     relay = await openTcpRelay(t.db.url, 5432);
     database = await openDatabase(relay.via(t.db.url), { limits: { poolSize: 4, maxWaiting: 20, queueTimeoutMs: 2_000, statementTimeoutMs: 2_000 } });
     const readModel = new ReadModel(database.prisma, { maxEntries: 100, maxAgeMs: 3_600_000, clock: t.clock.now });
-    readModel.onChannel(true);
     app = createApp({ ...t.deps, db: database.prisma, database, readModel });
   });
 

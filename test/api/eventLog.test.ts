@@ -1,6 +1,8 @@
 // The event log (domain/events.ts): every write of both surfaces appends exactly one event, in its own
 // transaction, with the right type, subject and actor. The tables below are checked against the route
 // registry and the schema's Mutation fields, so a new write without an entry (and an event) fails here.
+// Every change a write publishes on its instance is one its event stands for: other instances hear of
+// changes only from the log (changes/eventTail.ts), so a change without its event would never reach them.
 import { describe, expect, it } from 'vitest';
 import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
@@ -8,6 +10,7 @@ import { schema } from '../../src/graphql/schema/index.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { hashSecret } from '../../src/crypto/secrets.js';
+import { changesOfEvent } from '../../src/changes/eventTail.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -682,11 +685,30 @@ async function eventsAfter(t: TestApp, seq: bigint) {
   return t.deps.db.event.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: 'asc' } });
 }
 
+/** The changes `work` publishes on this instance, `kind orgId`. */
+async function publishedBy(t: TestApp, work: () => Promise<unknown>): Promise<string[]> {
+  const published: string[] = [];
+  const unsubscribe = t.deps.changes.subscribe({ onChange: (change, local) => local && published.push(`${change.kind} ${change.orgId}`) });
+  try {
+    await work();
+  } finally {
+    unsubscribe();
+  }
+  return published;
+}
+
+/** The changes other instances hear from these events. */
+function heardFromLog(events: { type: string; orgId: string; data: unknown }[]): string[] {
+  return events.flatMap((e) => changesOfEvent({ type: e.type, orgId: e.orgId, parentId: ((e.data as { parentId?: string } | null)?.parentId ?? null) }).map((c) => `${c.kind} ${c.orgId}`));
+}
+
 async function expectOneEvent(t: TestApp, write: Write, token: string, credential: { kind: string; id: string; name: string }) {
   const before = await lastSeq(t);
-  await write.run(t, token);
+  const published = await publishedBy(t, () => write.run(t, token));
   const events = await eventsAfter(t, before);
   expect(events.map((e) => e.type)).toEqual([write.type]);
+  const heard = heardFromLog(events);
+  for (const change of published) expect(heard, `${change} is published but its event does not stand for it`).toContain(change);
   const event = events[0]!;
   expect(event.orgId).toBe(write.orgId(t));
   expect(event.subjectId).toBe(await write.subjectId(t));
@@ -742,22 +764,30 @@ describe('the event log', () => {
     expect(event!.subjectType).toBe('closure');
   });
 
-  it('appends nothing for a write that changes nothing, nor for a refused one', async () => {
+  it('appends nothing, and publishes no change, for a write that changes nothing, nor for a refused one', async () => {
     const org = clinic(t);
     await t.rest('POST', `/v1/organizations/${org}/disable`);
+    const attach = () => t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { json: { botId: t.demo.bots.clinic[0] } });
+    expect((await attach()).status).toBe(200);
+    const readOnly = await t.deps.db.oAuthClient.findFirstOrThrow({ where: { clientId: t.demo.oauthClients.clinicReadOnly.clientId } });
     const before = await lastSeq(t);
-    expect((await t.rest('POST', `/v1/organizations/${org}/disable`)).body.data.changed).toBe(false);
-    await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
-    const afterFirst = await lastSeq(t);
-    await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
-    expect(await lastSeq(t)).toBe(afterFirst);
-    await t.rest('PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { json: {} });
-    // refused: a break outside the hours rolls the whole write back, the event with it
-    const refused = await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
-      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'Late', greeting: 'Late' }] },
+    const published = await publishedBy(t, async () => {
+      expect((await t.rest('POST', `/v1/organizations/${org}/disable`)).body.data.changed).toBe(false);
+      await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
+      const afterFirst = await lastSeq(t);
+      await t.rest('PATCH', `/v1/organizations/${org}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
+      expect(await lastSeq(t)).toBe(afterFirst);
+      await t.rest('PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { json: {} });
+      expect((await attach()).status).toBe(200);
+      expect((await t.rest('PUT', `/v1/oauth-clients/${readOnly.id}/scopes`, { json: { scopes: readOnly.scopes } })).status).toBe(200);
+      // refused: a break outside the hours rolls the whole write back, the event with it
+      const refused = await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
+        json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'Late', greeting: 'Late' }] },
+      });
+      expect(refused.status).toBe(400);
     });
-    expect(refused.status).toBe(400);
     expect((await eventsAfter(t, before)).map((e) => e.type)).toEqual(['insurance.updated']);
+    expect(published).toEqual([]);
   });
 
   it("records an account key's write to its child under the child organization, with the account's key as actor", async () => {

@@ -72,7 +72,7 @@ describe('reach under an account with thousands of locations', () => {
   it('reaches a new child at once, also on an instance that never heard of it and holds the account warm', async () => {
     await addChildren(CHILDREN);
     const readModel = new ReadModel(t.db.prisma, { maxEntries: 1_000, maxAgeMs: 3_600_000, clock: t.clock.now });
-    readModel.onChannel(true); // entries live an hour: only a change could tell this instance, and none will
+    // entries live an hour: only a change could tell this instance, and none will
     const deps: AppDeps = { ...t.deps, readModel, liveStreams: new LiveStreams(10) };
     const other = createApp(deps);
     const get = async (path: string) => {

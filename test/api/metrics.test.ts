@@ -235,7 +235,7 @@ describe('GET /metrics', () => {
     expect(after.value('ocs_db_gate_wait_seconds_total')).toBeGreaterThanOrEqual(0);
   });
 
-  it('reports whether the change channel is up, and whether rate limits are counted per instance', async () => {
+  it('reports whether the change channel is up, whether the event log is read, and whether rate limits are counted per instance', async () => {
     expect((await scrape()).value('ocs_change_channel_connected', { transport: 'local' })).toBe(1);
 
     let handlers!: TransportHandlers;
@@ -261,6 +261,9 @@ describe('GET /metrics', () => {
     const up = await scrape(app);
     expect(up.value('ocs_change_channel_connected', { transport: 'redis' })).toBe(1);
     expect(up.value('ocs_rate_limit_store_degraded')).toBe(1);
+    expect(up.value('ocs_change_log_in_sync')).toBe(1);
+    changes.setInSync(false); // the event log reader could not read it
+    expect((await scrape(app)).value('ocs_change_log_in_sync')).toBe(0);
     await changes.close();
     await limiter.close();
   });

@@ -120,7 +120,6 @@ describe('the read model', () => {
   it('forgets an entry after READ_MODEL_MAX_AGE_SECONDS even when no change said so', async () => {
     // an instance whose entries live one second
     const readModel = new ReadModel(t.db.prisma, { maxEntries: 100, maxAgeMs: 1_000, clock: t.clock.now });
-    readModel.onChannel(true);
     const app = createApp({ ...t.deps, readModel });
     const name = async () => {
       const res = await app.fetch(
@@ -139,7 +138,6 @@ describe('the read model', () => {
     const MAX_BYTES = 12_000; // room for one or two demo schedules
     const bounded = () => {
       const readModel = new ReadModel(t.db.prisma, { maxEntries: 100, maxBytes: MAX_BYTES, maxAgeMs: 3_600_000, clock: t.clock.now });
-      readModel.onChannel(true);
       const unsubscribe = t.deps.changes.subscribe(readModel);
       const app = createApp({ ...t.deps, readModel });
       const state = async (org: { id: string; apiKey: string }) => {
