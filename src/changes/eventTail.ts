@@ -5,8 +5,8 @@
 // committed, so nothing that committed is missed (a notice lost; the writer dead between its commit and
 // its notice) and nothing that did not commit, or that a notice merely claims, is acted on. A poll reads
 // the log every `pollMs` without a notice: that bounds how late a change is heard when notices are lost.
-// When a read fails the feed is told (ChangeFeed.setInSync: the read model forgets what it holds and keeps
-// entries briefly) until a read succeeds; that read hears everything committed meanwhile.
+// When a read fails the feed is told (ChangeFeed.setInSync: what the read model holds becomes suspect, answered
+// only when the database cannot be read either, and new entries live briefly) until a read succeeds; that read hears everything committed meanwhile.
 //
 // `seq` is taken when a row is inserted, not when it commits: a later seq can be visible before an
 // earlier one commits. A seq skipped over is kept as a gap and looked for again for a while (a write's

@@ -107,7 +107,7 @@ export class ChangeFeed implements ChangeChannel {
     if (inSync === this.isInSync) return;
     this.isInSync = inSync;
     if (inSync) this.logger.info('event log read again; changes from other instances arrive again');
-    else this.logger.warn('event log unreadable; changes from other instances may go unheard, cached data is forgotten and now expires within a second');
+    else this.logger.warn('event log unreadable; changes from other instances may go unheard, cached data is read again first (answered only if the database fails) and expires within a second');
     for (const listener of this.listeners) listener.onSync?.(inSync);
   }
 

@@ -7,6 +7,11 @@
 // A load races with invalidation: a write may commit, and its change arrive, while a load that began
 // before it is still reading. Such a load's result is handed to the callers that were waiting for it
 // (they asked before the write completed) but never stored, so no stale value outlives its change.
+//
+// While the event log cannot be read (changes from other instances may be going unheard), what is held
+// becomes suspect: it is no longer answered as it is, every read loads again, and a suspect entry is
+// answered only when that load fails (the database cannot be reached: stale-if-error). So a database
+// outage leaves reads of what was held answered, and a log that alone is unreadable serves nothing stale.
 import DataLoader from 'dataloader';
 import { LRUCache } from 'lru-cache';
 
@@ -29,20 +34,15 @@ interface InFlight<V> {
 
 export class LoadingCache<K extends string, V extends {}> {
   private readonly entries: LRUCache<K, V>;
+  /** What was held when the event log became unreadable: answered only when a load fails. */
+  private suspect: LRUCache<K, V> | undefined;
   private readonly inFlight = new Map<K, InFlight<V>>();
   private readonly loader: DataLoader<K, V | undefined>;
   hits = 0;
   misses = 0;
 
   constructor(private readonly options: LoadingCacheOptions<K, V>) {
-    const { maxBytes, sizeOf } = options;
-    this.entries = new LRUCache<K, V>({
-      max: options.max,
-      ttl: 60_000,
-      ttlAutopurge: false,
-      updateAgeOnGet: false,
-      ...(maxBytes !== undefined && sizeOf ? { maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, Math.ceil(sizeOf(value, key))) } : {}),
-    });
+    this.entries = this.newEntries();
     this.loader = new DataLoader<K, V | undefined>(
       async (keys) => {
         const found = await options.loadMany(keys);
@@ -52,6 +52,39 @@ export class LoadingCache<K extends string, V extends {}> {
       // resolvers of sibling objects reach the cache after different numbers of awaits
       { cache: false, maxBatchSize: 500, batchScheduleFn: (dispatch) => setImmediate(dispatch) },
     );
+  }
+
+  /** `expiring`: entries expire (the held ones); suspect ones do not (they are answered only when a load fails). */
+  private newEntries(expiring = true): LRUCache<K, V> {
+    const { maxBytes, sizeOf } = this.options;
+    return new LRUCache<K, V>({
+      max: this.options.max,
+      ...(expiring ? { ttl: 60_000 } : {}),
+      ttlAutopurge: false,
+      updateAgeOnGet: false,
+      ...(maxBytes !== undefined && sizeOf ? { maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, Math.ceil(sizeOf(value, key))) } : {}),
+    });
+  }
+
+  /** The event log cannot be read: what is held is answered from now on only when loading it again fails. */
+  suspectAll(): void {
+    // a second outage before the log was read again: what was suspect stays so, with what was loaded since
+    const suspect = this.suspect ?? this.newEntries(false);
+    for (const [key, value] of this.entries.entries()) suspect.set(key, value);
+    this.suspect = suspect;
+    this.entries.clear();
+    for (const flight of this.inFlight.values()) flight.stale = true;
+    this.inFlight.clear();
+  }
+
+  /** The event log was read again (what changed meanwhile was heard): nothing suspect is answered any more. */
+  dropSuspects(): void {
+    this.suspect = undefined;
+  }
+
+  /** Entries held as suspect (tests). */
+  get suspects(): number {
+    return this.suspect?.size ?? 0;
   }
 
   get size(): number {
@@ -82,10 +115,14 @@ export class LoadingCache<K extends string, V extends {}> {
       (value) => {
         if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
         if (value !== undefined && !flight.stale) this.entries.set(key, value, { ttl: this.options.ttl() });
+        this.suspect?.delete(key);
         return value;
       },
       (err: unknown) => {
         if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+        // the database cannot answer: what was held before the log became unreadable, however old
+        const held = this.suspect?.get(key);
+        if (held !== undefined) return held;
         throw err;
       },
     );
@@ -99,6 +136,7 @@ export class LoadingCache<K extends string, V extends {}> {
 
   invalidate(key: K): void {
     this.entries.delete(key);
+    this.suspect?.delete(key);
     const running = this.inFlight.get(key);
     if (running) {
       running.stale = true;
@@ -109,6 +147,7 @@ export class LoadingCache<K extends string, V extends {}> {
   /** Forgets every entry for which `matches` is true (a scan: for rare changes such as revoked credentials). */
   invalidateWhere(matches: (value: V, key: K) => boolean): void {
     for (const [key, value] of this.entries.entries()) if (matches(value, key)) this.entries.delete(key);
+    if (this.suspect) for (const [key, value] of this.suspect.entries()) if (matches(value, key)) this.suspect.delete(key);
     // a load in flight may be about to store a matching value: let none of them store
     for (const flight of this.inFlight.values()) flight.stale = true;
     this.inFlight.clear();
@@ -116,6 +155,7 @@ export class LoadingCache<K extends string, V extends {}> {
 
   clear(): void {
     this.entries.clear();
+    this.suspect = undefined;
     for (const flight of this.inFlight.values()) flight.stale = true;
     this.inFlight.clear();
   }

@@ -12,9 +12,12 @@
 //   at once when the writer's notice arrives, and at the latest at the log's next poll (every second) when
 //   the notice is lost. So an entry is never served more than the poll interval plus one read of the log
 //   after a change to it committed, whether or not the notice channel is up.
-// - When the log cannot be read, changes may go unheard: everything held is forgotten and entries live one
-//   second (READ_MODEL_MAX_AGE_SECONDS otherwise) until a read succeeds, which hears everything committed
-//   meanwhile (the log is read from where it was), so nothing needs forgetting then.
+// - When the log cannot be read, changes may go unheard: everything held becomes suspect (loadingCache.ts):
+//   every read loads again, and a suspect entry is answered only when that load fails, so that a database
+//   outage leaves what was held answered while a log that alone is unreadable serves nothing stale. Entries
+//   loaded meanwhile live one second (READ_MODEL_MAX_AGE_SECONDS otherwise) until a read of the log succeeds;
+//   that read hears everything committed meanwhile (the log is read from where it was), and the suspect
+//   entries are dropped.
 // - Entries also expire after READ_MODEL_MAX_AGE_SECONDS when no change says so: a write made outside the
 //   service (plain SQL) appends no event.
 import { LRUCache } from 'lru-cache';
@@ -169,9 +172,13 @@ export class ReadModel implements ChangeListener {
 
   onSync(inSync: boolean): void {
     this.inSync = inSync;
-    // unreadable: changes committed since the last read may already be unheard. Readable again: that read
-    // heard (and forgot) everything committed meanwhile, and what was loaded meanwhile lives a second only
-    if (!inSync) this.clear();
+    // unreadable: changes committed since the last read may already be unheard, so what is held is answered
+    // only when the database cannot be (a load fails). Readable again: that read heard (and forgot)
+    // everything committed meanwhile, and what was loaded meanwhile lives a second only
+    for (const cache of [this.organizationCache, this.apiKeyCache, this.oauthClientCache, this.scheduleCache]) {
+      if (inSync) cache.dropSuspects();
+      else cache.suspectAll();
+    }
   }
 
   clear(): void {
