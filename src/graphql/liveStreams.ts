@@ -2,6 +2,8 @@
 // stream holds a connection, a timer and a change listener for as long as the client stays — and closed
 // together when the server shuts down, so that open streams end cleanly instead of holding the
 // shutdown until it is forced.
+import { isAsyncIterable } from '@graphql-tools/utils';
+import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/errors.js';
 
 export class LiveStreams {
@@ -53,4 +55,18 @@ export class LiveStreams {
     await Promise.allSettled([...this.open.keys()].map((stream) => stream.return?.()));
     this.open.clear();
   }
+}
+
+/**
+ * Ends a subscription's stream that no answer will carry: yoga answers 406 when the client accepts none
+ * of the streaming media types (a subscription POSTed with `Accept: application/json`), after the stream
+ * was opened and counted, and never ends it. Yoga's result processors run before the app's plugins, so a
+ * stream still without one here has none.
+ */
+export function endUnansweredStreams(): Plugin {
+  return {
+    onResultProcess({ result, resultProcessor }) {
+      if (!resultProcessor && isAsyncIterable(result)) void (result as AsyncIterableIterator<unknown>).return?.();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { PreparedQueries, preparedQueriesStep } from './preparedQueries.js';
 import { maskGraphQLError, maskingStep, requestIdStep } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
+import { endUnansweredStreams } from './liveStreams.js';
 import { schema } from './schema/index.js';
 import { type OperationLabelContext, operationLabelStep } from './operationLabel.js';
 import type { OperationStep } from './operationSteps.js';
@@ -37,6 +38,11 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
     ...(prepared ? [preparedQueriesStep(prepared)] : []),
     maskingStep(maskError),
+    {
+      name: 'unanswered streams end',
+      plugins: [endUnansweredStreams()],
+      prepared: { notNeeded: 'a prepared operation is a query, never a stream' },
+    },
   ];
   const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
     schema,

@@ -225,4 +225,23 @@ describe('subscription availabilityChanged', () => {
     const again = await watch();
     expect((await again.next()).data.data.availabilityChanged).toBeDefined();
   });
+
+  it('ends a stream no answer carries (a subscription POSTed with Accept: application/json): it holds no slot', async () => {
+    t.clock.set('2026-03-09T15:30:00Z');
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.fetch(
+        new Request('http://127.0.0.1/graphql', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ query: WATCH, variables: { org: t.demo.organizations.clinic.id, medium: 'PHONE' } }),
+        }),
+      );
+      expect(res.status).toBe(406);
+      await res.text();
+    }
+    await settle();
+    expect(t.deps.liveStreams.count()).toBe(0);
+    const s = await watch();
+    expect((await s.next()).data.data.availabilityChanged).toBeDefined();
+  });
 });
