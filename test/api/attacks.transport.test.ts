@@ -1,0 +1,188 @@
+// Attacks on the transport, each with the answer a client must see: hostile request targets and headers
+// against the GETs of /v1 answered straight on node:http (rest/directAnswer.ts) — every one answered as
+// the Hono path answers it on a real socket, never a 5xx —, the portal's files, huge bodies to write
+// routes and to GraphQL variables, a body sent slowly then abandoned, and a subscriber that goes away.
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** A server of the app on a free port: answering the GETs of /v1 directly (as `npm start` does), or through Hono only. */
+async function serve(direct: boolean): Promise<number> {
+  const app = createApp(t.deps, { directGets: direct });
+  const server = createHttpServer(app.fetch, t.deps.config.http, undefined, undefined, direct ? app.answerNode : undefined);
+  servers.push(server);
+  return ((await listen(server, 0, '127.0.0.1')) as AddressInfo).port;
+}
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends `head` (the request line and headers, CRLF-separated, without the blank line) exactly as written, and reads the whole answer. */
+function raw(port: number, head: string, body = ''): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const lines = text.slice(0, end).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines.slice(1)) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      let rest = text.slice(end + 4);
+      if (headers['transfer-encoding'] === 'chunked') {
+        let decoded = '';
+        for (;;) {
+          const lineEnd = rest.indexOf('\r\n');
+          const size = parseInt(rest.slice(0, lineEnd), 16);
+          if (!size) break;
+          decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+          rest = rest.slice(lineEnd + 4 + size);
+        }
+        rest = decoded;
+      }
+      resolve({ status: Number(lines[0]!.split(' ')[1]), headers, body: Buffer.from(rest, 'latin1').toString('utf8') });
+    });
+    socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}
+
+/** Headers that differ between two answers of one request by nature. */
+const VARYING = new Set(['date', 'connection', 'keep-alive', 'content-length', 'x-ratelimit-remaining', 'transfer-encoding', 'x-request-id']);
+const comparable = (answer: RawAnswer) => ({
+  status: answer.status,
+  headers: Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !VARYING.has(name))),
+  body: answer.body,
+});
+
+describe('hostile request targets against the GETs answered directly', () => {
+  const clinic = () => t.demo.organizations.clinic.id;
+  const other = () => t.demo.organizations.other.id;
+  const auth = () => `Authorization: Bearer ${t.demo.organizations.clinic.apiKey}`;
+  const targets: [string, () => string][] = [
+    ['a dot-dot segment', () => `/v1/organizations/${other()}/../${clinic()}`],
+    ['a dot segment', () => `/v1/organizations/./${clinic()}`],
+    ['a percent-encoded dot-dot', () => `/v1/organizations/%2e%2e/organizations/${clinic()}`],
+    ['a percent-encoded dot-dot, upper case, as the parameter', () => `/v1/organizations/%2E%2E/office-hours`],
+    ['a mixed dot-dot (.%2e) escaping /v1', () => `/v1/organizations/.%2e/.%2e/healthz`],
+    ['a dot-dot leaving to another route', () => `/v1/organizations/${clinic()}/closures/../office-hours`],
+    ['%2F inside the parameter', () => `/v1/organizations/${clinic()}%2Foffice-hours`],
+    ['%2F as the whole parameter', () => `/v1/organizations/%2F/office-hours`],
+    ['a double slash inside', () => `/v1/organizations//${clinic()}`],
+    ['a leading double slash', () => `//v1/organizations/${clinic()}`],
+    ['a double slash before the end', () => `/v1/organizations/${clinic()}//office-hours`],
+    ['an overlong segment', () => `/v1/organizations/${'a'.repeat(6_000)}/office-hours`],
+    ['invalid UTF-8 percent sequences', () => `/v1/organizations/%ff%fe%c0%af/office-hours`],
+    ['a lone percent sign', () => `/v1/organizations/%/office-hours`],
+    ['a truncated percent sequence', () => `/v1/organizations/${clinic()}%2`],
+    ['an encoded NUL', () => `/v1/organizations/${clinic()}%00`],
+    ['a backslash', () => `/v1/organizations\\${clinic()}`],
+    ['a backslash at the end', () => `/v1/organizations/${clinic()}\\`],
+    ['a backslash in the query only', () => `/v1/organizations/${clinic()}?x=\\`],
+    ['an encoded backslash', () => `/v1/organizations/${clinic()}%5c`],
+    ['a fragment', () => `/v1/organizations/${clinic()}#frag`],
+    ['a path with characters URL parsing escapes', () => `/v1/organizations/${clinic()}/office-hours?dayOfWeek=MONDAY&"<>{}`],
+    ['an encoded letter in a literal segment', () => `/v1/organization%73/${clinic()}`],
+    ['an upper-case literal segment', () => `/V1/organizations/${clinic()}`],
+    ['an encoded question mark', () => `/v1/organizations/${clinic()}%3Fx=1`],
+    ['an empty query, trailing slash', () => `/v1/organizations/${clinic()}/?`],
+  ];
+
+  for (const [name, make] of targets) {
+    it(`${name}: answered as Hono answers it, never a 5xx`, async () => {
+      await expectParity(`GET ${make()} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
+    });
+  }
+
+  it('a dot-dot segment reaches the route URL parsing makes of it, as through Hono (the organization, not a 400 for ".." as its id)', async () => {
+    const answer = await expectParity(`GET /v1/organizations/%2e%2e/organizations/${clinic()}/x/%2E%2E HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).data.id).toBe(clinic());
+  });
+
+  it('a backslash in the path is refused 400 in the envelope, with the security headers', async () => {
+    const answer = await expectParity(`GET /v1/organizations/${clinic()}\\ HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ success: false, data: {}, code: 'malformed_request', message: expect.stringMatching(/backslash/i) });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['x-request-id']).toMatch(/\S/);
+  });
+});
+
+/** Sends `head` to a server answering directly and to one answering through Hono only; the two answers must be alike and not a 5xx. */
+async function expectParity(head: string): Promise<RawAnswer> {
+  t.clock.set('2026-03-09T15:00:00Z');
+  const [direct, hono] = [await serve(true), await serve(false)];
+  const throughHono = await raw(hono, head);
+  const answered = await raw(direct, head);
+  expect(answered.status).toBeLessThan(500);
+  expect(comparable(answered)).toEqual(comparable(throughHono));
+  return answered;
+}
+
+describe('hostile headers against the GETs answered directly', () => {
+  const path = () => `/v1/organizations/${t.demo.organizations.clinic.id}`;
+  const key = () => t.demo.organizations.clinic.apiKey;
+  const cases: [string, () => string][] = [
+    ['a Host with a path in it', () => `GET ${path()} HTTP/1.1\r\nHost: evil.example/x?\r\nAuthorization: Bearer ${key()}`],
+    ['a Host with credentials in it', () => `GET ${path()} HTTP/1.1\r\nHost: user@evil.example\r\nAuthorization: Bearer ${key()}`],
+    ['a Host in upper case', () => `GET ${path()} HTTP/1.1\r\nHost: API.EXAMPLE.COM\r\nAuthorization: Bearer ${key()}`],
+    ['a Host on port 80', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1:80\r\nAuthorization: Bearer ${key()}`],
+    ['a Host that is an IPv6 literal', () => `GET ${path()} HTTP/1.1\r\nHost: [::1]:4000\r\nAuthorization: Bearer ${key()}`],
+    ['an absolute-form target naming another host', () => `GET http://evil.example${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
+    ['the header name in odd case', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\naUtHoRiZaTiOn: Bearer ${key()}`],
+    ['the scheme in lower case', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer ${key()}`],
+    ['two spaces after the scheme', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer  ${key()}`],
+    ['a repeated Authorization, the valid key second', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\nAuthorization: Bearer ${key()}`],
+    ['a repeated Authorization in different case, the same key twice', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nauthorization: Bearer ${key()}`],
+    ['an empty Authorization', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: `],
+    ['a 10 KB bearer token', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(10_000)}`],
+    ['a garbage If-None-Match', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: "\u0001", W/, *, ${'"x",'.repeat(500)}`],
+    ['If-None-Match: *', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: *`],
+    ['If-Modified-Since garbage', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-Modified-Since: yesterday`],
+    ['a hostile X-Request-Id', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Request-Id: ../../<script>\u0007`],
+    ['a forged X-Forwarded-For (not trusted)', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Forwarded-For: 1.2.3.4, 127.0.0.1`],
+  ];
+
+  for (const [name, make] of cases) {
+    it(`${name}: answered as Hono answers it, never a 5xx`, async () => {
+      await expectParity(make());
+    });
+  }
+
+  it('a Host that is not a host is refused 400 in the envelope (never answered as if it named this service)', async () => {
+    const answer = await expectParity(`GET ${path()} HTTP/1.1\r\nHost: evil.example/x?\r\nAuthorization: Bearer ${key()}`);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ success: false, code: 'malformed_request' });
+  });
+
+  it('a repeated Authorization is refused 401 whichever copy is valid', async () => {
+    const port = await serve(true);
+    for (const [first, second] of [[key(), 'nope'], ['nope', key()], [key(), key()]]) {
+      const answer = await raw(port, `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}`);
+      expect(answer.status).toBe(401);
+      expect(answer.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+  });
+});
