@@ -120,7 +120,7 @@ async function answerPrepared(
   requestId: string | undefined,
 ): Promise<Response> {
   const context = createGraphQLContext(serverContext, request);
-  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context }, params.variables);
+  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables }, params.variables);
   return withErrorBody(processRegularResult(result, serverFetchApi(yoga), mediaType), request, requestId);
 }
 

@@ -186,3 +186,97 @@ describe('hostile headers against the GETs answered directly', () => {
     }
   });
 });
+
+describe('JSON bodies built to cost the server', () => {
+  const closures = () => `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
+  const post = (path: string, body: string, method = 'POST') =>
+    t.fetch(path, { method, headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' }, body });
+  /** n fields with short names (base 36), to stay under the 1 MiB body limit. */
+  const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`_${i.toString(36)}`, 0]));
+  const nested = (depth: number, leaf = '"x"') => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
+
+  /** A short 400 in the envelope, nothing created, and the service still answering. */
+  async function refusedShortly(res: Response): Promise<{ message: string }> {
+    const text = await res.text();
+    expect(res.status, text.slice(0, 300)).toBe(400);
+    expect(text.length).toBeLessThan(2_000);
+    expect((await t.fetch('/healthz')).status).toBe(200);
+    expect(await t.deps.db.closure.count()).toBe(0);
+    return JSON.parse(text);
+  }
+
+  it('100,000 unknown fields in a nested object (not the root) are refused in a short answer naming a few', async () => {
+    const body = JSON.stringify({ description: 'x', chatGreeting: null, phoneGreeting: null, annualDate: { month: 1, day: 2, ...fields(100_000) } });
+    const { message } = await refusedShortly(await post(closures(), body));
+    expect(message).toMatch(/annualDate.*_0.*and 99995 more/);
+  });
+
+  it('a field nested 100,000 arrays deep is refused, not a 5xx or a stack overflow', async () => {
+    await refusedShortly(await post(closures(), `{"description": ${nested(100_000)}, "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}}`));
+  });
+
+  it('a root that is 400,000 arrays deep is refused', async () => {
+    await refusedShortly(await post(closures(), nested(400_000, '{}')));
+  });
+
+  it('an object nested 50,000 deep inside an array field is refused', async () => {
+    const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
+    const res = await post(`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, `{"dayOfWeek": "MONDAY", "isClosed": false, "open": "09:00", "close": "17:00", "breaks": [${deep}]}`);
+    const text = await res.text();
+    expect(res.status, text.slice(0, 300)).toBe(400);
+    expect(text.length).toBeLessThan(2_000);
+  });
+
+  it('100,000 items in an array field are refused in a short answer', async () => {
+    const body = JSON.stringify({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => ({})) });
+    const res = await post(`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, body);
+    const text = await res.text();
+    expect(res.status, text.slice(0, 300)).toBe(400);
+    expect(text.length).toBeLessThan(2_000);
+  });
+
+  it('__proto__ and constructor keys are unknown properties, and pollute nothing', async () => {
+    const body = `{"description": "x", "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2, "__proto__": {"polluted": true}}, "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}`;
+    const { message } = await refusedShortly(await post(closures(), body));
+    expect(message).toMatch(/__proto__/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('GraphQL variables of 100,000 fields, and nested 100,000 arrays deep, are refused in a short answer', async () => {
+    const orgId = t.demo.organizations.clinic.id;
+    const query = 'mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }';
+    for (const input of [`{"description": "x", "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}, ${JSON.stringify(fields(100_000)).slice(1, -1)}}`, `{"description": ${nested(100_000)}}`, nested(100_000, '{}')]) {
+      const res = await t.fetch('/graphql', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' },
+        body: `{"query": ${JSON.stringify(query)}, "variables": {"orgId": "${orgId}", "input": ${input}}}`,
+      });
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBeLessThan(500);
+      expect(text.length).toBeLessThan(3_000);
+      expect(JSON.parse(text).errors[0].extensions.code).toMatch(/BAD_USER_INPUT|BAD_REQUEST/);
+    }
+    expect(await t.deps.db.closure.count()).toBe(0);
+  });
+
+  it('a compiled query (the prepared path, from its second run) refuses 100,000 fields in a variable as shortly, on both executors', async () => {
+    const query = 'query Events($filter: EventFilter) { events(first: 1, filter: $filter) { edges { cursor } } }';
+    const huge = `{"type": ["closure.*"], ${JSON.stringify(fields(100_000)).slice(1, -1)}}`;
+    for (const app of [t.app, createApp({ ...t.deps, config: { ...t.deps.config, graphqlJit: false } })]) {
+      for (const filter of ['{"type": ["closure.*"]}', huge, huge]) {
+        const res = await app.fetch(
+          new Request('http://127.0.0.1:4000/graphql', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' },
+            body: `{"query": ${JSON.stringify(query)}, "variables": {"filter": ${filter}}}`,
+          }),
+        );
+        const text = await res.text();
+        expect(text.length).toBeLessThan(3_000);
+        const body = JSON.parse(text);
+        if (filter === huge) expect(body.errors[0]).toMatchObject({ message: expect.stringMatching(/^Variable "\$filter" got invalid value .* Field "_0" is not defined by type "EventFilter"/), extensions: { code: 'BAD_USER_INPUT' } });
+        else expect(body.errors).toBeUndefined();
+      }
+    }
+  });
+});
