@@ -280,3 +280,132 @@ describe('JSON bodies built to cost the server', () => {
     }
   });
 });
+
+/** Opens a connection, writes `bytes`, and destroys it once `when` says so (or at once). */
+function abandon(port: number, bytes: string, when: (received: string) => boolean = () => true): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('error', () => resolve(received));
+    socket.on('close', () => resolve(received));
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+      if (when(received)) socket.destroy();
+    });
+    socket.write(bytes, () => {
+      if (when('')) socket.destroy();
+    });
+  });
+}
+
+describe('clients that go away', () => {
+  const auth = () => `Authorization: Bearer ${t.demo.organizations.clinic.apiKey}`;
+
+  it('a GET abandoned before its answer, on either path, a hundred times: the process serves the next request and /healthz', async () => {
+    for (const direct of [true, false]) {
+      const port = await serve(direct);
+      const head = `GET /v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\n\r\n`;
+      await Promise.all(Array.from({ length: 100 }, () => abandon(port, head)));
+      expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
+      expect((await raw(port, `GET /v1/organizations/${t.demo.organizations.clinic.id} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`)).status).toBe(200);
+    }
+  });
+
+  it('a write whose body is sent in part, then abandoned, changes nothing and leaves the process serving', async () => {
+    const port = await serve(true);
+    const body = JSON.stringify({ description: 'Half', annualDate: { month: 1, day: 2 }, chatGreeting: null, phoneGreeting: null });
+    const head = `POST /v1/organizations/${t.demo.organizations.clinic.id}/closures HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => abandon(port, head + body.slice(0, i))));
+    // and a GraphQL POST the same way
+    const gql = `{"query": "mutation { disableOrganization(orgId: \\"${t.demo.organizations.clinic.id}\\") { changed } }"}`;
+    await abandon(port, `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nContent-Type: application/json\r\nContent-Length: ${gql.length}\r\n\r\n${gql.slice(0, -3)}`);
+    expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
+    expect(await t.deps.db.closure.count()).toBe(0);
+    expect((await t.deps.db.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } })).communicationsEnabled).toBe(true);
+  });
+
+  it('an SSE subscriber that disconnects, before or after its first event, ends its stream: none left open, no wake-up kept, /healthz answers', async () => {
+    t.clock.set('2026-03-09T15:00:00Z');
+    const port = await serve(true);
+    const query = `subscription($org: ID!) { availabilityChanged(orgId: $org, medium: PHONE) { state } }`;
+    const body = JSON.stringify({ query, variables: { org: t.demo.organizations.clinic.id } });
+    const request = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const firstEvents = await Promise.all([
+      ...Array.from({ length: 5 }, () => abandon(port, request, (received) => received.includes('"state"'))),
+      ...Array.from({ length: 5 }, () => abandon(port, request, (received) => received.includes('\r\n\r\n'))),
+    ]);
+    for (const received of firstEvents) expect(received).toMatch(/^HTTP\/1.1 200/);
+    await expect.poll(() => t.deps.liveStreams.count()).toBe(0);
+    await expect.poll(() => t.clock.pendingWakeUps).toBe(0);
+    expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
+  });
+});
+
+describe('the portal against hostile requests', () => {
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => Promise.resolve(t.app.fetch(new Request(`http://127.0.0.1:4000${path}`, { method, headers })));
+
+  async function assetPaths() {
+    const html = await (await get('/portal')).text();
+    return { script: /src="([^"]+\.js)"/.exec(html)![1]!, stylesheet: /href="([^"]+\.css)"/.exec(html)![1]! };
+  }
+
+  it('asset names that climb out of the folder, on a raw socket, are 404 (or 400) without a byte of another file', async () => {
+    const port = await serve(true);
+    const { script } = await assetPaths();
+    const name = script.split('/').pop()!;
+    for (const path of [
+      '/portal/assets/../../package.json',
+      '/portal/assets/%2e%2e/%2e%2e/package.json',
+      '/portal/assets/..%2f..%2fpackage.json',
+      '/portal/assets/..%5c..%5cpackage.json',
+      '/portal/assets/%2e%2e%2f%2e%2e%2fsrc%2fconfig.ts',
+      '/portal/assets/portal.js',
+      '/portal/assets/portal.css',
+      `/portal/assets/${name}%00.txt`,
+      `/portal/assets/./${name}/..`,
+      '/portal/assets/%ff',
+      '/portal/assets/..\\..\\package.json',
+      '/portal/../portal/assets/../../.env',
+    ]) {
+      const answer = await raw(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1`);
+      expect([400, 404], path).toContain(answer.status);
+      expect(answer.body, path).not.toMatch(/"dependencies"|DATABASE_URL|KEY_STORAGE|export /);
+      expect(answer.headers['cache-control'] ?? '', path).not.toMatch(/immutable|max-age=[1-9]/);
+      expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
+    }
+  });
+
+  it('an error answer is never cached as a file; the files keep their types; HEAD answers without a body', async () => {
+    const { script, stylesheet } = await assetPaths();
+    const missing = await get(script.replace(/portal-[^.]+/, 'portal-AAAAAAAAAAAA'));
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control') ?? '').not.toMatch(/immutable|max-age=[1-9]/);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+    for (const [path, type] of [[script, /^text\/javascript/], [stylesheet, /^text\/css/], ['/portal', /^text\/html/]] as const) {
+      const head = await get(path, {}, 'HEAD');
+      expect(head.status, path).toBe(200);
+      expect(head.headers.get('content-type'), path).toMatch(type);
+      expect(await head.text(), path).toBe('');
+    }
+  });
+
+  it('a huge or malformed Accept-Encoding is answered, never a 5xx; q=0 everywhere sends the page uncompressed', async () => {
+    const hostile = [
+      `${'gzip;q=0.5, '.repeat(600)}br`,
+      'br;q=abc, gzip;q=1.2.3, *;q=-1',
+      ';;;,,,;q=,=;',
+      `${'x'.repeat(7_000)}`,
+      'br;q=0, gzip;q=0, *;q=0',
+    ];
+    for (const accept of hostile) {
+      const res = await get('/portal', { 'accept-encoding': accept });
+      expect(res.status, accept.slice(0, 30)).toBe(200);
+      const encoding = res.headers.get('content-encoding');
+      expect([null, 'br', 'gzip'], accept.slice(0, 30)).toContain(encoding);
+      await res.arrayBuffer();
+    }
+    const identity = await get('/portal', { 'accept-encoding': 'br;q=0, gzip;q=0, *;q=0' });
+    expect(identity.headers.get('content-encoding')).toBeNull();
+    expect(await identity.text()).toContain('<!doctype html>');
+  });
+});
