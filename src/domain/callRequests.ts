@@ -3,6 +3,7 @@
 // queued → in_progress → completed | failed | canceled | expired. Polling one request is bounded by
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { derivedKey } from '../crypto/derivedKeys.js';
 import type { DomainDeps } from './deps.js';
@@ -48,7 +49,7 @@ export const e164Schema = z
 
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z' }).optional(),
+  instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
 );
 
 const metadataSchema = z.preprocess(

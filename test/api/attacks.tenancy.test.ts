@@ -267,3 +267,47 @@ describe('a key revoked while requests with it are in flight', () => {
     expect(await t.deps.db.closure.count({ where: { description: 'After' } })).toBe(0);
   });
 });
+
+describe('instants and sizes at the edges of what a date or a number can hold', () => {
+  it('are answered 200 or 400 on the event log and availability, never a 5xx', async () => {
+    const org = t.demo.organizations.clinic.id;
+    const instants = ['-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-03-08T02:30:00-05:00', 'NaN', '1e400'];
+    for (const at of instants) {
+      for (const path of [
+        `/v1/conversations?startedFrom=${encodeURIComponent(at)}`,
+        `/v1/events?from=${encodeURIComponent(at)}`,
+        `/v1/events?to=${encodeURIComponent(at)}`,
+        `/v1/events?from=${encodeURIComponent(at)}&to=${encodeURIComponent(at)}`,
+        `/v1/organizations/${org}/availability?medium=PHONE&at=${encodeURIComponent(at)}`,
+        `/v1/organizations/${org}/availability/timeline?medium=PHONE&from=${encodeURIComponent(at)}&to=${encodeURIComponent('+275760-09-13T00:00:00Z')}`,
+      ]) {
+        const res = await t.rest('GET', path);
+        expect([200, 400], `${path} → ${JSON.stringify(res.body).slice(0, 200)}`).toContain(res.status);
+      }
+    }
+    // the same instants in lists filtered by time, and in writes that store them
+    const bot = t.demo.bots.clinic[0]!;
+    for (const at of ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00']) {
+      for (const path of [
+        `/v1/conversations?startedFrom=${encodeURIComponent(at)}`,
+        `/v1/conversations?startedTo=${encodeURIComponent(at)}`,
+        `/v1/call-requests?createdFrom=${encodeURIComponent(at)}`,
+        `/v1/call-requests?createdTo=${encodeURIComponent(at)}`,
+      ]) {
+        const res = await t.rest('GET', path);
+        expect([200, 400], `${path} → ${JSON.stringify(res.body).slice(0, 200)}`).toContain(res.status);
+      }
+      const conversation = await t.rest('POST', '/v1/conversations', { json: { botId: bot, medium: 'CHAT', startTime: at } });
+      expect(conversation.status, `startTime ${at} → ${JSON.stringify(conversation.body).slice(0, 200)}`).toBe(400);
+      expect(conversation.body.message).toMatch(/^startTime/);
+      const call = await t.rest('POST', '/v1/call-requests', { json: { botId: bot, phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+12125550100', notBefore: at } });
+      expect(call.status, `notBefore ${at} → ${JSON.stringify(call.body).slice(0, 200)}`).toBe(400);
+      const key = await t.rest('POST', '/v1/api-keys', { json: { name: 'edge', expiresAt: at } });
+      expect(key.status, `expiresAt ${at} → ${JSON.stringify(key.body).slice(0, 200)}`).toBe(400);
+    }
+    for (const limit of ['1e9', '-1', '0', '1.5', '0x10', '9007199254740993', '']) {
+      const res = await t.rest('GET', `/v1/events?limit=${limit}`);
+      expect([200, 400], `limit=${limit}`).toContain(res.status);
+    }
+  });
+});
