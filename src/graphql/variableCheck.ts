@@ -37,6 +37,11 @@ export function variableCheckStep(schema: GraphQLSchema, maskError: (error: unkn
       const problem = variableProblem(schema, args.document, args.operationName, args.variableValues);
       if (problem) setResultAndStopExecution({ errors: [maskError(problem, problem.message) as GraphQLError] });
     },
+    // a subscription's variables are coerced the same way, by graphql-js's subscribe
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const problem = variableProblem(schema, args.document, args.operationName, args.variableValues);
+      if (problem) setResultAndStopExecution({ errors: [maskError(problem, problem.message) as GraphQLError] });
+    },
   };
   return {
     name: 'variables checked',

@@ -259,6 +259,20 @@ describe('JSON bodies built to cost the server', () => {
     expect(await t.deps.db.closure.count()).toBe(0);
   });
 
+  it('a subscription whose variables are 100,000 fields is refused in a short answer, before any stream', async () => {
+    const query = 'subscription($org: ID!, $medium: Medium!) { availabilityChanged(orgId: $org, medium: $medium) { state } }';
+    const huge = JSON.stringify(fields(50_000));
+    const res = await t.fetch('/graphql', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: `{"query": ${JSON.stringify(query)}, "variables": {"org": ${huge}, "medium": ${huge}}}`,
+    });
+    const text = await res.text();
+    expect(text.length).toBeLessThan(3_000);
+    expect(text).toMatch(/Variable \\"\$org\\" got invalid value/);
+    expect(t.deps.liveStreams.count()).toBe(0);
+  });
+
   it('a compiled query (the prepared path, from its second run) refuses 100,000 fields in a variable as shortly, on both executors', async () => {
     const query = 'query Events($filter: EventFilter) { events(first: 1, filter: $filter) { edges { cursor } } }';
     const huge = `{"type": ["closure.*"], ${JSON.stringify(fields(100_000)).slice(1, -1)}}`;
