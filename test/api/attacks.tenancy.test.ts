@@ -100,6 +100,34 @@ describe("another tenant's events, endpoints and deliveries by id", () => {
   });
 });
 
+describe('a webhook endpoint made to receive another tenant’s events', () => {
+  it('cannot name another organization in its body, and receives nothing of another tenant', async () => {
+    t.clock.set(new Date());
+    for (const json of [
+      { url: receiver.url, eventTypes: ['*'], orgId: t.demo.organizations.other.id },
+      { url: receiver.url, eventTypes: ['*'], filter: { orgId: t.demo.organizations.other.id } },
+    ]) {
+      const res = await t.rest('POST', '/v1/webhook-endpoints', { json });
+      expect([400, 404], JSON.stringify(json)).toContain(res.status);
+    }
+    expect(await t.deps.db.webhookEndpoint.count()).toBe(0);
+    const mine = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['*'] } });
+    expect(mine.status).toBe(200);
+    // a write of the other tenant (and of the clinic's sibling) queues nothing for the clinic's endpoint
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.other.id}/closures`, { token: otherKey(), json: closureBody });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.clinic2.apiKey, json: closureBody });
+    const queued = await t.deps.db.webhookDelivery.findMany({ where: { endpointId: mine.body.data.id } });
+    const events = await t.deps.db.event.findMany({ where: { id: { in: queued.map((d) => d.eventId) } } });
+    expect(events.length).toBe(queued.length);
+    for (const event of events) expect(event.orgId, event.type).toBe(t.demo.organizations.clinic.id);
+    expect(events.map((e) => e.type)).not.toContain('closure.created');
+    // PATCH cannot move it either
+    const moved = await t.rest('PATCH', `/v1/webhook-endpoints/${mine.body.data.id}`, { json: { orgId: t.demo.organizations.other.id } });
+    expect(moved.status).toBe(400);
+    expect((await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: mine.body.data.id } })).orgId).toBe(t.demo.organizations.clinic.id);
+  });
+});
+
 describe('event filters made to widen the list', () => {
   async function eventsOfBoth() {
     t.clock.set(new Date());

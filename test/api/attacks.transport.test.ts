@@ -162,6 +162,10 @@ describe('hostile headers against the GETs answered directly', () => {
     ['If-None-Match: *', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: *`],
     ['If-Modified-Since garbage', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-Modified-Since: yesterday`],
     ['a hostile X-Request-Id', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Request-Id: ../../<script>\u0007`],
+    ['HEAD', () => `HEAD ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
+    ['HEAD without a credential', () => `HEAD ${path()} HTTP/1.1\r\nHost: 127.0.0.1`],
+    ['a lower-case method', () => `get ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
+    ['HTTP/1.0 without Host', () => `GET ${path()} HTTP/1.0\r\nAuthorization: Bearer ${key()}`],
     ['a forged X-Forwarded-For (not trusted)', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Forwarded-For: 1.2.3.4, 127.0.0.1`],
   ];
 
