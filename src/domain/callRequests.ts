@@ -53,7 +53,14 @@ const instantInput = z.preprocess(
 );
 
 const metadataSchema = z.preprocess(
-  absentToUndefined,
+  (value, ctx) => {
+    // the count first: an object of 100,000 entries is refused without reading each of them
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > MAX_METADATA_ENTRIES) {
+      ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_METADATA_ENTRIES} entries`, input: value });
+      return z.NEVER;
+    }
+    return absentToUndefined(value);
+  },
   z
     .record(
       z.string(),
