@@ -8,6 +8,7 @@
 // change feed; each change is one event (without the key).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { generateApiKey, hashSecret } from '../crypto/secrets.js';
 import type { ApiKey } from '../generated/prisma/client.js';
 import { type Actor, assertReach, isScope, requireScope, SCOPES, type Scope } from './access.js';
@@ -58,7 +59,7 @@ export const apiKeyWithSecretResponse = viewSchema<ApiKeyWithSecret>()(
 export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked keys are not listed.') }));
 
 export const absent = (v: unknown) => (v === null ? undefined : v);
-export const instantInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant such as 2026-12-01T00:00:00Z' });
+export const instantInput = instantInputSchema('must be an ISO 8601 instant such as 2026-12-01T00:00:00Z');
 export const scopesInput = z
   .array(z.string(), { error: 'must be a list of scopes' })
   .min(1, { error: 'must name at least one scope (omit it for a key with every scope of the creating credential)' })

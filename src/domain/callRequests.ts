@@ -3,6 +3,7 @@
 // queued → in_progress → completed | failed | canceled | expired. Polling one request is bounded by
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { derivedKey } from '../crypto/derivedKeys.js';
 import type { DomainDeps } from './deps.js';
@@ -48,11 +49,18 @@ export const e164Schema = z
 
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z' }).optional(),
+  instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
 );
 
 const metadataSchema = z.preprocess(
-  absentToUndefined,
+  (value, ctx) => {
+    // the count first: an object of 100,000 entries is refused without reading each of them
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > MAX_METADATA_ENTRIES) {
+      ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_METADATA_ENTRIES} entries`, input: value });
+      return z.NEVER;
+    }
+    return absentToUndefined(value);
+  },
   z
     .record(
       z.string(),

@@ -3,6 +3,7 @@
 // inbound calls and chats are recorded the same way (POST /v1/conversations). One conversation is read
 // with its transcript, in cursor pages of turns. `duration` is in seconds.
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { randomUUID } from 'node:crypto';
 import { derivedKey } from '../crypto/derivedKeys.js';
 import type { Conversation, ConversationMessage } from '../generated/prisma/client.js';
@@ -29,7 +30,7 @@ export const TRANSCRIPT_MAX_LIMIT = 200;
 const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z' }).optional(),
+  instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
 );
 const phoneText = z.preprocess(absentToUndefined, storable(z.string().max(32, 'must be at most 32 characters')).default(''));
 const tags = z.preprocess(

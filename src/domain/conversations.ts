@@ -3,6 +3,7 @@
 // specification's form) or by cursor (REST `cursor`/`nextCursor`, the GraphQL connection): a cursor
 // page is a keyset read (conversationPages.ts), as cheap deep in the list as at its start.
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 import type { DomainDeps } from './deps.js';
 import type { Conversation, Prisma } from '../generated/prisma/client.js';
@@ -69,8 +70,8 @@ const conversationFilters = {
   includeChildren: booleanParam.describe("Include the child organizations' conversations; account organizations only (400 otherwise)."),
   medium: z.preprocess(absentToUndefined, z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }).optional()).describe('Only this medium.'),
   status: z.preprocess(absentToUndefined, z.enum(CONVERSATION_STATUSES, { error: `must be one of ${CONVERSATION_STATUSES.join(', ')}` }).optional()).describe('Only this status.'),
-  startedFrom: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant' }).optional()).describe('startTime at or after this instant.'),
-  startedTo: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant' }).optional()).describe('startTime before this instant.'),
+  startedFrom: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), instantInputSchema('must be an ISO 8601 instant').optional()).describe('startTime at or after this instant.'),
+  startedTo: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), instantInputSchema('must be an ISO 8601 instant').optional()).describe('startTime before this instant.'),
 };
 
 export const listConversationsInput = z

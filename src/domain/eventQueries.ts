@@ -4,6 +4,7 @@
 // and time. The log keeps EVENT_RETENTION_DAYS: older events are neither answered nor kept (purged
 // opportunistically here, at most once an hour per process). Scope events:read.
 import { z } from 'zod';
+import { instantInputSchema } from './timeFormats.js';
 import { derivedKey, type KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Event, Prisma } from '../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from './access.js';
@@ -122,7 +123,7 @@ const typeParam = z.preprocess(
     })
     .optional(),
 );
-const instantParam = z.preprocess(absent, z.iso.datetime({ offset: true, error: 'must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z' }).optional());
+const instantParam = z.preprocess(absent, instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z').optional());
 
 const eventFilters = {
   type: typeParam.describe('Event types, comma-separated; a family such as `closure.*` selects all of its types.'),

@@ -20,6 +20,9 @@ export const dayOfWeekSchema = z.enum(DAYS_OF_WEEK, {
   error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${DAYS_OF_WEEK.join(', ')}`),
 });
 
+/** Breaks of one day at most: one per minute (they may not overlap). */
+export const MAX_BREAKS_PER_DAY = 1440;
+
 export const officeBreakSchema = z
   .strictObject(
     { start: localTimeSchema, end: localTimeSchema, reason: nonBlankText(500), greeting: nonBlankText(500) },
@@ -59,7 +62,8 @@ export const dayHoursFields = {
   isClosed: z.boolean({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be true or false') }),
   open: localTimeSchema.nullable().optional(),
   close: localTimeSchema.nullable().optional(),
-  breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).optional(),
+  // no more breaks than minutes in a day (they may not overlap): a longer list is refused before its items are read
+  breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).max(MAX_BREAKS_PER_DAY, { error: `must have at most ${MAX_BREAKS_PER_DAY} breaks` }).optional(),
 };
 
 type DayHoursValue = { isClosed: boolean; open?: string | null; close?: string | null; breaks?: { start: string; end: string }[] };

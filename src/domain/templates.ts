@@ -55,6 +55,8 @@ const variablesField = z
 
 const mediumsField = z
   .array(z.enum(MEDIUMS, { error: `must be one of ${MEDIUMS.join(', ')}` }), { error: `must be an array of ${MEDIUMS.join(', ')} or null` })
+  // each type once at most: a longer list is refused before its items are read
+  .max(MEDIUMS.length, { error: `must name each of ${MEDIUMS.join(', ')} at most once` })
   .superRefine((mediums, ctx) => {
     const seen = new Set<string>();
     mediums.forEach((m, i) => {

@@ -103,3 +103,19 @@ export function instantArgSchema(error: (iss: { input?: unknown }) => string) {
 export function isoInstantToDate(value: string): Date {
   return DateTime.fromISO(value, { setZone: true }).toJSDate();
 }
+
+/**
+ * True when an instant lies in the years the database stores and gives back: 1 to 9999 in UTC. PostgreSQL
+ * has no year 0 (`0000-01-01T00:00:00Z`, or `0001-01-01T00:30:00+01:00`, is refused by the database, which
+ * made a filter of the event log a 500), and a year past 9999 does not come back as the ISO 8601 instant it
+ * was written as.
+ */
+export function isStorableInstant(value: string): boolean {
+  const year = new Date(value).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
+/** An ISO 8601 instant with an offset (`Z` or `±hh:mm`) that the database can store; `error` names both rules. */
+export function instantInputSchema(error: string) {
+  return z.iso.datetime({ offset: true, error }).refine(isStorableInstant, { error });
+}

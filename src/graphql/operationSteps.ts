@@ -20,11 +20,13 @@ export interface PreparedOperation {
   serverContext: OperationLabelContext;
   /** The operation's context, as the resolvers see it. */
   context: GraphQLContext;
+  /** The variables as the request sent them. */
+  variables: Record<string, unknown> | null | undefined;
 }
 
 export interface PreparedStep {
-  /** Where the plugin's `onExecute` runs (before the operation executes). */
-  onExecute?(operation: PreparedOperation): void;
+  /** Where the plugin's `onExecute` runs (before the operation executes); a result stops it there (envelop's setResultAndStopExecution). */
+  onExecute?(operation: PreparedOperation): ExecutionResult | undefined | void;
   /** Where the plugin's `onExecuteDone` runs, in the order of the steps. */
   onExecuteDone?(operation: PreparedOperation, result: ExecutionResult): ExecutionResult;
   /** Where the plugin's (yoga's) `onExecutionResult` runs: after every `onExecuteDone`. */
@@ -50,8 +52,13 @@ export async function executePrepared(
   operation: PreparedOperation,
   variables: Record<string, unknown> | null | undefined,
 ): Promise<ExecutionResult> {
-  for (const step of steps) if (!('notNeeded' in step.prepared)) step.prepared.onExecute?.(operation);
-  let result = await run(query.compiled, undefined, operation.context, variables);
+  let stopped: ExecutionResult | undefined;
+  for (const step of steps) {
+    if ('notNeeded' in step.prepared) continue;
+    stopped = step.prepared.onExecute?.(operation) ?? undefined;
+    if (stopped) break;
+  }
+  let result = stopped ?? (await run(query.compiled, undefined, operation.context, variables));
   for (const phase of ['onExecuteDone', 'onExecutionResult'] as const) {
     for (const step of steps) {
       const hook = 'notNeeded' in step.prepared ? undefined : step.prepared[phase];

@@ -236,7 +236,7 @@ async function preparedAnswer(
   authorization: string | null,
 ): Promise<RegularAnswer> {
   const context = createGraphQLContext(serverContext, { authorization });
-  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context }, params.variables);
+  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables }, params.variables);
   return regularAnswer(result, mediaType);
 }
 

@@ -11,6 +11,7 @@ import { endUnansweredStreams } from './liveStreams.js';
 import { schema } from './schema/index.js';
 import { type OperationLabelContext, operationLabelStep } from './operationLabel.js';
 import type { OperationStep } from './operationSteps.js';
+import { variableCheckStep } from './variableCheck.js';
 
 export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
 
@@ -37,6 +38,8 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     operationLabelStep(),
     // queries compiled to JavaScript once per document and operation (preparedQueries.ts)
     ...(prepared ? [preparedQueriesStep(prepared)] : []),
+    // the last before the executor: an operation refused for its variables was counted, labelled and stamped like any other
+    variableCheckStep(schema, maskError),
     maskingStep(maskError),
     {
       name: 'unanswered streams end',

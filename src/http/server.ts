@@ -18,12 +18,13 @@
 // the health check (the route GET /healthz, whatever its query) starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import type { HttpLimits } from '../config.js';
 import { errorFields, type Logger } from '../logger.js';
 import type { RestErrorCode } from '../domain/errorCodes.js';
 import { RequestScheduler } from './requestScheduler.js';
-import { requestIdFrom } from './requestContext.js';
+import { internalErrorMessage, requestIdFrom } from './requestContext.js';
+import { API_SECURITY_HEADERS } from './securityHeaders.js';
 
 /** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
 type FetchHandler = Parameters<typeof getRequestListener>[0];
@@ -55,7 +56,9 @@ export function createHttpServer(
   scheduler = createRequestScheduler(limits, logger),
   direct?: DirectListener,
 ): Server {
-  const listener = getRequestListener(fetch);
+  // a request the adapter cannot make a fetch Request of (a backslash in the path, an invalid Host header)
+  // is answered 400 in the envelope, not the adapter's bare 400 without a body
+  const listener = getRequestListener(fetch, { errorHandler: (err) => adapterErrorAnswer(err, logger) });
   // the adapter answers the app's errors itself; what still rejects is a bug of ours: logged, never lost
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     if (direct?.(req, res)) return;
@@ -92,6 +95,18 @@ export function createHttpServer(
   server.maxHeadersCount = limits.maxHeaders + 1;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket, logger));
   return server;
+}
+
+/** The answer to what the adapter could not hand to the app (a RequestError), or to an app that threw (a bug of ours). */
+function adapterErrorAnswer(err: unknown, logger?: Logger): Response {
+  const requestId = requestIdFrom(undefined);
+  const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...API_SECURITY_HEADERS };
+  if (err instanceof RequestError) {
+    logger?.info('request refused by the HTTP server', { status: 400, code: 'INVALID_REQUEST_TARGET', reason: err.message });
+    return new Response(envelope('malformed_request', `The request cannot be read: ${err.message}`), { status: 400, headers });
+  }
+  logger?.error('a request failed outside the app', { requestId, ...errorFields(err) });
+  return new Response(envelope('internal_error', internalErrorMessage(requestId)), { status: 500, headers });
 }
 
 /** Listens on `host:port` (0 = a free port) and answers the address actually bound. */

@@ -14,7 +14,10 @@
 // Left to Hono (the same pipeline, through the middleware): HEAD, OPTIONS, any other method, and every
 // request while CORS is open (hono/cors decides its headers there), and a request carrying more than one
 // Authorization header (node:http keeps the first one of such a repeated field; a fetch Request joins
-// them and the request is refused, as it must be).
+// them and the request is refused, as it must be). Also left to it, because the node:http adapter makes
+// a URL of them first (a dot segment removed, `%2e%2e` included; a backslash or a Host that is not a
+// host refused), which this path's plain reading would not do: a path with a dot segment or a
+// backslash, and a Host header other than a plain `name[:port]`.
 //
 // app.ts uses this answerer for node:http (answerNode) and for `app.fetch` (the tests' way in), so the
 // API tests go through it.
@@ -49,6 +52,18 @@ export interface DirectAnswer {
 
 /** Answers the request, or null when it is Hono's to answer. */
 export type DirectAnswerer = (request: DirectRequest) => Promise<DirectAnswer> | null;
+
+/** A dot segment (`.`, `..`, either percent-encoded) in a path: URL parsing removes it (`/a/%2e%2e/b` is `/b`). */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
+/** A Host the adapter takes as it is (its own test, @hono/node-server's reValidHost): anything else it parses or refuses. */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+
+/** True when the path of `target` reads the same before and after URL parsing (see the head of this file). */
+function plainPath(target: string): boolean {
+  const query = target.indexOf('?');
+  const path = query < 0 ? target : target.slice(0, query);
+  return path.indexOf('\\') < 0 && !DOT_SEGMENT.test(path);
+}
 
 interface CompiledRoute {
   route: RouteDef;
@@ -90,7 +105,7 @@ export function createDirectAnswerer(
   const trustProxy = deps.config.trustProxy;
 
   return (request) => {
-    if (request.method !== 'GET' || corsOpen || request.target.charCodeAt(0) !== 47 /* / */) return null;
+    if (request.method !== 'GET' || corsOpen || request.target.charCodeAt(0) !== 47 /* / */ || !plainPath(request.target)) return null;
     // the absolute URL Hono reads the path and the query from (only the path and the query matter here)
     const url = `http://localhost${request.target}`;
     const path = getPathNoStrict({ url } as Request);
@@ -148,6 +163,8 @@ export function directRequestOf(incoming: IncomingMessage): DirectRequest | null
     if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorizations > 1) return null;
   }
   const headers = incoming.headers;
+  const host = headers.host;
+  if (host !== undefined && !PLAIN_HOST.test(host)) return null;
   return {
     method: incoming.method ?? 'GET',
     target: incoming.url ?? '/',
