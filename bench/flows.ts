@@ -11,7 +11,7 @@
 //     calls handed out per second, and no call handed out twice (counted from the answers);
 //   - availability reads at a steady rate on one instance, alone vs while the runtimes claim on both (claims
 //     must not block them: a read waiting on a claim would show in p99).
-// BENCH_ONLY=flows runs this part alone.
+// BENCH_ONLY=flows runs this part alone; BENCH_FLOWS=webhooks (or calls) runs only that half of it.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -404,7 +404,9 @@ export async function flowsPart(ctx: FlowsContext): Promise<void> {
   const first = await startService(env);
   const running: Running[] = [receiver, first];
   try {
-    await webhooks(ctx, first, receiver, demo, closures, url);
+    const only = process.env.BENCH_FLOWS;
+    if (only !== 'calls') await webhooks(ctx, first, receiver, demo, closures, url);
+    if (only === 'webhooks') return;
     const second = await startService(env);
     running.push(second);
     await calls(ctx, first, second, demo);

@@ -85,8 +85,9 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
-    // 32 jobs in flight (claimed 8 or more at a time): enough for many endpoints' 4 deliveries each, in few claims
-    const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger }, { batchSize: 32 });
+    // 32 jobs in flight (claimed 8 or more at a time): enough for many endpoints' 4 deliveries each, in few claims;
+    // looks at least 20 ms apart, so that under a stream of writes one claim takes the deliveries of many commits
+    const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger }, { batchSize: 32, minLookGapMs: 20 });
     // one process owns an embedded folder at a time (db/ holds its lock): a lease found held now was held by a
     // process that died (kill -9 between a delivery attempt and its outcome), so its work is due again at once
     // rather than when the lease runs out
