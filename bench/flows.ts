@@ -235,8 +235,8 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
       const states = await db.query(
         `SELECT "status", "attempts", "statusCode", left("response", 100) AS "response", count(*)::int AS "count" FROM "WebhookDelivery" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC LIMIT 5`,
       );
-      const jobs = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "Job" WHERE "kind" = 'webhook.deliver' AND "runAt" <= now()`);
-      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due delivery jobs ${JSON.stringify(jobs.rows[0])}`);
+      const due = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" <= now()`);
+      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due deliveries ${JSON.stringify(due.rows[0])}`);
     }
     await unsubscribe(ids);
     return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms };

@@ -91,11 +91,11 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // one process owns an embedded folder at a time (db/ holds its lock): a lease found held now was held by a
     // process that died (kill -9 between a delivery attempt and its outcome), so its work is due again at once
     // rather than when the lease runs out
-    if (database.kind === 'pglite') await database.prisma.job.updateMany({ where: { lockedUntil: { not: null }, failedAt: null }, data: { lockedUntil: null } });
     handleWebhookDeliveries(jobs, deps, {
       onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
       maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
     });
+    if (database.kind === 'pglite') await jobs.releaseLeases();
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);

@@ -6,8 +6,10 @@
 // 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
 // after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
 // flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
-// other endpoints nor more than its share of the queue's batch. Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
-// survives a restart, and is in flight on one instance at a time.
+// other endpoints nor more than its share of the queue's batch. Each pending delivery, recorded with its
+// event, is an entry of the job queue's deliveries lane (jobs/queue.ts "Lanes"): claimed from its own row
+// when its nextAttemptAt is due, under a lease (lockedUntil), so it survives a restart and is in flight
+// on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
 // checked (no second lookup an attacker's DNS could answer differently); loopback, private, link-local,
@@ -16,8 +18,8 @@
 // Connections are kept alive per target (origin) and reused: a reused connection goes to the address
 // that was checked when it was opened, since every new connection is checked again.
 //
-// Cost: the deliveries a queue claims together are read in one statement (delivery, endpoint and event
-// joined), and the delivered ones recorded together (one statement per turn of the event loop); the
+// Cost: the deliveries a queue claims together are claimed and read in one statement (delivery, endpoint
+// and event joined), and the delivered ones recorded together (one statement per 20 ms window); the
 // signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
 import { createHmac } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
@@ -27,8 +29,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
-import type { Prisma, WebhookEndpoint } from '../generated/prisma/client.js';
-import type { ClaimedJob, JobOutcome, JobQueue } from '../jobs/queue.js';
+import { Prisma, type WebhookEndpoint } from '../generated/prisma/client.js';
+import type { ClaimedJob, JobLane, JobOutcome, JobQueue } from '../jobs/queue.js';
 import { decryptSecret } from './secrets.js';
 import { isPrivateAddress, TargetRefused } from './targets.js';
 
@@ -237,7 +239,7 @@ function signerFor(key: KeyMaterial, stored: string): Signer {
 }
 
 /** A delivery as an attempt needs it: its row, its endpoint's and its event's (null past retention). */
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   status: string;
   attempts: number;
@@ -288,8 +290,6 @@ class Coalesced<K, V> {
 const RECORD_WINDOW_MS = 20;
 
 interface Delivered {
-  /** The job whose row goes in the same statement. */
-  jobId: string | undefined;
   id: string;
   at: Date;
   statusCode: number;
@@ -306,19 +306,15 @@ function batcherFor(db: Db) {
     batcher = {
       load: new Coalesced(async (ids) => {
         const rows = await db.$queryRaw<DeliveryRow[]>`
-          SELECT d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
-                 e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
-                 ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"
+          SELECT ${DELIVERY_COLUMNS}
           FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
           WHERE d."id" = ANY(${ids}::uuid[])`;
         return new Map(rows.map((row) => [row.id, row]));
       }),
       delivered: new Coalesced(async (list) => {
-        const jobIds = list.flatMap((x) => (x.jobId ? [x.jobId] : []));
         await db.$executeRaw`
-          WITH "jobs" AS (DELETE FROM "Job" WHERE "id" = ANY(${jobIds}::uuid[]))
           UPDATE "WebhookDelivery" AS d
-          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL,
+          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
               "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
           FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
                       ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
@@ -331,12 +327,20 @@ function batcherFor(db: Db) {
   return batcher;
 }
 
-/** One attempt of one delivery (the job's handler). */
-export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}, jobId?: string): Promise<JobOutcome> {
+/**
+ * One attempt of one delivery (the deliveries lane's handler, given the row its claim read; or by id). Every
+ * outcome is recorded on the delivery's row, ending its lease.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, delivery: string | DeliveryRow, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
   const { db } = deps;
   const batcher = batcherFor(db);
-  const row = await batcher.load.get(deliveryId);
+  const row = typeof delivery === 'string' ? await batcher.load.get(delivery) : delivery;
   if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
+  return attempt(deps, batcher, row, hooks);
+}
+
+async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor>, row: DeliveryRow, hooks: DeliveryHooks): Promise<JobOutcome> {
+  const { db } = deps;
   const delivery = { id: row.id, attempts: row.attempts };
   const endpoint = {
     id: row.endpointId,
@@ -351,7 +355,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const finish = (status: 'delivered' | 'failed', fields: { statusCode?: number | null; latencyMs?: number | null; response: string }) =>
     db.webhookDelivery.update({
       where: { id: delivery.id },
-      data: { status, attempts: { increment: 1 }, lastAttemptAt: now, nextAttemptAt: null, statusCode: fields.statusCode ?? null, latencyMs: fields.latencyMs ?? null, response: fields.response },
+      data: { status, attempts: { increment: 1 }, lastAttemptAt: now, nextAttemptAt: null, lockedUntil: null, statusCode: fields.statusCode ?? null, latencyMs: fields.latencyMs ?? null, response: fields.response },
     });
   if (!endpoint.enabled) {
     await finish('failed', { response: 'the endpoint is disabled' });
@@ -382,11 +386,11 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await batcher.delivered.get({ jobId, id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
+    await batcher.delivered.get({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
-    return { done: true, removed: jobId !== undefined, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
+    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
@@ -400,21 +404,65 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
     return { done: true, label: 'disabled' };
   }
   if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
-  const attempt = delivery.attempts + 1;
-  if (attempt > RETRY_GAPS_MS.length) {
+  const attemptNo = delivery.attempts + 1;
+  if (attemptNo > RETRY_GAPS_MS.length) {
     await finish('failed', { statusCode, latencyMs, response });
     return { done: true, label: 'failed' };
   }
-  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempt - 1]!);
+  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attemptNo - 1]!);
   await db.webhookDelivery.update({
     where: { id: delivery.id },
-    data: { attempts: attempt, lastAttemptAt: now, nextAttemptAt: retryAt, statusCode, latencyMs, response },
+    data: { attempts: attemptNo, lastAttemptAt: now, nextAttemptAt: retryAt, lockedUntil: null, statusCode, latencyMs, response },
   });
   return { retryAt, error: answer ? `answered ${answer.status}` : failure };
 }
 
+/** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
+const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
+  e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
+  ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"`;
+
 /**
- * Registers the delivery handler on the job queue, with this queue's (this instance's) slots per endpoint
+ * The deliveries lane of the job queue: a pending delivery is due at its nextAttemptAt, and is claimed from
+ * its own row, read with its endpoint and event in the claim's statement.
+ */
+export function deliveriesLane(db: Db): JobLane {
+  const at = (d: Date) => d.toISOString();
+  return {
+    kind: DELIVER_JOB,
+    async claim(limit, now, lockedUntil) {
+      const rows = await db.$queryRaw<DeliveryRow[]>`
+        WITH d AS (
+          UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
+          WHERE "id" IN (
+            SELECT "id" FROM "WebhookDelivery"
+            WHERE "status" = 'pending' AND "nextAttemptAt" <= ${at(now)}::timestamp(3)
+              AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3))
+            ORDER BY "nextAttemptAt" LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED)
+          RETURNING "id", "status", "attempts", "endpointId", "eventId")
+        SELECT ${DELIVERY_COLUMNS}
+        FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
+      return rows.map((row) => ({ id: row.id, kind: DELIVER_JOB, payload: row, attempts: row.attempts + 1 }));
+    },
+    async release(job, retryAt, error) {
+      await db.webhookDelivery.updateMany({ where: { id: job.id, status: 'pending' }, data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) } });
+    },
+    async releaseAll() {
+      await db.webhookDelivery.updateMany({ where: { lockedUntil: { not: null } }, data: { lockedUntil: null } });
+    },
+    async depth() {
+      const [pending, oldest] = await Promise.all([
+        db.webhookDelivery.count({ where: { status: 'pending' } }),
+        db.webhookDelivery.findFirst({ where: { status: 'pending' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
+      ]);
+      return { pending, oldestRunAt: oldest?.nextAttemptAt ?? null };
+    },
+  };
+}
+
+/**
+ * Registers the deliveries lane and its handler on the job queue, with this queue's (this instance's) slots per endpoint
  * (`maxInFlightPerEndpoint`, default 4); `onDisabled` records webhook_endpoint.disabled (the runtime
  * passes the domain's recordEndpointDisabled).
  */
@@ -425,5 +473,5 @@ export function handleWebhookDeliveries(
 ): JobQueue {
   const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
   const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks, job.id));
+  return queue.lane(deliveriesLane(deps.db), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
 }
