@@ -130,68 +130,85 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
 
 /** Idle connections kept per target: fewer than receivers usually keep theirs (Node's default is 5 s). */
 const IDLE_CONNECTION_MS = 4_000;
+
+/** A URL as a request needs it, parsed once, with its keep-alive agent. */
+interface Target {
+  request: typeof httpRequest;
+  options: { protocol: string; hostname: string; port: string; path: string; method: 'POST'; agent: HttpAgent };
+  /** The host as a literal address (brackets removed), when it is one: no lookup checks it. */
+  literal: string | null;
+}
+
 const agents = new Map<string, HttpAgent>();
+const targets = new Map<string, Target>();
 
 /** One keep-alive agent per origin and rule (private targets allowed or not), so that connections are reused. */
 function agentFor(target: URL, allowPrivate: boolean): HttpAgent {
   const key = `${allowPrivate ? 'any' : 'public'} ${target.origin}`;
   let agent = agents.get(key);
   if (!agent) {
-    // every new connection resolves through checkedLookup: a kept one stays on the address checked when it opened
+    // every new connection resolves through checkedLookup (the agent hands its options to each connection it
+    // opens): a kept one stays on the address checked when it opened
     const options = { keepAlive: true, maxFreeSockets: 16, timeout: IDLE_CONNECTION_MS, lookup: checkedLookup(allowPrivate) };
     agent = target.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
     if (agents.size >= 1_000) {
       for (const old of agents.values()) old.destroy();
       agents.clear();
+      targets.clear();
     }
     agents.set(key, agent);
   }
   return agent;
 }
 
-/** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
-export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
-  const target = new URL(url);
-  // a literal address is checked here (no lookup happens for it)
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && !allowPrivate && isPrivateAddress(literal)) return Promise.reject(new TargetRefused(`${literal} is not a public address`));
-  return send(target, headers, body, allowPrivate, true);
+/** The parsed target of `url` under the rule (kept: each delivery to an endpoint posts to the same URL). */
+function targetFor(url: string, allowPrivate: boolean): Target {
+  const key = `${allowPrivate ? 'any' : 'public'} ${url}`;
+  let target = targets.get(key);
+  if (!target) {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    target = {
+      request: parsed.protocol === 'https:' ? httpsRequest : httpRequest,
+      options: { protocol: parsed.protocol, hostname: host, port: parsed.port, path: `${parsed.pathname}${parsed.search}`, method: 'POST', agent: agentFor(parsed, allowPrivate) },
+      literal: isIP(host) ? host : null,
+    };
+    if (targets.size >= 10_000) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
 }
 
-function send(target: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, mayRetry: boolean): Promise<Answer> {
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+/** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
+export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
+  const target = targetFor(url, allowPrivate);
+  // a literal address is checked here (no lookup happens for it)
+  if (target.literal && !allowPrivate && isPrivateAddress(target.literal)) return Promise.reject(new TargetRefused(`${target.literal} is not a public address`));
+  return send(target, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'office-communications-webhooks/1' }, body, true);
+}
+
+function send(target: Target, headers: Record<string, string>, body: string, mayRetry: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'office-communications-webhooks/1' },
-        agent: agentFor(target, allowPrivate),
-        lookup: checkedLookup(allowPrivate),
-        timeout: DELIVERY_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size >= MAX_ANSWER_BYTES) return;
-          chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
-          size += chunk.length;
-          if (size >= MAX_ANSWER_BYTES) res.destroy();
-        });
-        const done = () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      },
-    );
-    // the whole exchange, not only idle time, is bounded
+    const req = target.request({ ...target.options, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size >= MAX_ANSWER_BYTES) return;
+        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+        size += chunk.length;
+        if (size >= MAX_ANSWER_BYTES) res.destroy();
+      });
+      const done = () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    // the whole exchange, from connecting to the answer's end, is bounded (one timer, no idle timeout per request)
     const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)), DELIVERY_TIMEOUT_MS);
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(deadline);
       // a kept connection the receiver closed as it was reused: sent again once, on a new connection
-      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(target, headers, body, allowPrivate, false));
+      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(target, headers, body, false));
       else reject(err);
     });
     req.on('close', () => clearTimeout(deadline));
@@ -236,6 +253,22 @@ function signerFor(key: KeyMaterial, stored: string): Signer {
     signers.set(stored, (signer = new Signer(decryptSecret(key, stored))));
   }
   return signer;
+}
+
+/**
+ * The body of an event's deliveries, made once per event: its endpoints' deliveries are claimed together
+ * and send the same body (an event never changes, so a kept one is never stale).
+ */
+const bodies = new Map<string, string>();
+
+function bodyOf(event: { id: string; type: string; occurredAt: Date; orgId: string; data: unknown }): string {
+  let body = bodies.get(event.id);
+  if (body === undefined) {
+    body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
+    if (bodies.size >= 1_000) bodies.clear();
+    bodies.set(event.id, body);
+  }
+  return body;
 }
 
 /** A delivery as an attempt needs it: its row, its endpoint's and its event's (null past retention). */
@@ -366,7 +399,7 @@ async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor
     return { done: true, label: 'failed' };
   }
   const event = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
-  const body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
+  const body = bodyOf(event);
   const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
 
