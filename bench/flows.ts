@@ -11,7 +11,7 @@
 //     calls handed out per second, and no call handed out twice (counted from the answers);
 //   - availability reads at a steady rate on one instance, alone vs while the runtimes claim on both (claims
 //     must not block them: a read waiting on a claim would show in p99).
-// BENCH_ONLY=flows runs this part alone.
+// BENCH_ONLY=flows runs this part alone; BENCH_FLOWS=webhooks (or calls) runs only that half of it.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -235,8 +235,8 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
       const states = await db.query(
         `SELECT "status", "attempts", "statusCode", left("response", 100) AS "response", count(*)::int AS "count" FROM "WebhookDelivery" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC LIMIT 5`,
       );
-      const jobs = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "Job" WHERE "kind" = 'webhook.deliver' AND "runAt" <= now()`);
-      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due delivery jobs ${JSON.stringify(jobs.rows[0])}`);
+      const due = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" <= now()`);
+      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due deliveries ${JSON.stringify(due.rows[0])}`);
     }
     await unsubscribe(ids);
     return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms };
@@ -404,7 +404,9 @@ export async function flowsPart(ctx: FlowsContext): Promise<void> {
   const first = await startService(env);
   const running: Running[] = [receiver, first];
   try {
-    await webhooks(ctx, first, receiver, demo, closures, url);
+    const only = process.env.BENCH_FLOWS;
+    if (only !== 'calls') await webhooks(ctx, first, receiver, demo, closures, url);
+    if (only === 'webhooks') return;
     const second = await startService(env);
     running.push(second);
     await calls(ctx, first, second, demo);

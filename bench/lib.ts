@@ -61,7 +61,9 @@ function stopper(child: ChildProcess): () => Promise<void> {
 export async function startService(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...startFlags(), 'src/cli/start.mjs'], {
+  // BENCH_SERVICE_FLAGS: more Node flags for the service (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof to profile it)
+  const extra = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...startFlags(), ...extra, 'src/cli/start.mjs'], {
     cwd: root,
     env: { ...process.env, ...startEnv(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

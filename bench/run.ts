@@ -7,9 +7,10 @@
 //   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
 //   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
 //   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
-//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that part
+//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone; with BENCH_FLOWS=webhooks or calls, that half only), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that part
 //   alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench) names the
 //   PostgreSQL part's database, BENCH_FLOWS_DATABASE the flows part's: runs side by side must not drop each other's.
+//   BENCH_SERVICE_FLAGS: more Node flags for the service processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';

@@ -101,8 +101,8 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
  * Appends one event, inside the caller's transaction: call it with the transaction client after the
  * write succeeded and before the transaction ends. The same statement fans the event out to the
  * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
- * account's): one pending delivery and one job each (webhooks/delivery.ts), so that what committed
- * is delivered even if the process dies the next instant (and a write that can change availability asks
+ * account's): one pending delivery each, due at once (the job queue's deliveries lane claims it,
+ * webhooks/delivery.ts), so that what committed is delivered even if the process dies the next instant (and a write that can change availability asks
  * for a look, availabilityLooks.ts). A `webhook.test` event goes to its subject
  * endpoint only. Answers the event's id.
  */
@@ -125,19 +125,14 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
       INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
       SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) WHERE ${look}::boolean
       ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")
-    ), deliveries AS (
-      INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
-      SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)
-      FROM ev, "WebhookEndpoint" e
-      WHERE e."enabled"
-        AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
-        AND CASE WHEN ${test}::boolean THEN e."id"::text = ${event.subject.id}
-                 ELSE ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes")) END
-      RETURNING "id"
     )
-    INSERT INTO "Job" ("id", "kind", "payload", "runAt", "attempts", "createdAt")
-    SELECT gen_random_uuid(), 'webhook.deliver', jsonb_build_object('deliveryId', deliveries."id"), ${at}::timestamp(3), 0, ${at}::timestamp(3)
-    FROM deliveries`;
+    INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
+    SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)
+    FROM ev, "WebhookEndpoint" e
+    WHERE e."enabled"
+      AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
+      AND CASE WHEN ${test}::boolean THEN e."id"::text = ${event.subject.id}
+               ELSE ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes")) END`;
   return id;
 }
 

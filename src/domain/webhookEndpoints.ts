@@ -322,8 +322,8 @@ export async function retryWebhookDelivery(deps: WebhookDeps, actor: Actor, endp
     const rows = await tx.$queryRaw<{ status: string }[]>`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpoint.id}::uuid FOR UPDATE`;
     if (rows.length === 0) throw new NotFound('Webhook delivery');
     if (rows[0]!.status === 'pending') throw InvalidInput.of('deliveryId', 'the delivery is still pending; it is retried on its schedule');
-    const updated = await tx.webhookDelivery.update({ where: { id }, data: { status: 'pending', attempts: 0, nextAttemptAt: now } });
-    await tx.job.create({ data: { id: randomUUID(), kind: 'webhook.deliver', payload: { deliveryId: id }, runAt: now, createdAt: now }, select: { id: true } });
+    // pending and due now: the job queue's deliveries lane claims it (webhooks/delivery.ts)
+    const updated = await tx.webhookDelivery.update({ where: { id }, data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null } });
     const view = deliveryView(updated);
     await recordEvent(tx, deps, actor, { type: 'webhook_delivery.retried', orgId: actor.orgId, subject: { type: 'webhook_delivery', id }, data: view });
     return view;

@@ -5,6 +5,11 @@
 // by a lease (`lockedUntil`): the work of an instance that died is taken over once its lease expires.
 // Time is the app's clock (deps.clock / deps.wakeAt), so tests move jobs through time with a fake one.
 //
+// Lanes: work whose own rows already say what is due (a pending webhook delivery and its nextAttemptAt)
+// is claimed from those rows, with the same lease and SKIP LOCKED, by the same loop and slots, instead of
+// standing behind a "Job" row of its own: no second row to insert, claim and delete per piece of work,
+// and the claim can read what the work needs in the same statement (JobLane).
+//
 // Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
 // must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is
 // about a hundred lines over Prisma and one SQL statement per claim (docs/architecture.md "Durable work").
@@ -18,8 +23,6 @@ export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { 
   label?: string;
   /** From the commit of the change that called for the work to this outcome (metrics: delivery latency from commit). */
   latencyMs?: number;
-  /** The handler deleted the job's row itself, in the statement that recorded its outcome (done only). */
-  removed?: boolean;
 };
 
 /** Hears every outcome of this queue's jobs (metrics). */
@@ -35,6 +38,24 @@ export interface ClaimedJob {
 
 export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
 
+/**
+ * Durable work whose rows are their own queue entries (jobs/queue.ts "Lanes"). Its handler records every
+ * outcome on the entry itself, ending the lease (a retry sets the entry's next due time); the queue only
+ * releases an entry whose handler threw.
+ */
+export interface JobLane {
+  /** What its entries run as: their handler's kind, and their outcomes' in metrics. */
+  kind: string;
+  /** Claims up to `limit` due entries (FOR UPDATE SKIP LOCKED) under a lease until `lockedUntil`; the payload is what the handler needs. */
+  claim(limit: number, now: Date, lockedUntil: Date): Promise<ClaimedJob[]>;
+  /** An entry whose handler threw: due again at `retryAt`, its lease ended. */
+  release(job: ClaimedJob, retryAt: Date, error: string): Promise<void>;
+  /** Ends every lease (an embedded database's process that died held them; see JobQueue.releaseLeases). */
+  releaseAll(): Promise<void>;
+  /** Entries waiting or in flight, and when the oldest fell due (metrics). */
+  depth(): Promise<{ pending: number; oldestRunAt: Date | null }>;
+}
+
 export interface JobQueueDeps {
   db: Db;
   clock: () => Date;
@@ -49,6 +70,12 @@ export interface JobQueueOptions {
   pollMs?: number;
   /** Jobs claimed at once (runDue), and the jobs a started queue keeps in flight. */
   batchSize?: number;
+  /**
+   * The least time between the starts of two looks of a started queue (0: none). Every commit pokes the
+   * queue: under a steady stream of writes, looks that wait for this gap each take the work of many
+   * commits in one claim (and run the other work once), instead of a few statements per commit.
+   */
+  minLookGapMs?: number;
 }
 
 /** Adds a job; call it with the transaction of the change that calls for the work. */
@@ -61,13 +88,24 @@ export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now:
   return id;
 }
 
+/** A claimed job, or a lane's entry with its lane and handler. */
+interface Claimed {
+  job: ClaimedJob;
+  lane?: JobLane;
+  handler?: JobHandler;
+}
+
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly lanes: { lane: JobLane; handler: JobHandler }[] = [];
   private readonly sources: (() => Promise<number>)[] = [];
   private readonly outcomeListeners = new Set<OutcomeListener>();
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly batchSize: number;
+  private readonly minLookGapMs: number;
+  /** When the last look started (performance.now(): a gap between looks, not a time of the app's clock). */
+  private lastLookAt = -Infinity;
   private cancelWake: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -89,11 +127,27 @@ export class JobQueue {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollMs = options.pollMs ?? 1_000;
     this.batchSize = options.batchSize ?? 10;
+    this.minLookGapMs = options.minLookGapMs ?? 0;
   }
 
   handle(kind: string, handler: JobHandler): this {
     this.handlers.set(kind, handler);
     return this;
+  }
+
+  /** Runs a lane's entries with `handler` (claimed with the jobs, in the same slots). */
+  lane(lane: JobLane, handler: JobHandler): this {
+    this.lanes.push({ lane, handler });
+    return this;
+  }
+
+  /**
+   * Ends every lease, of jobs and of lanes' entries: one process owns an embedded database at a time,
+   * so a lease found held when it opens was held by a process that died, and its work is due at once.
+   */
+  async releaseLeases(): Promise<void> {
+    await this.deps.db.job.updateMany({ where: { lockedUntil: { not: null }, failedAt: null }, data: { lockedUntil: null } });
+    for (const { lane } of this.lanes) await lane.releaseAll();
   }
 
   /**
@@ -134,6 +188,11 @@ export class JobQueue {
 
   private async loop(): Promise<void> {
     do {
+      // a look soon after the last one waits out the gap: the commits meanwhile are taken by the one look
+      const wait = this.lastLookAt + this.minLookGapMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (this.stopped) break;
+      this.lastLookAt = performance.now();
       this.again = false;
       try {
         const others = await this.runSources();
@@ -173,7 +232,7 @@ export class JobQueue {
     // the other work first: what it records (events and their deliveries) is then due in this same look
     const ran = await this.runSources();
     const claimed = await this.claim(this.batchSize);
-    await Promise.all(claimed.map((job) => this.run(job)));
+    await Promise.all(claimed.map((c) => this.run(c)));
     return ran + claimed.length;
   }
 
@@ -190,13 +249,24 @@ export class JobQueue {
     return ran;
   }
 
-  private async claim(limit: number): Promise<ClaimedJob[]> {
+  /** Claims due jobs, then the lanes' due entries, up to `limit` in all. */
+  private async claim(limit: number): Promise<Claimed[]> {
     const now = this.deps.clock();
+    const lockedUntil = new Date(now.getTime() + this.leaseMs);
+    const claimed: Claimed[] = (await this.claimJobs(limit, now, lockedUntil)).map((job) => ({ job }));
+    for (const { lane, handler } of this.lanes) {
+      if (claimed.length >= limit) break;
+      for (const job of await lane.claim(limit - claimed.length, now, lockedUntil)) claimed.push({ job, lane, handler });
+    }
+    return claimed;
+  }
+
+  private async claimJobs(limit: number, now: Date, lockedUntil: Date): Promise<ClaimedJob[]> {
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0 || limit <= 0) return [];
     const at = (d: Date) => d.toISOString();
     return this.deps.db.$queryRaw<ClaimedJob[]>`
-      UPDATE "Job" SET "lockedUntil" = ${at(new Date(now.getTime() + this.leaseMs))}::timestamp(3), "attempts" = "attempts" + 1
+      UPDATE "Job" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3), "attempts" = "attempts" + 1
       WHERE "id" IN (
         SELECT "id" FROM "Job"
         WHERE "runAt" <= ${at(now)}::timestamp(3) AND "failedAt" IS NULL
@@ -206,13 +276,15 @@ export class JobQueue {
       RETURNING "id"::text AS "id", "kind", "payload", "attempts"`;
   }
 
-  private async run(job: ClaimedJob): Promise<void> {
+  private async run({ job, lane, handler }: Claimed): Promise<void> {
     let outcome: JobOutcome;
+    let threw = false;
     try {
-      outcome = await this.handlers.get(job.kind)!(job);
+      outcome = await (handler ?? this.handlers.get(job.kind)!)(job);
     } catch (err) {
       // a handler that throws is retried with the lease's delay (handlers answer their own retry times)
       outcome = { retryAt: new Date(this.deps.clock().getTime() + this.leaseMs), error: err instanceof Error ? err.message : String(err) };
+      threw = true;
     }
     const { db } = this.deps;
     const totals = this.totals.get(job.kind) ?? {};
@@ -220,9 +292,10 @@ export class JobQueue {
     const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
     totals[label] = (totals[label] ?? 0) + 1;
     for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
-    if ('done' in outcome) {
-      if (!outcome.removed) await this.deleteDone(job.id);
-    }
+    if (lane) {
+      // a lane's handler recorded its outcome on the entry; one that threw did not
+      if (threw && 'retryAt' in outcome) await lane.release(job, outcome.retryAt, outcome.error.slice(0, 1000));
+    } else if ('done' in outcome) await this.deleteDone(job.id);
     else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
     else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
   }
@@ -267,12 +340,15 @@ export class JobQueue {
     return { pending: this.lastDepth.pending, oldestAgeSeconds: oldest ? Math.max(0, (this.deps.clock().getTime() - oldest.getTime()) / 1000) : 0 };
   }
 
-  /** Jobs waiting (not failed), and the oldest one's runAt (metrics). */
+  /** Jobs and lanes' entries waiting (not failed), and the oldest one's due time (metrics). */
   async depth(): Promise<{ pending: number; oldestRunAt: Date | null }> {
-    const [pending, oldest] = await Promise.all([
+    const [pending, oldest, ...lanes] = await Promise.all([
       this.deps.db.job.count({ where: { failedAt: null } }),
       this.deps.db.job.findFirst({ where: { failedAt: null }, orderBy: { runAt: 'asc' }, select: { runAt: true } }),
+      ...this.lanes.map(({ lane }) => lane.depth()),
     ]);
-    return { pending, oldestRunAt: oldest?.runAt ?? null };
+    let oldestRunAt = oldest?.runAt ?? null;
+    for (const lane of lanes) if (lane.oldestRunAt && (!oldestRunAt || lane.oldestRunAt < oldestRunAt)) oldestRunAt = lane.oldestRunAt;
+    return { pending: pending + lanes.reduce((sum, lane) => sum + lane.pending, 0), oldestRunAt };
   }
 }

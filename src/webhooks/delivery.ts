@@ -1,13 +1,15 @@
 // Delivering events to webhook endpoints, per the Standard Webhooks specification: a POST of
 // `{id, type, occurredAt, orgId, data}` with the headers webhook-id (the event id, the same on every
-// retry), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`, signed with the
+// retry), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`, signed with the maintained
 // `standardwebhooks` package; during a rotation's overlap with both secrets, space-separated).
 // A 2xx within 10 s is delivered; anything else is retried with growing gaps, then marked failed;
 // 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
 // after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
 // flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
-// other endpoints nor more than its share of the queue's batch. Each delivery is a job (jobs/queue.ts) enqueued with its event, so it
-// survives a restart, and is in flight on one instance at a time.
+// other endpoints nor more than its share of the queue's batch. Each pending delivery, recorded with its
+// event, is an entry of the job queue's deliveries lane (jobs/queue.ts "Lanes"): claimed from its own row
+// when its nextAttemptAt is due, under a lease (lockedUntil), so it survives a restart and is in flight
+// on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
 // checked (no second lookup an attacker's DNS could answer differently); loopback, private, link-local,
@@ -16,8 +18,8 @@
 // Connections are kept alive per target (origin) and reused: a reused connection goes to the address
 // that was checked when it was opened, since every new connection is checked again.
 //
-// Cost: the deliveries a queue claims together are read in one statement (delivery, endpoint and event
-// joined), and the delivered ones recorded together (one statement per turn of the event loop); the
+// Cost: the deliveries a queue claims together are claimed and read in one statement (delivery, endpoint
+// and event joined), and the delivered ones recorded together (one statement per 20 ms window); the
 // signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
 import { lookup } from 'node:dns/promises';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -26,8 +28,8 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
-import type { Prisma, WebhookEndpoint } from '../generated/prisma/client.js';
-import type { ClaimedJob, JobOutcome, JobQueue } from '../jobs/queue.js';
+import { Prisma, type WebhookEndpoint } from '../generated/prisma/client.js';
+import type { ClaimedJob, JobLane, JobOutcome, JobQueue } from '../jobs/queue.js';
 import { decryptSecret } from './secrets.js';
 import { isPrivateAddress, TargetRefused } from './targets.js';
 
@@ -127,68 +129,85 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
 
 /** Idle connections kept per target: fewer than receivers usually keep theirs (Node's default is 5 s). */
 const IDLE_CONNECTION_MS = 4_000;
+
+/** A URL as a request needs it, parsed once, with its keep-alive agent. */
+interface Target {
+  request: typeof httpRequest;
+  options: { protocol: string; hostname: string; port: string; path: string; method: 'POST'; agent: HttpAgent };
+  /** The host as a literal address (brackets removed), when it is one: no lookup checks it. */
+  literal: string | null;
+}
+
 const agents = new Map<string, HttpAgent>();
+const targets = new Map<string, Target>();
 
 /** One keep-alive agent per origin and rule (private targets allowed or not), so that connections are reused. */
 function agentFor(target: URL, allowPrivate: boolean): HttpAgent {
   const key = `${allowPrivate ? 'any' : 'public'} ${target.origin}`;
   let agent = agents.get(key);
   if (!agent) {
-    // every new connection resolves through checkedLookup: a kept one stays on the address checked when it opened
+    // every new connection resolves through checkedLookup (the agent hands its options to each connection it
+    // opens): a kept one stays on the address checked when it opened
     const options = { keepAlive: true, maxFreeSockets: 16, timeout: IDLE_CONNECTION_MS, lookup: checkedLookup(allowPrivate) };
     agent = target.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
     if (agents.size >= 1_000) {
       for (const old of agents.values()) old.destroy();
       agents.clear();
+      targets.clear();
     }
     agents.set(key, agent);
   }
   return agent;
 }
 
-/** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
-export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
-  const target = new URL(url);
-  // a literal address is checked here (no lookup happens for it)
-  const literal = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && !allowPrivate && isPrivateAddress(literal)) return Promise.reject(new TargetRefused(`${literal} is not a public address`));
-  return send(target, headers, body, allowPrivate, true);
+/** The parsed target of `url` under the rule (kept: each delivery to an endpoint posts to the same URL). */
+function targetFor(url: string, allowPrivate: boolean): Target {
+  const key = `${allowPrivate ? 'any' : 'public'} ${url}`;
+  let target = targets.get(key);
+  if (!target) {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    target = {
+      request: parsed.protocol === 'https:' ? httpsRequest : httpRequest,
+      options: { protocol: parsed.protocol, hostname: host, port: parsed.port, path: `${parsed.pathname}${parsed.search}`, method: 'POST', agent: agentFor(parsed, allowPrivate) },
+      literal: isIP(host) ? host : null,
+    };
+    if (targets.size >= 10_000) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
 }
 
-function send(target: URL, headers: Record<string, string>, body: string, allowPrivate: boolean, mayRetry: boolean): Promise<Answer> {
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+/** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
+export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
+  const target = targetFor(url, allowPrivate);
+  // a literal address is checked here (no lookup happens for it)
+  if (target.literal && !allowPrivate && isPrivateAddress(target.literal)) return Promise.reject(new TargetRefused(`${target.literal} is not a public address`));
+  return send(target, { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'office-communications-webhooks/1' }, body, true);
+}
+
+function send(target: Target, headers: Record<string, string>, body: string, mayRetry: boolean): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'office-communications-webhooks/1' },
-        agent: agentFor(target, allowPrivate),
-        lookup: checkedLookup(allowPrivate),
-        timeout: DELIVERY_TIMEOUT_MS,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size >= MAX_ANSWER_BYTES) return;
-          chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
-          size += chunk.length;
-          if (size >= MAX_ANSWER_BYTES) res.destroy();
-        });
-        const done = () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      },
-    );
-    // the whole exchange, not only idle time, is bounded
+    const req = target.request({ ...target.options, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size >= MAX_ANSWER_BYTES) return;
+        chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+        size += chunk.length;
+        if (size >= MAX_ANSWER_BYTES) res.destroy();
+      });
+      const done = () => resolve({ status: res.statusCode ?? 0, body: chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') });
+      res.on('end', done);
+      res.on('close', done);
+      res.on('error', done);
+    });
+    // the whole exchange, from connecting to the answer's end, is bounded (one timer, no idle timeout per request)
     const deadline = setTimeout(() => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)), DELIVERY_TIMEOUT_MS);
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(deadline);
       // a kept connection the receiver closed as it was reused: sent again once, on a new connection
-      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(target, headers, body, allowPrivate, false));
+      if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(send(target, headers, body, false));
       else reject(err);
     });
     req.on('close', () => clearTimeout(deadline));
@@ -217,8 +236,24 @@ function signerFor(key: KeyMaterial, stored: string): Webhook {
   return signer;
 }
 
+/**
+ * The body of an event's deliveries, made once per event: its endpoints' deliveries are claimed together
+ * and send the same body (an event never changes, so a kept one is never stale).
+ */
+const bodies = new Map<string, string>();
+
+function bodyOf(event: { id: string; type: string; occurredAt: Date; orgId: string; data: unknown }): string {
+  let body = bodies.get(event.id);
+  if (body === undefined) {
+    body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
+    if (bodies.size >= 1_000) bodies.clear();
+    bodies.set(event.id, body);
+  }
+  return body;
+}
+
 /** A delivery as an attempt needs it: its row, its endpoint's and its event's (null past retention). */
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   status: string;
   attempts: number;
@@ -266,11 +301,9 @@ class Coalesced<K, V> {
  * How long delivered outcomes are collected before they are written together: answers arrive one by one,
  * and the row stays claimed meanwhile (a process that dies before the write delivers again, at least once).
  */
-const RECORD_WINDOW_MS = 10;
+const RECORD_WINDOW_MS = 20;
 
 interface Delivered {
-  /** The job whose row goes in the same statement. */
-  jobId: string | undefined;
   id: string;
   at: Date;
   statusCode: number;
@@ -287,19 +320,15 @@ function batcherFor(db: Db) {
     batcher = {
       load: new Coalesced(async (ids) => {
         const rows = await db.$queryRaw<DeliveryRow[]>`
-          SELECT d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
-                 e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
-                 ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"
+          SELECT ${DELIVERY_COLUMNS}
           FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
           WHERE d."id" = ANY(${ids}::uuid[])`;
         return new Map(rows.map((row) => [row.id, row]));
       }),
       delivered: new Coalesced(async (list) => {
-        const jobIds = list.flatMap((x) => (x.jobId ? [x.jobId] : []));
         await db.$executeRaw`
-          WITH "jobs" AS (DELETE FROM "Job" WHERE "id" = ANY(${jobIds}::uuid[]))
           UPDATE "WebhookDelivery" AS d
-          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL,
+          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
               "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
           FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
                       ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
@@ -312,12 +341,20 @@ function batcherFor(db: Db) {
   return batcher;
 }
 
-/** One attempt of one delivery (the job's handler). */
-export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, hooks: DeliveryHooks = {}, jobId?: string): Promise<JobOutcome> {
+/**
+ * One attempt of one delivery (the deliveries lane's handler, given the row its claim read; or by id). Every
+ * outcome is recorded on the delivery's row, ending its lease.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, delivery: string | DeliveryRow, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
   const { db } = deps;
   const batcher = batcherFor(db);
-  const row = await batcher.load.get(deliveryId);
+  const row = typeof delivery === 'string' ? await batcher.load.get(delivery) : delivery;
   if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
+  return attempt(deps, batcher, row, hooks);
+}
+
+async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor>, row: DeliveryRow, hooks: DeliveryHooks): Promise<JobOutcome> {
+  const { db } = deps;
   const delivery = { id: row.id, attempts: row.attempts };
   const endpoint = {
     id: row.endpointId,
@@ -332,7 +369,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const finish = (status: 'delivered' | 'failed', fields: { statusCode?: number | null; latencyMs?: number | null; response: string }) =>
     db.webhookDelivery.update({
       where: { id: delivery.id },
-      data: { status, attempts: { increment: 1 }, lastAttemptAt: now, nextAttemptAt: null, statusCode: fields.statusCode ?? null, latencyMs: fields.latencyMs ?? null, response: fields.response },
+      data: { status, attempts: { increment: 1 }, lastAttemptAt: now, nextAttemptAt: null, lockedUntil: null, statusCode: fields.statusCode ?? null, latencyMs: fields.latencyMs ?? null, response: fields.response },
     });
   if (!endpoint.enabled) {
     await finish('failed', { response: 'the endpoint is disabled' });
@@ -343,7 +380,7 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
     return { done: true, label: 'failed' };
   }
   const event = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
-  const body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
+  const body = bodyOf(event);
   const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
 
@@ -363,11 +400,11 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
   const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await batcher.delivered.get({ jobId, id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
+    await batcher.delivered.get({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
-    return { done: true, removed: jobId !== undefined, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
+    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
@@ -381,21 +418,65 @@ export async function attemptDelivery(deps: DeliveryDeps, deliveryId: string, ho
     return { done: true, label: 'disabled' };
   }
   if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
-  const attempt = delivery.attempts + 1;
-  if (attempt > RETRY_GAPS_MS.length) {
+  const attemptNo = delivery.attempts + 1;
+  if (attemptNo > RETRY_GAPS_MS.length) {
     await finish('failed', { statusCode, latencyMs, response });
     return { done: true, label: 'failed' };
   }
-  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempt - 1]!);
+  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attemptNo - 1]!);
   await db.webhookDelivery.update({
     where: { id: delivery.id },
-    data: { attempts: attempt, lastAttemptAt: now, nextAttemptAt: retryAt, statusCode, latencyMs, response },
+    data: { attempts: attemptNo, lastAttemptAt: now, nextAttemptAt: retryAt, lockedUntil: null, statusCode, latencyMs, response },
   });
   return { retryAt, error: answer ? `answered ${answer.status}` : failure };
 }
 
+/** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
+const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
+  e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
+  ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"`;
+
 /**
- * Registers the delivery handler on the job queue, with this queue's (this instance's) slots per endpoint
+ * The deliveries lane of the job queue: a pending delivery is due at its nextAttemptAt, and is claimed from
+ * its own row, read with its endpoint and event in the claim's statement.
+ */
+export function deliveriesLane(db: Db): JobLane {
+  const at = (d: Date) => d.toISOString();
+  return {
+    kind: DELIVER_JOB,
+    async claim(limit, now, lockedUntil) {
+      const rows = await db.$queryRaw<DeliveryRow[]>`
+        WITH d AS (
+          UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
+          WHERE "id" IN (
+            SELECT "id" FROM "WebhookDelivery"
+            WHERE "status" = 'pending' AND "nextAttemptAt" <= ${at(now)}::timestamp(3)
+              AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3))
+            ORDER BY "nextAttemptAt" LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED)
+          RETURNING "id", "status", "attempts", "endpointId", "eventId")
+        SELECT ${DELIVERY_COLUMNS}
+        FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
+      return rows.map((row) => ({ id: row.id, kind: DELIVER_JOB, payload: row, attempts: row.attempts + 1 }));
+    },
+    async release(job, retryAt, error) {
+      await db.webhookDelivery.updateMany({ where: { id: job.id, status: 'pending' }, data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) } });
+    },
+    async releaseAll() {
+      await db.webhookDelivery.updateMany({ where: { lockedUntil: { not: null } }, data: { lockedUntil: null } });
+    },
+    async depth() {
+      const [pending, oldest] = await Promise.all([
+        db.webhookDelivery.count({ where: { status: 'pending' } }),
+        db.webhookDelivery.findFirst({ where: { status: 'pending' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
+      ]);
+      return { pending, oldestRunAt: oldest?.nextAttemptAt ?? null };
+    },
+  };
+}
+
+/**
+ * Registers the deliveries lane and its handler on the job queue, with this queue's (this instance's) slots per endpoint
  * (`maxInFlightPerEndpoint`, default 4); `onDisabled` records webhook_endpoint.disabled (the runtime
  * passes the domain's recordEndpointDisabled).
  */
@@ -406,5 +487,5 @@ export function handleWebhookDeliveries(
 ): JobQueue {
   const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
   const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
-  return queue.handle(DELIVER_JOB, (job: ClaimedJob) => attemptDelivery(deps, (job.payload as { deliveryId: string }).deliveryId, hooks, job.id));
+  return queue.lane(deliveriesLane(deps.db), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
 }

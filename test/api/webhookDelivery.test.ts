@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { attemptDelivery, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
+import { attemptDelivery, deliveriesLane, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
@@ -114,6 +114,23 @@ describe('webhook delivery', () => {
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.account.apiKey, json: closureBody });
     expect(await queue().runDue()).toBe(1);
     expect(verify(secret, receiver.received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
+  });
+
+  it('claims a committed delivery from its own row under a lease: no job row beside it, and one claim at a time until the lease runs out', async () => {
+    t.clock.set(new Date());
+    const { id } = await endpoint(['closure.*']);
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    expect(await t.deps.db.job.count()).toBe(0);
+    const lane = deliveriesLane(t.deps.db);
+    const lease = () => new Date(t.clock.now().getTime() + 60_000);
+    const [claimed] = await lane.claim(10, t.clock.now(), lease());
+    expect(claimed).toMatchObject({ kind: 'webhook.deliver', attempts: 1, payload: { endpointId: id, eventType: 'closure.created', status: 'pending' } });
+    expect(await lane.depth()).toMatchObject({ pending: 1 });
+    // in flight on one instance: nobody else takes it while the lease holds
+    expect(await lane.claim(10, t.clock.now(), lease())).toHaveLength(0);
+    t.clock.advance(60_000);
+    // the instance that held it died: taken over once the lease ran out
+    expect(await lane.claim(10, t.clock.now(), lease())).toHaveLength(1);
   });
 
   it('records the event and its delivery with the write: a write that rolls back sends nothing', async () => {
