@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
-import { graphqlOverHttp } from './graphql/overHttp.js';
+import type { graphqlOverHttp } from './graphql/overHttp.js';
 import { checkHealth } from './health.js';
 import { useTransport } from './http/transport.js';
 import type { AppEnv } from './http/appEnv.js';
@@ -48,8 +48,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.get('/.well-known/jwks.json', jwksEndpoint(deps));
   app.post('/oauth/token', tokenEndpoint(deps));
 
-  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts)
-  app.on(['GET', 'POST'], '/graphql', graphqlOverHttp(deps));
+  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts). Loaded on first use (or by
+  // `loadGraphQL`, which the server calls once it listens): building the schema and the GraphQL server is a
+  // large part of a start's work, and the first answers of a start (a health check) need none of it
+  let graphql: Promise<ReturnType<typeof graphqlOverHttp>> | undefined;
+  const loadGraphQL = () => (graphql ??= import('./graphql/overHttp.js').then((module) => module.graphqlOverHttp(deps)));
+  app.on(['GET', 'POST'], '/graphql', async (c) => (await loadGraphQL())(c));
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
@@ -90,7 +94,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
     return pending ? pending.then(directResponse) : honoFetch(request, env, executionCtx);
   };
-  return Object.assign(app, { answerNode: directNodeListener(direct, deps) });
+  return Object.assign(app, {
+    answerNode: directNodeListener(direct, deps),
+    /** Loads GraphQL (its first request would otherwise); settles when it is ready. */
+    loadGraphQL: async () => void (await loadGraphQL()),
+  });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -87,10 +87,6 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     // 32 jobs in flight (claimed 8 or more at a time): enough for many endpoints' 4 deliveries each, in few claims
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger }, { batchSize: 32 });
-    // one process owns an embedded folder at a time (db/ holds its lock): a lease found held now was held by a
-    // process that died (kill -9 between a delivery attempt and its outcome), so its work is due again at once
-    // rather than when the lease runs out
-    if (database.kind === 'pglite') await database.prisma.job.updateMany({ where: { lockedUntil: { not: null }, failedAt: null }, data: { lockedUntil: null } });
     handleWebhookDeliveries(jobs, deps, {
       onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
       maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
