@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
-import { graphqlOverHttp } from './graphql/overHttp.js';
+import type { graphqlOverHttp } from './graphql/overHttp.js';
 import { checkHealth } from './health.js';
 import { useTransport } from './http/transport.js';
 import type { AppEnv } from './http/appEnv.js';
@@ -51,13 +51,21 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   app.get('/.well-known/jwks.json', jwksEndpoint(deps));
   app.post('/oauth/token', tokenEndpoint(deps));
 
-  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts); a plain POST of a prepared
-  // query is answered straight on node:http (answerNode, below), the same way
-  const graphql = graphqlOverHttp(deps, {
-    observe: (request) => metrics.requests.observe(request),
-    failure: (err, logger, path, requestId) => restErrorAnswer(err, logger, path, requestId),
-  });
-  app.on(['GET', 'POST'], '/graphql', graphql.handler);
+  // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts). Loaded on first use (or by
+  // `loadGraphQL`, which the server calls once it listens): building the schema and the GraphQL server is a
+  // large part of a start's work, and the first answers of a start (a health check) need none of it. Once
+  // loaded, a plain POST of a prepared query is answered straight on node:http (answerNode, below)
+  let graphql: ReturnType<typeof graphqlOverHttp> | undefined;
+  let loadingGraphQL: Promise<ReturnType<typeof graphqlOverHttp>> | undefined;
+  const loadGraphQL = () =>
+    (loadingGraphQL ??= import('./graphql/overHttp.js').then(
+      (module) =>
+        (graphql = module.graphqlOverHttp(deps, {
+          observe: (request) => metrics.requests.observe(request),
+          failure: (err, logger, path, requestId) => restErrorAnswer(err, logger, path, requestId),
+        })),
+    ));
+  app.on(['GET', 'POST'], '/graphql', async (c) => (await loadGraphQL()).handler(c));
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
@@ -100,10 +108,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   };
   const directGet = directNodeListener(direct, deps);
   // node:http's requests: a GET of /v1 or a prepared GraphQL query answered directly, the rest by Hono
-  // (http/server.ts); `fetch` leaves GraphQL to Hono, whose prepared path runs the same steps
+  // (http/server.ts); `fetch` leaves GraphQL to Hono, whose prepared path runs the same steps, and so does
+  // node:http until GraphQL is loaded (its first request loads it)
   const answerNode = (incoming: IncomingMessage, response: ServerResponse): boolean => {
     if (directGet(incoming, response)) return true;
-    const pending = options.directGraphQL === false ? null : graphql.direct(incoming);
+    const pending = options.directGraphQL === false || !graphql ? null : graphql.direct(incoming);
     if (!pending) return false;
     pending.then(
       (answer) => writeDirectAnswer(response, answer),
@@ -111,7 +120,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     );
     return true;
   };
-  return Object.assign(app, { answerNode });
+  return Object.assign(app, {
+    answerNode,
+    /** Loads GraphQL (its first request would otherwise); settles when it is ready. */
+    loadGraphQL: async () => void (await loadGraphQL()),
+  });
 }
 
 export type App = ReturnType<typeof createApp>;

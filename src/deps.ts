@@ -26,8 +26,11 @@ export interface AppDeps extends DomainDeps {
   requestQueue?: RequestQueueState;
   /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
   demoApiKey?: string;
-  /** GraphiQL's Variables on the embedded demo database: the Downtown clinic's id and this week's range. */
-  demoVariables?: Record<string, string>;
+  /**
+   * GraphiQL's Variables on the embedded demo database: the Downtown clinic's id and this week's range, made
+   * when GraphiQL opens (the time zone's first use costs a start more than everything after listen does).
+   */
+  demoVariables?: () => Record<string, string>;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */
   rateLimit: RateLimiter;
   /** The change feed: publishes writes, and carries other instances' changes to the read model and to subscriptions. */

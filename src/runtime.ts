@@ -89,14 +89,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // 32 jobs in flight (claimed 8 or more at a time): enough for many endpoints' 4 deliveries each, in few claims;
     // looks at least 20 ms apart, so that under a stream of writes one claim takes the deliveries of many commits
     const jobs = new JobQueue({ db: database.prisma, clock, wakeAt: wakeAtRealTime, logger }, { batchSize: 32, minLookGapMs: 20 });
-    // one process owns an embedded folder at a time (db/ holds its lock): a lease found held now was held by a
-    // process that died (kill -9 between a delivery attempt and its outcome), so its work is due again at once
-    // rather than when the lease runs out
     handleWebhookDeliveries(jobs, deps, {
       onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
       maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
     });
-    if (database.kind === 'pglite') await jobs.releaseLeases();
     // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);

@@ -13,6 +13,9 @@ import { createHttpServer, createRequestScheduler, listen } from './http/server.
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
 
+/** How long after listening durable work first looks for due work, and GraphQL is loaded (ms). */
+const DURABLE_WORK_DELAY_MS = 1_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
@@ -41,7 +44,8 @@ async function main(): Promise<void> {
   }
   // GraphiQL opens with the demo key in its headers and the clinic's ids in its variables (embedded database only, never postgresql://)
   runtime.deps.demoApiKey = demoKey;
-  runtime.deps.demoVariables = demoClinicId ? demoGraphiqlVariables(demoClinicId, runtime.deps.clock()) : undefined;
+  const clinicId = demoClinicId;
+  runtime.deps.demoVariables = clinicId ? () => demoGraphiqlVariables(clinicId, runtime.deps.clock()) : undefined;
 
   // the queue of requests waiting to start: bounded, its depth in /metrics (http/requestScheduler.ts)
   const scheduler = createRequestScheduler(config.http, logger);
@@ -66,13 +70,23 @@ async function main(): Promise<void> {
       ? await startAdminEndpoint(runtime.deps, config.databaseUrl.slice('pglite:'.length), logger)
       : async () => {};
   logger.info('listening', { address: base, database: runtime.database.kind });
-  // durable work (jobs/queue.ts) runs on every instance; runtime.close() stops it before the database closes
-  runtime.deps.jobs?.start();
+  // durable work (jobs/queue.ts) runs on every instance; runtime.close() stops it before the database closes.
+  // Its first look waits a moment (a write on this instance starts it sooner): it runs the first statements
+  // of their kinds (due jobs, availability looks, held leases), which held up the first answers of a start —
+  // the health check that puts the instance in service among them. One process owns an embedded folder at a
+  // time (db/ holds its lock): a lease found held there belonged to a process that died (kill -9 between a
+  // delivery attempt and its outcome), so that work is made due at once rather than when the lease runs out.
+  runtime.deps.jobs?.start({ afterMs: DURABLE_WORK_DELAY_MS, releaseHeldLeases: runtime.database.kind === 'pglite' });
+  // GraphQL is loaded then too, rather than by its first request (app.ts)
+  const graphqlWarmUp = setTimeout(() => {
+    app.loadGraphQL().catch((err: unknown) => logger.error('GraphQL could not be loaded', errorFields(err)));
+  }, DURABLE_WORK_DELAY_MS);
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    clearTimeout(graphqlWarmUp);
     logger.info('shutting down', { signal });
     const force = setTimeout(() => {
       logger.warn('forcing shutdown: requests still open after 10 s');

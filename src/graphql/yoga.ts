@@ -53,7 +53,8 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     landingPage: false,
     // yoga's default answers every Origin with Access-Control-Allow-Origin; CORS is the app's (http/cors.ts)
     cors: false,
-    graphiql: graphiqlOptions(deps.demoApiKey, deps.demoVariables),
+    // made when GraphiQL opens: this week's range is the week it is opened in
+    graphiql: () => graphiqlOptions(deps.demoApiKey, deps.demoVariables?.()),
     // the editor bundle is 9 MB: loaded on the first browser visit, not with every app
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,

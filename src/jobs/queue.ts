@@ -110,6 +110,8 @@ export class JobQueue {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  /** Set by start: the next look releases the leases found held first. */
+  private releaseHeldLeases = false;
   /** Outcomes since start, by kind (metrics read them on each scrape). */
   private readonly totals = new Map<string, Record<string, number>>();
   private lastDepth: { pending: number; oldestRunAt: Date | null } = { pending: 0, oldestRunAt: null };
@@ -159,10 +161,19 @@ export class JobQueue {
     return this;
   }
 
-  /** Starts the poll loop (the server does; tests may call runDue() instead). */
-  start(): void {
+  /**
+   * Starts the poll loop (the server does; tests may call runDue() instead). `afterMs`: the first look waits
+   * that long on the clock, unless something is enqueued here first (a poke). `releaseHeldLeases`: the
+   * first look begins by releasing every lease found held, so that the work is due at once — only where
+   * a held lease can only belong to a process that died (one process owns an embedded folder).
+   */
+  start(options: { afterMs?: number; releaseHeldLeases?: boolean } = {}): void {
     this.stopped = false;
-    this.poke();
+    this.releaseHeldLeases = options.releaseHeldLeases ?? false;
+    if (options.afterMs) {
+      this.cancelWake?.();
+      this.cancelWake = this.deps.wakeAt(this.deps.clock().getTime() + options.afterMs, () => this.poke());
+    } else this.poke();
   }
 
   /** Stops polling and waits for the jobs in hand (shutdown). */
@@ -195,6 +206,10 @@ export class JobQueue {
       this.lastLookAt = performance.now();
       this.again = false;
       try {
+        if (this.releaseHeldLeases) {
+          await this.releaseLeases();
+          this.releaseHeldLeases = false;
+        }
         const others = await this.runSources();
         // a pool of slots: claim while the last claim came back full (more is due), each claim for the free
         // slots once enough are free (one statement for several jobs), waiting for a job to finish when not
