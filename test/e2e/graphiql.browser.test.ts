@@ -69,7 +69,8 @@ function watchPolicy(page: Page): void {
   page.on('pageerror', (error) => policyViolations.push(`page error: ${error.message.slice(0, 300)}`));
 }
 
-describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () => {
+// each case waits up to 30 s for the editor to load and then for its answer: more than vitest's default on a busy machine
+describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', { timeout: 90_000 }, () => {
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let browser: Browser | undefined;
   let page: Page;
@@ -139,9 +140,10 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
   });
 
   it("opens with the demo clinic's id and this week in its Variables: the Availability example runs with ▶ alone", async () => {
-    // as on a first visit: the tabs the tests before left are forgotten
-    await page.goto(`${service!.address}/graphql`);
-    await page.evaluate(() => localStorage.clear());
+    // as on a first visit: a page of its own (browser.newPage opens a new context), with none of the tabs the
+    // tests before left in localStorage (clearing theirs raced GraphiQL saving its tabs as it unloaded)
+    const page = await browser!.newPage();
+    watchPolicy(page);
     await page.goto(`${service!.address}/graphql`);
     const editor = page.locator('.graphiql-query-editor .monaco-editor').first();
     await editor.waitFor({ timeout: 30_000 });
@@ -150,13 +152,27 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', () 
       page.evaluate(() => (JSON.parse(localStorage.getItem('graphiql:tabState') ?? '{"tabs":[]}') as { tabs: { variables?: string }[] }).tabs[0]?.variables ?? '');
     await expect.poll(tabVariables, { timeout: 10_000 }).toMatch(/"id": "[0-9a-f-]{36}"/);
     expect(JSON.parse(await tabVariables())).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), from: expect.stringMatching(/Z$/), to: expect.stringMatching(/Z$/) });
-    await page.locator('.graphiql-execute-button').click();
-    await page.getByRole('menuitem', { name: 'Availability', exact: true }).click();
+    // the editor holds the examples (their operations make ▶ a menu; only the lines in view are rendered) before
+    // ▶ is pressed; on a busy machine the first press can land before GraphiQL has read them, so it is pressed
+    // until the menu shows
+    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 15_000 }).toContain('Office Communications Service');
+    const availability = page.getByRole('menuitem', { name: 'Availability', exact: true });
+    await expect
+      .poll(
+        async () => {
+          if (!(await availability.isVisible())) await page.locator('.graphiql-execute-button').click();
+          return availability.isVisible();
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toBe(true);
+    await availability.click();
     const result = page.locator('.result-window .view-lines');
     await expect.poll(() => editorText(result), { timeout: 15_000 }).toContain('"data"');
     const text = await editorText(result);
     expect(text, text).toContain('"state"');
     expect(text).not.toContain('errors');
+    await page.close();
   });
 
   it('shows the REST reference at /v1/docs, from local files', async () => {
