@@ -44,6 +44,7 @@ import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
 import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
 import { addressOf, clientAddress } from '../http/clientAddress.js';
@@ -61,6 +62,7 @@ import { executePrepared, type OperationStep } from './operationSteps.js';
 import type { PreparedQuery } from './preparedQueries.js';
 import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
+import { sealVariables } from './variableCheck.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
 type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
@@ -112,13 +114,13 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       throw err;
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
-      const plain = plainRequest(post.headers, post.bodyText);
-      const query = plain && preparedPath?.get(plain.params.query, plain.params.operationName);
-      if (query) {
-        const answer = await preparedAnswer(steps, query, plain, serverContext, post.headers.get('authorization'));
+      const mediaType = plainRequestType(post.headers);
+      const read = mediaType && readParams(post.bodyText);
+      if (mediaType && read?.query) {
+        const answer = await preparedAnswer(steps, read.query, { params: read.params, mediaType }, serverContext, post.headers.get('authorization'));
         return c.body(answer.body, answer.status as 200, answer.headers);
       }
-      if (plain) return answerParams(yoga, plain, c.req.raw, serverContext, c.get('requestId'));
+      if (mediaType && read) return answerParams(yoga, { params: read.params, mediaType }, c.req.raw, serverContext, c.get('requestId'));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
     const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
@@ -138,14 +140,30 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
     // all of it here already (the usual case), within the limits; else Hono reads it as it comes
     const bytes = takeReceivedBody(incoming);
     if (!bytes) return null;
-    const params = plainParams(utf8.decode(bytes));
-    const query = params && preparedPath.get(params.query, params.operationName);
-    if (!query) {
+    const read = readParams(utf8.decode(bytes));
+    if (!read?.query) {
       keepReadBody(incoming, bytes);
       return null;
     }
-    return answerDirectly(incoming, query, { params: params, mediaType });
+    return answerDirectly(incoming, read.query, { params: read.params, mediaType });
   };
+
+  // The bodies of prepared queries seen last, with their parameters read and sealed (frozen all the way
+  // down) and their prepared query: clients repeat the same few bodies (a dashboard's refresh), and a
+  // repeated one is neither parsed, nor looked up, nor its variables checked again (variableCheck.ts
+  // remembers sealed variables found valid). A pure function of the text: nothing to invalidate. Bounded
+  // in count and in size (a longer body is read every time); its parameters serve the prepared path only
+  // (yoga may write to the parameters it reads).
+  const preparedBodies = new LRUCache<string, { params: GraphQLParams; query: PreparedQuery }>({ max: PREPARED_BODIES });
+  function readParams(text: string): { params: GraphQLParams; query?: PreparedQuery } | undefined {
+    const known = preparedBodies.get(text);
+    if (known) return known;
+    const params = plainParams(text);
+    if (!params) return undefined;
+    const query = preparedPath?.get(params.query, params.operationName);
+    if (query && text.length <= PREPARED_BODY_MAX_LENGTH) preparedBodies.set(text, { params: sealParams(params), query });
+    return { params, query };
+  }
 
   async function answerDirectly(incoming: IncomingMessage, query: PreparedQuery, plain: PlainRequest): Promise<DirectGraphQLAnswer> {
     const started = performance.now();
@@ -265,13 +283,22 @@ export function plainMediaType(accept: string | null | undefined): PlainMediaTyp
   return first === 'application/graphql-response+json' ? 'application/graphql-response+json' : 'application/json';
 }
 
-/** A plain POST's parameters and answer type, when they are well-formed ones yoga would take as they are. */
-function plainRequest(headers: Headers, text: string): PlainRequest | undefined {
+/** A plain POST's answer type, when its headers are ones yoga would take as they are. */
+function plainRequestType(headers: Headers): PlainMediaType | undefined {
   if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
-  const mediaType = plainMediaType(headers.get('accept'));
-  if (!mediaType) return undefined;
-  const params = plainParams(text);
-  return params && { params, mediaType };
+  return plainMediaType(headers.get('accept'));
+}
+
+/** How many prepared bodies are remembered, and the longest one remembered (characters). */
+const PREPARED_BODIES = 256;
+const PREPARED_BODY_MAX_LENGTH = 4_096;
+
+/** A copy of parameters that cannot change (their variables sealed: variableCheck.ts). */
+function sealParams(params: GraphQLParams): GraphQLParams {
+  const copy = structuredClone(params);
+  if (copy.variables) sealVariables(copy.variables);
+  if (copy.extensions) Object.freeze(copy.extensions);
+  return Object.freeze(copy);
 }
 
 /** The parameters of a plain POST's JSON body, when they are well-formed ones yoga would take as they are. */

@@ -206,3 +206,39 @@ describe('metrics', () => {
     expect(Number(line!.split(' ').pop())).toBe(3);
   });
 });
+
+describe('a repeated body (its parameters remembered, src/graphql/overHttp.ts)', () => {
+  const QUERY = 'query Hours($id: ID!) { organization(id: $id) { id officeHours { dayOfWeek open close } } }';
+
+  it('answers what the read model holds now, for the variables of that body', async () => {
+    const post = freshApp();
+    const clinic = t.demo.organizations.clinic;
+    const body = { query: QUERY, variables: { id: clinic.id } };
+    for (let i = 0; i < 3; i++) expect((await post(body)).body.data.organization.id).toBe(clinic.id);
+    const res = await post.app.fetch(
+      new Request(`http://127.0.0.1/v1/organizations/${clinic.id}/office-hours`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${clinic.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ dayOfWeek: 'MONDAY', isClosed: false, open: '06:15', close: '07:45' }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    const monday = (await post(body)).body.data.organization.officeHours.find((d: { dayOfWeek: string }) => d.dayOfWeek === 'MONDAY');
+    expect(monday).toEqual({ dayOfWeek: 'MONDAY', open: '06:15', close: '07:45' });
+    // the same query with other variables is another body: another tenant's organization stays unseen
+    const foreign = await post({ query: QUERY, variables: { id: t.demo.organizations.other.id } });
+    expect(foreign.body.data?.organization ?? null).toBeNull();
+    expect(foreign.body.errors[0].extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('checks variables that were wrong every time, and answers valid ones after them', async () => {
+    const post = freshApp();
+    const wrong = { query: QUERY, variables: { id: ['not', 'an', 'id'] } };
+    for (let i = 0; i < 3; i++) {
+      const answer = await post(wrong);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors[0].message).toContain('$id');
+    }
+    expect((await post({ query: QUERY, variables: { id: t.demo.organizations.clinic.id } })).body.data.organization.id).toBe(t.demo.organizations.clinic.id);
+  });
+});

@@ -1,0 +1,44 @@
+// A quick side-by-side of REST office hours and GraphQL organization{officeHours} on one embedded service
+// (not part of `npm run bench`): AB_ROUNDS (5) rounds of AB_SECONDS (5), alternating, medians and ratio.
+// Used while working on the GraphQL path; BENCH_SERVICE_FLAGS profiles the service.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { load, median, startService } from './lib.js';
+
+const rounds = Number(process.env.AB_ROUNDS ?? 5);
+const seconds = Number(process.env.AB_SECONDS ?? 5);
+const dir = mkdtempSync(join(tmpdir(), 'ocs-ab-'));
+const service = await startService({ DATABASE_URL: `pglite:${join(dir, 'pglite')}` });
+try {
+  const demo = JSON.parse(readFileSync(join(dir, 'demo-credentials.json'), 'utf8'));
+  const clinic = demo.organizations.clinic as { id: string; apiKey: string };
+  const auth = { authorization: `Bearer ${clinic.apiKey}` };
+  const base = `http://127.0.0.1:${service.port}`;
+  for (const day of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+    const res = await fetch(`${base}/v1/organizations/${clinic.id}/office-hours`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ dayOfWeek: day, isClosed: false, open: '08:00', close: '18:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] }),
+    });
+    if (!res.ok) throw new Error(await res.text());
+  }
+  const body = JSON.stringify({
+    query: 'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }',
+    variables: { id: clinic.id },
+  });
+  const gql = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+  process.stderr.write(`${gql.status} ${(await gql.text()).slice(0, 300)}\n`);
+  const rest: number[] = [];
+  const graphql: number[] = [];
+  await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, 2);
+  for (let i = 0; i < rounds; i++) {
+    rest.push((await load(service.port, { path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, 50, seconds)).rps);
+    graphql.push((await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, seconds)).rps);
+    process.stderr.write(`round ${i + 1}: REST ${rest.at(-1)!.toFixed(0)} GraphQL ${graphql.at(-1)!.toFixed(0)} (${(graphql.at(-1)! / rest.at(-1)!).toFixed(2)}×)\n`);
+  }
+  process.stderr.write(`median REST ${median(rest).toFixed(0)} GraphQL ${median(graphql).toFixed(0)} ratio ${(median(graphql) / median(rest)).toFixed(2)}×\n`);
+} finally {
+  await service.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
