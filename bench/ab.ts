@@ -31,13 +31,30 @@ try {
   process.stderr.write(`${gql.status} ${(await gql.text()).slice(0, 300)}\n`);
   const rest: number[] = [];
   const graphql: number[] = [];
+  const restCpu: number[] = [];
+  const graphqlCpu: number[] = [];
+  // CPU seconds of the service so far (utime + stime, clock ticks of 10 ms)
+  const cpu = () => {
+    const fields = readFileSync(`/proc/${service.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const measured = async (request: Parameters<typeof load>[1], cpus: number[]) => {
+    const before = cpu();
+    const r = await load(service.port, request, 50, seconds);
+    cpus.push(((cpu() - before) * 1e6) / (r.rps * seconds));
+    return r.rps;
+  };
   await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, 2);
   for (let i = 0; i < rounds; i++) {
-    rest.push((await load(service.port, { path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, 50, seconds)).rps);
-    graphql.push((await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, seconds)).rps);
-    process.stderr.write(`round ${i + 1}: REST ${rest.at(-1)!.toFixed(0)} GraphQL ${graphql.at(-1)!.toFixed(0)} (${(graphql.at(-1)! / rest.at(-1)!).toFixed(2)}×)\n`);
+    rest.push(await measured({ path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, restCpu));
+    graphql.push(await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu));
+    process.stderr.write(
+      `round ${i + 1}: REST ${rest.at(-1)!.toFixed(0)}/s ${restCpu.at(-1)!.toFixed(0)} µs CPU; GraphQL ${graphql.at(-1)!.toFixed(0)}/s ${graphqlCpu.at(-1)!.toFixed(0)} µs CPU (${(graphql.at(-1)! / rest.at(-1)!).toFixed(2)}×)\n`,
+    );
   }
-  process.stderr.write(`median REST ${median(rest).toFixed(0)} GraphQL ${median(graphql).toFixed(0)} ratio ${(median(graphql) / median(rest)).toFixed(2)}×\n`);
+  process.stderr.write(
+    `median REST ${median(rest).toFixed(0)}/s ${median(restCpu).toFixed(0)} µs CPU per request; GraphQL ${median(graphql).toFixed(0)}/s ${median(graphqlCpu).toFixed(0)} µs; ratio ${(median(graphql) / median(rest)).toFixed(2)}×\n`,
+  );
 } finally {
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -216,7 +216,12 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
   await db.connect();
   const database = new URL(databaseUrl).pathname.slice(1);
   await run(write, WRITE_CONNECTIONS, 2); // warm-up
-  type Round = Run & { cpuMs: number; dbCpuMs: number; delivered: number; drainMs: number };
+  type Round = Run & { cpuMs: number; dbCpuMs: number; delivered: number; drainMs: number; statements: number };
+  // SQL statements the service sent so far (its /metrics): what a write costs in round trips, deliveries included
+  const statementsSent = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    return Number(/^ocs_db_statement_duration_seconds_count(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? NaN);
+  };
   const runs = { none: [] as Round[], three: [] as Round[] };
   let eventsBefore = 0;
   const events = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS "n" FROM "Event" WHERE "type" = 'closure.updated'`)).rows[0]!.n - eventsBefore;
@@ -224,12 +229,14 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
     const ids = await subscribe(endpoints);
     eventsBefore += await events();
     await resetReceiver(receiver);
+    const statementsBefore = await statementsSent();
     const meter = await cpuMeter(db, database, service.child.pid!);
     const r = await run(write, WRITE_CONNECTIONS, ctx.seconds);
     if ((await events()) !== r.ok) ctx.log(`  ! ${r.ok} writes answered 2xx, ${await events()} closure events appended`);
     // the round's cost includes its deliveries: wait for them (with none subscribed there are none)
     const drained = endpoints > 0 ? await drain(receiver, endpoints * r.ok) : { ms: 0, stats: { distinct: 0 } };
     const cpu = await meter.done();
+    const statements = (await statementsSent()) - statementsBefore;
     if (drained.stats.distinct < endpoints * r.ok) {
       // where the missing deliveries stand (the log only: deleting the endpoints deletes them)
       const states = await db.query(
@@ -239,14 +246,14 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
       ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due deliveries ${JSON.stringify(due.rows[0])}`);
     }
     await unsubscribe(ids);
-    return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms };
+    return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms, statements: statements / r.ok };
   };
   for (let i = 0; i < ctx.rounds; i++) {
     for (const [name, endpoints] of [['none', 0], ['three', 3]] as const) {
       const r = await round(endpoints);
       runs[name].push(r);
       ctx.log(
-        `flows round ${i + 1}/${ctx.rounds} writes, ${endpoints} endpoints: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, CPU per write ${r.cpuMs.toFixed(2)} ms service + ${r.dbCpuMs.toFixed(2)} ms PostgreSQL` +
+        `flows round ${i + 1}/${ctx.rounds} writes, ${endpoints} endpoints: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms, CPU per write ${r.cpuMs.toFixed(2)} ms service + ${r.dbCpuMs.toFixed(2)} ms PostgreSQL, ${r.statements.toFixed(2)} statements` +
           (endpoints ? `; ${r.delivered}/${endpoints * r.ok} delivered, the last ${Math.round(r.drainMs)} ms after the round` : ''),
       );
     }

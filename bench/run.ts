@@ -106,8 +106,32 @@ function overloadTable(database: string, rows: string[]): void {
  * reported, as every other scenario reports a median; timeouts and refusals are summed over the rounds, and
  * `/healthz` is reported from its worst round.
  */
-async function overload(service: Running, database: string, route: string, request: Request): Promise<string> {
+/**
+ * The same overload runs against the constant-JSON baseline (bench/baseline.ts): what the machine, Node and
+ * the load generator lose at 400 connections with no work of ours at all. Measured once per run, in the
+ * first part that asks, and shown beside every goodput ratio (its row in each overload table).
+ */
+let baselineOverload: Promise<{ ratio: number; row: string }> | undefined;
+function overloadBaseline(constant: Running): Promise<{ ratio: number; row: string }> {
+  baselineOverload ??= overloadRuns(constant, 'node:http, constant JSON (baseline)', { path: '/' }).then(({ ratio, row }) => ({ ratio, row }));
+  return baselineOverload;
+}
+
+async function overload(service: Running, database: string, route: string, request: Request, baseline: { ratio: number }): Promise<string> {
   const name = `${database}: ${route}`;
+  const { ratio, runs, row } = await overloadRuns(service, name, request, route);
+  const sum = (f: (r: LoadResult) => number) => runs.reduce((a, x) => a + f(x.r), 0);
+  const timeouts = sum((r) => r.timeouts);
+  const badRefusals = sum((r) => r.badRefusals);
+  const worst = runs.reduce((a, x) => (x.health.p99 > a.p99 ? x.health : a), runs[0]!.health);
+  target(`${name}: ${overloadConnections} connections, goodput vs 50`, `${ratio.toFixed(2)}× (baseline ${baseline.ratio.toFixed(2)}×)`, '≥ 0.80×', ratio >= 0.8);
+  target(`${name}: ${overloadConnections} connections, timeouts`, String(timeouts), '0', timeouts === 0);
+  target(`${name}: ${overloadConnections} connections, refusals other than 503 + Retry-After`, String(badRefusals), '0', badRefusals === 0);
+  target(`${name}: /healthz p99 meanwhile (worst round)`, `${worst.p99} ms`, '< 100 ms', worst.p99 < 100);
+  return row;
+}
+
+async function overloadRuns(service: Running, name: string, request: Request, route = name) {
   // the same load generator work on every run (each answer's status and headers looked at), and the
   // /healthz probe started and its first answer in before the 400 connections start, so that neither
   // lands on the overloaded runs alone and biases the ratio
@@ -128,11 +152,8 @@ async function overload(service: Running, database: string, route: string, reque
   const timeouts = sum((r) => r.timeouts);
   const badRefusals = sum((r) => r.badRefusals);
   const worst = runs.reduce((a, x) => (x.health.p99 > a.p99 ? x.health : a), runs[0]!.health);
-  target(`${name}: ${overloadConnections} connections, goodput vs 50`, `${ratio.toFixed(2)}×`, '≥ 0.80×', ratio >= 0.8);
-  target(`${name}: ${overloadConnections} connections, timeouts`, String(timeouts), '0', timeouts === 0);
-  target(`${name}: ${overloadConnections} connections, refusals other than 503 + Retry-After`, String(badRefusals), '0', badRefusals === 0);
-  target(`${name}: /healthz p99 meanwhile (worst round)`, `${worst.p99} ms`, '< 100 ms', worst.p99 < 100);
-  return `| ${route} | ${Math.round(median(runs.map((x) => x.r.rps)))} | ${ratio.toFixed(2)}× of ${Math.round(median(runs.map((x) => x.at50)))} (rounds ${runs.map((x) => (Number.isFinite(x.ratio) ? x.ratio.toFixed(2) : `${Math.round(x.r.rps)} against none`)).join(', ')}) | ${median(runs.map((x) => x.r.p99))} | ${timeouts} | ${sum((r) => r.refused)} | ${badRefusals} | ${worst.p50} / ${worst.p99} / ${worst.max} (${runs.reduce((a, x) => a + x.health.count, 0)}) |`;
+  const row = `| ${route} | ${Math.round(median(runs.map((x) => x.r.rps)))} | ${ratio.toFixed(2)}× of ${Math.round(median(runs.map((x) => x.at50)))} (rounds ${runs.map((x) => (Number.isFinite(x.ratio) ? x.ratio.toFixed(2) : `${Math.round(x.r.rps)} against none`)).join(', ')}) | ${median(runs.map((x) => x.r.p99))} | ${timeouts} | ${sum((r) => r.refused)} | ${badRefusals} | ${worst.p50} / ${worst.p99} / ${worst.max} (${runs.reduce((a, x) => a + x.health.count, 0)}) |`;
+  return { ratio, runs, row };
 }
 
 interface ProbeResult {
@@ -339,12 +360,14 @@ async function postgresPart(): Promise<number[]> {
     };
 
     // overload
+    const baseline = await overloadBaseline(constant);
     const rows = [
-      peakAfter('organization reads at 400', await overload(service, 'PostgreSQL', 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) })),
-      peakAfter('availability at 400', await overload(service, 'PostgreSQL', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) })),
+      baseline.row,
+      peakAfter('organization reads at 400', await overload(service, 'PostgreSQL', 'GET /v1/organizations/:orgId', { path: orgPath, headers: auth(clinic.apiKey) }, baseline)),
+      peakAfter('availability at 400', await overload(service, 'PostgreSQL', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, baseline)),
       peakAfter(
         'conversations at 400',
-        await overload(service, 'PostgreSQL', 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }),
+        await overload(service, 'PostgreSQL', 'GET /v1/conversations (database every time)', { path: '/v1/conversations?limit=20', headers: auth(clinic.apiKey) }, baseline),
       ),
     ];
     overloadTable('PostgreSQL', rows);
@@ -428,9 +451,11 @@ async function embeddedPart(): Promise<{ firstStartMs: number; restartMs: number
         ['GET /v1/organizations/:orgId', r.get('GET /v1/organizations/:orgId')!, `${(r.get('GET /v1/organizations/:orgId')!.rps / constantRps).toFixed(2)}× constant`],
       ]);
       target('Embedded: availability (warm, PHONE, phoneNumberId) vs constant JSON', `${(availability.rps / constantRps).toFixed(2)}×`, '≥ 0.15×', availability.rps / constantRps >= 0.15);
+      const baseline = await overloadBaseline(constant);
       const rows = [
-        await overload(service, 'Embedded', 'GET /v1/organizations/:orgId', { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) }),
-        await overload(service, 'Embedded', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }),
+        baseline.row,
+        await overload(service, 'Embedded', 'GET /v1/organizations/:orgId', { path: `/v1/organizations/${clinic.id}`, headers: auth(clinic.apiKey) }, baseline),
+        await overload(service, 'Embedded', 'GET …/availability', { path: availabilityPath, headers: auth(clinic.apiKey) }, baseline),
       ];
       overloadTable('Embedded', rows);
       const rss = peakRssMiB(service.child.pid!);
