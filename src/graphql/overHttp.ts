@@ -51,6 +51,7 @@ import { addressOf, clientAddress } from '../http/clientAddress.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, keepReadBody, readLimited, takeReceivedBody } from '../http/body.js';
+import { repeatsField } from '../http/repeatedFields.js';
 import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
@@ -114,7 +115,7 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       throw err;
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
-      const mediaType = plainRequestType(post.headers);
+      const mediaType = plainRequestType(post.headers.get('content-type'), post.headers.get('accept'));
       const read = mediaType && readParams(post.bodyText);
       if (mediaType && read?.query) {
         const answer = await preparedAnswer(steps, read.query, { params: read.params, mediaType }, serverContext, post.headers.get('authorization'));
@@ -134,9 +135,8 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
     const headers = incoming.headers;
     // what the Hono path would read differently, or not as a plain POST: left to it
     if (headers['idempotency-key'] !== undefined || headers['content-encoding'] !== undefined) return null;
-    if (!(headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return null;
-    const mediaType = plainMediaType(headers.accept ?? null);
-    if (!mediaType || repeatsCredentialOrType(incoming.rawHeaders)) return null;
+    const mediaType = plainRequestType(headers['content-type'], headers.accept);
+    if (!mediaType || repeatsField(incoming.rawHeaders, CREDENTIAL_AND_TYPE)) return null;
     // all of it here already (the usual case), within the limits; else Hono reads it as it comes
     const bytes = takeReceivedBody(incoming);
     if (!bytes) return null;
@@ -196,20 +196,8 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
   return { handler, direct };
 }
 
-/**
- * A repeated Authorization or Content-Type field: node:http keeps the first one, a fetch Request joins
- * them (and the request is then refused or read otherwise): the Hono path reads such a request.
- */
-function repeatsCredentialOrType(raw: string[]): boolean {
-  let authorizations = 0;
-  let types = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorizations > 1) return true;
-    if (name.length === 12 && name.toLowerCase() === 'content-type' && ++types > 1) return true;
-  }
-  return false;
-}
+/** A repeated one of these: the Hono path reads such a request (http/repeatedFields.ts). */
+const CREDENTIAL_AND_TYPE = ['authorization', 'content-type'];
 
 interface GraphQLParams {
   query: string;
@@ -283,10 +271,10 @@ export function plainMediaType(accept: string | null | undefined): PlainMediaTyp
   return first === 'application/graphql-response+json' ? 'application/graphql-response+json' : 'application/json';
 }
 
-/** A plain POST's answer type, when its headers are ones yoga would take as they are. */
-function plainRequestType(headers: Headers): PlainMediaType | undefined {
-  if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
-  return plainMediaType(headers.get('accept'));
+/** A plain POST's answer type, when its Content-Type and Accept are ones yoga would take as they are. */
+function plainRequestType(contentType: string | null | undefined, accept: string | null | undefined): PlainMediaType | undefined {
+  if (!(contentType ?? '').toLowerCase().startsWith('application/json')) return undefined;
+  return plainMediaType(accept);
 }
 
 /** How many prepared bodies are remembered, and the longest one remembered (characters). */

@@ -27,6 +27,7 @@ import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';
 import { addressOf } from '../http/clientAddress.js';
 import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
+import { repeatsField } from '../http/repeatedFields.js';
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
 import { restErrorAnswer } from './errors.js';
@@ -154,14 +155,11 @@ export function createDirectAnswerer(
   }
 }
 
+const CREDENTIAL = ['authorization'];
+
 /** The request of node:http as the direct path reads it; null when it cannot be read the way Hono would (a repeated Authorization). */
 export function directRequestOf(incoming: IncomingMessage): DirectRequest | null {
-  const raw = incoming.rawHeaders;
-  let authorizations = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++authorizations > 1) return null;
-  }
+  if (repeatsField(incoming.rawHeaders, CREDENTIAL)) return null;
   const headers = incoming.headers;
   const host = headers.host;
   if (host !== undefined && !PLAIN_HOST.test(host)) return null;
