@@ -22,6 +22,7 @@
 // and event joined), and the delivered ones recorded together (one statement per 20 ms window); the
 // signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
 import { lookup } from 'node:dns/promises';
+import DataLoader from 'dataloader';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
@@ -272,32 +273,6 @@ export interface DeliveryRow {
 }
 
 /**
- * Collects the keys asked for in one turn of the event loop and serves them with one call (the deliveries
- * a claim hands out start together, so they are read, or recorded, with one statement).
- */
-class Coalesced<K, V> {
-  private keys: K[] = [];
-  private pending: Promise<Map<K, V>> | undefined;
-
-  /** `windowMs`: how long keys are collected (0: this turn of the event loop). */
-  constructor(
-    private readonly serve: (keys: K[]) => Promise<Map<K, V>>,
-    private readonly windowMs = 0,
-  ) {}
-
-  async get(key: K): Promise<V | undefined> {
-    this.keys.push(key);
-    this.pending ??= new Promise<void>((resolve) => (this.windowMs > 0 ? setTimeout(resolve, this.windowMs) : setImmediate(resolve))).then(() => {
-      const keys = this.keys;
-      this.keys = [];
-      this.pending = undefined;
-      return this.serve(keys);
-    });
-    return (await this.pending).get(key);
-  }
-}
-
-/**
  * How long delivered outcomes are collected before they are written together: answers arrive one by one,
  * and the row stays claimed meanwhile (a process that dies before the write delivers again, at least once).
  */
@@ -311,30 +286,41 @@ interface Delivered {
   response: string;
 }
 
-/** Per database: the reads and the delivered records of its deliveries, coalesced. */
-const batchers = new WeakMap<Db, { load: Coalesced<string, DeliveryRow>; delivered: Coalesced<Delivered, true> }>();
+/**
+ * Per database: the reads and the delivered records of its deliveries, coalesced (DataLoader, nothing
+ * cached): the deliveries a claim hands out start together, so they are read with one statement (the keys
+ * of one turn of the event loop), and their delivered outcomes written with one (RECORD_WINDOW_MS).
+ */
+const batchers = new WeakMap<Db, { load: DataLoader<string, DeliveryRow | undefined>; delivered: DataLoader<Delivered, true> }>();
 
 function batcherFor(db: Db) {
   let batcher = batchers.get(db);
   if (!batcher) {
     batcher = {
-      load: new Coalesced(async (ids) => {
-        const rows = await db.$queryRaw<DeliveryRow[]>`
-          SELECT ${DELIVERY_COLUMNS}
-          FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
-          WHERE d."id" = ANY(${ids}::uuid[])`;
-        return new Map(rows.map((row) => [row.id, row]));
-      }),
-      delivered: new Coalesced(async (list) => {
-        await db.$executeRaw`
-          UPDATE "WebhookDelivery" AS d
-          SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
-              "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
-          FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
-                      ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
-          WHERE d."id" = v."id"`;
-        return new Map(list.map((x) => [x, true as const]));
-      }, RECORD_WINDOW_MS),
+      load: new DataLoader(
+        async (ids) => {
+          const rows = await db.$queryRaw<DeliveryRow[]>`
+            SELECT ${DELIVERY_COLUMNS}
+            FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
+            WHERE d."id" = ANY(${ids as string[]}::uuid[])`;
+          const byId = new Map(rows.map((row) => [row.id, row]));
+          return ids.map((id) => byId.get(id));
+        },
+        { cache: false },
+      ),
+      delivered: new DataLoader(
+        async (list) => {
+          await db.$executeRaw`
+            UPDATE "WebhookDelivery" AS d
+            SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
+                "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
+            FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
+                        ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
+            WHERE d."id" = v."id"`;
+          return list.map(() => true as const);
+        },
+        { cache: false, batchScheduleFn: (run) => setTimeout(run, RECORD_WINDOW_MS) },
+      ),
     };
     batchers.set(db, batcher);
   }
@@ -348,7 +334,7 @@ function batcherFor(db: Db) {
 export async function attemptDelivery(deps: DeliveryDeps, delivery: string | DeliveryRow, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
   const { db } = deps;
   const batcher = batcherFor(db);
-  const row = typeof delivery === 'string' ? await batcher.load.get(delivery) : delivery;
+  const row = typeof delivery === 'string' ? await batcher.load.load(delivery) : delivery;
   if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
   return attempt(deps, batcher, row, hooks);
 }
@@ -400,7 +386,7 @@ async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor
   const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await batcher.delivered.get({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
+    await batcher.delivered.load({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
