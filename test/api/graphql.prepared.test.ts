@@ -231,6 +231,20 @@ describe('a repeated body (its parameters remembered, src/graphql/overHttp.ts)',
     expect(foreign.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
+  it('answers a weaker credential sending a remembered body as it did before the body was remembered', async () => {
+    const created = await t.rest('POST', '/v1/api-keys', { json: { name: 'Closures only', scopes: ['closures:read'] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const weak = { authorization: `Bearer ${created.body.data.apiKey as string}` };
+    const post = freshApp();
+    const body = { query: QUERY, variables: { id: t.demo.organizations.clinic.id } };
+    const before = await post(body, weak); // through yoga: the body was never seen
+    expect(before.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    for (let i = 0; i < 3; i++) expect((await post(body)).body.data.organization.id).toBe(t.demo.organizations.clinic.id);
+    const after = await post(body, weak); // the body is remembered, with its prepared query
+    expect(comparable(after)).toEqual(comparable(before));
+    expect(JSON.stringify(after.body)).not.toContain('officeHours":[');
+  });
+
   it('checks variables that were wrong every time, and answers valid ones after them', async () => {
     const post = freshApp();
     const wrong = { query: QUERY, variables: { id: ['not', 'an', 'id'] } };
