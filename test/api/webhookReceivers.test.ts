@@ -1,0 +1,115 @@
+// Receivers that misbehave at the HTTP level (webhooks/delivery.ts, undici's pool): an answer that never
+// ends is read up to 64 KB and the attempt ends; a receiver that never answers is given up on after 10 s
+// (on faked timers, no real wait); a kept connection that the receiver drops as it is reused has the
+// delivery sent again once, on a new connection, and delivered. Receivers listen on 127.0.0.1.
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { attemptDelivery, DELIVERY_TIMEOUT_MS, MAX_ANSWER_BYTES } from '../../src/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { useTestApp } from '../support/testApp.js';
+
+const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+
+const servers: Server[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+async function listen(handler: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
+}
+
+let closures = 0;
+
+/** A closure written through the API, with its pending delivery to `url`. */
+async function pendingDeliveryTo(url: string): Promise<string> {
+  const org = t.demo.organizations.clinic.id;
+  await t.deps.db.webhookEndpoint.deleteMany();
+  await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
+  closures++;
+  const written = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: { description: `Closure ${closures}`, annualDate: { month: 12, day: closures }, chatGreeting: null, phoneGreeting: null } });
+  expect(written.status).toBe(200);
+  return (await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { status: 'pending', endpoint: { url } } })).id;
+}
+
+describe('a hostile receiver', () => {
+  it('answering without end is read up to 64 KB: the attempt ends, with the first 1 KB kept', async () => {
+    t.clock.set(new Date());
+    let sent = 0;
+    const { url } = await listen((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const more = () => {
+        // until the client goes away (it stops after 64 KB): far more than it reads
+        while (!res.destroyed && sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+      };
+      res.on('drain', more);
+      more();
+    });
+    const id = await pendingDeliveryTo(url);
+    expect(await attemptDelivery(t.deps, id)).toMatchObject({ done: true, label: 'delivered' });
+    const row = await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ status: 'delivered', statusCode: 200 });
+    expect(row.response).toBe('x'.repeat(1024));
+    // the answer was abandoned long before its end
+    expect(sent).toBeLessThan(16 * MAX_ANSWER_BYTES);
+  });
+
+  it('never answering is given up on after 10 s: a failed attempt, retried later', async () => {
+    t.clock.set(new Date());
+    const held: ServerResponse[] = [];
+    const { url } = await listen((req, res) => {
+      req.resume();
+      held.push(res);
+    });
+    const id = await pendingDeliveryTo(url);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const attempt = attemptDelivery(t.deps, id);
+    await vi.waitFor(() => expect(held).toHaveLength(1), { interval: 5 });
+    await vi.advanceTimersByTimeAsync(DELIVERY_TIMEOUT_MS - 100);
+    let settled = false;
+    void attempt.finally(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(await attempt).toMatchObject({ error: 'no answer within 10 s' });
+    vi.useRealTimers();
+    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending', attempts: 1, response: 'no answer within 10 s' });
+  });
+
+  it('dropping a kept connection as it is reused has the delivery sent again once, on a new connection, and delivered', async () => {
+    t.clock.set(new Date());
+    const perSocket = new Map<Socket, number>();
+    const received: string[] = [];
+    const { url } = await listen((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(String(req.headers['webhook-id']));
+        // a receiver closing an idle connection just as it is used again: the second request on a socket is dropped unanswered
+        if (n >= 2) req.socket.destroy();
+        else res.end('ok');
+      });
+    });
+    const first = await pendingDeliveryTo(url);
+    expect(await attemptDelivery(t.deps, first)).toMatchObject({ label: 'delivered' });
+    const second = await pendingDeliveryTo(url);
+    expect(await attemptDelivery(t.deps, second)).toMatchObject({ label: 'delivered' });
+    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200 });
+    // the second event reached the receiver twice (the dropped request and its repeat), on two connections
+    expect(received).toHaveLength(3);
+    expect(received[1]).toBe(received[2]);
+    expect(perSocket.size).toBe(2);
+  });
+});
