@@ -193,7 +193,7 @@ export function post(url: string, headers: Record<string, string>, body: string,
   return send(target, { ...headers, 'content-type': 'application/json', 'user-agent': 'office-communications-webhooks/1' }, body, true);
 }
 
-/** A kept connection the receiver closed as it was reused: the request never reached an answer. */
+/** The connection was closed or reset before an answer: most often a kept one the receiver closed as it was reused. */
 function closedUnderUs(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
