@@ -93,8 +93,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
       maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
     });
-    // a committed write (here or on another instance) may have enqueued deliveries: look at once, not at the next poll
+    // a write committed here, or a notice of one committed on another instance: its event is in the log for the
+    // webhook dispatcher (and a look may be due) — look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
+    changes.onNotice(() => jobs.poke());
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/availabilityEvents.ts)
     const availabilityEvents = new AvailabilityEvents({ db: database.prisma, clock, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });

@@ -8,12 +8,13 @@
 // When a read fails the feed is told (ChangeFeed.setInSync: what the read model holds becomes suspect, answered
 // only when the database cannot be read either, and new entries live briefly) until a read succeeds; that read hears everything committed meanwhile.
 //
-// `seq` is taken when a row is inserted, not when it commits: a later seq can be visible before an
-// earlier one commits. A seq skipped over is kept as a gap and looked for again for a while (a write's
-// transaction commits within seconds; a gap that never fills was rolled back).
+// `seq` is taken when a row is inserted, not when it commits: a skipped seq is looked for again
+// (logPosition.ts, the rule every reader of the log follows).
 import type { Db } from '../db/client.js';
 import type { Change, ChangeKind } from './change.js';
 import type { ChangeFeed } from './feed.js';
+import { LogPosition, unreadEvents } from './logPosition.js';
+import { Prisma } from '../generated/prisma/client.js';
 
 /** The change an event's type stands for in what instances hold (read model, live subscriptions); null for none. */
 export function changeOfEventType(type: string): ChangeKind | null {
@@ -58,12 +59,8 @@ export interface EventTailOptions {
   batchSize?: number;
 }
 
-const MAX_GAPS = 10_000;
-
 export class EventTail {
-  private cursor: number | null = null;
-  /** Skipped seqs → when first seen skipped (ms). */
-  private readonly gaps = new Map<number, number>();
+  private position: LogPosition | null = null;
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -136,32 +133,23 @@ export class EventTail {
 
   private async readCursor(): Promise<void> {
     const [row] = await this.db.$queryRaw<{ seq: string | null }[]>`SELECT max("seq")::text AS "seq" FROM "Event"`;
-    this.cursor = row?.seq ? Number(row.seq) : 0;
+    this.position = new LogPosition(row?.seq ? Number(row.seq) : 0, this.gapMs);
   }
 
   /** Reads every event committed since the last read and hands its changes to the feed; answers how many events it read. */
   async catchUp(): Promise<number> {
-    if (this.cursor === null) await this.readCursor();
-    const now = Date.now();
-    for (const [seq, since] of this.gaps) if (now - since > this.gapMs) this.gaps.delete(seq);
+    if (this.position === null) await this.readCursor();
+    const position = this.position!;
     let read = 0;
     for (;;) {
-      const gaps = [...this.gaps.keys()];
       const rows = await this.db.$queryRaw<{ seq: string; type: string; orgId: string; parentId: string | null }[]>`
+        WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "type", "orgId", "data"`, this.batchSize)})
         SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId",
                CASE WHEN "type" = 'organization.created' THEN "data"->>'parentId' END AS "parentId"
-        FROM "Event"
-        WHERE "seq" > ${this.cursor!}::bigint OR "seq" = ANY(${gaps}::bigint[])
-        ORDER BY "seq" LIMIT ${this.batchSize}`;
+        FROM ev ORDER BY "seq" LIMIT ${this.batchSize}`;
       const changes = new Map<string, Change>();
       for (const row of rows) {
-        const seq = Number(row.seq);
-        if (seq > this.cursor!) {
-          for (let missing = this.cursor! + 1; missing < seq && this.gaps.size < MAX_GAPS; missing++) this.gaps.set(missing, now);
-          this.cursor = seq;
-        } else {
-          this.gaps.delete(seq);
-        }
+        position.saw(Number(row.seq));
         for (const change of changesOfEvent(row)) changes.set(`${change.kind}|${change.orgId}`, change);
       }
       for (const change of changes.values()) this.feed.apply(change);

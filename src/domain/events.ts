@@ -99,12 +99,10 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
 
 /**
  * Appends one event, inside the caller's transaction: call it with the transaction client after the
- * write succeeded and before the transaction ends. The same statement fans the event out to the
- * webhook endpoints subscribed to it (the credential owner's, and for a child organization its
- * account's): one pending delivery each, due at once (the job queue's deliveries lane claims it,
- * webhooks/delivery.ts), so that what committed is delivered even if the process dies the next instant (and a write that can change availability asks
- * for a look, availabilityLooks.ts). A `webhook.test` event goes to its subject
- * endpoint only. Answers the event's id.
+ * write succeeded and before the transaction ends. Webhooks read it from the log once it committed
+ * (webhooks/dispatcher.ts), so what committed is delivered even if the process dies the next instant;
+ * a write that can change availability asks for a look in the same statement (availabilityLooks.ts).
+ * Answers the event's id.
  */
 export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): Promise<string> {
   const who = eventActorOf(actor);
@@ -112,7 +110,6 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
   const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
   const previous = event.previous ? JSON.stringify(event.previous) : null;
   const id = randomUUID();
-  const test = event.type === 'webhook.test';
   // a write that can change the organization's availability has it looked at again, committed with the write (availabilityLooks.ts)
   const look = AVAILABILITY_INPUTS.has(family);
   await tx.$executeRaw`
@@ -121,18 +118,10 @@ export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock
       VALUES (${id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
               ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
       RETURNING "id"
-    ), look AS (
-      INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
-      SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) WHERE ${look}::boolean
-      ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")
     )
-    INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "nextAttemptAt", "createdAt")
-    SELECT gen_random_uuid(), e."id", ev."id", ${event.type}, 'pending', 0, ${at}::timestamp(3), ${at}::timestamp(3)
-    FROM ev, "WebhookEndpoint" e
-    WHERE e."enabled"
-      AND (e."orgId" = ${event.orgId}::uuid OR e."orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${event.orgId}::uuid))
-      AND CASE WHEN ${test}::boolean THEN e."id"::text = ${event.subject.id}
-               ELSE ('*' = ANY(e."eventTypes") OR ${event.type} = ANY(e."eventTypes") OR ${family} = ANY(e."eventTypes")) END`;
+    INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
+    SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) FROM ev WHERE ${look}::boolean
+    ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")`;
   return id;
 }
 

@@ -286,7 +286,12 @@ export async function rotateWebhookSecret(deps: WebhookDeps, actor: Actor, endpo
   return { ...view, secret };
 }
 
-/** Sends the endpoint a `webhook.test` event (recorded like any event, delivered to this endpoint only); answers the delivery. */
+/**
+ * Sends the endpoint a `webhook.test` event (recorded like any event, delivered to this endpoint only);
+ * answers the delivery. Its row is written with the event, pending and due now, for the deliveries lane
+ * (webhooks/delivery.ts): the caller gets a delivery it can look up, which the dispatcher (which writes a
+ * row only when an attempt ended) could not give it yet.
+ */
 export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input?: unknown): Promise<WebhookDeliveryView> {
   requireScope(actor, 'webhooks:write');
   parseInput(emptyWebhookInput, input ?? {});
@@ -299,7 +304,10 @@ export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpo
       subject: { type: 'webhook_endpoint', id: endpoint.id },
       data: { endpointId: endpoint.id, message: 'A test event: the endpoint receives and verifies deliveries.' },
     });
-    return tx.webhookDelivery.findFirstOrThrow({ where: { eventId, endpointId: endpoint.id } });
+    const now = deps.clock();
+    return tx.webhookDelivery.create({
+      data: { id: randomUUID(), endpointId: endpoint.id, eventId, eventType: 'webhook.test', status: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now },
+    });
   });
   return deliveryView(delivery);
 }

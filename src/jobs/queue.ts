@@ -8,7 +8,9 @@
 // Lanes: work whose own rows already say what is due (a pending webhook delivery and its nextAttemptAt)
 // is claimed from those rows, with the same lease and SKIP LOCKED, by the same loop and slots, instead of
 // standing behind a "Job" row of its own: no second row to insert, claim and delete per piece of work,
-// and the claim can read what the work needs in the same statement (JobLane).
+// and the claim can read what the work needs in the same statement (JobLane). A lane may also hand out
+// work of its own before its entries are claimed, on every look (`look`: webhook first attempts, read
+// from the event log by webhooks/dispatcher.ts).
 //
 // Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
 // must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is
@@ -54,6 +56,13 @@ export interface JobLane {
   releaseAll(): Promise<void>;
   /** Entries waiting or in flight, and when the oldest fell due (metrics). */
   depth(): Promise<{ pending: number; oldestRunAt: Date | null }>;
+  /**
+   * Work the lane starts itself on every look, before its due entries are claimed; answers how many it
+   * started. With `settle` (runDue), waits until that work ended and was recorded.
+   */
+  look?(settle: boolean): Promise<number>;
+  /** Waits for what `look` started and gives up what it holds (the queue stops). */
+  stop?(): Promise<void>;
 }
 
 export interface JobQueueDeps {
@@ -183,6 +192,7 @@ export class JobQueue {
     this.cancelWake = undefined;
     await this.running;
     await Promise.all(this.inFlight);
+    for (const { lane } of this.lanes) await lane.stop?.();
   }
 
   /** Runs due work now (after an enqueue on this instance, so that it need not wait for the next poll). */
@@ -211,6 +221,7 @@ export class JobQueue {
           this.releaseHeldLeases = false;
         }
         const others = await this.runSources();
+        await this.lookLanes(false);
         // a pool of slots: claim while the last claim came back full (more is due), each claim for the free
         // slots once enough are free (one statement for several jobs), waiting for a job to finish when not
         const minRoom = Math.max(1, Math.floor(this.batchSize / 4));
@@ -245,10 +256,25 @@ export class JobQueue {
   /** Claims the due jobs (up to one batch), runs them, and answers how many ran (with the other work's count). */
   async runDue(): Promise<number> {
     // the other work first: what it records (events and their deliveries) is then due in this same look
-    const ran = await this.runSources();
+    const ran = (await this.runSources()) + (await this.lookLanes(true));
     const claimed = await this.claim(this.batchSize);
     await Promise.all(claimed.map((c) => this.run(c)));
     return ran + claimed.length;
+  }
+
+  /** The lanes' own work (JobLane.look); answers how much was started. */
+  private async lookLanes(settle: boolean): Promise<number> {
+    let started = 0;
+    for (const { lane } of this.lanes) {
+      if (!lane.look) continue;
+      try {
+        started += await lane.look(settle);
+      } catch (err) {
+        // looked at again at the next look; the claims are not held up by it
+        this.deps.logger?.warn('job queue: a lane\'s look failed', { kind: lane.kind, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return started;
   }
 
   private async runSources(): Promise<number> {
@@ -302,11 +328,7 @@ export class JobQueue {
       threw = true;
     }
     const { db } = this.deps;
-    const totals = this.totals.get(job.kind) ?? {};
-    this.totals.set(job.kind, totals);
-    const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
-    totals[label] = (totals[label] ?? 0) + 1;
-    for (const listener of this.outcomeListeners) listener(job.kind, label, outcome);
+    this.record(job.kind, outcome);
     if (lane) {
       // a lane's handler recorded its outcome on the entry; one that threw did not
       if (threw && 'retryAt' in outcome) await lane.release(job, outcome.retryAt, outcome.error.slice(0, 1000));
@@ -329,6 +351,15 @@ export class JobQueue {
       await this.deps.db.$executeRaw`DELETE FROM "Job" WHERE "id" = ANY(${ids}::uuid[])`;
     });
     return this.doneFlush;
+  }
+
+  /** Counts an outcome of work of `kind` and tells the listeners (the queue's own jobs, and a lane's own work). */
+  record(kind: string, outcome: JobOutcome): void {
+    const totals = this.totals.get(kind) ?? {};
+    this.totals.set(kind, totals);
+    const label = outcome.label ?? ('done' in outcome ? 'done' : 'retryAt' in outcome ? 'retried' : 'failed');
+    totals[label] = (totals[label] ?? 0) + 1;
+    for (const listener of this.outcomeListeners) listener(kind, label, outcome);
   }
 
   /** Calls `listener` with every outcome from now on; answers how to stop. */

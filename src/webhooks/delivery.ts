@@ -6,10 +6,13 @@
 // 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
 // after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
 // flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
-// other endpoints nor more than its share of the queue's batch. Each pending delivery, recorded with its
-// event, is an entry of the job queue's deliveries lane (jobs/queue.ts "Lanes"): claimed from its own row
-// when its nextAttemptAt is due, under a lease (lockedUntil), so it survives a restart and is in flight
-// on one instance at a time.
+// other endpoints nor more than its share of the queue's batch.
+//
+// Two ways in, one attempt (`attemptOnce`): an event's first attempts are made by the dispatcher
+// (dispatcher.ts), which reads the event log and writes each delivery's row once, when its attempt ended;
+// a delivery to retry (or one the dispatcher handed over) is a pending row, an entry of the job queue's
+// deliveries lane (jobs/queue.ts "Lanes"), claimed from its own row when its nextAttemptAt is due, under a
+// lease (lockedUntil), so it survives a restart and is in flight on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
 // checked (no second lookup an attacker's DNS could answer differently); loopback, private, link-local,
@@ -22,15 +25,15 @@
 // and event joined), and the delivered ones recorded together (one statement per 20 ms window); the
 // signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
 import { lookup } from 'node:dns/promises';
-import { EventEmitter } from 'node:events';
 import DataLoader from 'dataloader';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { KeyMaterial } from '../crypto/derivedKeys.js';
 import type { Db } from '../db/client.js';
 import { Prisma, type WebhookEndpoint } from '../generated/prisma/client.js';
 import type { ClaimedJob, JobLane, JobOutcome, JobQueue } from '../jobs/queue.js';
+import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.js';
 import { decryptSecret } from './secrets.js';
 import { isPrivateAddress, TargetRefused } from './targets.js';
 
@@ -61,7 +64,7 @@ export interface DeliveryHooks {
 /** Bounds the deliveries in flight per endpoint; a delivery past the bound waits, in order, for a slot. */
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
-  private readonly waiting = new Map<string, (() => void)[]>();
+  private readonly queued = new Map<string, (() => void)[]>();
 
   constructor(readonly limit: number) {}
 
@@ -70,9 +73,9 @@ export class EndpointSlots {
     if (busy >= this.limit) {
       // the slot is handed over by the release that frees it, so the count stays at the limit meanwhile
       await new Promise<void>((resolve) => {
-        const queue = this.waiting.get(endpointId) ?? [];
+        const queue = this.queued.get(endpointId) ?? [];
         queue.push(resolve);
-        this.waiting.set(endpointId, queue);
+        this.queued.set(endpointId, queue);
       });
     } else {
       this.inFlight.set(endpointId, busy + 1);
@@ -81,9 +84,9 @@ export class EndpointSlots {
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.get(endpointId)?.shift();
+      const next = this.queued.get(endpointId)?.shift();
       if (next) return next();
-      if (this.waiting.get(endpointId)?.length === 0) this.waiting.delete(endpointId);
+      if (this.queued.get(endpointId)?.length === 0) this.queued.delete(endpointId);
       const left = (this.inFlight.get(endpointId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(endpointId, left);
       else this.inFlight.delete(endpointId);
@@ -93,6 +96,11 @@ export class EndpointSlots {
   /** Deliveries to the endpoint in flight now (tests, metrics). */
   busy(endpointId: string): number {
     return this.inFlight.get(endpointId) ?? 0;
+  }
+
+  /** Deliveries to the endpoint waiting for a slot now. */
+  waiting(endpointId: string): number {
+    return this.queued.get(endpointId)?.length ?? 0;
   }
 }
 
@@ -199,34 +207,66 @@ function closedUnderUs(err: unknown): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
-async function send(target: Target, headers: Record<string, string>, body: string, mayRetry: boolean): Promise<Answer> {
-  // the whole exchange, from connecting to the answer's end, is bounded (one timer). undici takes an
-  // EventEmitter as the signal: an AbortController costs about as much as the rest of the request.
-  const signal = new EventEmitter();
-  let timedOut = false;
-  const deadline = setTimeout(() => {
-    timedOut = true;
-    signal.emit('abort');
-  }, DELIVERY_TIMEOUT_MS);
-  try {
-    const res = await target.pool.request({ path: target.path, method: 'POST', headers, body, signal });
-    const chunks: Buffer[] = [];
+/**
+ * Posts on the target's pool and reads at most 64 KB of the answer, with undici's handler API: the answer's
+ * chunks arrive as calls, without a stream or a promise per chunk, which cost a delivery more than the
+ * request itself. The whole exchange, from connecting to the answer's end, is bounded (one timer).
+ */
+function send(target: Target, headers: Record<string, string>, body: string, mayRetry: boolean): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let settled = false;
+    let status = 0;
     let size = 0;
-    // leaving the loop early (64 KB read) destroys the answer's stream and its connection
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
-      size += chunk.length;
-      if (size >= MAX_ANSWER_BYTES) break;
-    }
-    return { status: res.statusCode, body: chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') };
-  } catch (err) {
-    if (timedOut) throw new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
-    // sent again once, on another connection (at least once: receivers tell repeats apart by webhook-id)
-    if (mayRetry && closedUnderUs(err)) return send(target, headers, body, false);
-    throw err;
-  } finally {
-    clearTimeout(deadline);
-  }
+    const chunks: Buffer[] = [];
+    const answer = (): Answer => ({ status, body: chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') });
+    const settle = (err: Error | null) => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(deadline);
+      if (err) reject(err);
+      else resolve(answer());
+      return true;
+    };
+    const deadline = setTimeout(() => {
+      const err = new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
+      settle(err);
+      controller?.abort(err);
+    }, DELIVERY_TIMEOUT_MS);
+    target.pool.dispatch(
+      { path: target.path, method: 'POST', headers, body },
+      {
+        onRequestStart(c) {
+          controller = c;
+          // given up on before it was sent (still connecting at the deadline)
+          if (settled) c.abort(new Error('given up'));
+        },
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData(c, chunk) {
+          if (size < MAX_ANSWER_BYTES) chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+          size += chunk.length;
+          // enough read: the answer is what it is; its connection is closed rather than read on
+          if (size >= MAX_ANSWER_BYTES && settle(null)) c.abort(new Error(`answer longer than ${MAX_ANSWER_BYTES} bytes`));
+        },
+        onResponseEnd() {
+          settle(null);
+        },
+        onResponseError(_c, err) {
+          if (settled) return;
+          // sent again once, on another connection (at least once: receivers tell repeats apart by webhook-id)
+          if (mayRetry && closedUnderUs(err)) {
+            settled = true;
+            clearTimeout(deadline);
+            send(target, headers, body, false).then(resolve, reject);
+            return;
+          }
+          settle(err);
+        },
+      },
+    );
+  });
 }
 
 /** The three Standard Webhooks headers; every secret given signs (a rotation's overlap sends both signatures). */
@@ -340,45 +380,53 @@ function batcherFor(db: Db) {
   return batcher;
 }
 
-/**
- * One attempt of one delivery (the deliveries lane's handler, given the row its claim read; or by id). Every
- * outcome is recorded on the delivery's row, ending its lease.
- */
-export async function attemptDelivery(deps: DeliveryDeps, delivery: string | DeliveryRow, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
-  const { db } = deps;
-  const batcher = batcherFor(db);
-  const row = typeof delivery === 'string' ? await batcher.load.load(delivery) : delivery;
-  if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
-  return attempt(deps, batcher, row, hooks);
+/** An endpoint as an attempt needs it. */
+export interface DeliveryEndpoint {
+  id: string;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
 }
 
-async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor>, row: DeliveryRow, hooks: DeliveryHooks): Promise<JobOutcome> {
+/** An event as its deliveries send it. */
+export interface DeliveryEvent {
+  id: string;
+  type: string;
+  occurredAt: Date;
+  orgId: string;
+  data: unknown;
+}
+
+/** What a delivery's row says after an attempt. */
+export interface AttemptRecord {
+  status: 'delivered' | 'failed' | 'pending';
+  attempts: number;
+  lastAttemptAt: Date;
+  /** When it is tried again (pending), else null. */
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+  /** The first 1 KB of the answer, or why there was none. */
+  response: string;
+}
+
+/**
+ * One attempt of one event to one endpoint (`attemptsBefore` made already), whichever way it came (the
+ * dispatcher's first attempt, or the lane's retry): posts it in one of the endpoint's slots, applies
+ * what the answer means to the endpoint (410 or 5 days of failures disable it; a delivery ends its
+ * failing streak), and answers the outcome and what the delivery's row is to say. The caller writes the row.
+ */
+export async function attemptOnce(
+  deps: DeliveryDeps,
+  hooks: DeliveryHooks,
+  endpoint: DeliveryEndpoint,
+  event: DeliveryEvent,
+  attemptsBefore: number,
+): Promise<{ outcome: JobOutcome; record: AttemptRecord }> {
   const { db } = deps;
-  const delivery = { id: row.id, attempts: row.attempts };
-  const endpoint = {
-    id: row.endpointId,
-    url: row.url,
-    enabled: row.enabled,
-    secret: row.secret,
-    previousSecret: row.previousSecret,
-    previousSecretExpiresAt: row.previousSecretExpiresAt,
-    failingSince: row.failingSince,
-  };
   const now = deps.clock();
-  const finish = (status: 'delivered' | 'failed', fields: { statusCode?: number | null; latencyMs?: number | null; response: string }) =>
-    db.webhookDelivery.update({
-      where: { id: delivery.id },
-      data: { status, attempts: { increment: 1 }, lastAttemptAt: now, nextAttemptAt: null, lockedUntil: null, statusCode: fields.statusCode ?? null, latencyMs: fields.latencyMs ?? null, response: fields.response },
-    });
-  if (!endpoint.enabled) {
-    await finish('failed', { response: 'the endpoint is disabled' });
-    return { done: true, label: 'failed' };
-  }
-  if (!row.eventId || !row.eventType || !row.occurredAt || !row.orgId) {
-    await finish('failed', { response: 'the event is past retention' });
-    return { done: true, label: 'failed' };
-  }
-  const event = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
   const body = bodyOf(event);
   const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
@@ -394,40 +442,73 @@ async function attempt(deps: DeliveryDeps, batcher: ReturnType<typeof batcherFor
   } finally {
     release?.();
   }
-  const latencyMs = Math.round(performance.now() - started);
-  const statusCode = answer?.status ?? null;
-  const response = (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS);
+  const attempts = attemptsBefore + 1;
+  const base = {
+    attempts,
+    lastAttemptAt: now,
+    latencyMs: Math.round(performance.now() - started),
+    statusCode: answer?.status ?? null,
+    response: (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS),
+  };
+  const ended = (status: 'delivered' | 'failed', label: string, latencyMs?: number) => ({
+    outcome: { done: true as const, label, ...(latencyMs === undefined ? {} : { latencyMs }) },
+    record: { ...base, status, nextAttemptAt: null },
+  });
 
   if (answer && answer.status >= 200 && answer.status < 300) {
-    await batcher.delivered.load({ id: delivery.id, at: now, statusCode: answer.status, latencyMs, response });
     // failing no more: the 5 days start again at the next failure
     if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
-    return { done: true, label: 'delivered', latencyMs: Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()) };
+    return ended('delivered', 'delivered', Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()));
   }
   if (answer?.status === 410) {
     // the receiver says the endpoint is gone for good: stop sending anything to it
     await disableEndpoint(deps, hooks, endpoint.id, 'the endpoint answered 410 Gone', now);
-    await finish('failed', { statusCode, latencyMs, response });
-    return { done: true, label: 'gone' };
+    return ended('failed', 'gone');
   }
   if (endpoint.failingSince && now.getTime() - endpoint.failingSince.getTime() >= FAILING_DISABLES_AFTER_MS) {
     await disableEndpoint(deps, hooks, endpoint.id, `every delivery failed for 5 days (since ${endpoint.failingSince.toISOString()})`, now);
-    await finish('failed', { statusCode, latencyMs, response });
-    return { done: true, label: 'disabled' };
+    return ended('failed', 'disabled');
   }
   if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
-  const attemptNo = delivery.attempts + 1;
-  if (attemptNo > RETRY_GAPS_MS.length) {
-    await finish('failed', { statusCode, latencyMs, response });
+  if (attempts > RETRY_GAPS_MS.length) return ended('failed', 'failed');
+  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempts - 1]!);
+  return { outcome: { retryAt, error: answer ? `answered ${answer.status}` : failure }, record: { ...base, status: 'pending', nextAttemptAt: retryAt } };
+}
+
+/**
+ * One attempt of one pending delivery (the deliveries lane's handler, given the row its claim read; or by
+ * id). Every outcome is recorded on the delivery's row, ending its lease.
+ */
+export async function attemptDelivery(deps: DeliveryDeps, delivery: string | DeliveryRow, hooks: DeliveryHooks = {}): Promise<JobOutcome> {
+  const batcher = batcherFor(deps.db);
+  const row = typeof delivery === 'string' ? await batcher.load.load(delivery) : delivery;
+  if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
+  const { db } = deps;
+  const now = deps.clock();
+  const write = (record: AttemptRecord) =>
+    db.webhookDelivery.update({ where: { id: row.id }, data: { ...record, lockedUntil: null } });
+  if (!row.enabled || !row.eventId || !row.eventType || !row.occurredAt || !row.orgId) {
+    const response = row.enabled ? 'the event is past retention' : 'the endpoint is disabled';
+    await write({ status: 'failed', attempts: row.attempts + 1, lastAttemptAt: now, nextAttemptAt: null, statusCode: null, latencyMs: null, response });
     return { done: true, label: 'failed' };
   }
-  const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attemptNo - 1]!);
-  await db.webhookDelivery.update({
-    where: { id: delivery.id },
-    data: { attempts: attemptNo, lastAttemptAt: now, nextAttemptAt: retryAt, lockedUntil: null, statusCode, latencyMs, response },
-  });
-  return { retryAt, error: answer ? `answered ${answer.status}` : failure };
+  const endpoint: DeliveryEndpoint = {
+    id: row.endpointId,
+    url: row.url,
+    secret: row.secret,
+    previousSecret: row.previousSecret,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
+    failingSince: row.failingSince,
+  };
+  const event: DeliveryEvent = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
+  const { outcome, record } = await attemptOnce(deps, hooks, endpoint, event, row.attempts);
+  if (record.status === 'delivered') {
+    await batcher.delivered.load({ id: row.id, at: record.lastAttemptAt, statusCode: record.statusCode!, latencyMs: record.latencyMs!, response: record.response });
+  } else {
+    await write(record);
+  }
+  return outcome;
 }
 
 /** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
@@ -437,12 +518,14 @@ const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempt
 
 /**
  * The deliveries lane of the job queue: a pending delivery is due at its nextAttemptAt, and is claimed from
- * its own row, read with its endpoint and event in the claim's statement.
+ * its own row, read with its endpoint and event in the claim's statement. With a dispatcher, each look
+ * first has it make the first attempts of the events recorded since the last (dispatcher.ts).
  */
-export function deliveriesLane(db: Db): JobLane {
+export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher): JobLane {
   const at = (d: Date) => d.toISOString();
   return {
     kind: DELIVER_JOB,
+    ...(dispatcher ? { look: (settle: boolean) => dispatcher.look(settle), stop: () => dispatcher.stop() } : {}),
     async claim(limit, now, lockedUntil) {
       const rows = await db.$queryRaw<DeliveryRow[]>`
         WITH d AS (
@@ -463,28 +546,35 @@ export function deliveriesLane(db: Db): JobLane {
     },
     async releaseAll() {
       await db.webhookDelivery.updateMany({ where: { lockedUntil: { not: null } }, data: { lockedUntil: null } });
+      // the dispatcher's lease too (a process that died held it)
+      await db.webhookDispatch.updateMany({ data: { owner: null, leaseUntil: null } });
     },
     async depth() {
       const [pending, oldest] = await Promise.all([
         db.webhookDelivery.count({ where: { status: 'pending' } }),
         db.webhookDelivery.findFirst({ where: { status: 'pending' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
       ]);
-      return { pending, oldestRunAt: oldest?.nextAttemptAt ?? null };
+      // and the first attempts waiting or in flight on this instance, due since their event
+      const first = dispatcher?.backlog() ?? { pending: 0, oldestOccurredAt: null };
+      let oldestRunAt = oldest?.nextAttemptAt ?? null;
+      if (first.oldestOccurredAt && (!oldestRunAt || first.oldestOccurredAt < oldestRunAt)) oldestRunAt = first.oldestOccurredAt;
+      return { pending: pending + first.pending, oldestRunAt };
     },
   };
 }
 
 /**
- * Registers the deliveries lane and its handler on the job queue, with this queue's (this instance's) slots per endpoint
- * (`maxInFlightPerEndpoint`, default 4); `onDisabled` records webhook_endpoint.disabled (the runtime
- * passes the domain's recordEndpointDisabled).
+ * Registers webhook delivery on the job queue: the dispatcher's first attempts and the deliveries lane's
+ * retries, with this queue's (this instance's) slots per endpoint (`maxInFlightPerEndpoint`, default 4);
+ * `onDisabled` records webhook_endpoint.disabled (the runtime passes the domain's recordEndpointDisabled).
  */
 export function handleWebhookDeliveries(
   queue: JobQueue,
   deps: DeliveryDeps,
-  options: Pick<DeliveryHooks, 'onDisabled'> & { maxInFlightPerEndpoint?: number } = {},
+  options: Pick<DeliveryHooks, 'onDisabled'> & { maxInFlightPerEndpoint?: number; dispatcher?: DispatcherOptions } = {},
 ): JobQueue {
   const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
-  const hooks: DeliveryHooks = { onDisabled: options.onDisabled, slots };
-  return queue.lane(deliveriesLane(deps.db), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
+  const hooks = { onDisabled: options.onDisabled, slots };
+  const dispatcher = new WebhookDispatcher(deps, hooks, (outcome) => queue.record(DELIVER_JOB, outcome), options.dispatcher);
+  return queue.lane(deliveriesLane(deps.db, dispatcher), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
 }

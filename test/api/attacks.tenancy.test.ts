@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminCreateApiKey, adminCreateOAuthClient } from '../../src/auth/provisioning.js';
-import { attemptDelivery } from '../../src/webhooks/delivery.js';
+import { JobQueue } from '../../src/jobs/queue.js';
+import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
@@ -208,14 +209,16 @@ describe('webhook targets that are this machine or its network', () => {
       'https://100.64.0.1/',
       `https://localhost.:${port}/`,
     ];
+    // delivered as the service does: the dispatcher's first attempt, its row written when it ended
+    const deliveries = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), strict());
     for (const url of urls) {
       await t.deps.db.webhookEndpoint.deleteMany();
       await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url, eventTypes: ['*'] });
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: { ...closureBody, description: url.slice(0, 200) } });
-      const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { status: 'pending', endpoint: { url } } });
-      const outcome = await attemptDelivery(strict(), delivery.id);
+      expect(await deliveries.runDue(), url).toBe(1);
+      const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } });
       // a name that resolves to nothing here is refused by the lookup itself
-      expect(outcome, url).toMatchObject({ error: expect.stringMatching(url.includes('localhost.') ? /public address|ENOTFOUND/ : /public address/) });
+      expect(delivery, url).toMatchObject({ status: 'pending', attempts: 1, statusCode: null, response: expect.stringMatching(url.includes('localhost.') ? /public address|ENOTFOUND/ : /public address/) });
     }
     expect(receiver.received).toHaveLength(0);
   });
@@ -231,9 +234,8 @@ describe('webhook targets that are this machine or its network', () => {
     const url = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/hooks`;
     await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url, eventTypes: ['*'] });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
-    const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } });
-    await attemptDelivery(t.deps, delivery.id);
-    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ status: 'pending', attempts: 1, statusCode: 307 });
+    expect(await handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps).runDue()).toBe(1);
+    expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } })).toMatchObject({ status: 'pending', attempts: 1, statusCode: 307 });
     expect(receiver.received).toHaveLength(0);
   });
 

@@ -11,6 +11,7 @@ import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { hashSecret } from '../../src/crypto/secrets.js';
 import { changesOfEvent } from '../../src/changes/eventTail.js';
+import { deliveryRow } from '../support/webhooks.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -70,12 +71,10 @@ async function seedEndpoint(t: TestApp): Promise<void> {
 }
 async function seedFailedDelivery(t: TestApp): Promise<void> {
   await seedEndpoint(t);
-  const event = await t.rest('POST', '/v1/templates', { json: { name: 'Seeded' } });
-  expect(event.status).toBe(200);
-  const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId } });
-  await t.deps.db.webhookDelivery.update({ where: { id: delivery.id }, data: { status: 'failed' } });
-  await t.deps.db.job.deleteMany();
-  deliveryId = delivery.id;
+  const written = await t.rest('POST', '/v1/templates', { json: { name: 'Seeded' } });
+  expect(written.status).toBe(200);
+  const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'template.created' } });
+  deliveryId = await deliveryRow(t.deps.db, { endpointId, eventId: event.id, status: 'failed', attempts: 8 });
 }
 const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
   const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>

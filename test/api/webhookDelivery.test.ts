@@ -3,9 +3,9 @@
 // are retried with growing gaps on the app's clock; 410 disables the endpoint; private and metadata
 // addresses are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS. The receiver listens on 127.0.0.1.
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { attemptDelivery, deliveriesLane, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
+import { deliveriesLane, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
@@ -15,8 +15,13 @@ const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 
 const receiver = useWebhookReceiver();
 
+/** The test's job queue with webhook delivery, one per test (as one per process: its dispatcher holds the lease). */
+let current: JobQueue | undefined;
+beforeEach(() => {
+  current = undefined;
+});
 function queue() {
-  return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
+  return (current ??= handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps));
 }
 
 /** Verifies as a receiver would, with the receiver's clock at the app's time (the library checks the timestamp against Date.now()). */
@@ -116,15 +121,18 @@ describe('webhook delivery', () => {
     expect(verify(secret, receiver.received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
   });
 
-  it('claims a committed delivery from its own row under a lease: no job row beside it, and one claim at a time until the lease runs out', async () => {
+  it('claims a delivery to retry from its own row under a lease: no job row beside it, and one claim at a time until the lease runs out', async () => {
     t.clock.set(new Date());
     const { id } = await endpoint(['closure.*']);
+    receiver.script = [503];
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
+    expect(await queue().runDue()).toBe(1);
     expect(await t.deps.db.job.count()).toBe(0);
+    t.clock.advance(5_000);
     const lane = deliveriesLane(t.deps.db);
     const lease = () => new Date(t.clock.now().getTime() + 60_000);
     const [claimed] = await lane.claim(10, t.clock.now(), lease());
-    expect(claimed).toMatchObject({ kind: 'webhook.deliver', attempts: 1, payload: { endpointId: id, eventType: 'closure.created', status: 'pending' } });
+    expect(claimed).toMatchObject({ kind: 'webhook.deliver', attempts: 2, payload: { endpointId: id, eventType: 'closure.created', status: 'pending' } });
     expect(await lane.depth()).toMatchObject({ pending: 1 });
     // in flight on one instance: nobody else takes it while the lease holds
     expect(await lane.claim(10, t.clock.now(), lease())).toHaveLength(0);
@@ -133,13 +141,15 @@ describe('webhook delivery', () => {
     expect(await lane.claim(10, t.clock.now(), lease())).toHaveLength(1);
   });
 
-  it('records the event and its delivery with the write: a write that rolls back sends nothing', async () => {
+  it('records the event with the write: a write that rolls back sends nothing', async () => {
     t.clock.set(new Date());
     await endpoint(['*']);
     const refused = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
       json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'x', greeting: 'x' }] },
     });
     expect(refused.status).toBe(400);
+    expect(await queue().runDue()).toBe(0);
+    expect(receiver.received).toHaveLength(0);
     expect(await t.deps.db.job.count()).toBe(0);
     expect(await t.deps.db.webhookDelivery.count()).toBe(0);
   });
@@ -189,15 +199,21 @@ describe('webhook targets', () => {
   it('does not connect to 127.0.0.1, localhost, 169.254.169.254 or 10.x without the flag (checked at delivery, after DNS)', async () => {
     t.clock.set(new Date());
     const port = new URL(receiver.url).port;
-    const strict = { ...t.deps, config: { ...t.deps.config, webhookAllowPrivateTargets: false } };
+    const strict = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), {
+      ...t.deps,
+      config: { ...t.deps.config, webhookAllowPrivateTargets: false },
+    });
     for (const url of [`https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook']) {
       await t.deps.db.webhookEndpoint.deleteMany();
       await endpoint(['*'], t.demo.organizations.clinic.id, url);
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
-      const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { status: 'pending', endpoint: { url } } });
-      const outcome = await attemptDelivery(strict, delivery.id);
-      expect(outcome, url).toMatchObject({ error: expect.stringMatching(/public address/) });
-      expect((await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).response, url).toMatch(/public address/);
+      expect(await strict.runDue(), url).toBe(1);
+      // a failed attempt, retried later (the row the dispatcher wrote when it ended)
+      expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } }), url).toMatchObject({ status: 'pending', attempts: 1, response: expect.stringMatching(/public address/) });
+      // and the lane's retry is refused the same way
+      t.clock.advance(5_000);
+      expect(await strict.runDue(), url).toBe(1);
+      expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } }), url).toMatchObject({ status: 'pending', attempts: 2, response: expect.stringMatching(/public address/) });
     }
     expect(receiver.received).toHaveLength(0);
   });

@@ -3,7 +3,7 @@
 // the deliveries list and retries. The receiver listens on 127.0.0.1 (private targets allowed here).
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
 import { useTestApp } from '../support/testApp.js';
@@ -13,7 +13,12 @@ const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 
 const receiver = useWebhookReceiver();
 
-const queue = () => handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
+/** The test's job queue with webhook delivery, one per test (as one per process: its dispatcher holds the lease). */
+let current: JobQueue | undefined;
+beforeEach(() => {
+  current = undefined;
+});
+const queue = () => (current ??= handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps));
 
 function verifies(secret: string, message: { headers: IncomingHttpHeaders; body: string }): boolean {
   vi.useFakeTimers({ toFake: ['Date'], now: t.clock.now() });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { attemptDelivery, DELIVERY_TIMEOUT_MS } from '../../src/webhooks/delivery.js';
 import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
+import { deliveryRow } from '../support/webhooks.js';
 
 const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 
@@ -29,15 +30,19 @@ async function listen(handler: RequestListener): Promise<{ server: Server; url: 
 
 let closures = 0;
 
-/** A closure written through the API, with its pending delivery to `url`. */
+/**
+ * A closure written through the API, with a pending delivery of its event to `url` (as the dispatcher hands
+ * one to the deliveries lane): the lane's attempt is the one under test; the dispatcher's posts the same way.
+ */
 async function pendingDeliveryTo(url: string): Promise<string> {
   const org = t.demo.organizations.clinic.id;
   await t.deps.db.webhookEndpoint.deleteMany();
-  await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
+  const endpoint = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
   closures++;
   const written = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: { description: `Closure ${closures}`, annualDate: { month: 12, day: closures }, chatGreeting: null, phoneGreeting: null } });
   expect(written.status).toBe(200);
-  return (await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { status: 'pending', endpoint: { url } } })).id;
+  const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'closure.created', subjectId: written.body.data.id } });
+  return deliveryRow(t.deps.db, { endpointId: endpoint.id, eventId: event.id, at: t.clock.now() });
 }
 
 describe('a hostile receiver', () => {
