@@ -21,7 +21,9 @@
 //
 // Bounded: at most `maxWaitingPerEndpoint` deliveries wait for one endpoint's slots; past that (a slow or
 // failing receiver and a stream of events), a delivery is handed to the deliveries lane as a pending row
-// due now, so memory does not grow with a receiver's backlog and the cursor is not held up by it.
+// due now, so memory does not grow with a receiver's backlog and the cursor is not held up by it. A look
+// stops reading once `maxOpenEvents` events have deliveries not written yet (a backlog after downtime is
+// read as it is sent, not all at once); the next look reads on.
 import { randomUUID } from 'node:crypto';
 import { LogPosition, unreadEvents } from '../changes/logPosition.js';
 import { Prisma } from '../generated/prisma/client.js';
@@ -39,7 +41,12 @@ export interface DispatcherOptions {
   gapMs?: number;
   /** How long outcomes are collected before they are written together (real time). */
   recordWindowMs?: number;
+  /** Events with deliveries not written yet past which a look stops reading. */
+  maxOpenEvents?: number;
 }
+
+/** How long a write that failed (the database away) waits before it is tried again (real time). */
+const WRITE_RETRY_MS = 1_000;
 
 /** An event read from the log with the endpoints subscribed to it (none: nothing to send). */
 interface ReadEvent {
@@ -72,6 +79,7 @@ export class WebhookDispatcher {
   private readonly maxWaitingPerEndpoint: number;
   private readonly gapMs: number;
   private readonly recordWindowMs: number;
+  private readonly maxOpenEvents: number;
   /** Where this dispatcher is in the log while it holds the lease (null: it does not). */
   private position: LogPosition | null = null;
   /** The lease's end as last written (app clock, ms). */
@@ -100,6 +108,7 @@ export class WebhookDispatcher {
     this.maxWaitingPerEndpoint = options.maxWaitingPerEndpoint ?? 64;
     this.gapMs = options.gapMs ?? 60_000;
     this.recordWindowMs = options.recordWindowMs ?? 20;
+    this.maxOpenEvents = options.maxOpenEvents ?? 2_000;
   }
 
   /**
@@ -208,7 +217,7 @@ export class WebhookDispatcher {
           this.attempts.add(attempt);
         }
       }
-      if (events.length < this.batchSize) break;
+      if (events.length < this.batchSize || this.open.size >= this.maxOpenEvents) break;
     }
     // events without an endpoint move the cursor too: written with the next rows, or now and then alone
     if (position.complete - this.written >= this.batchSize) this.scheduleWrite();
@@ -252,12 +261,12 @@ export class WebhookDispatcher {
     this.scheduleWrite();
   }
 
-  private scheduleWrite(): void {
+  private scheduleWrite(afterMs = this.recordWindowMs): void {
     if (this.writeTimer || this.stopped) return;
     this.writeTimer = setTimeout(() => {
       this.writeTimer = undefined;
       void this.write().catch(() => undefined);
-    }, this.recordWindowMs);
+    }, afterMs);
   }
 
   /** The cursor this dispatcher may write: below every event not done, and every gap. */
@@ -310,7 +319,7 @@ export class WebhookDispatcher {
         else this.open.set(row.seq, { left: 1, occurredAt: row.event.occurredAt });
       }
       this.rows = rows.concat(this.rows);
-      this.scheduleWrite();
+      this.scheduleWrite(WRITE_RETRY_MS);
       throw err;
     }
   }

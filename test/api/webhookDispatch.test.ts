@@ -113,7 +113,8 @@ describe('the webhook dispatcher', () => {
     await q.runDue();
     const before = await cursor();
     // a write whose transaction took its seq but has not committed yet
-    const [{ seq: late }] = await t.deps.db.$queryRaw<{ seq: bigint }[]>`SELECT nextval(pg_get_serial_sequence('"Event"', 'seq')) AS "seq"`;
+    const [taken] = await t.deps.db.$queryRaw<{ seq: bigint }[]>`SELECT nextval(pg_get_serial_sequence('"Event"', 'seq')) AS "seq"`;
+    const late = taken!.seq;
     const later = await writeClosure();
     expect(await q.runDue()).toBe(1);
     expect(receivedIds().at(-1)).toBe(later);
