@@ -36,6 +36,15 @@ export interface RateLimitExtension {
 }
 
 const INTROSPECTION = 'introspection';
+const OVER_OPERATION = 'over the budget in this operation';
+
+/** A window's length as graphql-rate-limit reads it (`60000ms`), made once per length. */
+const windowTexts = new Map<number, string>();
+function windowText(ms: number): string {
+  let text = windowTexts.get(ms);
+  if (text === undefined) windowTexts.set(ms, (text = `${ms}ms`));
+  return text;
+}
 
 /** The budgets one operation draws on (see 2. above): graphql-rate-limit's Store for the operation. */
 export class OperationBudgets implements Store {
@@ -43,6 +52,8 @@ export class OperationBudgets implements Store {
   private readonly drawn = new Map<string, Pick<Decision, 'limit' | 'remaining' | 'resetAt'>>();
   private cost = 0;
   private turn: Promise<unknown> = Promise.resolve();
+  /** Checks of the library under way (see draw). */
+  private checking = 0;
   private readonly perOperation = getGraphQLRateLimiter({ store: this, identifyContext: (orgId: string) => orgId });
 
   constructor(private readonly limiter: RateLimiter) {}
@@ -58,20 +69,27 @@ export class OperationBudgets implements Store {
   /** Counts one occurrence of a field against its budget; throws RateLimited past it. */
   async draw(orgId: string, { budget, pattern }: FieldBudget, args: Record<string, unknown>): Promise<void> {
     const { limit, windowMs } = this.limiter.budget(budget);
-    // the library reads the store, then writes it: sibling fields resolve concurrently, so their checks
-    // take turns (one operation runs in one process; a chain is enough to make each see the last's write)
-    const check = this.turn.then(() =>
+    const check = () =>
       this.perOperation(
         // the field identity is the REST twin's pattern (the library reads only `fieldName` from info)
         { parent: undefined, args, context: orgId, info: { fieldName: pattern } as GraphQLResolveInfo },
-        { max: limit, window: `${windowMs}ms`, uncountRejected: true },
-      ),
+        // `message`: what the library answers past the budget (only whether it answers is read here)
+        { max: limit, window: windowText(windowMs), uncountRejected: true, message: OVER_OPERATION },
+      );
+    // the library reads the store, then writes it: sibling fields resolve concurrently, so their checks
+    // take turns (one operation runs in one process; a chain is enough to make each see the last's write).
+    // The first check of an operation has nobody to wait for.
+    const checking = this.checking === 0 ? check() : this.turn.then(check);
+    this.checking++;
+    this.turn = checking.then(
+      () => this.checking--,
+      () => this.checking--,
     );
-    this.turn = check.catch(() => undefined);
-    const overOperation = await check;
+    const overOperation = await checking;
     let retryAfter: number;
     if (overOperation === undefined) {
-      const decision = await this.limiter.hit(budget, orgId, pattern);
+      // in memory the counter decides at once; in Redis it is a round trip
+      const decision = this.limiter.hitNow(budget, orgId, pattern) ?? (await this.limiter.hit(budget, orgId, pattern));
       this.cost++;
       const known = this.drawn.get(pattern);
       // occurrences resolve concurrently: keep the lowest remaining of the latest window
