@@ -25,6 +25,8 @@
 //               headers), an Idempotency-Key, a Content-Encoding, a type other than JSON, an Accept yoga
 //               decides, a repeated Authorization or Content-Type, a body not all here yet. Through Hono
 //               (app.fetch, CORS open), a prepared query runs the same function and Hono writes its answer.
+//               A remembered body of a query of read-model records only may be answered from a kept answer
+//               (answerMemo.ts): in place of the compiled query, inside the same steps.
 //   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
 //               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
@@ -60,9 +62,11 @@ import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
 import { executePrepared, type OperationStep } from './operationSteps.js';
-import type { PreparedQuery } from './preparedQueries.js';
+import { type PreparedQuery, run } from './preparedQueries.js';
 import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
+import { AnswerMemo, type KeptAnswer, MemoRecorder } from './answerMemo.js';
+import { budgetsOf } from './rateLimits.js';
 import { sealVariables } from './variableCheck.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
@@ -97,6 +101,8 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
   const { yoga, steps, prepared } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
   const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
+  // answers of prepared queries kept with the records they were made from (answerMemo.ts)
+  const memo = preparedPath ? new AnswerMemo(deps.readModel) : undefined;
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
@@ -118,7 +124,7 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       const mediaType = plainRequestType(post.headers.get('content-type'), post.headers.get('accept'));
       const read = mediaType && readParams(post.bodyText);
       if (mediaType && read?.query) {
-        const answer = await preparedAnswer(steps, read.query, { params: read.params, mediaType }, serverContext, post.headers.get('authorization'));
+        const answer = await preparedAnswer(steps, read.query, { params: read.params, mediaType }, serverContext, post.headers.get('authorization'), memo);
         return c.body(answer.body, answer.status as 200, answer.headers);
       }
       if (mediaType && read) return answerParams(yoga, { params: read.params, mediaType }, c.req.raw, serverContext, c.get('requestId'));
@@ -180,7 +186,7 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
     };
     let answer: { status: number; headers: Record<string, string | number>; body: string };
     try {
-      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null);
+      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null, memo);
     } catch (err) {
       const failed = options.failure(err, requestDeps.logger, '/graphql', requestId);
       answer = { status: failed.status, headers: { ...failed.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(failed.body) };
@@ -240,11 +246,38 @@ async function preparedAnswer(
   { params, mediaType }: PlainRequest,
   serverContext: GraphQLServerContext,
   authorization: string | null,
+  memo: AnswerMemo | undefined,
 ): Promise<RegularAnswer> {
   const context = createGraphQLContext(serverContext, { authorization });
-  const result = await executePrepared(steps, query, { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables }, params.variables);
+  const operation = { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables };
+  // a kept answer (answerMemo.ts): for a remembered body (sealed parameters) of a query that may be kept
+  const actor = memo && query.memoizable && Object.isFrozen(params) ? await context.actor().catch(() => undefined) : undefined;
+  if (!memo || !actor) return regularAnswer(await executePrepared(steps, query, operation, params.variables), mediaType);
+  const kept = memo.get(params, actor);
+  // none kept: made, and kept when it has no error
+  const recorder = kept ? undefined : (context.memo = new MemoRecorder());
+  const result = await executePrepared(steps, query, operation, params.variables, async () => {
+    // the kept answer's draws, as running the query would draw them; one refused: the query runs after all,
+    // those draws answered as they were (rateLimits.ts), and answers what it answers
+    if (kept && (await budgetsOf(context).drawAll(kept.draws))) return keptResult(kept);
+    return run(query.compiled, undefined, context, params.variables);
+  });
+  if (recorder && !result.errors?.length && result.data) {
+    memo.set(params, actor, { data: JSON.stringify(result.data), draws: recorder.draws }, recorder);
+  }
   return regularAnswer(result, mediaType);
 }
+
+/** A kept answer as the steps take a result: its `data` is the kept text, written as it is. */
+function keptResult(kept: KeptAnswer): ExecutionResult {
+  return {
+    data: KEPT,
+    stringify: (result: ExecutionResult) => `{"data":${kept.data}${result.extensions ? `,"extensions":${JSON.stringify(result.extensions)}` : ''}}`,
+  } as ExecutionResult;
+}
+
+/** Stands for a kept answer's data in the result the steps see (they read errors and extensions only). */
+const KEPT = Object.freeze({});
 
 const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
 

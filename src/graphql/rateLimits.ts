@@ -37,6 +37,8 @@ export interface RateLimitExtension {
 
 const INTROSPECTION = 'introspection';
 const OVER_OPERATION = 'over the budget in this operation';
+/** The arguments a replayed or kept draw is made with: no field here identifies its budget by an argument. */
+const NO_ARGS: Record<string, unknown> = Object.freeze({});
 
 /** A window's length as graphql-rate-limit reads it (`60000ms`), made once per length. */
 const windowTexts = new Map<number, string>();
@@ -66,8 +68,20 @@ export class OperationBudgets implements Store {
     this.calls.set(`${identity.contextIdentity} ${identity.fieldIdentity}`, timestamps);
   }
 
+  /**
+   * Draws counted already, in the order the operation's fields will ask for them again (a kept answer's
+   * draws up to the one refused, answerMemo.ts): each is answered as it was, not drawn a second time.
+   */
+  private replay: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
+
   /** Counts one occurrence of a field against its budget; throws RateLimited past it. */
   async draw(orgId: string, { budget, pattern }: FieldBudget, args: Record<string, unknown>): Promise<void> {
+    const replayed = this.replay[0];
+    if (replayed && replayed.orgId === orgId && replayed.pattern === pattern) {
+      this.replay.shift();
+      if (replayed.refused) throw replayed.refused;
+      return;
+    }
     const { limit, windowMs } = this.limiter.budget(budget);
     const check = () =>
       this.perOperation(
@@ -102,6 +116,26 @@ export class OperationBudgets implements Store {
       if (known) this.drawn.set(pattern, { ...known, remaining: 0 });
     }
     throw new RateLimited(retryAfter, limitMessage({ limit, windowMs, retryAfter }, pattern));
+  }
+
+  /**
+   * Draws a kept answer's draws in order (answerMemo.ts). True when every one was allowed; else false,
+   * the draws made so far (the refused one last) to be answered as they were when the operation runs.
+   */
+  async drawAll(draws: readonly { orgId: string; budget: FieldBudget }[]): Promise<boolean> {
+    const made: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
+    for (const { orgId, budget } of draws) {
+      try {
+        await this.draw(orgId, budget, NO_ARGS);
+        made.push({ orgId, pattern: budget.pattern });
+      } catch (err) {
+        if (!(err instanceof RateLimited)) throw err;
+        made.push({ orgId, pattern: budget.pattern, refused: err });
+        this.replay = made;
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -141,7 +175,7 @@ function isoTime(ms: number): string {
 /** The budgets of each operation, by its context (the same object in resolvers and in the plugin's hooks). */
 const operationBudgets = new WeakMap<object, OperationBudgets>();
 
-function budgetsOf(ctx: GraphQLContext): OperationBudgets {
+export function budgetsOf(ctx: GraphQLContext): OperationBudgets {
   let budgets = operationBudgets.get(ctx);
   if (!budgets) operationBudgets.set(ctx, (budgets = new OperationBudgets(ctx.deps.rateLimit)));
   return budgets;
@@ -156,7 +190,10 @@ function wrap(field: GraphQLField<unknown, GraphQLContext>, budget: FieldBudget,
   const resolve = field.resolve ?? defaultFieldResolver;
   field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
     const actor = await ctx.actor(); // after authentication: the owner is known
-    if (!(paidByRoot && info.path.prev?.prev === undefined)) await budgetsOf(ctx).draw(actor.orgId, budget, args);
+    if (!(paidByRoot && info.path.prev?.prev === undefined)) {
+      ctx.memo?.draws.push({ orgId: actor.orgId, budget });
+      await budgetsOf(ctx).draw(actor.orgId, budget, args);
+    }
     return resolve(parent, args, ctx, info);
   };
 }

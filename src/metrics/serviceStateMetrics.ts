@@ -56,7 +56,7 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     Object.fromEntries(Object.entries(deps.readModel.stats()).map(([part, stats]) => [part, stats[field]]));
   scrapedCounters(
     registry,
-    { name: 'ocs_read_model_hits_total', help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules).', label: 'part' },
+    { name: 'ocs_read_model_hits_total', help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules, answers: kept GraphQL answers).', label: 'part' },
     byPart('hits'),
   );
   scrapedCounters(

@@ -173,7 +173,7 @@ describe('GET /metrics', () => {
       expect(at(s2, 'ocs_read_model_hits_total', part) - at(s1, 'ocs_read_model_hits_total', part), part).toBeGreaterThan(0);
       expect(at(s2, 'ocs_read_model_entries', part), part).toBeGreaterThan(0);
     }
-    expect(s2.find('ocs_read_model_hits_total').map((s) => s.labels.part).sort()).toEqual(['credentials', 'organizations', 'schedules', 'tokens']);
+    expect(s2.find('ocs_read_model_hits_total').map((s) => s.labels.part).sort()).toEqual(['answers', 'credentials', 'organizations', 'schedules', 'tokens']);
   });
 
   it('times every SQL statement but transaction control, and counts failed statements', async () => {

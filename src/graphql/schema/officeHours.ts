@@ -55,8 +55,11 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     type: [OfficeHoursRef],
     description: 'Office hours of every day, Monday to Sunday, or of one day; unconfigured days as closed. Scope office-hours:read.',
     args: { dayOfWeek: t.arg({ type: DayOfWeekEnum, description: 'Only this day.' }) },
-    resolve: async (org, args, ctx) =>
-      (await getOfficeHours(ctx.deps, await ctx.actor(), org.id, args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {})).officeHours,
+    resolve: async (org, args, ctx) => {
+      const { officeHours } = await getOfficeHours(ctx.deps, await ctx.actor(), org.id, args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {});
+      ctx.memo?.schedule(ctx.deps.readModel, org.id);
+      return officeHours;
+    },
   }),
 }));
 
