@@ -45,7 +45,11 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     });
   };
   listenTo(deps.jobs);
-  scrapedGauge(registry, { name: 'ocs_jobs_pending', help: 'Jobs, pending webhook deliveries included, waiting or in flight (as of the previous scrape).' }, () => deps.jobs?.depthNow().pending ?? 0);
+  scrapedGauge(
+    registry,
+    { name: 'ocs_jobs_pending', help: 'Durable work waiting or in flight: jobs, webhook deliveries pending a retry, events not handed out to webhooks yet, first attempts on this instance (as of the previous scrape).' },
+    () => deps.jobs?.depthNow().pending ?? 0,
+  );
   scrapedGauge(
     registry,
     { name: 'ocs_jobs_oldest_pending_age_seconds', help: 'How long the oldest pending job has been due (as of the previous scrape).' },

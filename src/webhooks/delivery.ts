@@ -554,11 +554,16 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher): JobLane 
         db.webhookDelivery.count({ where: { status: 'pending' } }),
         db.webhookDelivery.findFirst({ where: { status: 'pending' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
       ]);
-      // and the first attempts waiting or in flight on this instance, due since their event
+      // the events the dispatcher has not handed out yet (after its cursor, whichever instance dispatches: a
+      // dispatcher that stopped shows here), and the first attempts waiting or in flight on this instance,
+      // each due since its event occurred
+      const [undispatched] = await db.$queryRaw<{ count: number; oldest: Date | null }[]>`
+        SELECT count(*)::int AS "count", min("occurredAt") AS "oldest" FROM "Event"
+        WHERE "seq" > COALESCE((SELECT "cursor" FROM "WebhookDispatch" WHERE "id" = 1), 0)`;
       const first = dispatcher?.backlog() ?? { pending: 0, oldestOccurredAt: null };
       let oldestRunAt = oldest?.nextAttemptAt ?? null;
-      if (first.oldestOccurredAt && (!oldestRunAt || first.oldestOccurredAt < oldestRunAt)) oldestRunAt = first.oldestOccurredAt;
-      return { pending: pending + first.pending, oldestRunAt };
+      for (const at of [first.oldestOccurredAt, undispatched?.oldest ?? null]) if (at && (!oldestRunAt || at < oldestRunAt)) oldestRunAt = at;
+      return { pending: pending + first.pending + (undispatched?.count ?? 0), oldestRunAt };
     },
   };
 }

@@ -47,6 +47,8 @@ export interface DispatcherOptions {
 
 /** How long a write that failed (the database away) waits before it is tried again (real time). */
 const WRITE_RETRY_MS = 1_000;
+/** How often, at most, a cursor moved by events without deliveries is written alone (real time). */
+const CURSOR_WRITE_MS = 1_000;
 
 /** An event read from the log with the endpoints subscribed to it (none: nothing to send). */
 interface ReadEvent {
@@ -91,8 +93,9 @@ export class WebhookDispatcher {
   /** The writes, one after the other. */
   private writes: Promise<void> = Promise.resolve();
   private writeTimer: NodeJS.Timeout | undefined;
-  /** The cursor as last written. */
+  /** The cursor as last written, and when (real time, ms). */
   private written = 0;
+  private writtenAt = 0;
   private reading: Promise<number> | undefined;
   private stopped = false;
 
@@ -219,8 +222,9 @@ export class WebhookDispatcher {
       }
       if (events.length < this.batchSize || this.open.size >= this.maxOpenEvents) break;
     }
-    // events without an endpoint move the cursor too: written with the next rows, or now and then alone
-    if (position.complete - this.written >= this.batchSize) this.scheduleWrite();
+    // events without an endpoint move the cursor too: written with the next rows, or alone once a batch of
+    // them or a second has passed (the cursor is how far behind the dispatcher is: ocs_jobs_oldest_pending_age_seconds)
+    if (position.complete > this.written && (position.complete - this.written >= this.batchSize || Date.now() - this.writtenAt >= CURSOR_WRITE_MS)) this.scheduleWrite();
     return started;
   }
 
@@ -312,6 +316,7 @@ export class WebhookDispatcher {
         )
         UPDATE "WebhookDispatch" SET "cursor" = GREATEST("cursor", ${cursor}::bigint) WHERE "id" = 1 AND "owner" = ${this.owner}`;
       this.written = Math.max(this.written, cursor);
+      this.writtenAt = Date.now();
     } catch (err) {
       for (const row of rows) {
         const open = this.open.get(row.seq);

@@ -171,6 +171,21 @@ describe('the webhook dispatcher', () => {
     expect(await cursor()).toBe(await seqOf(events[2]!));
   });
 
+  it('shows as work behind while it does not dispatch: the events after its cursor count in the queue’s depth, due since they occurred', async () => {
+    t.clock.set('2026-03-09T15:00:00Z');
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: receiver.url, eventTypes: ['closure.*'] });
+    const q = instance();
+    await q.runDue();
+    expect(await q.depth()).toEqual({ pending: 0, oldestRunAt: null });
+    // the instance holding the lease stopped dispatching (wedged, or dead until its lease runs out)
+    await writeClosure();
+    t.clock.advance(60_000);
+    await writeClosure();
+    expect(await q.depth()).toEqual({ pending: 2, oldestRunAt: new Date('2026-03-09T15:00:00Z') });
+    await q.runDue();
+    expect(await q.depth()).toEqual({ pending: 0, oldestRunAt: null });
+  });
+
   it('sends an endpoint only the events after it was made, and records nothing for one deleted while its delivery was in flight', async () => {
     t.clock.set('2026-03-09T15:00:00Z');
     await writeClosure();
