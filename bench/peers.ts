@@ -1,7 +1,9 @@
 // The fastest peers, answering the same bodies as the service from memory, with no authentication, no
 // budgets, no logging: what a bare framework costs for the same question.
 //   fastify   — Fastify serving, on the service's REST paths, the exact bodies the service answered
-//               (BENCH_PEER_BODIES: a JSON file {path: body} the benchmark wrote from the service's own answers);
+//               (BENCH_PEER_BODIES: a JSON file {path: body} the benchmark wrote from the service's own answers),
+//               and to a POST of /graphql the service's GraphQL answer: the same framework answering the same
+//               bytes to a POST and to a GET, what the transport alone makes of GraphQL vs REST;
 //   mercurius — Fastify + Mercurius with graphql-jit (`jit: 1`: every query compiled on its first run)
 //               answering `organization(id) { id name officeHours { … } }` from the same data in memory.
 // Prints {"msg":"listening","port":…} once ready.
@@ -20,6 +22,7 @@ if (mode === 'fastify') {
     if (body === undefined) return reply.code(404).send({ success: false, data: {}, message: 'unknown path' });
     return reply.type('application/json').send(body);
   });
+  app.post('/graphql', async (_request, reply) => reply.type('application/json').send(bodies['graphql:organization']));
 } else if (mode === 'mercurius') {
   const organization = (JSON.parse(bodies['graphql:organization']!) as { data: { organization: unknown } }).data.organization;
   const schema = `
