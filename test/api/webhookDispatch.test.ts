@@ -171,6 +171,59 @@ describe('the webhook dispatcher', () => {
     expect(await cursor()).toBe(await seqOf(events[2]!));
   });
 
+  it('sends again what a dispatcher that died had in flight: the cursor stayed below it (at least once)', async () => {
+    t.clock.set(new Date());
+    const slow = await heldReceiver();
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
+    const dying = new WebhookDispatcher(t.deps, { slots: new EndpointSlots(4) }, () => {});
+    const event = await writeClosure();
+    expect(await dying.look(false)).toBe(1);
+    await vi.waitFor(() => expect(slow.held).toHaveLength(1));
+    // it dies here: nothing recorded, its lease runs out
+    expect(await cursor()).toBeLessThan(await seqOf(event));
+    t.clock.advance(30_000);
+    const next = new WebhookDispatcher(t.deps, { slots: new EndpointSlots(4) }, () => {});
+    stops.push(() => next.stop());
+    expect(await next.look(false)).toBe(1);
+    await vi.waitFor(() => expect(slow.held).toHaveLength(2));
+    slow.release();
+    // (the dying one's attempt ends too, here: what it records cannot move the cursor, which is not its own)
+    await Promise.all([next.settle(), dying.settle()]);
+    expect(await t.deps.db.webhookDelivery.findMany({ where: { eventId: event } })).toMatchObject([
+      { status: 'delivered', attempts: 1 },
+      { status: 'delivered', attempts: 1 },
+    ]);
+    expect(await cursor()).toBe(await seqOf(event));
+  });
+
+  it('keeps what it could not write (the database away) and writes it, with the cursor, the next time', async () => {
+    t.clock.set(new Date());
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: receiver.url, eventTypes: ['closure.*'] });
+    let refuse = true;
+    const db = new Proxy(t.deps.db, {
+      get(target, property, receiver) {
+        if (property === '$executeRaw' && refuse) {
+          return () => {
+            refuse = false;
+            return Promise.reject(new Error('the database is away'));
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const dispatcher = new WebhookDispatcher({ ...t.deps, db }, { slots: new EndpointSlots(4) }, () => {});
+    stops.push(() => dispatcher.stop());
+    const event = await writeClosure();
+    await expect(dispatcher.look(true)).rejects.toThrow(/away/);
+    expect(await t.deps.db.webhookDelivery.count()).toBe(0);
+    expect(await cursor()).toBeLessThan(await seqOf(event));
+    await dispatcher.settle();
+    expect(await t.deps.db.webhookDelivery.findMany({ where: { eventId: event } })).toMatchObject([{ status: 'delivered' }]);
+    expect(await cursor()).toBe(await seqOf(event));
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('shows as work behind while it does not dispatch: the events after its cursor count in the queue’s depth, due since they occurred', async () => {
     t.clock.set('2026-03-09T15:00:00Z');
     await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: receiver.url, eventTypes: ['closure.*'] });
