@@ -58,6 +58,7 @@ import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/reques
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
 import type { Logger } from '../logger.js';
+import type { Actor } from '../domain/access.js';
 import { graphqlCodeOf } from '../domain/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
@@ -250,20 +251,24 @@ async function preparedAnswer(
 ): Promise<RegularAnswer> {
   const context = createGraphQLContext(serverContext, { authorization });
   const operation = { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables };
-  // a kept answer (answerMemo.ts): for a remembered body (sealed parameters) of a query that may be kept
-  const actor = memo && query.memoizable && Object.isFrozen(params) ? await context.actor().catch(() => undefined) : undefined;
-  if (!memo || !actor) return regularAnswer(await executePrepared(steps, query, operation, params.variables), mediaType);
-  const kept = memo.get(params, actor);
-  // none kept: made, and kept when it has no error
-  const recorder = kept ? undefined : (context.memo = new MemoRecorder());
+  // a kept answer (answerMemo.ts) may stand in for the compiled query: for a remembered body (its
+  // parameters sealed) of a query that may be kept, once the steps before the executor let it run
+  const keeping = memo && query.memoizable && Object.isFrozen(params) ? { memo, actor: undefined as Actor | undefined, recorder: undefined as MemoRecorder | undefined } : undefined;
   const result = await executePrepared(steps, query, operation, params.variables, async () => {
-    // the kept answer's draws, as running the query would draw them; one refused: the query runs after all,
-    // those draws answered as they were (rateLimits.ts), and answers what it answers
-    if (kept && (await budgetsOf(context).drawAll(kept.draws))) return keptResult(kept);
+    if (keeping) {
+      // the caller, as the resolvers would authenticate it (once: the context keeps it)
+      keeping.actor = await context.actor().catch(() => undefined);
+      const kept = keeping.actor && keeping.memo.get(params, keeping.actor);
+      // its draws, as running the query would draw them; one refused: the query runs after all, those draws
+      // answered as they were (rateLimits.ts), and answers what it answers
+      if (kept && (await budgetsOf(context).drawAll(kept.draws))) return keptResult(kept);
+      // none kept: made, and kept below when it has no error
+      if (keeping.actor && !kept) keeping.recorder = context.memo = new MemoRecorder();
+    }
     return run(query.compiled, undefined, context, params.variables);
   });
-  if (recorder && !result.errors?.length && result.data) {
-    memo.set(params, actor, { data: JSON.stringify(result.data), draws: recorder.draws }, recorder);
+  if (keeping?.recorder && keeping.actor && !result.errors?.length && result.data) {
+    keeping.memo.set(params, keeping.actor, { data: JSON.stringify(result.data), draws: keeping.recorder.draws }, keeping.recorder);
   }
   return regularAnswer(result, mediaType);
 }
