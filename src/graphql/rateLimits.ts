@@ -56,6 +56,11 @@ export class OperationBudgets implements Store {
   private turn: Promise<unknown> = Promise.resolve();
   /** Checks of the library under way (see draw). */
   private checking = 0;
+  /**
+   * Draws counted already, in the order the operation's fields will ask for them again (a kept answer's
+   * draws up to the one refused, answerMemo.ts): each is answered as it was, not drawn a second time.
+   */
+  private replay: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
   private readonly perOperation = getGraphQLRateLimiter({ store: this, identifyContext: (orgId: string) => orgId });
 
   constructor(private readonly limiter: RateLimiter) {}
@@ -67,12 +72,6 @@ export class OperationBudgets implements Store {
   setForIdentity(identity: Identity, timestamps: readonly number[]): void {
     this.calls.set(`${identity.contextIdentity} ${identity.fieldIdentity}`, timestamps);
   }
-
-  /**
-   * Draws counted already, in the order the operation's fields will ask for them again (a kept answer's
-   * draws up to the one refused, answerMemo.ts): each is answered as it was, not drawn a second time.
-   */
-  private replay: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
 
   /** Counts one occurrence of a field against its budget; throws RateLimited past it. */
   async draw(orgId: string, { budget, pattern }: FieldBudget, args: Record<string, unknown>): Promise<void> {
