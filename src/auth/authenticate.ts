@@ -5,7 +5,7 @@
 // scope reaches it through the change feed.
 import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
 import { Unauthenticated } from '../domain/errors.js';
-import type { ApiKeyRecord, OrganizationRecord } from '../domain/readModelRecords.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, VerifiedToken } from '../domain/readModelRecords.js';
 import type { ReadModel } from '../readmodel/readModel.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from '../crypto/secrets.js';
@@ -30,6 +30,23 @@ function apiKeyActor(key: ApiKeyRecord, owner: OrganizationRecord): Actor {
   if (known?.owner === owner) return known.actor;
   const actor = actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
   apiKeyActors.set(key, { owner, actor });
+  return actor;
+}
+
+/**
+ * The actor of an access token, made once per token's verified claims (kept by the read model until the
+ * token expires) and its client's and owner's records, as apiKeyActor is: new scopes or a revoked client
+ * arrive as new records and make a new actor. Weak: an actor goes with the claims.
+ */
+const tokenActors = new WeakMap<VerifiedToken, { client: OAuthClientRecord; owner: OrganizationRecord; actor: Actor }>();
+
+function tokenActor(claims: VerifiedToken, client: OAuthClientRecord, owner: OrganizationRecord): Actor {
+  const known = tokenActors.get(claims);
+  if (known?.client === client && known.owner === owner) return known.actor;
+  // a token never grants more than its client holds now
+  const scopes = claims.scopes.filter(isScope).filter((s) => client.scopes.includes(s));
+  const actor = actorFor(owner, scopes, { kind: 'oauth', id: client.id, name: client.name });
+  tokenActors.set(claims, { client, owner, actor });
   return actor;
 }
 
@@ -66,7 +83,5 @@ export async function authenticate(deps: { readModel: ReadModel; clock: () => Da
   if (!client || client.revoked || client.orgId !== claims.orgId) throw new Unauthenticated('Invalid or expired access token');
   const owner = await readModel.organization(client.orgId);
   if (!owner) throw new Unauthenticated('Invalid or expired access token');
-  // a token never grants more than its client holds now
-  const scopes = claims.scopes.filter(isScope).filter((s) => client.scopes.includes(s));
-  return actorFor(owner, scopes, { kind: 'oauth', id: client.id, name: client.name });
+  return tokenActor(claims, client, owner);
 }

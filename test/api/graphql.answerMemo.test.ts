@@ -85,6 +85,32 @@ describe('a kept answer', () => {
     expect(theirs.body.data).toEqual({ organization: null });
   });
 
+  it('draws every alias’s budgets, as running the query would', async () => {
+    const aliased = {
+      query: 'query Two($id: ID!) { a: organization(id: $id) { officeHours { dayOfWeek } } b: organization(id: $id) { officeHours { dayOfWeek } } }',
+      variables: { id: t.demo.organizations.clinic.id },
+    };
+    // the fourth request is the kept answer: two occurrences of each budget per request, 8 of 8 drawn
+    const answer = await askUntilKept(aliased);
+    expect(answer.body.extensions.rateLimit).toMatchObject({ cost: 4, budgets: [{ remaining: 0 }, { remaining: 0 }] });
+    const limited = await ask(aliased);
+    expect(limited.status).toBe(429);
+    expect(limited.body.data).toEqual({ a: null, b: null });
+  });
+
+  it('is an OAuth client’s too, for as long as its token, client and owner are unchanged', async () => {
+    const token = await t.accessToken('clinic');
+    for (let i = 0; i < 3; i++) await ask(orgBody(), token);
+    const before = kept().hits;
+    expect((await ask(orgBody(), token)).body.data.organization.id).toBe(t.demo.organizations.clinic.id);
+    expect(kept().hits).toBe(before + 1);
+    // the client's scopes change: a new actor, refused as it would be without a kept answer
+    const client = await t.deps.db.oAuthClient.findFirstOrThrow({ where: { clientId: t.demo.oauthClients.clinic.clientId } });
+    const changed = await t.rest('PUT', `/v1/oauth-clients/${client.id}/scopes`, { json: { scopes: ['closures:read'] } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect((await ask(orgBody(), token)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
   it('is never made of an answer with an error, nor of a field that moves with the clock', async () => {
     const other = { query: ORG, variables: { id: t.demo.organizations.other.id } };
     for (let i = 0; i < 5; i++) expect((await ask(other)).body.errors[0].extensions.code).toBe('NOT_FOUND');
