@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createOrganization } from '../src/auth/provisioning.js';
 import { loadConfig } from '../src/config.js';
-import { recordEvent } from '../src/domain/events.js';
+import { recordEvent } from '../src/domain/events/log.js';
 import { openRuntime, type Runtime } from '../src/runtime.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL!;

@@ -3,7 +3,7 @@
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
-import type { DomainDeps } from './domain/deps.js';
+import type { DomainDeps } from './domain/shared/deps.js';
 import type { TokenSettings } from './auth/tokens.js';
 import type { LiveStreams } from './graphql/liveStreams.js';
 import type { JobQueue } from './jobs/queue.js';
@@ -13,7 +13,7 @@ import type { ReadModel } from './readmodel/readModel.js';
 import type { RequestQueueState } from './http/requestScheduler.js';
 
 export interface AppDeps extends DomainDeps {
-  /** The whole read model (the domain sees only the reads it names, domain/readModelRecords.ts). */
+  /** The whole read model (the domain sees only the reads it names, domain/shared/readModel.ts). */
   readModel: ReadModel;
   config: Config;
   /** The database behind `db`: its gate, statement observers and a ping outside the gate (health, metrics). */

@@ -13,12 +13,12 @@ import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
 import { LiveStreams } from './graphql/liveStreams.js';
 import { JobQueue } from './jobs/queue.js';
-import { handleWebhookDeliveries } from './webhooks/delivery.js';
-import { AvailabilityEvents } from './domain/availabilityEvents.js';
-import { recordEndpointDisabled } from './domain/webhookEndpoints.js';
+import { handleWebhookDeliveries } from './domain/events/webhooks/delivery.js';
+import { AvailabilityEvents } from './domain/schedule/availabilityEvents.js';
+import { recordEndpointDisabled } from './domain/events/webhookEndpoints.js';
 import { loadSchedules } from './readmodel/loaders.js';
 import type { Db } from './db/client.js';
-import { callRequestJobHandlers } from './domain/callDispatch.js';
+import { callRequestJobHandlers } from './domain/calls/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -98,7 +98,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     changes.subscribe({ onChange: () => jobs.poke() });
     changes.onNotice(() => jobs.poke());
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
-    // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/availabilityEvents.ts)
+    // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/schedule/availabilityEvents.ts)
     const availabilityEvents = new AvailabilityEvents({ db: database.prisma, clock, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
     jobs.alsoRun(() => availabilityEvents.runDue());
     deps.jobs = jobs;

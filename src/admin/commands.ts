@@ -10,9 +10,9 @@ import {
   revokeOAuthClient,
   setOAuthClientScopes,
 } from '../auth/provisioning.js';
-import { SCOPES } from '../domain/access.js';
-import type { DomainDeps } from '../domain/deps.js';
-import { InvalidInput } from '../domain/errors.js';
+import { SCOPES } from '../domain/shared/access.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
+import { InvalidInput } from '../domain/shared/errors.js';
 
 export const ADMIN_COMMANDS = [
   'create-org',

@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { DomainDeps } from '../domain/deps.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
 import type { Logger } from '../logger.js';
 import { AdminUsageError, isAdminCommand, runAdminCommand, type AdminValues } from './commands.js';
 

@@ -3,16 +3,16 @@
 // tokens carry their client's scopes. Credentials, verified tokens and the owner's record come from the
 // read model: a warm request authenticates without a statement, and a revoked key or client or a changed
 // scope reaches it through the change feed.
-import { type Actor, isScope, SCOPES, type Scope } from '../domain/access.js';
-import { Unauthenticated } from '../domain/errors.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, VerifiedToken } from '../domain/readModelRecords.js';
+import { type Actor, isScope, SCOPES, type Scope } from '../domain/shared/access.js';
+import { Unauthenticated } from '../domain/shared/errors.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, VerifiedToken } from '../domain/shared/readModel.js';
 import type { ReadModel } from '../readmodel/readModel.js';
-import type { DomainDeps } from '../domain/deps.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
 import { API_KEY_PATTERN, hashesEqual, hashSecret } from '../crypto/secrets.js';
 import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
 // The actor carries no list of the owner's children: reach is decided per target organization from
-// its parent (domain/access.ts), so a request costs the same under an account of any size.
+// its parent (domain/shared/access.ts), so a request costs the same under an account of any size.
 function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, credential: Actor['credential']): Actor {
   return { orgId: owner.id, ownerIsAccount: owner.isAccount, scopes: new Set(scopes), credential };
 }

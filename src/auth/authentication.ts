@@ -6,8 +6,8 @@
 // `limit` 401s are answered per address and window, also across instances.
 import { authenticate, bearerToken } from './authenticate.js';
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { RateLimited, Unauthenticated } from '../domain/errors.js';
+import type { Actor } from '../domain/shared/access.js';
+import { RateLimited, Unauthenticated } from '../domain/shared/errors.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 
 const PATTERN = 'authentication';

@@ -1,7 +1,7 @@
 // POST /oauth/token: the client-credentials grant (spec §5, docs/decisions.md §2). Errors follow RFC 6749
 // (`{error, error_description}`), not the /v1 envelope.
 import type { Db } from '../db/client.js';
-import { isStorableText } from '../domain/storableText.js';
+import { isStorableText } from '../domain/shared/storableText.js';
 import { secretMatches } from '../crypto/secrets.js';
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken, type TokenSettings } from './tokens.js';
 
@@ -14,7 +14,7 @@ const fail = (status: 400 | 401, error: string, description: string): TokenRespo
   body: { error, error_description: description },
 });
 
-/** The current secret, or the previous one during its overlap after a rotation (domain/oauthClients.ts). */
+/** The current secret, or the previous one during its overlap after a rotation (domain/credentials/oauthClients.ts). */
 export function clientSecretAccepted(
   client: { secretHash: string; previousSecretHash: string | null; previousSecretExpiresAt: Date | null },
   secret: string,

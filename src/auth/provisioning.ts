@@ -1,15 +1,15 @@
 // Creating credentials (admin command line, demo data). The plaintext key or secret is answered
 // once, here, and only its hash is stored.
 import type { Prisma } from '../generated/prisma/client.js';
-import { isScope, type Scope } from '../domain/access.js';
-import type { DomainDeps } from '../domain/deps.js';
-import { InvalidInput } from '../domain/errors.js';
-import { uuidParam } from '../domain/ids.js';
-import { isValidTimezone } from '../domain/localTime.js';
+import { isScope, type Scope } from '../domain/shared/access.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
+import { InvalidInput } from '../domain/shared/errors.js';
+import { uuidParam } from '../domain/shared/ids.js';
+import { isValidTimezone } from '../domain/shared/localTime.js';
 import type { Bot, Organization } from '../generated/prisma/client.js';
-import { apiKeyView } from '../domain/apiKeys.js';
-import { ADMIN_ACTOR, recordEvent } from '../domain/events.js';
-import { clientView } from '../domain/oauthClients.js';
+import { apiKeyView } from '../domain/credentials/apiKeys.js';
+import { ADMIN_ACTOR, recordEvent } from '../domain/events/log.js';
+import { clientView } from '../domain/credentials/oauthClients.js';
 import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from '../crypto/secrets.js';
 
 // a client or a transaction (the demo data set is written in one)

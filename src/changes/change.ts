@@ -1,7 +1,7 @@
 // What a write changed, as the instances that hold data hear it: which kind of data of which organization.
 // The read model forgets what it cached of it; live availability subscriptions recompute. A change names
 // data, not rows, so that one covers a multi-row write and carries nothing secret. Every change stands
-// for an event committed in the write's own transaction (domain/events.ts): the writing instance hears
+// for an event committed in the write's own transaction (domain/events/log.ts): the writing instance hears
 // it at once, every other instance by reading that event from the log (eventTail.ts).
 
 export const CHANGE_KINDS = [

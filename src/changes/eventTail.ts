@@ -1,4 +1,4 @@
-// How every other instance's changes reach this one: the event log (domain/events.ts writes one event in
+// How every other instance's changes reach this one: the event log (domain/events/log.ts writes one event in
 // the transaction of every write), read from where this instance last read it, by `seq`. The changes the
 // events stand for go to the feed's listeners (the read model forgets, live subscriptions recompute). It
 // is the only way: a notice from another instance (feed.ts) only wakes this reader, which then reads what

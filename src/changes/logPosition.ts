@@ -1,5 +1,5 @@
 // Where a reader of the event log is, by `seq`, and the one rule every reader of the log follows (the
-// change feed's tail, eventTail.ts; the webhook dispatcher, webhooks/dispatcher.ts).
+// change feed's tail, eventTail.ts; the webhook dispatcher, domain/events/webhooks/dispatcher.ts).
 //
 // `seq` is taken when an event is inserted, not when its transaction commits: a later seq can be visible
 // before an earlier one commits. A seq skipped over is kept as a gap and read again with what follows

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_COMMANDS, AdminUsageError, isAdminCommand, runAdminCommand, type AdminValues } from '../admin/commands.js';
 import { readAdminEndpointFile, type AdminEndpointFile } from '../admin/endpoint.js';
 import { loadConfig } from '../config.js';
-import { SCOPES } from '../domain/access.js';
+import { SCOPES } from '../domain/shared/access.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
 import { runCli, UsageError } from './runCli.js';

@@ -2,7 +2,7 @@
 // transaction) takes a slot; at most `maxConcurrent` run at once (the connection pool's size: more
 // would only queue inside the driver, where nothing bounds it), at most `maxWaiting` wait, and none
 // waits longer than `queueTimeoutMs`. Past either bound the caller gets DatabaseUnavailable at once,
-// which both surfaces answer as 503 + Retry-After (domain/databaseErrors.ts maps it) — so under overload the database keeps working at
+// which both surfaces answer as 503 + Retry-After (domain/shared/databaseErrors.ts maps it) — so under overload the database keeps working at
 // full speed on the work it accepted, and requests that need no database (warm cached reads,
 // /healthz) are not stuck behind a queue that only grows.
 //

@@ -4,7 +4,7 @@
 import { createApiKey, createOAuthClient } from '../auth/provisioning.js';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { SCOPES } from '../domain/access.js';
+import { SCOPES } from '../domain/shared/access.js';
 
 export interface DemoData {
   organizations: {

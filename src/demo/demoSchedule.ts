@@ -5,11 +5,11 @@
 // BREAK, CLOSED and CLOSURE. Written through the domain functions, as the account's demo key: the event
 // log records them like any other write.
 import { DateTime } from 'luxon';
-import { SCOPES, type Actor } from '../domain/access.js';
-import { createClosure } from '../domain/closures.js';
-import type { DomainDeps } from '../domain/deps.js';
-import { setWeeklyHours } from '../domain/officeHours.js';
-import { createSpecialHours } from '../domain/specialHours.js';
+import { SCOPES, type Actor } from '../domain/shared/access.js';
+import { createClosure } from '../domain/schedule/closures.js';
+import type { ScheduleDeps } from '../domain/schedule/deps.js';
+import { setWeeklyHours } from '../domain/schedule/officeHours.js';
+import { createSpecialHours } from '../domain/schedule/specialHours.js';
 import type { DemoData } from './demoData.js';
 
 export interface DemoSchedule {
@@ -29,7 +29,7 @@ export const DEMO_WEEK = [
   { dayOfWeek: 'SUNDAY' as const, isClosed: true, breaks: [] },
 ];
 
-export async function createDemoSchedule(deps: DomainDeps, demo: DemoData, now = deps.clock()): Promise<DemoSchedule> {
+export async function createDemoSchedule(deps: ScheduleDeps, demo: DemoData, now = deps.clock()): Promise<DemoSchedule> {
   const { account, clinic } = demo.organizations;
   const key = await deps.db.apiKey.findFirstOrThrow({ where: { orgId: account.id }, select: { id: true, name: true } });
   const actor: Actor = {

@@ -7,7 +7,7 @@ import { GraphQLError, GraphQLScalarType } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type PrismaTypes from '../generated/pothos-prisma-types.js';
 import { getDatamodel } from '../generated/pothos-prisma-types.js';
-import { InvalidInput, issuesFromZod } from '../domain/errors.js';
+import { InvalidInput, issuesFromZod } from '../domain/shared/errors.js';
 import type { GraphQLContext } from './context.js';
 
 export const builder = new SchemaBuilder<{

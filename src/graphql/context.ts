@@ -1,10 +1,10 @@
 // The GraphQL context: the app's dependencies and the caller, authenticated on first use so that
 // introspection and GraphiQL work without a credential while every data field requires one.
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { createRequestBatch } from '../domain/batch.js';
+import type { Actor } from '../domain/shared/access.js';
+import { createRequestBatch } from '../domain/shared/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
-import { Unauthenticated } from '../domain/errors.js';
+import { Unauthenticated } from '../domain/shared/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import type { MemoRecorder } from './answerMemo.js';
 
@@ -51,7 +51,7 @@ export function createGraphQLContext(
 ): GraphQLContext {
   let pending: Promise<Actor> | undefined;
   return {
-    // one batch per operation: nested per-organization lists load together (domain/batch.ts)
+    // one batch per operation: nested per-organization lists load together (domain/shared/batch.ts)
     deps: withBatch(deps),
     signal: () => signal?.(),
     clientAddress: clientAddress ?? 'local',

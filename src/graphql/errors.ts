@@ -2,8 +2,8 @@
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { asUnavailable } from '../domain/databaseErrors.js';
-import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/errors.js';
+import { asUnavailable } from '../domain/shared/databaseErrors.js';
+import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/shared/errors.js';
 import { mapAsyncIterator } from '@graphql-tools/utils';
 import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';

@@ -9,8 +9,8 @@
 // of it, and never another credential's stored answer.
 import { type DocumentNode, getOperationAST, Kind, type OperationDefinitionNode, parse, print, type SelectionSetNode } from 'graphql';
 import type { AppDeps } from '../deps.js';
-import type { Actor, Scope } from '../domain/access.js';
-import { DomainError, Forbidden, InvalidInput } from '../domain/errors.js';
+import type { Actor, Scope } from '../domain/shared/access.js';
+import { DomainError, Forbidden, InvalidInput } from '../domain/shared/errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { IDEMPOTENCY_KEY_HEADER, ORIGINAL_REQUEST_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from '../idempotency/key.js';

@@ -4,7 +4,7 @@
 // shutdown until it is forced.
 import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Plugin } from 'graphql-yoga';
-import { RateLimited } from '../domain/errors.js';
+import { RateLimited } from '../domain/shared/errors.js';
 
 export class LiveStreams {
   private readonly open = new Map<AsyncIterator<unknown>, string>();

@@ -58,8 +58,8 @@ import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/reques
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
 import type { Logger } from '../logger.js';
-import type { Actor } from '../domain/access.js';
-import { graphqlCodeOf } from '../domain/errorCodes.js';
+import type { Actor } from '../domain/shared/access.js';
+import { graphqlCodeOf } from '../domain/shared/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
 import { executePrepared, type OperationStep } from './operationSteps.js';

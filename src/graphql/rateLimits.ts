@@ -19,7 +19,7 @@
 import { defaultFieldResolver, type ExecutionResult, Kind, GraphQLError, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, type SelectionSetNode } from 'graphql';
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
-import { RateLimited } from '../domain/errors.js';
+import { RateLimited } from '../domain/shared/errors.js';
 import { limitMessage } from '../ratelimit/http.js';
 import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
 import type { GraphQLContext } from './context.js';

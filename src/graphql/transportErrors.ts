@@ -1,8 +1,8 @@
 // graphql-yoga answers a POST with a content type it cannot parse (415) and a request whose Accept
 // header names no media type it can produce (406) with an empty body. Every other GraphQL error is a
 // JSON document with `errors`, so these two get one as well: a client always learns what went wrong.
-// Their codes are in the error catalogue (domain/errorCodes.ts).
-import type { GraphQLErrorCode } from '../domain/errorCodes.js';
+// Their codes are in the error catalogue (domain/shared/errorCodes.ts).
+import type { GraphQLErrorCode } from '../domain/shared/errorCodes.js';
 
 const REASONS: Record<number, { code: GraphQLErrorCode; message: (request: Request) => string }> = {
   415: {

@@ -3,7 +3,7 @@
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
 import type { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { RestErrorCode } from '../domain/errorCodes.js';
+import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -42,7 +42,7 @@ function checkPartCount(bytes: Uint8Array, contentType: string): void {
   }
 }
 
-/** A body the service cannot read; `code` is its kind in the error catalogue (domain/errorCodes.ts). */
+/** A body the service cannot read; `code` is its kind in the error catalogue (domain/shared/errorCodes.ts). */
 export class BodyError extends Error {
   readonly code: Extract<RestErrorCode, 'malformed_request' | 'payload_too_large' | 'unsupported_media_type'>;
   constructor(

@@ -21,7 +21,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { HttpLimits } from '../config.js';
 import { errorFields, type Logger } from '../logger.js';
-import type { RestErrorCode } from '../domain/errorCodes.js';
+import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 import { RequestScheduler } from './requestScheduler.js';
 import { internalErrorMessage, requestIdFrom } from './requestContext.js';
 import { API_SECURITY_HEADERS } from './securityHeaders.js';

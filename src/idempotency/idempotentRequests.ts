@@ -20,8 +20,8 @@
 // - Expired keys are ignored when met and purged at most every PURGE_INTERVAL_MS per process.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
-import type { DomainDeps } from '../domain/deps.js';
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/shared/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 import { IDEMPOTENCY_KEY_HEADER } from './key.js';

@@ -1,6 +1,6 @@
 // The Idempotency-Key header (Stripe's semantics): its name, the headers of a replay, and what a key
 // may look like. Shared by both surfaces.
-import { InvalidInput } from '../domain/errors.js';
+import { InvalidInput } from '../domain/shared/errors.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** `true` on an answer replayed from the first request with the same key. */

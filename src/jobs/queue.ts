@@ -10,7 +10,7 @@
 // standing behind a "Job" row of its own: no second row to insert, claim and delete per piece of work,
 // and the claim can read what the work needs in the same statement (JobLane). A lane may also hand out
 // work of its own before its entries are claimed, on every look (`look`: webhook first attempts, read
-// from the event log by webhooks/dispatcher.ts).
+// from the event log by domain/events/webhooks/dispatcher.ts).
 //
 // Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
 // must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is

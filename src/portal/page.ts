@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
-import { SCOPES } from '../domain/access.js';
+import { SCOPES } from '../domain/shared/access.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { projectRoot } from '../projectRoot.js';
 import { errorBody } from '../rest/envelope.js';

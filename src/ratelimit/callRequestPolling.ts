@@ -2,8 +2,8 @@
 // loaded (the rule needs its status): GET /v1/call-requests/:id and Query.callRequest. The per-second
 // polling budget itself is drawn before (REST step / GraphQL root-field wrapper).
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { RateLimited } from '../domain/errors.js';
+import type { Actor } from '../domain/shared/access.js';
+import { RateLimited } from '../domain/shared/errors.js';
 
 /** Finished requests may be polled freely (within the per-second budget). */
 export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'expired']);

@@ -2,8 +2,8 @@
 // the route's budget; the X-RateLimit-* headers describe that budget on every answer of the route
 // (success or error); past it, RateLimited → 429 + Retry-After + the error envelope (rest/errors.ts).
 import type { Context } from 'hono';
-import type { Actor } from '../domain/access.js';
-import { RateLimited } from '../domain/errors.js';
+import type { Actor } from '../domain/shared/access.js';
+import { RateLimited } from '../domain/shared/errors.js';
 import type { Budget, Decision, RateLimiter } from './limiter.js';
 
 export interface LimitedRoute {

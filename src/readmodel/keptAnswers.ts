@@ -8,7 +8,8 @@
 // Keyed by two objects the asking surface keeps (GraphQL: the remembered body's parameters and the actor);
 // bounded: at most `maxKeys` first keys (least recently used go), at most MAX_SECOND_KEYS answers each.
 import { LRUCache } from 'lru-cache';
-import type { OrganizationRecord, OrgSchedule } from '../domain/readModelRecords.js';
+import type { OrganizationRecord } from '../domain/shared/readModel.js';
+import type { OrgSchedule } from '../domain/schedule/records.js';
 
 /** A record an answer was made from: the answer holds while the read model holds this very object. */
 export type KeptDependency = { part: 'organization'; orgId: string; value: OrganizationRecord } | { part: 'schedule'; orgId: string; value: OrgSchedule | undefined };

@@ -9,10 +9,11 @@ import {
   type PhoneGreetings,
   type SpecialDayRule,
   type TemplateRule,
-} from '../domain/availability.js';
-import { minutesOf } from '../domain/timeFormats.js';
+} from '../domain/schedule/availability.js';
+import { minutesOf } from '../domain/shared/timeFormats.js';
 import type { Db } from '../db/client.js';
-import { type ApiKeyRecord, CHILD_IDS_LIMIT, type OAuthClientRecord, type OrganizationRecord, type OrgSchedule } from '../domain/readModelRecords.js';
+import { type ApiKeyRecord, CHILD_IDS_LIMIT, type OAuthClientRecord, type OrganizationRecord } from '../domain/shared/readModel.js';
+import type { OrgSchedule } from '../domain/schedule/records.js';
 
 /** JSON values come back parsed from some drivers and as text from others. */
 function json<T>(value: unknown): T {

@@ -28,7 +28,8 @@ import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from 
 import { KeptAnswers } from './keptAnswers.js';
 import { LoadingCache } from './loadingCache.js';
 import { apiKeyBytes, oauthClientBytes, organizationBytes, scheduleBytes } from './sizes.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule, VerifiedToken } from '../domain/readModelRecords.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, VerifiedToken } from '../domain/shared/readModel.js';
+import type { OrgSchedule } from '../domain/schedule/records.js';
 
 export interface ReadModelOptions {
   maxEntries: number;

@@ -4,8 +4,9 @@
 // (object header and 8-byte fields, strings of one byte a character, Map tables), checked against the
 // heap measured with thousands of loaded entries: within a few percent for a schedule of 10,000 closures,
 // and above it for small schedules (the answers they may remember are counted in advance).
-import type { ClosureRule } from '../domain/availability.js';
-import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, OrgSchedule } from '../domain/readModelRecords.js';
+import type { ClosureRule } from '../domain/schedule/availability.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord } from '../domain/shared/readModel.js';
+import type { OrgSchedule } from '../domain/schedule/records.js';
 
 /** An object of `fields` properties (header: map, properties, elements). */
 const object = (fields: number): number => 24 + 8 * fields;

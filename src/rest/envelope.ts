@@ -1,7 +1,7 @@
 // The response envelope of the specification (§1, §7) on every /v1 answer. An error adds a stable `code`
-// (docs/decisions.md §9) from the catalogue (domain/errorCodes.ts), for programs to match on instead of `message`.
-import { restCodeOf, statusOfCode, type RestErrorCode } from '../domain/errorCodes.js';
-import type { DomainError } from '../domain/errors.js';
+// (docs/decisions.md §9) from the catalogue (domain/shared/errorCodes.ts), for programs to match on instead of `message`.
+import { restCodeOf, statusOfCode, type RestErrorCode } from '../domain/shared/errorCodes.js';
+import type { DomainError } from '../domain/shared/errors.js';
 
 export interface Envelope {
   success: boolean;

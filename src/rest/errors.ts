@@ -1,8 +1,8 @@
 // Maps anything thrown while answering a /v1 request to a status and the error envelope.
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
 import type { Context } from 'hono';
-import { asUnavailable } from '../domain/databaseErrors.js';
-import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
+import { asUnavailable } from '../domain/shared/databaseErrors.js';
+import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/shared/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../http/requestContext.js';

@@ -6,7 +6,7 @@
 // make the request gets its 403 unstored, and never another credential's stored answer.
 import type { Context } from 'hono';
 import type { AppDeps } from '../deps.js';
-import { type Actor, requireScope, type Scope } from '../domain/access.js';
+import { type Actor, requireScope, type Scope } from '../domain/shared/access.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';

@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SCOPES } from '../domain/access.js';
-import { ERROR_CATALOGUE, REST_ERROR_CODES, restCodesOfStatus } from '../domain/errorCodes.js';
+import { SCOPES } from '../domain/shared/access.js';
+import { ERROR_CATALOGUE, REST_ERROR_CODES, restCodesOfStatus } from '../domain/shared/errorCodes.js';
 import { projectRoot } from '../projectRoot.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_METHODS } from '../idempotency/key.js';
 import { REQUEST_ID_PATTERN } from '../http/requestContext.js';

@@ -3,7 +3,7 @@
 // numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
 // fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.
 import { sampleWorkflow } from '../demo/demoData.js';
-import type { RestErrorCode } from '../domain/errorCodes.js';
+import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 
 const ids = {
   account: '6f1c2a52-8a43-4c1e-9d55-0c1b5e3a7d10',

@@ -2,7 +2,7 @@
 // RFC 6749's shapes, not the /v1 envelope, so it is described here by hand, in the same OpenAPI document
 // as the route registry (a generated client then gets its token with the same client).
 import { ACCESS_TOKEN_TTL_SECONDS } from '../auth/tokens.js';
-import { SCOPES } from '../domain/access.js';
+import { SCOPES } from '../domain/shared/access.js';
 import { MAX_BODY_BYTES } from '../http/body.js';
 import { DEMO } from './openapiExamples.js';
 

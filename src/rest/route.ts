@@ -3,7 +3,7 @@
 // (rest/router.ts) adds authentication, body parsing, the envelope and error mapping to all of them.
 import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
-import type { Actor, Scope } from '../domain/access.js';
+import type { Actor, Scope } from '../domain/shared/access.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -4,8 +4,8 @@
 // idempotency keys on POST, PUT and PATCH (Idempotency-Key, idempotency.ts).
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/access.js';
-import { InvalidInput } from '../domain/errors.js';
+import type { Actor } from '../domain/shared/access.js';
+import { InvalidInput } from '../domain/shared/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { limitRest } from '../ratelimit/http.js';
@@ -17,7 +17,7 @@ import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently } from './idempotency.js';
 import type { RouteDef } from './route.js';
 import { getQueryParam } from 'hono/utils/url';
-import { ANSWER_BASIS } from '../domain/availability.js';
+import { ANSWER_BASIS } from '../domain/schedule/availability.js';
 import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
@@ -73,7 +73,7 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
 /**
  * The text of an answer and its tag, made once per `data` object when the domain hands out the same
  * object again (it does so only for frozen objects it keeps with the records they come from, such as a
- * schedule's office hours: domain/officeHours.ts); otherwise made for each answer.
+ * schedule's office hours: domain/schedule/officeHours.ts); otherwise made for each answer.
  */
 function serialized(route: RouteDef, result: { data: unknown; message?: string }): { json: string; etag: string } {
   const reusable = result.message === undefined && !route.etagOmits && typeof result.data === 'object' && result.data !== null && Object.isFrozen(result.data);
@@ -81,7 +81,7 @@ function serialized(route: RouteDef, result: { data: unknown; message?: string }
     const known = answerTexts.get(result.data as object);
     if (known) return known;
   }
-  // an answer made from a basis (domain/availability.ts) is its basis and the fields echoing the instant
+  // an answer made from a basis (domain/schedule/availability.ts) is its basis and the fields echoing the instant
   // (the route's etagOmits): the same basis and the same echoed values give the same text
   const basis = route.etagOmits && result.message === undefined ? basisOf(result.data) : undefined;
   if (basis) {

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminCreateApiKey, adminCreateOAuthClient } from '../../src/auth/provisioning.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -1,4 +1,4 @@
-// availability.changed (domain/availabilityEvents.ts): one event per real change of an organization's
+// availability.changed (domain/schedule/availabilityEvents.ts): one event per real change of an organization's
 // availability state, per medium, after the writes that change it (on both surfaces) and when the
 // app's clock crosses a nextChangeAt; never for a write that leaves the state as it was; exactly once
 // when several looks run at once (two instances); delivered to a subscribed endpoint with the
@@ -6,11 +6,11 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../src/db/client.js';
-import { AvailabilityEvents } from '../../src/domain/availabilityEvents.js';
+import { AvailabilityEvents } from '../../src/domain/schedule/availabilityEvents.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { loadSchedules } from '../../src/readmodel/loaders.js';
-import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -1,9 +1,9 @@
-// The agent runtime's side (domain/callDispatch.ts): claims handed to exactly one claimer across
+// The agent runtime's side (domain/calls/callDispatch.ts): claims handed to exactly one claimer across
 // instances, leases kept by heartbeats and given back when they end, outcomes reported, and every
 // request reaching a final state on durable work (jobs/queue.ts) moved by the fake clock.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { callRequestJobHandlers } from '../../src/domain/callDispatch.js';
+import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';

@@ -16,7 +16,7 @@ import { PostgresTransport } from '../../src/changes/postgresTransport.js';
 import { RedisTransport } from '../../src/changes/redisTransport.js';
 import type { ChangeTransport } from '../../src/changes/transport.js';
 import type { AppDeps } from '../../src/deps.js';
-import { recordEvent } from '../../src/domain/events.js';
+import { recordEvent } from '../../src/domain/events/log.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { subscribe } from '../support/sse.js';

@@ -1,4 +1,4 @@
-// Conversations written (domain/conversationWrites.ts): recorded, turns appended, ended with a summary
+// Conversations written (domain/calls/conversationWrites.ts): recorded, turns appended, ended with a summary
 // (duration in seconds), read back with the transcript in cursor pages; the list's new filters.
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/testApp.js';

@@ -1,10 +1,10 @@
 // Errors a program can read (issue 22 item 4): each kind of error the app answers carries the catalogue's
-// code (src/domain/errorCodes.ts) in the REST envelope, and its GraphQL counterpart in `extensions.code`.
+// code (src/domain/shared/errorCodes.ts) in the REST envelope, and its GraphQL counterpart in `extensions.code`.
 // One row per code: how to provoke it on each surface. The raw HTTP refusals (408, 414, 431, a request
 // without Host) are answered before the app and are checked by test/e2e/hostileClients.test.ts; the
 // masked 500 by test/api/requestIds.test.ts.
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, type RestErrorCode } from '../../src/domain/errorCodes.js';
+import { ERROR_CATALOGUE, type RestErrorCode } from '../../src/domain/shared/errorCodes.js';
 import { IN_FLIGHT_LEASE_MS } from '../../src/idempotency/idempotentRequests.js';
 import { useTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
 

@@ -1,4 +1,4 @@
-// The event log (domain/events.ts): every write of both surfaces appends exactly one event, in its own
+// The event log (domain/events/log.ts): every write of both surfaces appends exactly one event, in its own
 // transaction, with the right type, subject and actor. The tables below are checked against the route
 // registry and the schema's Mutation fields, so a new write without an entry (and an event) fails here.
 // Every change a write publishes on its instance is one its event stands for: other instances hear of
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isObjectType } from 'graphql';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { hashSecret } from '../../src/crypto/secrets.js';
 import { changesOfEvent } from '../../src/changes/eventTail.js';

@@ -13,7 +13,7 @@ import { LocalTransport } from '../../src/changes/transport.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createOrganization } from '../../src/auth/provisioning.js';
 import type { Db } from '../../src/db/client.js';
-import { recordEvent } from '../../src/domain/events.js';
+import { recordEvent } from '../../src/domain/events/log.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { useTestApp } from '../support/testApp.js';

@@ -1,7 +1,7 @@
-// Lists answered whole stay bounded because writes stop at a limit (domain/listLimits.ts): the create
+// Lists answered whole stay bounded because writes stop at a limit (domain/shared/listLimits.ts): the create
 // that would pass it is a 409 (GraphQL CONFLICT) naming the limit, and writes nothing — on both surfaces.
 import { describe, expect, it } from 'vitest';
-import { LIST_LIMITS } from '../../src/domain/listLimits.js';
+import { LIST_LIMITS } from '../../src/domain/shared/listLimits.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000000' } });

@@ -4,7 +4,7 @@
 // read model answers, and /healthz, keep being served. Here the database is held busy by a long
 // transaction (one connection: the embedded database, or DB_POOL_SIZE=1 on PostgreSQL).
 import { describe, expect, it } from 'vitest';
-import { asUnavailable } from '../../src/domain/databaseErrors.js';
+import { asUnavailable } from '../../src/domain/shared/databaseErrors.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ env: { DB_POOL_SIZE: '1', DB_MAX_WAITING: '2', DB_QUEUE_TIMEOUT_MS: '400', DB_STATEMENT_TIMEOUT_MS: '1500' } });

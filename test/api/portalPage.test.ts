@@ -3,7 +3,7 @@
 // ETag, its files named by their content and kept for a year, each answer compressed once.
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/access.js';
+import { SCOPES } from '../../src/domain/shared/access.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();

@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FORM_KINDS, graphqlLiteral, graphqlOutcome, type Outcome, restOutcome, type RuleCase } from './cases/closureCases.js';
 import { officeHoursCases } from './cases/officeHoursCases.js';
-import { SPECIAL_HOURS_LIMIT } from '../../src/domain/specialHours.js';
+import { SPECIAL_HOURS_LIMIT } from '../../src/domain/schedule/specialHours.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();

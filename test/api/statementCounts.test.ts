@@ -5,7 +5,7 @@
 // until its budget is lowered — so that the gain is kept.
 //
 // The nested GraphQL operation is measured for an account with 2 children and again with 5: the
-// number of statements must not grow with children × fields (per-request batches, domain/batch.ts).
+// number of statements must not grow with children × fields (per-request batches, domain/shared/batch.ts).
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/auth/provisioning.js';
 import { useTestApp } from '../support/testApp.js';
@@ -29,7 +29,7 @@ const BUDGETS: Record<string, Budget> = {
   'GET /v1/organizations/:orgId/office-hours': { cold: 3, warm: 0 },
   'POST /v1/organizations/:orgId/office-hours': { cold: 12, warm: 9 },
   'GET /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
-  // creates lock the organization's row and count its list before inserting (domain/listLimits.ts), and append an event
+  // creates lock the organization's row and count its list before inserting (domain/shared/listLimits.ts), and append an event
   'POST /v1/organizations/:orgId/closures': { cold: 6, warm: 4 },
   'GET /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'POST /v1/organizations/:orgId/closures/:closureId': { cold: 5, warm: 2 },

@@ -15,7 +15,7 @@ import { allRoutes } from '../../src/rest/routes/index.js';
 import { changedTables, tableChecksumReader, type ChecksumReader } from '../support/tableChecksums.js';
 import { subscribe } from '../support/sse.js';
 import { useTestApp, type TestResponse } from '../support/testApp.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
 import { GRAPHQL_CASES, REST_CASES, type GraphQLCase, type Ids, type Kind, type RestCase } from './cases/tenantMatrixCases.js';
 

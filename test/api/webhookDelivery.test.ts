@@ -1,13 +1,13 @@
-// Webhook delivery (webhooks/delivery.ts): a write's event reaches the subscribed endpoints, signed per
+// Webhook delivery (domain/events/webhooks/delivery.ts): a write's event reaches the subscribed endpoints, signed per
 // Standard Webhooks (verified here with the `standardwebhooks` package, as a receiver would); failures
 // are retried with growing gaps on the app's clock; 410 disables the endpoint; private and metadata
 // addresses are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS. The receiver listens on 127.0.0.1.
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { deliveriesLane, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { isPrivateAddress, urlProblem } from '../../src/webhooks/targets.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { deliveriesLane, handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { isPrivateAddress, urlProblem } from '../../src/domain/events/webhooks/targets.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { type Received, useWebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -1,4 +1,4 @@
-// The webhook dispatcher (webhooks/dispatcher.ts): an event's first attempts are made from the event log,
+// The webhook dispatcher (domain/events/webhooks/dispatcher.ts): an event's first attempts are made from the event log,
 // read from a durable cursor by the one dispatcher holding the lease, each delivery's row written when its
 // attempt ended. What a user sees of it: an event goes out once (not again after a restart, nor from a
 // second instance while the lease holds; from the cursor by whoever takes over after it runs out); an
@@ -9,9 +9,9 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { EndpointSlots, handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { EndpointSlots, handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { WebhookDispatcher } from '../../src/domain/events/webhooks/dispatcher.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

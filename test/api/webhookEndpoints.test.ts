@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
+import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

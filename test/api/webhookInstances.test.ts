@@ -13,14 +13,14 @@ import { RedisTransport } from '../../src/changes/redisTransport.js';
 import { type ChangeTransport, LocalTransport } from '../../src/changes/transport.js';
 import type { Db } from '../../src/db/client.js';
 import type { AppDeps } from '../../src/deps.js';
-import { AvailabilityEvents } from '../../src/domain/availabilityEvents.js';
-import { recordEndpointDisabled } from '../../src/domain/webhookEndpoints.js';
+import { AvailabilityEvents } from '../../src/domain/schedule/availabilityEvents.js';
+import { recordEndpointDisabled } from '../../src/domain/events/webhookEndpoints.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { loadSchedules } from '../../src/readmodel/loaders.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
-import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -1,14 +1,14 @@
-// Webhook endpoints that keep failing and slow receivers (webhooks/delivery.ts): an endpoint whose every
+// Webhook endpoints that keep failing and slow receivers (domain/events/webhooks/delivery.ts): an endpoint whose every
 // delivery failed for 5 days since its first failure is disabled and webhook_endpoint.disabled recorded
 // (on the app's fake clock); a delivered attempt in between starts the 5 days again. Deliveries to one
 // endpoint in flight at once are bounded per instance (maxInFlightPerEndpoint, default 4).
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEndpointDisabled } from '../../src/domain/webhookEndpoints.js';
+import { recordEndpointDisabled } from '../../src/domain/events/webhookEndpoints.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { handleWebhookDeliveries } from '../../src/webhooks/delivery.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 

@@ -1,12 +1,12 @@
-// Receivers that misbehave at the HTTP level (webhooks/delivery.ts, undici's pool): an answer that never
+// Receivers that misbehave at the HTTP level (domain/events/webhooks/delivery.ts, undici's pool): an answer that never
 // ends is read up to 64 KB and the attempt ends; a receiver that never answers is given up on after 10 s
 // (on faked timers, no real wait); a kept connection that the receiver drops as it is reused has the
 // delivery sent again once, on a new connection, and delivered. Receivers listen on 127.0.0.1.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { attemptDelivery, DELIVERY_TIMEOUT_MS } from '../../src/webhooks/delivery.js';
-import { createEndpointRecord } from '../../src/webhooks/endpoints.js';
+import { attemptDelivery, DELIVERY_TIMEOUT_MS } from '../../src/domain/events/webhooks/delivery.js';
+import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
 import { deliveryRow } from '../support/webhooks.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { SCOPES } from '../../src/domain/access.js';
+import { SCOPES } from '../../src/domain/shared/access.js';
 import { runScript, startServer } from '../support/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ocs-e2e-'));

@@ -1,5 +1,5 @@
 // Webhook delivery rows for tests of what works on them (the deliveries lane's retries, the retry route):
-// a row as the dispatcher writes one (webhooks/dispatcher.ts) — pending and due now when it hands a
+// a row as the dispatcher writes one (domain/events/webhooks/dispatcher.ts) — pending and due now when it hands a
 // delivery to the lane, or as an attempt ended.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/client.js';

@@ -17,7 +17,7 @@ import type {
   DayOfWeek,
   DaySchedule,
   Medium,
-} from '../../src/domain/availability.js';
+} from '../../src/domain/schedule/availability.js';
 
 export const ALL_DAYS: DayOfWeek[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 export const WORK_DAYS: DayOfWeek[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'];

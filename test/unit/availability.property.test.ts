@@ -21,8 +21,8 @@ import {
   type DaySchedule,
   type Medium,
   type SpecialDayRule,
-} from '../../src/domain/availability.js';
-import { normalizeLocalTime } from '../../src/domain/localTime.js';
+} from '../../src/domain/schedule/availability.js';
+import { normalizeLocalTime } from '../../src/domain/shared/localTime.js';
 
 const TIMEZONES = [
   'America/New_York',

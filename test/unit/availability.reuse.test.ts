@@ -15,9 +15,9 @@ import {
   type Medium,
   type SpecialDayRule,
   type TemplateRule,
-} from '../../src/domain/availability.js';
-import { availabilityFromSchedule } from '../../src/domain/availabilityQuery.js';
-import type { OrgSchedule } from '../../src/domain/readModelRecords.js';
+} from '../../src/domain/schedule/availability.js';
+import { availabilityFromSchedule } from '../../src/domain/schedule/availabilityQuery.js';
+import type { OrgSchedule } from '../../src/domain/schedule/records.js';
 import { ALL_DAYS, annualClosure, openDay, pause, timedClosure } from './availability.cases.js';
 
 const PHONE_ID = '7d3c1f0e-5b7a-4c1e-9a52-0f6f2d6b8a11';

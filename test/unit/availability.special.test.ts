@@ -3,7 +3,7 @@
 // with a 30-minute shift (Australia/Lord_Howe) and one whose change happens at midnight (America/Havana,
 // where 2026-03-08 starts at 01:00 and 00:00-00:59 of 2026-11-01 happens twice).
 import { describe, expect, it } from 'vitest';
-import { availabilityTimeline, compileSchedule, computeAvailability, type SpecialDayRule } from '../../src/domain/availability.js';
+import { availabilityTimeline, compileSchedule, computeAvailability, type SpecialDayRule } from '../../src/domain/schedule/availability.js';
 import { annualClosure, ALL_DAYS, openDay, pause, timedClosure } from './availability.cases.js';
 
 const special = (id: string, date: string, open: string | null, close: string | null, breaks = [] as ReturnType<typeof pause>[]): SpecialDayRule => ({

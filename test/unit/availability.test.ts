@@ -5,7 +5,7 @@ import {
   type AvailabilityInput,
   type Medium,
   type TemplateRule,
-} from '../../src/domain/availability.js';
+} from '../../src/domain/schedule/availability.js';
 import {
   CASE_GROUPS,
   LUNCH,

@@ -6,7 +6,7 @@ process.env.TZ = 'Pacific/Kiritimati';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-const { computeAvailability, stateAt } = await import('../../src/domain/availability.js');
+const { computeAvailability, stateAt } = await import('../../src/domain/schedule/availability.js');
 const { CASE_GROUPS, NY_WEEK } = await import('./availability.cases.js');
 
 afterAll(() => {

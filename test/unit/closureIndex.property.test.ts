@@ -3,8 +3,8 @@
 // edges in a window are exactly where that answer can change.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ClosureRule } from '../../src/domain/availability.js';
-import { TimedClosureIndex, type TimedClosure } from '../../src/domain/closureIndex.js';
+import type { ClosureRule } from '../../src/domain/schedule/availability.js';
+import { TimedClosureIndex, type TimedClosure } from '../../src/domain/schedule/closureIndex.js';
 
 const rule = (i: number): ClosureRule => ({
   id: `c${i}`,

@@ -3,7 +3,7 @@
 // once for breakerMs; what the surfaces answer 503 for is recognised however Prisma wrapped it.
 import { describe, expect, it } from 'vitest';
 import { DatabaseGate, DatabaseUnavailableError } from '../../src/db/gate.js';
-import { asUnavailable } from '../../src/domain/databaseErrors.js';
+import { asUnavailable } from '../../src/domain/shared/databaseErrors.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 
 const gate = (over: Partial<ConstructorParameters<typeof DatabaseGate>[0]> = {}) =>

@@ -4,7 +4,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { hashesEqual, hashSecret } from '../../src/crypto/secrets.js';
-import { formatInstant } from '../../src/domain/localTime.js';
+import { formatInstant } from '../../src/domain/shared/localTime.js';
 import { depsForRequest } from '../../src/http/requestContext.js';
 import { createLogger } from '../../src/logger.js';
 import { RequestMetrics } from '../../src/metrics/requestMetrics.js';

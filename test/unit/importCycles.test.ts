@@ -1,5 +1,6 @@
-// The folders of src/ import each other in one direction only (ARCHITECTURE.md, "Habits"): a newcomer can
-// read them bottom-up, and no folder needs another that needs it back. Every import counts, `import type`
+// The folders of src/ import each other in one direction only (docs/architecture.md, "How the code is laid
+// out"): a newcomer can read them bottom-up, and no folder needs another that needs it back. One level down,
+// the domain's contexts (src/domain/<context>/) do the same, in the order CONTEXTS_MAY_IMPORT states. Every import counts, `import type`
 // too (a type is a dependency a reader has to follow). The files at the top of src/ (app, server, runtime,
 // deps, config, logger, clock) are the composition root, not a folder: they may import any folder.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,11 +17,23 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The folder of src/ a file belongs to; undefined for the files at the top of src/. */
+/** The folder of src/ a file belongs to; undefined for the files at the top of src/. A domain file's is its context: `domain/calls`. */
 function folderOf(file: string): string | undefined {
   const parts = relative(SRC, file).split('/');
+  if (parts[0] === 'domain' && parts.length > 2) return `domain/${parts[1]}`;
   return parts.length > 1 ? parts[0] : undefined;
 }
+
+/** What each context of the domain may import (besides the folders below the domain): calls may use schedule, never the reverse. */
+const CONTEXTS_MAY_IMPORT: Record<string, string[]> = {
+  shared: [],
+  events: ['shared'],
+  organizations: ['shared', 'events'],
+  credentials: ['shared', 'events'],
+  catalog: ['shared', 'events', 'organizations'],
+  schedule: ['shared', 'events', 'organizations'],
+  calls: ['shared', 'events', 'organizations', 'schedule', 'catalog'],
+};
 
 /** folder → folder it imports → the importing files (for the message). */
 export function folderImports(): Map<string, Map<string, string[]>> {
@@ -83,10 +96,27 @@ describe('folders of src/', () => {
     expect(described, `folder cycles:\n${described.join('\n')}`).toEqual([]);
   });
 
+  it('the domain is made of contexts, each importing only the contexts below it', () => {
+    const loose = readdirSync(join(SRC, 'domain')).filter((name) => !statSync(join(SRC, 'domain', name)).isDirectory());
+    expect(loose, 'every domain file belongs to a context folder').toEqual([]);
+    const contexts = readdirSync(join(SRC, 'domain'));
+    expect(contexts.sort()).toEqual(Object.keys(CONTEXTS_MAY_IMPORT).sort());
+    const graph = folderImports();
+    const wrong: string[] = [];
+    for (const context of contexts) {
+      for (const [to, files] of graph.get(`domain/${context}`) ?? []) {
+        if (!to.startsWith('domain/')) continue;
+        if (!CONTEXTS_MAY_IMPORT[context]!.includes(to.slice('domain/'.length))) wrong.push(`domain/${context} → ${to} (${files.slice(0, 3).join(', ')})`);
+      }
+    }
+    expect(wrong, `imports against the contexts' order:\n${wrong.join('\n')}`).toEqual([]);
+  });
+
   it('the check sees imports (a folder graph that is not empty)', () => {
     // guards the test above against a pattern that matches nothing
     const graph = folderImports();
-    expect(graph.get('rest')?.has('domain')).toBe(true);
-    expect(graph.get('domain')?.has('rest')).toBeFalsy();
+    expect(graph.get('rest')?.has('domain/schedule')).toBe(true);
+    expect(graph.get('domain/calls')?.has('domain/schedule')).toBe(true);
+    expect(graph.get('domain/schedule')?.has('rest')).toBeFalsy();
   });
 });

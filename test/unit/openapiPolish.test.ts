@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, REST_ERROR_CODES } from '../../src/domain/errorCodes.js';
+import { ERROR_CATALOGUE, REST_ERROR_CODES } from '../../src/domain/shared/errorCodes.js';
 import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.js';
 import { REQUEST_EXAMPLES } from '../../src/rest/openapiExamples.js';
 import { allRoutes } from '../../src/rest/routes/index.js';

@@ -2,7 +2,7 @@
 // fails on each @ts-expect-error below that stops being an error.
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { viewSchema } from '../../src/domain/viewSchema.js';
+import { viewSchema } from '../../src/domain/shared/viewSchema.js';
 
 type View = { id: string; note: string | null; tags: string[] };
 

@@ -3,8 +3,8 @@
 // and the read model compiles a schedule for every organization it loads — rotating over the thousands
 // of locations of a large account made the process's memory grow with each one.
 import { afterEach, describe, expect, it } from 'vitest';
-import { compileSchedule, evaluateAt } from '../../src/domain/availability.js';
-import { isValidTimezone, resolveZone } from '../../src/domain/localTime.js';
+import { compileSchedule, evaluateAt } from '../../src/domain/schedule/availability.js';
+import { isValidTimezone, resolveZone } from '../../src/domain/shared/localTime.js';
 
 const RealDateTimeFormat = Intl.DateTimeFormat;
 let constructed = 0;

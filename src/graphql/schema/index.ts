@@ -1,21 +1,21 @@
 // Imports every type module (each registers its types, queries and mutations) and builds the schema.
 import { builder } from '../builder.js';
 import { withRateLimits } from '../rateLimits.js';
-import './organization.js';
-import './phoneNumber.js';
-import './insurance.js';
-import './callRequest.js';
-import './conversation.js';
-import './template.js';
-import './bot.js';
-import './closure.js';
-import './officeHours.js';
-import './specialHours.js';
-import './availability.js';
-import './event.js';
-import './webhook.js';
-import './apiKey.js';
-import './oauthClient.js';
+import './organizations/organization.js';
+import './catalog/phoneNumber.js';
+import './catalog/insurance.js';
+import './calls/callRequest.js';
+import './calls/conversation.js';
+import './catalog/template.js';
+import './catalog/bot.js';
+import './schedule/closure.js';
+import './schedule/officeHours.js';
+import './schedule/specialHours.js';
+import './schedule/availability.js';
+import './events/event.js';
+import './events/webhook.js';
+import './credentials/apiKey.js';
+import './credentials/oauthClient.js';
 
 // every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts)
 export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));

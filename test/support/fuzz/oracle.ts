@@ -2,7 +2,7 @@
 // envelope `{success, data, message}` (data `{}` and a message on errors), a GraphQL result without an
 // INTERNAL_SERVER_ERROR, or (for POST /oauth/token) an RFC 6749 answer. Returns the problems found.
 import type { FuzzTarget } from './target.js';
-import { ERROR_CATALOGUE } from '../../../src/domain/errorCodes.js';
+import { ERROR_CATALOGUE } from '../../../src/domain/shared/errorCodes.js';
 
 export interface Answer {
   status: number;

@@ -1,0 +1,373 @@
+// The agent runtime's side of call requests (docs/decisions.md §9): a machine credential (scope calls:dispatch)
+// claims due requests under a lease, keeps the lease with heartbeats, starts the call (which opens its
+// conversation), and reports the outcome. The service never dials.
+//
+// Exactly one claimer: a claim is one conditional UPDATE over `SELECT … FOR UPDATE SKIP LOCKED`, so two
+// instances sharing the database never hand out one request twice; every later step names the lease
+// (`leaseId`) and locks the row, so a runtime whose lease ended (and whose request went to another)
+// cannot complete it, and a cancel racing a claim or a start has exactly one outcome.
+//
+// Every request reaches a final state, by durable work (jobs/queue.ts): the end of each lease (the
+// request is re-queued, and fails with dispatch_timeout after MAX_LEASES), and the expiry (never
+// started by notAfter → expired). Transitions made that way are recorded with the `system` actor.
+import { z } from 'zod';
+import type { Availability } from '../schedule/availability.js';
+import { availabilityResponse } from '../schedule/availability.js';
+import { type CallRequest, Prisma } from '../../generated/prisma/client.js';
+import { conversationView } from './conversations.js';
+import { enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../../jobs/queue.js';
+import { type Actor, requireScope } from '../shared/access.js';
+import { reachableInTransaction } from '../organizations/organizations.js';
+import {
+  CALL_FAILURE_CODES,
+  callRequestSchema,
+  type CallRequestView,
+  callRequestView,
+  EXPIRE_JOB,
+  LEASE_JOB,
+  lapsed,
+  lockCallRequest,
+} from './callRequests.js';
+import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
+import type { ScheduleDeps } from '../schedule/deps.js';
+import { Conflict, NotFound, parseInput } from '../shared/errors.js';
+import { recordEvent } from '../events/log.js';
+import { uuidParam } from '../shared/ids.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
+import { viewSchema } from '../shared/viewSchema.js';
+
+/** Leases that may end without an outcome before the request fails with dispatch_timeout. */
+export const MAX_LEASES = 3;
+export const DEFAULT_LEASE_SECONDS = 60;
+export const MIN_LEASE_SECONDS = 10;
+export const MAX_LEASE_SECONDS = 3_600;
+export const MAX_CLAIM = 50;
+
+const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
+const integerFromString = (value: unknown) => {
+  const v = absentToUndefined(value);
+  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+};
+function boundedInteger(min: number, max: number, fallback: number) {
+  const error = `must be an integer between ${min} and ${max}`;
+  return z.preprocess(integerFromString, z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));
+}
+const leaseSeconds = boundedInteger(MIN_LEASE_SECONDS, MAX_LEASE_SECONDS, DEFAULT_LEASE_SECONDS).describe(
+  `How long the claim holds without a heartbeat (${MIN_LEASE_SECONDS}..${MAX_LEASE_SECONDS} s, default ${DEFAULT_LEASE_SECONDS}).`,
+);
+const leaseId = z.uuid({ error: 'must be the leaseId of your claim' }).describe('The leaseId the claim answered.');
+
+export const claimInput = z.strictObject({
+  max: boundedInteger(1, MAX_CLAIM, 1).describe(`Requests to claim at most (1..${MAX_CLAIM}, default 1).`),
+  leaseSeconds,
+});
+export const heartbeatInput = z.strictObject({ leaseId, leaseSeconds });
+export const startInput = z.strictObject({ leaseId });
+export const completeInput = z.strictObject({ leaseId });
+export const failInput = z.strictObject({
+  leaseId,
+  error: z.strictObject(
+    {
+      category: z.preprocess(absentToUndefined, z.string().regex(/^[a-z_]{1,64}$/, 'must be 1 to 64 lowercase letters or _').default('request')).describe('Default "request".'),
+      code: z.enum(CALL_FAILURE_CODES, { error: `must be one of ${CALL_FAILURE_CODES.join(', ')}` }),
+      message: z.string({ error: 'is required' }).min(1, 'must not be empty').max(500, 'must be at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+    },
+    { error: 'must be an object {category, code, message}' },
+  ),
+});
+
+export interface CallClaim {
+  leaseId: string;
+  leaseUntil: string;
+  callRequest: CallRequestView;
+  /** The organization's PHONE availability now, with the greetings of the caller-id number: what the agent says. */
+  availability: Availability;
+}
+
+export const claimResponse = viewSchema<{ claims: CallClaim[] }>()(
+  z.object({
+    claims: z
+      .array(
+        z
+          .object({
+            leaseId: z.uuid().describe('Name it in heartbeat, start, complete and fail.'),
+            leaseUntil: z.iso.datetime().describe('The claim ends then unless a heartbeat extends it.'),
+            callRequest: callRequestSchema,
+            availability: availabilityResponse,
+          })
+          .meta({ id: 'CallClaim' }),
+      )
+      .describe('Oldest due first; empty when nothing is due.'),
+  }),
+);
+
+/**
+ * The organizations a credential dispatches for, as a condition on `column`: its own, and for an account
+ * its children, named through the parent relation (the same statement for 2 locations or 20,000).
+ */
+function dispatchScope(actor: Actor, column: Prisma.Sql): Prisma.Sql {
+  return actor.ownerIsAccount
+    ? Prisma.sql`${column} IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${actor.orgId}::uuid OR o."parentId" = ${actor.orgId}::uuid)`
+    : Prisma.sql`${column} = ${actor.orgId}::uuid`;
+}
+
+const at = (d: Date) => d.toISOString();
+
+/**
+ * Hands out up to `max` due requests (queued, notBefore passed, not expired, organization enabled, and
+ * for officeHoursOnly the organization OPEN now), each to exactly one claimer across instances.
+ */
+export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<{ claims: CallClaim[] }> {
+  const { db } = deps;
+  const query = parseInput(claimInput, input ?? {});
+  requireScope(actor, 'calls:dispatch');
+  const now = deps.clock();
+
+  // officeHoursOnly requests that came due while their organization is not OPEN (a closure added
+  // since they were queued) move to its next opening, so that the claim below passes them over
+  const closedCandidates = await db.$queryRaw<{ orgId: string; phoneNumberId: string | null }[]>`
+    SELECT DISTINCT "orgId"::text AS "orgId", "phoneNumberId"::text AS "phoneNumberId" FROM "CallRequest"
+    WHERE "status" = 'queued' AND "officeHoursOnly" AND "dueAt" <= ${at(now)}::timestamp(3) AND "expiresAt" > ${at(now)}::timestamp(3)
+      AND ${dispatchScope(actor, Prisma.sql`"orgId"`)}`;
+  for (const candidate of closedCandidates) {
+    const availability = await phoneAvailabilityAt(deps, candidate.orgId, candidate.phoneNumberId, now.getTime());
+    if (availability.state === 'OPEN') continue;
+    const opening = await nextPhoneOpening(deps, candidate.orgId, candidate.phoneNumberId, now);
+    await db.callRequest.updateMany({
+      where: { orgId: candidate.orgId, phoneNumberId: candidate.phoneNumberId, status: 'queued', officeHoursOnly: true, dueAt: { lte: now } },
+      data: { dueAt: opening },
+    });
+  }
+
+  const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
+  const rows = await db.$transaction(async (tx) => {
+    const claimed = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${at(leaseUntil)}::timestamp(3), "attempts" = "attempts" + 1
+      WHERE "id" IN (
+        SELECT c."id" FROM "CallRequest" c
+        WHERE c."status" = 'queued' AND c."dueAt" <= ${at(now)}::timestamp(3) AND c."expiresAt" > ${at(now)}::timestamp(3)
+          AND ${dispatchScope(actor, Prisma.sql`c."orgId"`)}
+          AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
+        ORDER BY c."dueAt", c."id" LIMIT ${query.max}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING "id"::text AS "id"`;
+    if (claimed.length === 0) return [];
+    const rows = await tx.callRequest.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, orderBy: [{ dueAt: 'asc' }, { id: 'asc' }] });
+    for (const row of rows) {
+      await recordEvent(tx, deps, actor, {
+        type: 'call_request.started',
+        orgId: row.orgId,
+        subject: { type: 'call_request', id: row.id },
+        data: callRequestView(row, now),
+        previous: { status: 'queued' },
+      });
+      // the lease's end is durable work: a runtime that vanished gives the request back
+      await enqueueJob(tx, now, { kind: LEASE_JOB, payload: { callRequestId: row.id, leaseId: row.leaseId }, runAt: leaseUntil });
+    }
+    return rows;
+  });
+
+  const claims: CallClaim[] = [];
+  for (const row of rows) {
+    claims.push({
+      leaseId: row.leaseId!,
+      leaseUntil: at(row.leaseUntil!),
+      callRequest: callRequestView(row, now),
+      availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
+    });
+  }
+  return { claims };
+}
+
+/**
+ * One step of the holder of a lease: locks the request, checks reach (404), that the lease is the
+ * caller's and still held (409), then applies `change` and records its event, in one transaction.
+ */
+async function underLease(
+  deps: ScheduleDeps,
+  actor: Actor,
+  callRequestId: string,
+  lease: string,
+  step: (tx: Prisma.TransactionClient, row: CallRequest, now: Date) => Promise<CallRequestView>,
+): Promise<CallRequestView> {
+  requireScope(actor, 'calls:dispatch');
+  const id = uuidParam('callRequestId', callRequestId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const row = await lockCallRequest(tx, id);
+    if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
+    const status = callRequestView(row, now).status;
+    if (status !== 'in_progress') throw new Conflict(`Call request ${id} is ${status}; it is no longer being worked`);
+    if (row.leaseId !== lease.toLowerCase() || row.leaseUntil === null || row.leaseUntil.getTime() <= now.getTime()) {
+      throw new Conflict(`The lease ${lease} on call request ${id} is not held (it ended, or another runtime claimed the request)`);
+    }
+    return step(tx, row, now);
+  });
+}
+
+/** Extends the caller's lease to now + leaseSeconds. */
+export async function heartbeatCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView & { leaseUntil: string }> {
+  const data = parseInput(heartbeatInput, input ?? {});
+  let leaseUntil = '';
+  const view = await underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+    const until = new Date(now.getTime() + data.leaseSeconds * 1000);
+    leaseUntil = at(until);
+    const updated = await tx.callRequest.update({ where: { id: row.id }, data: { leaseUntil: until } });
+    const view = callRequestView(updated, now);
+    await recordEvent(tx, deps, actor, { type: 'call_request.lease_extended', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: { ...view, leaseUntil } });
+    return view;
+  });
+  return { ...view, leaseUntil };
+}
+
+export const heartbeatResponse = viewSchema<CallRequestView & { leaseUntil: string }>()(
+  callRequestSchema.extend({ leaseUntil: z.iso.datetime().describe('The lease now ends then.') }),
+);
+
+/** The call was answered: opens its conversation (medium PHONE, from the caller id to `to`) and sets conversationId. */
+export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
+  const data = parseInput(startInput, input ?? {});
+  return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+    if (row.startedAt !== null) throw new Conflict(`Call request ${row.id} has already started`);
+    const number = row.phoneNumberId ? await tx.phoneNumber.findUnique({ where: { id: row.phoneNumberId }, select: { number: true } }) : null;
+    const conversation = await tx.conversation.create({
+      data: { orgId: row.orgId, botId: row.botId, medium: 'PHONE', toNumber: row.to, fromNumber: number?.number ?? '', startTime: now, status: 'OPEN', tags: [] },
+    });
+    const updated = await tx.callRequest.update({ where: { id: row.id }, data: { startedAt: now, conversationId: conversation.id } });
+    await recordEvent(tx, deps, actor, {
+      type: 'conversation.started',
+      orgId: row.orgId,
+      subject: { type: 'conversation', id: conversation.id },
+      data: { conversationId: conversation.id, callRequestId: row.id, medium: 'PHONE', botId: row.botId, toNumber: row.to, fromNumber: conversation.fromNumber, startTime: at(now) },
+    });
+    return callRequestView(updated, now);
+  });
+}
+
+/** The call ended normally (after start). */
+export async function completeCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
+  const data = parseInput(completeInput, input ?? {});
+  return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+    if (row.startedAt === null) throw new Conflict(`Call request ${row.id} has not started; report a call that never connected with fail`);
+    const updated = await tx.callRequest.update({ where: { id: row.id }, data: { status: 'completed', finishedAt: now, leaseId: null, leaseUntil: null } });
+    const view = callRequestView(updated, now);
+    await recordEvent(tx, deps, actor, { type: 'call_request.completed', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: view, previous: { status: 'in_progress' } });
+    return view;
+  });
+}
+
+/** The call could not be placed or held: busy, no answer, unreachable, rejected. */
+export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
+  const data = parseInput(failInput, input ?? {});
+  return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+    const updated = await tx.callRequest.update({
+      where: { id: row.id },
+      data: { status: 'failed', finishedAt: now, leaseId: null, leaseUntil: null, errorCategory: data.error.category, errorCode: data.error.code, errorMessage: data.error.message },
+    });
+    const view = callRequestView(updated, now);
+    await recordEvent(tx, deps, actor, { type: 'call_request.failed', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: view, previous: { status: 'in_progress' } });
+    return view;
+  });
+}
+
+// ---- durable work: what the service itself moves ---------------------------------------------------
+
+function payloadId(job: ClaimedJob, field: string): string | null {
+  const value = (job.payload as Record<string, unknown> | null)?.[field];
+  return typeof value === 'string' ? value : null;
+}
+
+/** A lease ended: back to the queue (or failed with dispatch_timeout after MAX_LEASES, or expired when past notAfter). */
+async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
+  const id = payloadId(job, 'callRequestId');
+  const lease = payloadId(job, 'leaseId');
+  if (!id || !lease) return { failed: 'malformed payload' };
+  return deps.db.$transaction(async (tx): Promise<JobOutcome> => {
+    const row = await lockCallRequest(tx, id);
+    if (!row || row.status !== 'in_progress' || row.leaseId !== lease) return { done: true }; // finished, or claimed again since
+    const now = deps.clock();
+    if (row.leaseUntil && row.leaseUntil.getTime() > now.getTime()) return { retryAt: row.leaseUntil, error: 'lease extended' };
+    const subject = { type: 'call_request' as const, id };
+    const cleared = { leaseId: null, leaseUntil: null };
+    await closeAbandonedConversation(deps, tx, row, now);
+    if (lapsed(row, now)) {
+      const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
+      await recordEvent(tx, deps, null, { type: 'call_request.expired', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+    } else if (row.attempts >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
+      // out of leases, or a started call whose runtime vanished after notAfter (re-queued, it could never be claimed again)
+      const updated = await tx.callRequest.update({
+        where: { id },
+        data: {
+          status: 'failed',
+          finishedAt: now,
+          ...cleared,
+          errorCategory: 'request',
+          errorCode: 'dispatch_timeout',
+          errorMessage:
+            row.attempts >= MAX_LEASES
+              ? `No outcome after ${MAX_LEASES} claims: each runtime's lease ended without a heartbeat`
+              : "No outcome: the runtime's lease ended after notAfter",
+        },
+      });
+      await recordEvent(tx, deps, null, { type: 'call_request.failed', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+    } else {
+      // the runtime vanished: the request is queued again, due at once, and may be started afresh
+      const updated = await tx.callRequest.update({ where: { id }, data: { status: 'queued', dueAt: now, startedAt: null, ...cleared } });
+      await recordEvent(tx, deps, null, { type: 'call_request.queued', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+    }
+    return { done: true };
+  });
+}
+
+/**
+ * The conversation of a call whose runtime vanished mid-call is closed (the call is placed afresh, with
+ * a conversation of its own), so that no conversation stays OPEN for ever.
+ */
+async function closeAbandonedConversation(deps: ScheduleDeps, tx: Prisma.TransactionClient, row: CallRequest, now: Date): Promise<void> {
+  if (row.startedAt === null || row.conversationId === null) return;
+  const closed = await tx.conversation.updateMany({
+    where: { id: row.conversationId, status: 'OPEN' },
+    data: { status: 'CLOSED', endTime: now, duration: Math.max(0, Math.round((now.getTime() - row.startedAt.getTime()) / 1000)), summary: 'The agent runtime stopped reporting; the call was given back.' },
+  });
+  if (closed.count === 0) return;
+  const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: row.conversationId } });
+  await recordEvent(tx, deps, null, {
+    type: 'conversation.ended',
+    orgId: row.orgId,
+    subject: { type: 'conversation', id: conversation.id },
+    data: conversationView(conversation),
+    previous: { status: 'OPEN', endTime: null },
+  });
+}
+
+/** notAfter passed: a request never started is expired. */
+async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
+  const id = payloadId(job, 'callRequestId');
+  if (!id) return { failed: 'malformed payload' };
+  return deps.db.$transaction(async (tx): Promise<JobOutcome> => {
+    const row = await lockCallRequest(tx, id);
+    if (!row) return { done: true };
+    const now = deps.clock();
+    if (row.expiresAt.getTime() > now.getTime()) return { retryAt: row.expiresAt, error: 'not yet expired' };
+    if (!lapsed(row, now)) return { done: true }; // finished, or started in time
+    const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, leaseId: null, leaseUntil: null } });
+    await recordEvent(tx, deps, null, {
+      type: 'call_request.expired',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id },
+      data: callRequestView(updated, now),
+      previous: { status: row.status },
+    });
+    return { done: true };
+  });
+}
+
+/** The durable work of call requests, by job kind; the runtime registers them on its queue. */
+export function callRequestJobHandlers(deps: ScheduleDeps): Record<string, JobHandler> {
+  return {
+    [LEASE_JOB]: (job) => onLeaseEnd(deps, job),
+    [EXPIRE_JOB]: (job) => onExpiry(deps, job),
+  };
+}
+
+export { EXPIRE_JOB, LEASE_JOB };

@@ -1,0 +1,354 @@
+// Call requests (spec §2 "Call request", §3; docs/decisions.md §9): integrators place calls, the agent runtime
+// (a machine client, domain/calls/callDispatch.ts) works them, and both read the outcome here. Statuses:
+// queued → in_progress → completed | failed | canceled | expired. Polling one request is bounded by
+// the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
+import { z } from 'zod';
+import { instantInputSchema } from '../shared/timeFormats.js';
+import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import { derivedKey } from '../../crypto/derivedKeys.js';
+import type { ScheduleDeps } from '../schedule/deps.js';
+import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { type Actor, canReach, requireScope } from '../shared/access.js';
+import type { ConversationDeps } from './conversations.js';
+import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { recordEvent } from '../events/log.js';
+import { uuidParam } from '../shared/ids.js';
+import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { nextPhoneOpening } from './callOpenings.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
+import { viewSchema } from '../shared/viewSchema.js';
+
+export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
+export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
+/** Pending statuses: the request may still change (and is polled under the minimum interval). */
+export const PENDING_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['queued', 'in_progress']);
+
+/** The failure codes a runtime reports (spec §2 shows `request/target_unavailable`). */
+export const CALL_FAILURE_CODES = ['target_unavailable', 'busy', 'no_answer', 'rejected', 'dispatch_timeout'] as const;
+
+/** Without notAfter a request may wait a day; no request waits longer than 30 days. */
+export const DEFAULT_CALL_WINDOW_MS = 24 * 3_600_000;
+export const MAX_CALL_WINDOW_MS = 30 * 24 * 3_600_000;
+export const MAX_METADATA_ENTRIES = 20;
+
+/** Durable work kinds (jobs/queue.ts): a request's expiry, and the end of a claim's lease (callDispatch.ts). */
+export const EXPIRE_JOB = 'call_request.expire';
+export const LEASE_JOB = 'call_request.lease';
+
+const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
+
+const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
+
+/** An E.164 number (`+` and 8 to 15 digits) that libphonenumber-js knows as a valid number. */
+export const e164Schema = z
+  .string({ error: 'must be a phone number in E.164 form, e.g. +14155552671' })
+  .regex(/^\+[1-9]\d{6,14}$/, { error: 'must be a phone number in E.164 form, e.g. +14155552671', abort: true })
+  .refine((n) => isValidPhoneNumber(n), { error: 'is not a valid phone number (no such number plan)' });
+
+const instantInput = z.preprocess(
+  (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
+  instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
+);
+
+const metadataSchema = z.preprocess(
+  (value, ctx) => {
+    // the count first: an object of 100,000 entries is refused without reading each of them
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > MAX_METADATA_ENTRIES) {
+      ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_METADATA_ENTRIES} entries`, input: value });
+      return z.NEVER;
+    }
+    return absentToUndefined(value);
+  },
+  z
+    .record(
+      z.string(),
+      z.string({ error: 'values must be strings' }).max(500, 'values are at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+      {
+      error: 'must be an object of string values',
+    })
+    .superRefine((m, ctx) => {
+      // keys are checked here (a key schema's message would be replaced by the record's)
+      for (const key of Object.keys(m)) {
+        if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(key) || key === '__proto__') ctx.addIssue({ code: 'custom', path: [key], message: 'keys are 1 to 64 letters, digits or _ . : - (not __proto__)' });
+      }
+    })
+    .refine((m) => Object.keys(m).length <= MAX_METADATA_ENTRIES, { error: `must have at most ${MAX_METADATA_ENTRIES} entries` })
+    .optional(),
+);
+
+export const createCallRequestInput = z.strictObject({
+  botId: z.uuid({ error: 'must be a UUID' }).describe('The bot that talks.'),
+  phoneNumberId: z.uuid({ error: 'must be a UUID' }).describe('The caller id: a phone number of the same organization attached to the bot.'),
+  to: e164Schema.describe('The number to call, E.164.'),
+  notBefore: instantInput.describe('Not dialed before this instant (default: now).'),
+  notAfter: instantInput.describe('Expires when not started by this instant (default: now + 24 h; at most 30 days ahead).'),
+  officeHoursOnly: z.preprocess(absentToUndefined, z.boolean({ error: 'must be true or false' }).default(false)).describe("Dispatched only while the organization's PHONE availability is OPEN."),
+  metadata: metadataSchema.describe(`Up to ${MAX_METADATA_ENTRIES} string pairs, returned as given.`),
+});
+export type CreateCallRequestInput = z.input<typeof createCallRequestInput>;
+
+const errorView = z.object({ category: z.string(), code: z.string(), message: z.string() });
+
+/** The call request record as answered (documentation of the response; see CallRequestView). */
+export const callRequestSchema = viewSchema<CallRequestView>()(
+  z
+    .object({
+      callRequestId: z.uuid(),
+      orgId: z.uuid(),
+      botId: z.uuid().nullable(),
+      phoneNumberId: z.uuid().nullable().describe('The caller id.'),
+      to: z.string().describe('The number called, E.164.'),
+      status: z.enum(CALL_REQUEST_STATUSES),
+      officeHoursOnly: z.boolean(),
+      metadata: z.record(z.string(), z.string()),
+      createdAt: instant,
+      notBefore: instant.nullable(),
+      expiresAt: instant,
+      startedAt: instant.nullable().describe('When the runtime started the call (the conversation began).'),
+      finishedAt: instant.nullable().describe('When processing ended; null while pending.'),
+      attempts: z.int().describe('Claims so far.'),
+      conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
+      error: errorView.nullable().describe('A public reason for failure (status failed); null otherwise.'),
+    })
+    .meta({ id: 'CallRequest' }),
+);
+
+/** A public reason for a failure (spec §2); present on `failed` requests only. */
+export interface CallRequestError {
+  category: string;
+  code: string;
+  message: string;
+}
+
+export interface CallRequestView {
+  callRequestId: string;
+  orgId: string;
+  botId: string | null;
+  phoneNumberId: string | null;
+  to: string;
+  status: CallRequestStatus;
+  officeHoursOnly: boolean;
+  metadata: Record<string, string>;
+  createdAt: string;
+  notBefore: string | null;
+  expiresAt: string;
+  startedAt: string | null;
+  /** When processing ended (completed, failed, canceled, expired); null while pending. */
+  finishedAt: string | null;
+  attempts: number;
+  /** The conversation the call started; null until there is one. */
+  conversationId: string | null;
+  error: CallRequestError | null;
+}
+
+/** Whether a request never started by its expiry is over (it reads expired before the expiry job has run). */
+export function lapsed(row: Pick<CallRequest, 'status' | 'startedAt' | 'expiresAt'>, now: Date): boolean {
+  return (row.status === 'queued' || (row.status === 'in_progress' && row.startedAt === null)) && row.expiresAt.getTime() <= now.getTime();
+}
+
+/**
+ * The record as answered at `now`. A request not started when its `expiresAt` has passed will never be
+ * placed, so it reads as `expired` (finished at its expiry) even before the expiry job has written it.
+ */
+export function callRequestView(row: CallRequest, now: Date): CallRequestView {
+  const failed = row.errorCategory !== null || row.errorCode !== null || row.errorMessage !== null;
+  const over = lapsed(row, now);
+  return {
+    callRequestId: row.id,
+    orgId: row.orgId,
+    botId: row.botId,
+    phoneNumberId: row.phoneNumberId,
+    to: row.to,
+    status: over ? 'expired' : row.status,
+    officeHoursOnly: row.officeHoursOnly,
+    metadata: (row.metadata ?? {}) as Record<string, string>,
+    createdAt: row.createdAt.toISOString(),
+    notBefore: row.notBefore?.toISOString() ?? null,
+    expiresAt: row.expiresAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: over ? row.expiresAt.toISOString() : (row.finishedAt?.toISOString() ?? null),
+    attempts: row.attempts,
+    conversationId: row.conversationId,
+    error: failed ? { category: row.errorCategory ?? 'request', code: row.errorCode ?? 'unknown', message: row.errorMessage ?? '' } : null,
+  };
+}
+
+/** One call request owned by an organization within reach, else 404. A failed request is data, not an error. */
+export async function getCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string): Promise<CallRequestView> {
+  const { db } = deps;
+  requireScope(actor, 'call-requests:read');
+  const id = uuidParam('callRequestId', callRequestId);
+  const row = await db.callRequest.findUnique({ where: { id } });
+  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Call request');
+  return callRequestView(row, deps.clock());
+}
+
+/**
+ * Places a call: the bot and its caller-id number must be of one organization within reach (else 404,
+ * as missing ones), the number attached to the bot (400), the organization enabled (409). The request
+ * is queued with its expiry as durable work; an officeHoursOnly request is due at the next OPEN instant.
+ */
+export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<CallRequestView> {
+  const { db } = deps;
+  const data = parseInput(createCallRequestInput, input ?? {});
+  requireScope(actor, 'call-requests:write');
+  const now = deps.clock();
+  const botId = data.botId.toLowerCase();
+  const phoneNumberId = data.phoneNumberId.toLowerCase();
+  const [bot, number] = await Promise.all([
+    db.bot.findUnique({ where: { id: botId }, select: { id: true, orgId: true } }),
+    db.phoneNumber.findUnique({ where: { id: phoneNumberId }, select: { id: true, orgId: true, botId: true } }),
+  ]);
+  if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
+  if (!number || !(await canReach(deps, actor, number.orgId))) throw new NotFound('Phone number');
+  if (number.orgId !== bot.orgId) throw InvalidInput.of('phoneNumberId', "must be a phone number of the bot's organization");
+  if (number.botId !== bot.id) throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
+  const org = await loadReachableOrganization(deps, actor, bot.orgId);
+  if (!org.communicationsEnabled) throw new Conflict(`Organization ${org.id} has communications disabled; enable it before placing calls`);
+
+  const notBefore = data.notBefore ? new Date(data.notBefore) : null;
+  const expiresAt = data.notAfter ? new Date(data.notAfter) : new Date(now.getTime() + DEFAULT_CALL_WINDOW_MS);
+  if (expiresAt.getTime() <= now.getTime()) throw InvalidInput.of('notAfter', 'must be in the future');
+  if (expiresAt.getTime() > now.getTime() + MAX_CALL_WINDOW_MS) throw InvalidInput.of('notAfter', 'must be at most 30 days ahead');
+  if (notBefore && notBefore.getTime() >= expiresAt.getTime()) throw InvalidInput.of('notBefore', 'must be before notAfter');
+  const earliest = notBefore && notBefore.getTime() > now.getTime() ? notBefore : now;
+  const dueAt = data.officeHoursOnly ? await nextPhoneOpening(deps, org.id, phoneNumberId, earliest) : earliest;
+
+  return db.$transaction(async (tx) => {
+    const row = await tx.callRequest.create({
+      data: {
+        orgId: org.id,
+        botId,
+        phoneNumberId,
+        to: data.to,
+        status: 'queued',
+        createdAt: now,
+        notBefore,
+        dueAt,
+        expiresAt,
+        officeHoursOnly: data.officeHoursOnly,
+        metadata: (data.metadata ?? {}) as Prisma.InputJsonValue,
+      },
+    });
+    const view = callRequestView(row, now);
+    await recordEvent(tx, deps, actor, { type: 'call_request.queued', orgId: org.id, subject: { type: 'call_request', id: row.id }, data: view });
+    // every request reaches a final state: the expiry is durable work, kept across restarts
+    await enqueueJob(tx, now, { kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
+    return view;
+  });
+}
+
+/**
+ * Cancels a request not yet started (queued, or claimed but not started: the runtime's start then
+ * answers 409). The row is locked first, so a cancel racing a claim or a start has one outcome.
+ */
+export const cancelCallRequestInput = z.strictObject({});
+
+export async function cancelCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input?: unknown): Promise<CallRequestView> {
+  parseInput(cancelCallRequestInput, input ?? {});
+  requireScope(actor, 'call-requests:write');
+  const id = uuidParam('callRequestId', callRequestId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const row = await lockCallRequest(tx, id);
+    if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
+    const current = callRequestView(row, now).status;
+    if (!(current === 'queued' || (current === 'in_progress' && row.startedAt === null))) {
+      throw new Conflict(`Call request ${id} is ${current === 'in_progress' ? 'in progress (started)' : current}; only a call not yet started can be canceled`);
+    }
+    const updated = await tx.callRequest.update({ where: { id }, data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null } });
+    const view = callRequestView(updated, now);
+    await recordEvent(tx, deps, actor, { type: 'call_request.canceled', orgId: row.orgId, subject: { type: 'call_request', id }, data: view, previous: { status: current } });
+    return view;
+  });
+}
+
+/** Locks one request's row for the rest of the transaction (FOR UPDATE) and reads it. */
+export async function lockCallRequest(tx: Prisma.TransactionClient, id: string): Promise<CallRequest | null> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id"::text AS "id" FROM "CallRequest" WHERE "id" = ${id}::uuid FOR UPDATE`;
+  if (locked.length === 0) return null;
+  return tx.callRequest.findUnique({ where: { id } });
+}
+
+// ---- the list ----------------------------------------------------------------------------------
+
+export const CALL_REQUESTS_DEFAULT_LIMIT = 20;
+export const CALL_REQUESTS_MAX_LIMIT = 100;
+
+const integerFromString = (value: unknown) => {
+  const v = absentToUndefined(value);
+  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+};
+
+export const listCallRequestsInput = z.strictObject({
+  limit: z
+    .preprocess(integerFromString, z.number({ error: 'must be an integer between 1 and 100' }).int({ error: 'must be an integer between 1 and 100' }).min(1, 'must be an integer between 1 and 100').max(CALL_REQUESTS_MAX_LIMIT, 'must be an integer between 1 and 100').default(CALL_REQUESTS_DEFAULT_LIMIT))
+    .describe('Page size (1..100, default 20).'),
+  cursor: z
+    .preprocess(absentToUndefined, z.string({ error: 'must be a cursor from a previous page' }).min(1, 'must not be empty').max(PAGE_CURSOR_MAX_LENGTH, `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters`).optional())
+    .describe('Continue after the page whose `nextCursor` this is (bound to the filters it was issued for).'),
+  orgId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe("The organization (default: the credential owner's); outside reach a 404."),
+  status: z.preprocess(absentToUndefined, z.enum(CALL_REQUEST_STATUSES, { error: `must be one of ${CALL_REQUEST_STATUSES.join(', ')}` }).optional()).describe('Only requests in this status (as stored).'),
+  botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('Only requests of this bot.'),
+  createdFrom: instantInput.describe('Created at or after this instant.'),
+  createdTo: instantInput.describe('Created before this instant.'),
+});
+
+export interface CallRequestPage {
+  callRequests: CallRequestView[];
+  pagination: { limit: number; nextCursor: string | null };
+}
+
+export const callRequestPageSchema = viewSchema<CallRequestPage>()(
+  z.object({
+    callRequests: z.array(callRequestSchema).describe('Newest first, ties by id.'),
+    pagination: z.object({ limit: z.int(), nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.') }),
+  }),
+);
+
+const CURSOR_PURPOSE = 'page cursors v1';
+
+/** One page of an organization's call requests, newest first (keyset on createdAt desc, id). Scope call-requests:read. */
+export async function listCallRequests(deps: ConversationDeps, actor: Actor, input: unknown): Promise<CallRequestPage> {
+  requireScope(actor, 'call-requests:read');
+  const query = parseInput(listCallRequestsInput, input ?? {});
+  const org = await loadReachableOrganization(deps, actor, query.orgId ?? actor.orgId);
+  if (query.botId) {
+    const bot = await deps.db.bot.findUnique({ where: { id: query.botId.toLowerCase() }, select: { orgId: true } });
+    if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
+  }
+  const filters = {
+    list: 'call-requests',
+    orgId: org.id,
+    status: query.status ?? null,
+    botId: query.botId?.toLowerCase() ?? null,
+    createdFrom: query.createdFrom ? new Date(query.createdFrom).toISOString() : null,
+    createdTo: query.createdTo ? new Date(query.createdTo).toISOString() : null,
+  };
+  const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
+  const where: Prisma.CallRequestWhereInput = {
+    orgId: org.id,
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.botId ? { botId: filters.botId } : {}),
+    ...(filters.createdFrom || filters.createdTo
+      ? { createdAt: { ...(filters.createdFrom ? { gte: new Date(filters.createdFrom) } : {}), ...(filters.createdTo ? { lt: new Date(filters.createdTo) } : {}) } }
+      : {}),
+  };
+  const and: Prisma.CallRequestWhereInput[] = [where];
+  if (query.cursor !== undefined) {
+    const p = openCursor(key, query.cursor, filters, 'cursor') as { t?: unknown; i?: unknown };
+    if (typeof p?.t !== 'number' || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i)) throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
+    const t = new Date(p.t);
+    and.push({ OR: [{ createdAt: { lt: t } }, { createdAt: t, id: { gt: p.i } }] });
+  }
+  const rows = await deps.db.callRequest.findMany({ where: { AND: and }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: query.limit + 1 });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  const now = deps.clock();
+  return {
+    callRequests: page.map((row) => callRequestView(row, now)),
+    pagination: { limit: query.limit, nextCursor: rows.length > query.limit && last ? sealCursor(key, { t: last.createdAt.getTime(), i: last.id }, filters) : null },
+  };
+}

@@ -1,0 +1,213 @@
+// Conversations written, not only read (docs/decisions.md §9): the agent runtime appends the turns of a call it
+// started (POST /v1/call-requests/{id}/start opens the conversation) and ends it with its summary;
+// inbound calls and chats are recorded the same way (POST /v1/conversations). One conversation is read
+// with its transcript, in cursor pages of turns. `duration` is in seconds.
+import { z } from 'zod';
+import { instantInputSchema } from '../shared/timeFormats.js';
+import { randomUUID } from 'node:crypto';
+import { derivedKey } from '../../crypto/derivedKeys.js';
+import type { Conversation, ConversationMessage } from '../../generated/prisma/client.js';
+import { type Actor, canReach, requireScope } from '../shared/access.js';
+import { CONVERSATION_MEDIUMS, type ConversationDeps, type ConversationView, conversationPageSchema, conversationView } from './conversations.js';
+import type { ScheduleDeps } from '../schedule/deps.js';
+import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { recordEvent } from '../events/log.js';
+import { uuidParam } from '../shared/ids.js';
+import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
+import { viewSchema } from '../shared/viewSchema.js';
+
+/** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
+const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+
+export const MESSAGE_ROLES = ['agent', 'caller'] as const;
+export const MAX_MESSAGE_LENGTH = 4_000;
+export const MAX_TAGS = 20;
+export const TRANSCRIPT_DEFAULT_LIMIT = 50;
+export const TRANSCRIPT_MAX_LIMIT = 200;
+
+const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
+const instantInput = z.preprocess(
+  (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
+  instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
+);
+const phoneText = z.preprocess(absentToUndefined, storable(z.string().max(32, 'must be at most 32 characters')).default(''));
+const tags = z.preprocess(
+  absentToUndefined,
+  z.array(storable(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')), { error: 'must be a list of strings' }).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`).optional(),
+);
+
+export const createConversationInput = z.strictObject({
+  orgId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe("The organization (default: the bot's, else the credential owner's)."),
+  botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('The bot that answered.'),
+  medium: z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }),
+  fromNumber: phoneText.describe('The caller or sender.'),
+  toNumber: phoneText.describe('The number called or texted.'),
+  startTime: instantInput.describe('Default now.'),
+  tags,
+});
+
+export const addMessageInput = z.strictObject({
+  role: z.enum(MESSAGE_ROLES, { error: 'must be agent or caller' }),
+  text: storable(z.string({ error: 'is required' }).min(1, 'must not be empty').max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`)),
+  at: instantInput.describe('When it was said (default now).'),
+});
+
+export const endConversationInput = z.strictObject({
+  status: z.preprocess(absentToUndefined, z.literal('CLOSED', { error: 'must be CLOSED' }).default('CLOSED')),
+  summary: z.preprocess(absentToUndefined, storable(z.string().max(2_000, 'must be at most 2000 characters')).optional()),
+  topic: z.preprocess(absentToUndefined, storable(z.string().max(255, 'must be at most 255 characters')).optional()),
+  tags,
+  duration: z
+    .preprocess(absentToUndefined, z.number({ error: 'must be a whole number of seconds' }).int({ error: 'must be a whole number of seconds' }).min(0, 'must not be negative').max(86_400 * 7, 'must be at most a week').optional())
+    .describe('Seconds (default: from startTime to now).'),
+});
+
+export interface MessageView {
+  seq: number;
+  role: (typeof MESSAGE_ROLES)[number];
+  text: string;
+  at: string;
+}
+
+export interface TranscriptPage {
+  messages: MessageView[];
+  nextCursor: string | null;
+}
+
+export interface ConversationWithTranscript {
+  conversation: ConversationView;
+  transcript: TranscriptPage;
+}
+
+const messageSchema = z.object({ seq: z.int().describe('1, 2, … in the order written.'), role: z.enum(MESSAGE_ROLES), text: z.string(), at: z.iso.datetime() }).meta({ id: 'ConversationMessage' });
+const conversationSchema = conversationPageSchema.shape.conversations.element;
+
+export const conversationResponse = viewSchema<ConversationView>()(conversationSchema);
+export const messageResponse = viewSchema<MessageView>()(messageSchema);
+export const conversationWithTranscriptResponse = viewSchema<ConversationWithTranscript>()(
+  z.object({
+    conversation: conversationSchema,
+    transcript: z.object({ messages: z.array(messageSchema).describe('In the order written.'), nextCursor: z.string().nullable().describe('The `cursor` of the next page of turns; null on the last.') }),
+  }),
+);
+
+export const transcriptQuery = z.strictObject({
+  limit: z
+    .preprocess(
+      (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : absentToUndefined(v)),
+      z.number({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` }).int({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` }).min(1, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`).max(TRANSCRIPT_MAX_LIMIT, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`).default(TRANSCRIPT_DEFAULT_LIMIT),
+    )
+    .describe(`Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).`),
+  cursor: z.preprocess(absentToUndefined, z.string().min(1).max(PAGE_CURSOR_MAX_LENGTH).optional()).describe('The `transcript.nextCursor` of the previous page.'),
+});
+
+function messageView(row: ConversationMessage): MessageView {
+  return { seq: row.seq, role: row.role as MessageView['role'], text: row.text, at: row.at.toISOString() };
+}
+
+const conversationEventData = (view: ConversationView) => view;
+
+/** Records an inbound call or a chat (OPEN). Scope conversations:write. */
+export async function createConversation(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<ConversationView> {
+  const data = parseInput(createConversationInput, input ?? {});
+  requireScope(actor, 'conversations:write');
+  let orgId = data.orgId?.toLowerCase();
+  const botId = data.botId?.toLowerCase() ?? null;
+  if (botId) {
+    const bot = await deps.db.bot.findUnique({ where: { id: botId }, select: { orgId: true } });
+    if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
+    if (orgId && orgId !== bot.orgId) throw InvalidInput.of('botId', "must be a bot of the organization orgId");
+    orgId = bot.orgId;
+  }
+  const org = await loadReachableOrganization(deps, actor, orgId ?? actor.orgId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const row = await tx.conversation.create({
+      data: { orgId: org.id, botId, medium: data.medium, fromNumber: data.fromNumber, toNumber: data.toNumber, startTime: data.startTime ? new Date(data.startTime) : now, tags: data.tags ?? [], status: 'OPEN' },
+    });
+    const view = conversationView(row);
+    await recordEvent(tx, deps, actor, { type: 'conversation.started', orgId: org.id, subject: { type: 'conversation', id: row.id }, data: conversationEventData(view) });
+    return view;
+  });
+}
+
+/** Locks a conversation within reach (404 otherwise) for the rest of the transaction. */
+async function lockConversation(tx: Parameters<Parameters<ScheduleDeps['db']['$transaction']>[0]>[0], actor: Actor, id: string): Promise<Conversation> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id"::text AS "id" FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+  const row = locked.length > 0 ? await tx.conversation.findUnique({ where: { id } }) : null;
+  if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Conversation');
+  return row;
+}
+
+/** Appends one turn to an OPEN conversation (409 once it ended). Scope conversations:write. */
+export async function addConversationMessage(deps: ScheduleDeps, actor: Actor, conversationId: string, input: unknown): Promise<MessageView> {
+  const data = parseInput(addMessageInput, input ?? {});
+  requireScope(actor, 'conversations:write');
+  const id = uuidParam('conversationId', conversationId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const conversation = await lockConversation(tx, actor, id);
+    if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
+    const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
+    const row = await tx.conversationMessage.create({ data: { id: randomUUID(), conversationId: id, seq: (last?.seq ?? 0) + 1, role: data.role, text: data.text, at: data.at ? new Date(data.at) : now } });
+    const view = messageView(row);
+    await recordEvent(tx, deps, actor, { type: 'conversation.message_added', orgId: conversation.orgId, subject: { type: 'conversation', id }, data: view });
+    return view;
+  });
+}
+
+/** Ends an OPEN conversation with its summary (409 when it already ended). Scope conversations:write. */
+export async function endConversation(deps: ScheduleDeps, actor: Actor, conversationId: string, input: unknown): Promise<ConversationView> {
+  const data = parseInput(endConversationInput, input ?? {});
+  requireScope(actor, 'conversations:write');
+  const id = uuidParam('conversationId', conversationId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const conversation = await lockConversation(tx, actor, id);
+    if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has already ended`);
+    const duration = data.duration ?? Math.max(0, Math.round((now.getTime() - conversation.startTime.getTime()) / 1000));
+    const row = await tx.conversation.update({
+      where: { id },
+      data: {
+        status: data.status,
+        endTime: now,
+        duration,
+        ...(data.summary !== undefined ? { summary: data.summary } : {}),
+        ...(data.topic !== undefined ? { topic: data.topic } : {}),
+        ...(data.tags !== undefined ? { tags: data.tags } : {}),
+      },
+    });
+    const view = conversationView(row);
+    await recordEvent(tx, deps, actor, { type: 'conversation.ended', orgId: conversation.orgId, subject: { type: 'conversation', id }, data: view, previous: { status: 'OPEN', endTime: null } });
+    return view;
+  });
+}
+
+const CURSOR_PURPOSE = 'page cursors v1';
+
+/** One conversation within reach with one page of its transcript. Scope conversations:read. */
+export async function getConversation(deps: ConversationDeps, actor: Actor, conversationId: string, query: unknown): Promise<ConversationWithTranscript> {
+  requireScope(actor, 'conversations:read');
+  const id = uuidParam('conversationId', conversationId);
+  const page = parseInput(transcriptQuery, query ?? {});
+  const row = await deps.db.conversation.findUnique({ where: { id } });
+  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
+  return { conversation: conversationView(row), transcript: await transcriptPage(deps, id, page.limit, page.cursor, 'cursor') };
+}
+
+/** A page of turns after the sealed position `cursor` (bound to the conversation). */
+export async function transcriptPage(deps: ConversationDeps, conversationId: string, limit: number, cursor: string | undefined, field: string): Promise<TranscriptPage> {
+  const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
+  const filters = { list: 'transcript', conversationId };
+  let after = 0;
+  if (cursor !== undefined) {
+    const position = openCursor(key, cursor, filters, field) as { s?: unknown };
+    if (typeof position?.s !== 'number' || !Number.isInteger(position.s)) throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
+    after = position.s;
+  }
+  const rows = await deps.db.conversationMessage.findMany({ where: { conversationId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+  const messages = rows.slice(0, limit).map(messageView);
+  return { messages, nextCursor: rows.length > limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null };
+}

@@ -1,0 +1,280 @@
+// Workflow templates (spec §2 "Workflow template", §4 "Templates", docs/decisions.md §3).
+//
+// Templates belong to the credential owner's organization only: an account organization's key sees
+// and edits the account's own templates, not its children's (a child's template is a 404 to it).
+// `version` grows by exactly one when an update changes the stored workflow definition (compared in
+// canonical form, see workflowShape.ts) and never otherwise; the template row is locked for the
+// comparison so that concurrent updates neither lose nor double a bump.
+import { z } from 'zod';
+import type { DomainDeps } from '../shared/deps.js';
+import { Prisma } from '../../generated/prisma/client.js';
+import { type Actor, requireScope } from '../shared/access.js';
+import { NotFound, parseInput } from '../shared/errors.js';
+import { changedFields, recordEvent } from '../events/log.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
+import { uuidParam } from '../shared/ids.js';
+import {
+  canonicalTemplateWorkflow,
+  nonBlankField,
+  objectError,
+  type TemplateWorkflow,
+  templateWorkflowInputSchema,
+  textField,
+  templateWorkflowResponse,
+} from './workflowShape.js';
+import { instantView, viewSchema } from '../shared/viewSchema.js';
+
+export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
+export type Medium = (typeof MEDIUMS)[number];
+export const OFFICE_HOURS_AVAILABILITIES = ['OPEN', 'CLOSED'] as const;
+export type OfficeHoursAvailability = (typeof OFFICE_HOURS_AVAILABILITIES)[number];
+
+export const MAX_VARIABLES = 100;
+export const MAX_TEMPLATE_DESCRIPTION = 2000;
+
+const variableSchema = z.strictObject(
+  {
+    name: nonBlankField(255),
+    description: textField(2000).optional(),
+    // only STRING is known (spec §2); it may be sent, and is always answered
+    type: z.literal('STRING', { error: 'must be STRING (the only variable type)' }).optional(),
+  },
+  objectError(),
+);
+
+const variablesField = z
+  .array(variableSchema, { error: 'must be an array of {name, description}' })
+  .max(MAX_VARIABLES, { error: `must have at most ${MAX_VARIABLES} variables` })
+  .superRefine((vars, ctx) => {
+    const seen = new Set<string>();
+    vars.forEach((v, i) => {
+      if (seen.has(v.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicates the variable name "${v.name}"` });
+      seen.add(v.name);
+    });
+  });
+
+const mediumsField = z
+  .array(z.enum(MEDIUMS, { error: `must be one of ${MEDIUMS.join(', ')}` }), { error: `must be an array of ${MEDIUMS.join(', ')} or null` })
+  // each type once at most: a longer list is refused before its items are read
+  .max(MEDIUMS.length, { error: `must name each of ${MEDIUMS.join(', ')} at most once` })
+  .superRefine((mediums, ctx) => {
+    const seen = new Set<string>();
+    mediums.forEach((m, i) => {
+      if (seen.has(m)) ctx.addIssue({ code: 'custom', path: [i], message: `duplicates ${m}` });
+      seen.add(m);
+    });
+  })
+  .nullable();
+
+const templateFields = {
+  name: nonBlankField(255),
+  description: textField(MAX_TEMPLATE_DESCRIPTION),
+  variables: variablesField,
+  /** null or [] = every conversation type. */
+  applicableMediums: mediumsField,
+  officeHoursAvailability: z.enum(OFFICE_HOURS_AVAILABILITIES, { error: 'must be OPEN, CLOSED or null' }).nullable(),
+  /** null removes the definition. */
+  workflow: templateWorkflowInputSchema.nullable(),
+};
+
+/** PUT /v1/templates/{id}, Mutation.updateTemplate: every field optional; an omitted field keeps its value. */
+export const updateTemplateInputSchema = z.strictObject(
+  {
+    name: templateFields.name.optional(),
+    description: templateFields.description.optional(),
+    variables: templateFields.variables.optional(),
+    applicableMediums: templateFields.applicableMediums.optional(),
+    officeHoursAvailability: templateFields.officeHoursAvailability.optional(),
+    workflow: templateFields.workflow.optional(),
+  },
+  objectError('the body must be an object'),
+);
+
+/** POST /v1/templates, Mutation.createTemplate: the same fields (still closed), `name` required. */
+export const createTemplateInputSchema = updateTemplateInputSchema.extend({ name: templateFields.name });
+
+export type UpdateTemplateInput = z.output<typeof updateTemplateInputSchema>;
+export type CreateTemplateInput = z.output<typeof createTemplateInputSchema>;
+
+export interface TemplateVariable {
+  name: string;
+  type: 'STRING';
+  description: string;
+}
+
+/** A template as listed (GET /v1/templates): without `workflow`. */
+export interface TemplateSummary {
+  id: string;
+  name: string;
+  description: string;
+  version: number;
+  createdAt: string;
+  variables: TemplateVariable[];
+  /** [] = every conversation type (null is never answered). */
+  applicableMediums: Medium[];
+  officeHoursAvailability: OfficeHoursAvailability | null;
+}
+
+/** The full template (create, update, GraphQL), with its workflow definition (null when it has none). */
+export interface TemplateView extends TemplateSummary {
+  workflow: TemplateWorkflow | null;
+}
+
+// the documented answers (the OpenAPI document), checked against the view types
+const templateVariableResponse = viewSchema<TemplateVariable>()(
+  z.object({ name: z.string(), type: z.literal('STRING'), description: z.string() }).meta({ id: 'TemplateVariable' }),
+);
+const templateSummaryFields = {
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  version: z.int().min(1).describe('Grows by one each time the workflow definition changes.'),
+  createdAt: instantView(),
+  variables: z.array(templateVariableResponse),
+  applicableMediums: z.array(z.enum(MEDIUMS)).describe('`[]` = every conversation type.'),
+  officeHoursAvailability: z.enum(OFFICE_HOURS_AVAILABILITIES).nullable().describe('When the template may be used; null = always.'),
+};
+export const templateSummaryResponse = viewSchema<TemplateSummary>()(
+  z.object(templateSummaryFields).meta({ id: 'TemplateSummary', description: 'A template as listed: without `workflow`.' }),
+);
+export const templateListResponse = viewSchema<{ templates: TemplateSummary[] }>()(z.object({ templates: z.array(templateSummaryResponse).describe('Oldest first.') }));
+export const templateResponse = viewSchema<TemplateView>()(
+  z
+    .object({ ...templateSummaryFields, workflow: templateWorkflowResponse.nullable().describe('Null when the template has no workflow definition.') })
+    .meta({ id: 'Template', description: 'The full template, with its workflow definition.' }),
+);
+
+interface TemplateRow {
+  id: string;
+  name: string;
+  description: string;
+  version: number;
+  createdAt: Date;
+  variables: Prisma.JsonValue;
+  workflow: Prisma.JsonValue;
+  applicableMediums: Medium[];
+  officeHoursAvailability: OfficeHoursAvailability | null;
+}
+
+function variablesOf(stored: Prisma.JsonValue): TemplateVariable[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((v) =>
+    v && typeof v === 'object' && !Array.isArray(v) && typeof v.name === 'string'
+      ? [{ name: v.name, type: 'STRING' as const, description: typeof v.description === 'string' ? v.description : '' }]
+      : [],
+  );
+}
+
+/** The stored definition in canonical form; a document that no longer parses is answered as stored. */
+function storedWorkflow(stored: Prisma.JsonValue): TemplateWorkflow | null {
+  if (stored === null) return null;
+  const parsed = templateWorkflowInputSchema.safeParse(stored);
+  return parsed.success ? canonicalTemplateWorkflow(parsed.data) : (stored as unknown as TemplateWorkflow);
+}
+
+function summaryOf(row: TemplateRow): TemplateSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    version: row.version,
+    createdAt: row.createdAt.toISOString(),
+    variables: variablesOf(row.variables),
+    applicableMediums: row.applicableMediums,
+    officeHoursAvailability: row.officeHoursAvailability,
+  };
+}
+
+function viewOf(row: TemplateRow): TemplateView {
+  return { ...summaryOf(row), workflow: storedWorkflow(row.workflow) };
+}
+
+const storedVariables = (vars: { name: string; description?: string | undefined }[]) =>
+  vars.map((v) => ({ name: v.name, type: 'STRING', description: v.description ?? '' }));
+
+const ownTemplates = (actor: Actor) => ({ orgId: actor.orgId });
+const listOrder = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
+
+/** GET /v1/templates: the credential owner's templates, oldest first, without workflows. */
+export async function listTemplates(deps: DomainDeps, actor: Actor): Promise<TemplateSummary[]> {
+  const { db } = deps;
+  requireScope(actor, 'templates:read');
+  const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
+  return rows.map(summaryOf);
+}
+
+/** Query.templates: the same list, with each template's workflow. */
+export async function listTemplatesWithWorkflows(deps: DomainDeps, actor: Actor): Promise<TemplateView[]> {
+  const { db } = deps;
+  requireScope(actor, 'templates:read');
+  const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
+  return rows.map(viewOf);
+}
+
+export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: unknown): Promise<TemplateView> {
+  const { db } = deps;
+  requireScope(actor, 'templates:write');
+  const input = parseInput(createTemplateInputSchema, rawInput ?? {});
+  const view = await db.$transaction(async (tx) => {
+    await lockOrganizationForLimit(tx, actor.orgId);
+    assertRoomFor('templates', await tx.workflowTemplate.count({ where: { orgId: actor.orgId } }));
+    const row = await tx.workflowTemplate.create({
+      data: {
+        orgId: actor.orgId,
+        name: input.name,
+        description: input.description ?? '',
+        version: 1,
+        variables: storedVariables(input.variables ?? []),
+        applicableMediums: input.applicableMediums ?? [],
+        officeHoursAvailability: input.officeHoursAvailability ?? null,
+        workflow: input.workflow ? (canonicalTemplateWorkflow(input.workflow) as unknown as Prisma.InputJsonObject) : Prisma.DbNull,
+      },
+    });
+    const view = viewOf(row);
+    await recordEvent(tx, deps, actor, { type: 'template.created', orgId: actor.orgId, subject: { type: 'template', id: row.id }, data: view });
+    return view;
+  }, LIMIT_TRANSACTION_OPTIONS);
+  deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
+  return view;
+}
+
+// Interactive transactions wait for one another on the embedded database (one connection), so
+// a burst of concurrent updates needs more than Prisma's default 2 s to start and 5 s to finish.
+const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 20_000 };
+
+export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId: string, rawInput: unknown): Promise<TemplateView> {
+  const { db } = deps;
+  requireScope(actor, 'templates:write');
+  const id = uuidParam('templateId', templateId);
+  // an absent body changes nothing (every field is optional)
+  const input = parseInput(updateTemplateInputSchema, rawInput ?? {});
+  const result = await db.$transaction(async (tx) => {
+    // lock the row first: the comparison below and the bump must see the latest committed definition
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw new NotFound('Template');
+    const current = await tx.workflowTemplate.findUniqueOrThrow({ where: { id } });
+
+    const data: Prisma.WorkflowTemplateUpdateInput = {};
+    if (input.name !== undefined) data.name = input.name;
+    if (input.description !== undefined) data.description = input.description;
+    if (input.variables !== undefined) data.variables = storedVariables(input.variables);
+    if (input.applicableMediums !== undefined) data.applicableMediums = input.applicableMediums ?? [];
+    if (input.officeHoursAvailability !== undefined) data.officeHoursAvailability = input.officeHoursAvailability;
+    if (input.workflow !== undefined) {
+      const next = input.workflow === null ? null : canonicalTemplateWorkflow(input.workflow);
+      if (JSON.stringify(next) !== JSON.stringify(storedWorkflow(current.workflow))) {
+        data.workflow = next === null ? Prisma.DbNull : (next as unknown as Prisma.InputJsonObject);
+        data.version = { increment: 1 };
+      }
+    }
+    if (Object.keys(data).length === 0) return { view: viewOf(current), changed: false };
+    const updated = await tx.workflowTemplate.update({ where: { id }, data });
+    const view = viewOf(updated);
+    const previous = changedFields(viewOf(current), view);
+    if (previous) await recordEvent(tx, deps, actor, { type: 'template.updated', orgId: actor.orgId, subject: { type: 'template', id }, data: view, previous });
+    return { view, changed: previous !== null };
+  }, TRANSACTION_OPTIONS);
+  if (result.changed) deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
+  return result.view;
+}

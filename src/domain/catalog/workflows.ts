@@ -1,0 +1,210 @@
+// Bots and their workflows (spec §2 "Workflow", §4 "Workflows"): listing an organization's bots,
+// exporting a bot's workflows in the portable form, and importing that form into another bot.
+//
+// A bot is reachable when its organization is within the caller's reach (docs/decisions.md §2); any other bot
+// answers 404 exactly like a missing one. The import is the purpose the specification gives the export:
+// `{workflows: [...]}` as exported (ids ignored), at most 100 workflows of at most 200 steps each,
+// appended after the target bot's existing workflows, all in one transaction.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import type { DomainDeps } from '../shared/deps.js';
+import { type Actor, canReach, reaches, requireScope } from '../shared/access.js';
+import { NotFound, parseInput } from '../shared/errors.js';
+import { assertRoomFor } from '../shared/listLimits.js';
+import { uuidParam } from '../shared/ids.js';
+import { batchOf } from '../shared/batch.js';
+import { recordEvent } from '../events/log.js';
+import { loadReachableOrganization } from '../organizations/organizations.js';
+import type { WorkflowStep } from '../../generated/prisma/client.js';
+import {
+  canonicalPortableWorkflow,
+  type ChildStep,
+  objectError,
+  type PortableWorkflow,
+  portableWorkflowInputSchema,
+  type Step,
+  portableWorkflowFields,
+} from './workflowShape.js';
+import { instantView, viewSchema } from '../shared/viewSchema.js';
+
+export const MAX_IMPORTED_WORKFLOWS = 100;
+
+export interface BotSummary {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** A bot workflow in the portable export form of spec §2, with its id. */
+export interface ExportedWorkflow extends PortableWorkflow {
+  id: string;
+}
+
+// the documented answers (the OpenAPI document), checked against the view types
+export const botSummaryResponse = viewSchema<BotSummary>()(z.object({ id: z.uuid(), name: z.string(), createdAt: instantView() }).meta({ id: 'Bot' }));
+export const botListResponse = viewSchema<{ bots: BotSummary[] }>()(z.object({ bots: z.array(botSummaryResponse).describe('Oldest first.') }));
+export const exportedWorkflowResponse = viewSchema<ExportedWorkflow>()(
+  z.object({ id: z.uuid(), ...portableWorkflowFields }).meta({ id: 'Workflow', description: 'A bot workflow in the portable export form; `id` is ignored on import.' }),
+);
+export const workflowListResponse = viewSchema<{ workflows: ExportedWorkflow[] }>()(
+  z.object({ workflows: z.array(exportedWorkflowResponse).describe('Ordered by `order`.') }),
+);
+
+export const importWorkflowsInputSchema = z.strictObject(
+  {
+    workflows: z
+      .array(portableWorkflowInputSchema, { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of workflows') })
+      .max(MAX_IMPORTED_WORKFLOWS, { error: `must have at most ${MAX_IMPORTED_WORKFLOWS} workflows` }),
+  },
+  objectError('the body must be an object with workflows'),
+);
+
+export type ImportWorkflowsInput = z.output<typeof importWorkflowsInputSchema>;
+
+interface BotRow {
+  id: string;
+  orgId: string;
+  name: string;
+  createdAt: Date;
+}
+
+export function botSummary(row: BotRow): BotSummary {
+  return { id: row.id, name: row.name, createdAt: row.createdAt.toISOString() };
+}
+
+/** Loads a bot within the caller's reach, or throws NotFound. No scope check: callers do that. */
+export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotRow> {
+  const { db } = deps;
+  const id = uuidParam('botId', botId);
+  const bot = await db.bot.findUnique({ where: { id }, select: { id: true, orgId: true, name: true, createdAt: true } });
+  if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
+  return bot;
+}
+
+/** GET /v1/organizations/{orgId}/bots, Organization.bots: oldest first. */
+export async function listBots(deps: DomainDeps, actor: Actor, orgId: string): Promise<BotSummary[]> {
+  requireScope(actor, 'bots:read');
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const rows = await batchOf(deps).bots.load(org.id); // oldest first
+  return rows.map(botSummary);
+}
+
+/** Query.bot(id). */
+export async function getBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotSummary> {
+  requireScope(actor, 'bots:read');
+  return botSummary(await loadReachableBot(deps, actor, botId));
+}
+
+/** The columns of a workflow step row that the portable form is built from. */
+type StepRow = Pick<
+  WorkflowStep,
+  'id' | 'parentStepId' | 'title' | 'description' | 'instructions' | 'order' | 'examples' | 'action' | 'templateName' | 'templateBody'
+>;
+
+function childStepOf(row: StepRow): ChildStep {
+  return {
+    title: row.title,
+    description: row.description,
+    instructions: row.instructions,
+    order: row.order,
+    examples: row.examples,
+    action: row.action,
+    actionMetadata:
+      row.templateName === null && row.templateBody === null ? null : { templateName: row.templateName ?? '', templateBody: row.templateBody ?? '' },
+  };
+}
+
+/** Reads workflows (in the given order) with their steps, child steps nested one level, each ordered by `order`. */
+async function readWorkflows(db: Pick<Db, 'workflow'>, where: { botId: string } | { id: { in: string[] } }): Promise<ExportedWorkflow[]> {
+  const workflows = await db.workflow.findMany({
+    where,
+    orderBy: [{ order: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+    include: { steps: { orderBy: [{ order: 'asc' }, { id: 'asc' }] } },
+  });
+  return workflows.map((wf) => {
+    const children = new Map<string, ChildStep[]>();
+    for (const s of wf.steps) {
+      if (s.parentStepId === null) continue;
+      const list = children.get(s.parentStepId) ?? [];
+      list.push(childStepOf(s));
+      children.set(s.parentStepId, list);
+    }
+    const steps: Step[] = wf.steps.filter((s) => s.parentStepId === null).map((s) => ({ ...childStepOf(s), childSteps: children.get(s.id) ?? [] }));
+    return { id: wf.id, title: wf.title, description: wf.description, enabled: wf.enabled, usageContext: wf.usageContext, steps };
+  });
+}
+
+/** GET /v1/bots/{botId}/workflows, Bot.workflows: every workflow of the bot in the portable form. */
+export async function exportBotWorkflows(deps: DomainDeps, actor: Actor, botId: string): Promise<ExportedWorkflow[]> {
+  const { db } = deps;
+  requireScope(actor, 'bots:read');
+  const bot = await loadReachableBot(deps, actor, botId);
+  return readWorkflows(db, { botId: bot.id });
+}
+
+const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 30_000 };
+
+/** POST /v1/bots/{botId}/workflows/import: creates copies of the given workflows in the bot; answers them with their new ids. */
+export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: string, rawInput: unknown): Promise<ExportedWorkflow[]> {
+  const { db } = deps;
+  requireScope(actor, 'templates:write');
+  const id = uuidParam('botId', botId);
+  const input = parseInput(importWorkflowsInputSchema, rawInput ?? {});
+  const workflows = input.workflows.map(canonicalPortableWorkflow);
+
+  return db.$transaction(async (tx) => {
+    // lock the bot: concurrent imports into one bot append one after the other, with distinct orders
+    // reach from the organization's parent read in the same statement (no read outside the transaction)
+    const bots = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
+      SELECT b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${id}::uuid FOR UPDATE OF b`;
+    const bot = bots[0];
+    if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
+    assertRoomFor('workflows', await tx.workflow.count({ where: { botId: id } }), workflows.length);
+    const last = await tx.workflow.aggregate({ where: { botId: id }, _max: { order: true } });
+    const firstOrder = (last._max.order ?? 0) + 1;
+
+    // ids are made here so that workflows, steps and child steps go in with three statements
+    const workflowRows = workflows.map((wf, i) => ({
+      id: randomUUID(),
+      botId: id,
+      title: wf.title,
+      description: wf.description,
+      enabled: wf.enabled,
+      usageContext: wf.usageContext,
+      order: firstOrder + i,
+    }));
+    const stepRow = (workflowId: string, parentStepId: string | null, s: ChildStep) => ({
+      id: randomUUID(),
+      workflowId,
+      parentStepId,
+      title: s.title,
+      description: s.description,
+      instructions: s.instructions,
+      order: s.order,
+      examples: s.examples,
+      action: s.action,
+      templateName: s.actionMetadata?.templateName ?? null,
+      templateBody: s.actionMetadata?.templateBody ?? null,
+    });
+    const parents: ReturnType<typeof stepRow>[] = [];
+    const children: ReturnType<typeof stepRow>[] = [];
+    workflows.forEach((wf, i) => {
+      const workflowId = workflowRows[i]!.id;
+      for (const step of wf.steps) {
+        const parent = stepRow(workflowId, null, step);
+        parents.push(parent);
+        for (const child of step.childSteps) children.push(stepRow(workflowId, parent.id, child));
+      }
+    });
+    if (workflowRows.length) await tx.workflow.createMany({ data: workflowRows });
+    if (parents.length) await tx.workflowStep.createMany({ data: parents });
+    if (children.length) await tx.workflowStep.createMany({ data: children });
+    if (workflowRows.length === 0) return [];
+    // the answer is read in the transaction: the event's data is exactly what the caller gets
+    const imported = await readWorkflows(tx, { id: { in: workflowRows.map((w) => w.id) } });
+    await recordEvent(tx, deps, actor, { type: 'workflows.imported', orgId: bot.orgId, subject: { type: 'bot', id }, data: { botId: id, workflows: imported } });
+    return imported;
+  }, TRANSACTION_OPTIONS);
+}

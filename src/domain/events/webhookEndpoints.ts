@@ -1,0 +1,340 @@
+// Webhook endpoints (/v1/webhook-endpoints and the GraphQL twins): the credential owner's receivers of
+// events. An account organization's endpoint also receives its children's events. The signing secret is
+// answered once, when the endpoint is made or its secret rotated, and stored encrypted; after a rotation
+// the previous secret still signs for 24 h (both signatures are sent). Each change is recorded in the
+// event log like any other, without the secret. Scopes webhooks:read / webhooks:write.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
+import { encryptSecret, newWebhookSecret } from './webhooks/secrets.js';
+import { urlProblem } from './webhooks/targets.js';
+import { type Actor, requireScope } from '../shared/access.js';
+import type { DomainDeps } from '../shared/deps.js';
+import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { changedFields, EVENT_FAMILIES, EVENT_TYPES, type EventWriter, recordEvent } from './log.js';
+import { uuidParam } from '../shared/ids.js';
+import { instantView, viewSchema } from '../shared/viewSchema.js';
+
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
+const DELIVERIES_LISTED = 50;
+
+export interface WebhookDeps extends DomainDeps {
+  tokens: { key: KeyMaterial };
+  config: { webhookAllowPrivateTargets: boolean };
+}
+
+export interface WebhookEndpointView {
+  id: string;
+  orgId: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  /** Why the service disabled it (an answer 410 Gone); null otherwise. */
+  disabledReason: string | null;
+  /** Until when the previous secret still signs after a rotation; null when none does. */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type WebhookEndpointWithSecret = WebhookEndpointView & { secret: string };
+
+export interface WebhookDeliveryView {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastAttemptAt: string | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+  response: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export function endpointView(row: WebhookEndpoint, now: Date): WebhookEndpointView {
+  const overlap = row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    url: row.url,
+    description: row.description,
+    eventTypes: row.eventTypes,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    previousSecretExpiresAt: overlap?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Records that the service disabled an endpoint (it answered 410 Gone, or every delivery failed for 5
+ * days): `webhook_endpoint.disabled` by the system, in the transaction that disabled it (domain/events/webhooks/delivery.ts
+ * calls it through its `onDisabled` hook, being below the domain).
+ */
+export async function recordEndpointDisabled(tx: EventWriter, deps: Pick<WebhookDeps, 'clock'>, row: WebhookEndpoint): Promise<void> {
+  await recordEvent(tx, deps, null, { type: 'webhook_endpoint.disabled', orgId: row.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: endpointView(row, deps.clock()) });
+}
+
+export function deliveryView(row: WebhookDelivery): WebhookDeliveryView {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    status: row.status as WebhookDeliveryView['status'],
+    attempts: row.attempts,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    statusCode: row.statusCode,
+    latencyMs: row.latencyMs,
+    response: row.response,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const endpointFields = {
+  id: z.uuid(),
+  orgId: z.uuid().describe('The owner: the credential owner’s organization.'),
+  url: z.string().describe('Where events are POSTed.'),
+  description: z.string(),
+  eventTypes: z.array(z.string()).describe('Event type names, families such as `closure.*`, or `*`.'),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable().describe('Why the service disabled the endpoint (it answered 410 Gone, or every delivery failed for 5 days); null otherwise.'),
+  previousSecretExpiresAt: instantView().nullable().describe('Until when the previous secret still signs after a rotation; null when none does.'),
+  createdAt: instantView(),
+  updatedAt: instantView(),
+};
+export const webhookEndpointResponse = viewSchema<WebhookEndpointView>()(z.object(endpointFields).meta({ id: 'WebhookEndpoint' }));
+export const webhookEndpointWithSecretResponse = viewSchema<WebhookEndpointWithSecret>()(
+  z
+    .object({ ...endpointFields, secret: z.string().describe('The signing secret (`whsec_…`): shown only in this answer; keep it.') })
+    .meta({ id: 'WebhookEndpointWithSecret' }),
+);
+export const webhookEndpointListResponse = viewSchema<{ webhookEndpoints: WebhookEndpointView[] }>()(
+  z.object({ webhookEndpoints: z.array(webhookEndpointResponse).describe('Oldest first.') }),
+);
+export const webhookDeliveryResponse = viewSchema<WebhookDeliveryView>()(
+  z
+    .object({
+      id: z.uuid(),
+      endpointId: z.uuid(),
+      eventId: z.uuid(),
+      eventType: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.int(),
+      lastAttemptAt: instantView().nullable(),
+      statusCode: z.int().nullable().describe('The status of the last answer; null when there was none.'),
+      latencyMs: z.int().nullable(),
+      response: z.string().nullable().describe('The first 1 KB of the last answer, or why there was none.'),
+      nextAttemptAt: instantView().nullable().describe('When the next retry is due; null when none is.'),
+      createdAt: instantView(),
+    })
+    .meta({ id: 'WebhookDelivery' }),
+);
+export const webhookDeliveryListResponse = viewSchema<{ deliveries: WebhookDeliveryView[] }>()(
+  z.object({ deliveries: z.array(webhookDeliveryResponse).describe(`Newest first, at most ${DELIVERIES_LISTED}.`) }),
+);
+export const deletedWebhookEndpointResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
+
+const eventTypesField = z
+  .array(z.string().max(100), { error: 'must be a list of event types' })
+  .min(1, { error: 'must name at least one event type (or *)' })
+  .max(50, { error: 'must name at most 50 event types' })
+  .superRefine((types, ctx) => {
+    for (const type of types) {
+      if (type !== '*' && !(EVENT_TYPES as readonly string[]).includes(type) && !EVENT_FAMILIES.has(type)) {
+        ctx.addIssue({ code: 'custom', message: `"${type.slice(0, 60)}" is not an event type, a family such as closure.*, nor *` });
+      }
+    }
+  });
+const urlField = z.string({ error: 'must be a URL' }).max(2_000, { error: 'must be at most 2000 characters' });
+const absent = (v: unknown) => (v === null ? undefined : v);
+
+export const createWebhookEndpointInput = z.strictObject({
+  url: urlField.describe('https:// (http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS).'),
+  description: z.preprocess(absent, z.string().max(500, { error: 'must be at most 500 characters' }).optional()),
+  eventTypes: z.preprocess(absent, eventTypesField.optional()).describe('Default `["*"]`: every event.'),
+  enabled: z.preprocess(absent, z.boolean({ error: 'must be true or false' }).optional()),
+});
+export const updateWebhookEndpointInput = z.strictObject({
+  url: z.preprocess(absent, urlField.optional()),
+  description: z.preprocess(absent, z.string().max(500, { error: 'must be at most 500 characters' }).optional()),
+  eventTypes: z.preprocess(absent, eventTypesField.optional()),
+  enabled: z.preprocess(absent, z.boolean({ error: 'must be true or false' }).optional()),
+});
+export const emptyWebhookInput = z.strictObject({});
+
+function checkUrl(deps: WebhookDeps, url: string | undefined): void {
+  if (url === undefined) return;
+  const problem = urlProblem(url, deps.config.webhookAllowPrivateTargets);
+  if (problem) throw InvalidInput.of('url', problem);
+}
+
+async function ownEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
+  const row = await deps.db.webhookEndpoint.findFirst({ where: { id: uuidParam('endpointId', endpointId), orgId: actor.orgId } });
+  if (!row) throw new NotFound('Webhook endpoint');
+  return row;
+}
+
+export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, input: unknown): Promise<WebhookEndpointWithSecret> {
+  requireScope(actor, 'webhooks:write');
+  const data = parseInput(createWebhookEndpointInput, input ?? {});
+  checkUrl(deps, data.url);
+  const now = deps.clock();
+  const secret = newWebhookSecret();
+  const view = await deps.db.$transaction(async (tx) => {
+    const count = await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } });
+    if (count >= MAX_ENDPOINTS_PER_ORGANIZATION) throw InvalidInput.of('url', `at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints per organization; delete one first`);
+    const row = await tx.webhookEndpoint.create({
+      data: {
+        id: randomUUID(),
+        orgId: actor.orgId,
+        url: data.url,
+        description: data.description ?? '',
+        eventTypes: data.eventTypes ?? ['*'],
+        enabled: data.enabled ?? true,
+        secret: encryptSecret(deps.tokens.key, secret),
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    const view = endpointView(row, now);
+    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.created', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: view });
+    return view;
+  });
+  return { ...view, secret };
+}
+
+export async function listWebhookEndpoints(deps: WebhookDeps, actor: Actor): Promise<WebhookEndpointView[]> {
+  requireScope(actor, 'webhooks:read');
+  const now = deps.clock();
+  const rows = await deps.db.webhookEndpoint.findMany({ where: { orgId: actor.orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return rows.map((row) => endpointView(row, now));
+}
+
+export async function getWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookEndpointView> {
+  requireScope(actor, 'webhooks:read');
+  return endpointView(await ownEndpoint(deps, actor, endpointId), deps.clock());
+}
+
+export async function updateWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input: unknown): Promise<WebhookEndpointView> {
+  requireScope(actor, 'webhooks:write');
+  const data = parseInput(updateWebhookEndpointInput, input ?? {});
+  checkUrl(deps, data.url);
+  const id = uuidParam('endpointId', endpointId);
+  const now = deps.clock();
+  return deps.db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw new NotFound('Webhook endpoint');
+    const before = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+    const row = await tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        ...(data.url !== undefined ? { url: data.url } : {}),
+        ...(data.description !== undefined ? { description: data.description } : {}),
+        ...(data.eventTypes !== undefined ? { eventTypes: data.eventTypes } : {}),
+        // enabling again clears the reason the service disabled it
+        ...(data.enabled !== undefined ? { enabled: data.enabled, ...(data.enabled ? { disabledReason: null } : {}) } : {}),
+        updatedAt: now,
+      },
+    });
+    const view = endpointView(row, now);
+    const previous = changedFields(endpointView(before, now), view);
+    if (previous) await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.updated', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: view, previous });
+    return view;
+  });
+}
+
+export async function deleteWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<{ id: string; deleted: true }> {
+  requireScope(actor, 'webhooks:write');
+  const id = uuidParam('endpointId', endpointId);
+  const now = deps.clock();
+  await deps.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    if (rows.length === 0) throw new NotFound('Webhook endpoint');
+    const row = await tx.webhookEndpoint.delete({ where: { id } });
+    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.deleted', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: endpointView(row, now) });
+  });
+  return { id, deleted: true };
+}
+
+/** A new secret; the previous one still signs for 24 h (both signatures are sent meanwhile). */
+export async function rotateWebhookSecret(deps: WebhookDeps, actor: Actor, endpointId: string, input?: unknown): Promise<WebhookEndpointWithSecret> {
+  requireScope(actor, 'webhooks:write');
+  parseInput(emptyWebhookInput, input ?? {});
+  const id = uuidParam('endpointId', endpointId);
+  const now = deps.clock();
+  const secret = newWebhookSecret();
+  const view = await deps.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ secret: string }[]>`SELECT "secret" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    if (rows.length === 0) throw new NotFound('Webhook endpoint');
+    const row = await tx.webhookEndpoint.update({
+      where: { id },
+      data: { secret: encryptSecret(deps.tokens.key, secret), previousSecret: rows[0]!.secret, previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS), updatedAt: now },
+    });
+    const view = endpointView(row, now);
+    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.secret_rotated', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: view });
+    return view;
+  });
+  return { ...view, secret };
+}
+
+/**
+ * Sends the endpoint a `webhook.test` event (recorded like any event, delivered to this endpoint only);
+ * answers the delivery. Its row is written with the event, pending and due now, for the deliveries lane
+ * (domain/events/webhooks/delivery.ts): the caller gets a delivery it can look up, which the dispatcher (which writes a
+ * row only when an attempt ended) could not give it yet.
+ */
+export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input?: unknown): Promise<WebhookDeliveryView> {
+  requireScope(actor, 'webhooks:write');
+  parseInput(emptyWebhookInput, input ?? {});
+  const endpoint = await ownEndpoint(deps, actor, endpointId);
+  if (!endpoint.enabled) throw InvalidInput.of('endpointId', 'the endpoint is disabled; enable it first');
+  const delivery = await deps.db.$transaction(async (tx) => {
+    const eventId = await recordEvent(tx, deps, actor, {
+      type: 'webhook.test',
+      orgId: actor.orgId,
+      subject: { type: 'webhook_endpoint', id: endpoint.id },
+      data: { endpointId: endpoint.id, message: 'A test event: the endpoint receives and verifies deliveries.' },
+    });
+    const now = deps.clock();
+    return tx.webhookDelivery.create({
+      data: { id: randomUUID(), endpointId: endpoint.id, eventId, eventType: 'webhook.test', status: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now },
+    });
+  });
+  return deliveryView(delivery);
+}
+
+export async function listWebhookDeliveries(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookDeliveryView[]> {
+  requireScope(actor, 'webhooks:read');
+  const endpoint = await ownEndpoint(deps, actor, endpointId);
+  const rows = await deps.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: DELIVERIES_LISTED });
+  return rows.map(deliveryView);
+}
+
+/** Delivers a delivery that failed or was delivered once more, at once, with a fresh retry schedule. */
+export async function retryWebhookDelivery(deps: WebhookDeps, actor: Actor, endpointId: string, deliveryId: string, input?: unknown): Promise<WebhookDeliveryView> {
+  requireScope(actor, 'webhooks:write');
+  parseInput(emptyWebhookInput, input ?? {});
+  const endpoint = await ownEndpoint(deps, actor, endpointId);
+  const id = uuidParam('deliveryId', deliveryId);
+  const now = deps.clock();
+  const row = await deps.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ status: string }[]>`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpoint.id}::uuid FOR UPDATE`;
+    if (rows.length === 0) throw new NotFound('Webhook delivery');
+    if (rows[0]!.status === 'pending') throw InvalidInput.of('deliveryId', 'the delivery is still pending; it is retried on its schedule');
+    // pending and due now: the job queue's deliveries lane claims it (domain/events/webhooks/delivery.ts)
+    const updated = await tx.webhookDelivery.update({ where: { id }, data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null } });
+    const view = deliveryView(updated);
+    await recordEvent(tx, deps, actor, { type: 'webhook_delivery.retried', orgId: actor.orgId, subject: { type: 'webhook_delivery', id }, data: view });
+    return view;
+  });
+  return row;
+}

@@ -1,0 +1,166 @@
+// Live availability (GraphQL subscription availabilityChanged): the current answer at once, then a new
+// one whenever it changes — when the clock reaches the instant the answer itself changes (its state,
+// but also its break, closure or greeting alone, as between two adjacent breaks, or its nextChangeAt
+// once a change comes within the lookahead; a wake-up on the app's clock, so exact across
+// daylight-saving changes like nextChangeAt itself) and after every write that can change it (office
+// hours, breaks, closures, templates, phone numbers, the organization), on this instance or another
+// (the change feed). An answer equal to the last one sent (but for its instant) is not sent.
+//
+// The caller's credential is checked again when its organization's credentials or reach change, and
+// every minute (an access token expires): a revoked credential, a lost scope or a lost reach ends the
+// stream with that error.
+import { type Change, SCHEDULE_KINDS } from '../../changes/change.js';
+import { type Actor, assertReach, requireScope } from '../shared/access.js';
+import type { Availability, Medium } from './availability.js';
+import { answerFromSchedule, availabilityFromSchedule, availabilityQuerySchema, loadSchedule } from './availabilityQuery.js';
+import type { ScheduleDeps } from './deps.js';
+import { parseInput } from '../shared/errors.js';
+import { uuidParam } from '../shared/ids.js';
+import { loadReachableOrganization } from '../organizations/organizations.js';
+
+/** How often the caller's credential is checked again while nothing else happens. */
+const RECHECK_CREDENTIAL_MS = 60_000;
+/** Answers waiting for a slow reader; older ones are dropped (each answer is whole, the latest is what counts). */
+const MAX_BUFFERED = 10;
+
+export interface WatchOptions {
+  /** Authenticates the caller's credential again (it may have been revoked or narrowed since). */
+  reauthenticate(): Promise<Actor>;
+}
+
+class AvailabilityWatch implements AsyncIterableIterator<Availability> {
+  private readonly buffered: Availability[] = [];
+  private waiting: { resolve: (r: IteratorResult<Availability>) => void; reject: (err: unknown) => void } | undefined;
+  private failure: unknown;
+  private finished = false;
+  private lastKey: string | undefined;
+  private steps: Promise<void> = Promise.resolve();
+  private cancelWake: (() => void) | undefined;
+  private cancelRecheck: (() => void) | undefined;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly deps: ScheduleDeps,
+    private readonly ownerOrgId: string,
+    private readonly orgId: string,
+    private readonly medium: Medium,
+    private readonly phoneNumberId: string | null | undefined,
+    private readonly options: WatchOptions,
+  ) {
+    // every change is heard, this instance's at once and the others' from the event log (even after a
+    // time when the log could not be read: it is then read from where it was)
+    this.unsubscribe = deps.changes.subscribe({ onChange: (change) => this.onChange(change) });
+    this.refresh(false);
+  }
+
+  private onChange(change: Change): void {
+    if (change.orgId === this.orgId && SCHEDULE_KINDS.has(change.kind)) this.refresh(false);
+    if (change.orgId === this.ownerOrgId && (change.kind === 'credentials' || change.kind === 'organization')) this.refresh(true);
+  }
+
+  /** Steps run one after the other, so that answers go out in the order of the instants they are for. */
+  private refresh(recheck: boolean): void {
+    this.steps = this.steps.then(() => this.step(recheck)).catch((err: unknown) => this.fail(err));
+  }
+
+  private async step(recheck: boolean): Promise<void> {
+    if (this.finished) return;
+    if (recheck) {
+      const actor = await this.options.reauthenticate();
+      requireScope(actor, 'office-hours:read');
+      await assertReach(this.deps, actor, this.orgId);
+    }
+    const now = this.deps.clock().getTime();
+    const { availability: answer, untilMs } = answerFromSchedule(await loadSchedule(this.deps, this.orgId, now), now, this.medium, this.phoneNumberId);
+    if (this.finished) return;
+    const key = JSON.stringify({ ...answer, at: undefined, localTime: undefined });
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.push(answer);
+    }
+    this.cancelWake?.();
+    // not nextChangeAt: the break, the closure or the greeting can change before the state does
+    this.cancelWake = this.deps.wakeAt(untilMs, () => this.refresh(false));
+    if (recheck || !this.cancelRecheck) {
+      this.cancelRecheck?.();
+      this.cancelRecheck = this.deps.wakeAt(now + RECHECK_CREDENTIAL_MS, () => this.refresh(true));
+    }
+  }
+
+  private push(answer: Availability): void {
+    if (this.waiting) {
+      const { resolve } = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: answer, done: false });
+      return;
+    }
+    this.buffered.push(answer);
+    if (this.buffered.length > MAX_BUFFERED) this.buffered.shift();
+  }
+
+  private fail(err: unknown): void {
+    if (this.finished) return;
+    this.failure = err;
+    this.stop();
+    if (this.waiting) {
+      const { reject } = this.waiting;
+      this.waiting = undefined;
+      reject(err);
+    }
+  }
+
+  private stop(): void {
+    this.finished = true;
+    this.unsubscribe();
+    this.cancelWake?.();
+    this.cancelRecheck?.();
+  }
+
+  next(): Promise<IteratorResult<Availability>> {
+    const value = this.buffered.shift();
+    if (value) return Promise.resolve({ value, done: false });
+    if (this.failure !== undefined) {
+      const err = this.failure;
+      this.failure = undefined;
+      return Promise.reject(err);
+    }
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<Availability>> {
+    this.stop();
+    this.buffered.length = 0;
+    if (this.waiting) {
+      this.waiting.resolve({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Availability> {
+    return this;
+  }
+}
+
+/**
+ * Starts watching an organization's availability for a medium (and a phone number's greetings). The
+ * arguments are checked first, as the availability query checks them: a bad argument, a missing scope,
+ * an organization outside reach or a foreign phone number fail here, before anything is streamed.
+ */
+export async function watchAvailability(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  query: unknown,
+  options: WatchOptions,
+): Promise<AsyncIterableIterator<Availability>> {
+  const parsed = parseInput(availabilityQuerySchema.omit({ at: true }), query ?? {});
+  requireScope(actor, 'office-hours:read');
+  const org = await loadReachableOrganization(deps, actor, uuidParam('orgId', orgId));
+  const now = deps.clock().getTime();
+  availabilityFromSchedule(await loadSchedule(deps, org.id, now), now, parsed.medium, parsed.phoneNumberId); // a foreign phone number: 404 now
+  return new AvailabilityWatch(deps, actor.orgId, org.id, parsed.medium, parsed.phoneNumberId, options);
+}

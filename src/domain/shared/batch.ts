@@ -1,0 +1,52 @@
+// Per-request batching (DataLoader) of the lists that are read per organization. A GraphQL operation
+// that asks for `children { closures phoneNumbers insurances }` resolves each field once per child; the
+// loaders turn those N calls into one statement per list, so that the statements of an operation do
+// not grow with children × fields. REST answers one organization and gets a fresh batch per call.
+import DataLoader from 'dataloader';
+import type { Db } from '../../db/client.js';
+import type { Bot, Closure, Insurance, PhoneNumber } from '../../generated/prisma/client.js';
+
+// a batch collects every load until the event loop turns (sibling resolvers arrive after different numbers of awaits)
+const options = { batchScheduleFn: (dispatch: () => void) => setImmediate(dispatch) };
+
+function groupBy<T extends { orgId: string }>(rows: T[], keys: readonly string[]): T[][] {
+  const groups = new Map<string, T[]>(keys.map((k) => [k, []]));
+  for (const row of rows) groups.get(row.orgId)?.push(row);
+  return keys.map((k) => groups.get(k)!);
+}
+
+/** One loader per list, each made on first use (most operations read none of them). */
+export class RequestBatch {
+  private loaders: Partial<Record<'closures' | 'phoneNumbers' | 'insurances' | 'bots', DataLoader<string, unknown[]>>> = {};
+
+  constructor(private readonly db: Db) {}
+
+  private loader<T extends { orgId: string }>(name: keyof RequestBatch['loaders'], load: (orgIds: string[]) => Promise<T[]>): DataLoader<string, T[]> {
+    return (this.loaders[name] ??= new DataLoader<string, T[]>(async (orgIds) => groupBy(await load([...orgIds]), orgIds), options) as DataLoader<string, unknown[]>) as DataLoader<string, T[]>;
+  }
+
+  get closures(): DataLoader<string, Closure[]> {
+    return this.loader('closures', (orgIds) => this.db.closure.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }));
+  }
+
+  get phoneNumbers(): DataLoader<string, PhoneNumber[]> {
+    return this.loader('phoneNumbers', (orgIds) => this.db.phoneNumber.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+  }
+
+  get insurances(): DataLoader<string, Insurance[]> {
+    return this.loader('insurances', (orgIds) => this.db.insurance.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
+  }
+
+  get bots(): DataLoader<string, Bot[]> {
+    return this.loader('bots', (orgIds) => this.db.bot.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+  }
+}
+
+export function createRequestBatch(db: Db): RequestBatch {
+  return new RequestBatch(db);
+}
+
+/** The request's batch, or a fresh one (a single call batches with nobody). */
+export function batchOf(deps: { db: Db; batch?: RequestBatch }): RequestBatch {
+  return deps.batch ?? createRequestBatch(deps.db);
+}

@@ -1,0 +1,31 @@
+// The database's errors as the domain's: the gate (db/gate.ts) throws its own DatabaseUnavailableError
+// and knows nothing of the domain; both surfaces map what they catch through asUnavailable, once.
+import { DatabaseUnavailableError } from '../../db/gate.js';
+import { Unavailable } from './errors.js';
+
+/**
+ * The domain error for a DatabaseUnavailableError, also when Prisma wrapped it (Prisma keeps the
+ * adapter error's `code`); undefined for any other error.
+ */
+export function asUnavailable(err: unknown): Unavailable | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof Unavailable) return e;
+    // Prisma's own transaction timeouts (waiting to start one, or a transaction that outlived its timeout)
+    // are the database not keeping up, like the gate's: nothing was committed
+    if ((e as { code?: unknown }).code === 'P2028') {
+      return new Unavailable('The service is overloaded (a database transaction could not run in time); retry shortly', 1);
+    }
+    if ((e as { code?: unknown }).code === DatabaseUnavailableError.CODE) {
+      const message = e instanceof DatabaseUnavailableError ? e.message : /retry shortly/.test(String((e as Error).message)) ? lastLine((e as Error).message) : 'The database is unavailable; retry shortly';
+      return new Unavailable(message, 1);
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Prisma puts its invocation report before the driver's message; the last line is ours. */
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return lines[lines.length - 1]!.trim();
+}

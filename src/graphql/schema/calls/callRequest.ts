@@ -1,0 +1,218 @@
+// Call requests on GraphQL: polling and listing (call-requests:read), placing and canceling
+// (call-requests:write), and the agent runtime's claim, heartbeat, start, complete and fail
+// (calls:dispatch). Arguments go to the domain's schemas, so both surfaces give the same verdicts.
+import {
+  CALL_REQUEST_STATUSES,
+  type CallRequestError,
+  type CallRequestPage,
+  type CallRequestView,
+  cancelCallRequest,
+  createCallRequest,
+  getCallRequest,
+  CALL_FAILURE_CODES,
+  listCallRequests,
+} from '../../../domain/calls/callRequests.js';
+import { type CallClaim, claimCallRequests, completeCallRequest, failCallRequest, heartbeatCallRequest, startCallRequest } from '../../../domain/calls/callDispatch.js';
+import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
+import { builder } from '../../builder.js';
+import { AvailabilityRef } from '../schedule/availability.js';
+
+const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
+  description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
+  values: CALL_REQUEST_STATUSES,
+});
+
+const CallFailureCodeEnum = builder.enumType('CallFailureCode', {
+  description: 'Why a call failed.',
+  values: CALL_FAILURE_CODES,
+});
+
+const CallRequestErrorRef = builder.objectRef<CallRequestError>('CallRequestError').implement({
+  description: 'A public reason for the failure of a call request.',
+  fields: (t) => ({
+    category: t.exposeString('category', { description: 'The kind of failure, e.g. "request".' }),
+    code: t.exposeString('code', { description: 'A machine-readable reason, e.g. "target_unavailable".' }),
+    message: t.exposeString('message', { description: 'A human-readable reason.' }),
+  }),
+});
+
+const MetadataEntryRef = builder.objectRef<{ key: string; value: string }>('MetadataEntry').implement({
+  description: 'One string pair of metadata.',
+  fields: (t) => ({ key: t.exposeString('key', { description: 'The key.' }), value: t.exposeString('value', { description: 'The value.' }) }),
+});
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+// the fields of a call request, shared by CallRequest and the heartbeat's answer (which adds leaseUntil,
+// as its REST twin does)
+const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, S>) => ({
+  id: t.id({ description: 'Call request id (UUID); the same as callRequestId.', resolve: (r) => r.callRequestId }),
+  callRequestId: t.id({ description: 'Call request id (UUID).', resolve: (r) => r.callRequestId }),
+  orgId: t.id({ description: 'The organization.', resolve: (r) => r.orgId }),
+  botId: t.id({ nullable: true, description: 'The bot that talks.', resolve: (r) => r.botId }),
+  phoneNumberId: t.id({ nullable: true, description: 'The caller id.', resolve: (r) => r.phoneNumberId }),
+  to: t.string({ description: 'The number called, E.164.', resolve: (r) => r.to }),
+  status: t.field({ type: CallRequestStatusEnum, description: 'The current status.', resolve: (r) => r.status }),
+  officeHoursOnly: t.boolean({ description: "Dispatched only while the organization's PHONE availability is OPEN.", resolve: (r) => r.officeHoursOnly }),
+  metadata: t.field({
+    type: [MetadataEntryRef],
+    description: 'The string pairs given at creation.',
+    resolve: (r) => Object.entries(r.metadata).map(([key, value]) => ({ key, value })),
+  }),
+  createdAt: t.field({ type: 'DateTime', description: 'When the request was queued.', resolve: (r) => r.createdAt }),
+  notBefore: t.field({ type: 'DateTime', nullable: true, description: 'Not dialed before this instant.', resolve: (r) => r.notBefore }),
+  expiresAt: t.field({ type: 'DateTime', description: 'When the request expires if not started.', resolve: (r) => r.expiresAt }),
+  startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the call started.', resolve: (r) => r.startedAt }),
+  finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When processing ended; null while pending.', resolve: (r) => r.finishedAt }),
+  attempts: t.int({ description: 'Claims so far.', resolve: (r) => r.attempts }),
+  conversationId: t.id({
+    nullable: true,
+    description: "The conversation the call started; use it to track an initiated call's outcome.",
+    resolve: (r) => r.conversationId,
+  }),
+  error: t.field({ type: CallRequestErrorRef, nullable: true, description: 'The public reason for a failure; null otherwise.', resolve: (r) => r.error }),
+});
+
+export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
+  description: 'A call placed by an integrator and worked by the agent runtime. A failed request is data (status failed with an error), not a GraphQL error.',
+  fields: (t) => callRequestFields(t),
+});
+
+const CallRequestLeaseRef = builder.objectRef<CallRequestView & { leaseUntil: string }>('CallRequestLease').implement({
+  description: 'A call request whose lease a heartbeat extended: the request, and when the lease now ends.',
+  fields: (t) => ({
+    ...callRequestFields(t),
+    leaseUntil: t.expose('leaseUntil', { type: 'DateTime', description: 'The lease now ends then.' }),
+  }),
+});
+
+const CallRequestPageRef = builder.objectRef<CallRequestPage>('CallRequestPage').implement({
+  description: 'One page of call requests, newest first.',
+  fields: (t) => ({
+    items: t.field({ type: [CallRequestRef], description: 'The requests of this page.', resolve: (p) => p.callRequests }),
+    nextCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page; null on the last page.', resolve: (p) => p.pagination.nextCursor }),
+  }),
+});
+
+const CallClaimRef = builder.objectRef<CallClaim>('CallClaim').implement({
+  description: 'A call handed to one runtime under a lease, with what the agent needs to say.',
+  fields: (t) => ({
+    leaseId: t.exposeID('leaseId', { description: 'Name it in heartbeat, start, complete and fail.' }),
+    leaseUntil: t.expose('leaseUntil', { type: 'DateTime', description: 'The claim ends then unless a heartbeat extends it.' }),
+    callRequest: t.expose('callRequest', { type: CallRequestRef, description: 'The request.' }),
+    availability: t.expose('availability', { type: AvailabilityRef, description: "The organization's PHONE availability now (greeting, templates)." }),
+  }),
+});
+
+const MetadataEntryInput = builder.inputType('MetadataEntryInput', {
+  description: 'One string pair of metadata.',
+  fields: (t) => ({ key: t.string({ required: true, description: 'The key.' }), value: t.string({ required: true, description: 'The value.' }) }),
+});
+
+const CreateCallRequestInput = builder.inputType('CreateCallRequestInput', {
+  description: 'A call to place; checked by the same rules as POST /v1/call-requests.',
+  fields: (t) => ({
+    botId: t.id({ required: true, description: 'The bot that talks.' }),
+    phoneNumberId: t.id({ required: true, description: 'The caller id, attached to that bot.' }),
+    to: t.string({ required: true, description: 'The number to call, E.164.' }),
+    notBefore: t.string({ description: 'ISO 8601 instant; default now.' }),
+    notAfter: t.string({ description: 'ISO 8601 instant; default now + 24 h.' }),
+    officeHoursOnly: t.boolean({ description: 'Dispatch only while PHONE availability is OPEN.' }),
+    metadata: t.field({ type: [MetadataEntryInput], description: 'Up to 20 string pairs (keys unique).' }),
+  }),
+});
+
+const CallFailureInput = builder.inputType('CallFailureInput', {
+  description: 'Why a call failed.',
+  fields: (t) => ({
+    category: t.string({ description: 'Default "request".' }),
+    code: t.field({ type: CallFailureCodeEnum, required: true, description: 'The reason.' }),
+    message: t.string({ required: true, description: 'A human-readable reason.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  callRequest: t.field({
+    type: CallRequestRef,
+    nullable: true,
+    description:
+      "Polls a call request owned by an organization within the caller's reach (NOT_FOUND otherwise). Shares the polling budget of its REST twin. Scope call-requests:read.",
+    args: { id: t.arg.id({ required: true, description: 'Call request id.' }) },
+    resolve: async (_root, args, ctx) => {
+      const actor = await ctx.actor();
+      const view = await getCallRequest(ctx.deps, actor, String(args.id));
+      await enforceCallRequestPollInterval(ctx.deps, actor, view.callRequestId, view.status); // needs the status
+      return view;
+    },
+  }),
+  callRequests: t.field({
+    type: CallRequestPageRef,
+    description: "Call requests of an organization (the credential owner's by default), newest first, by cursor. Scope call-requests:read.",
+    args: {
+      first: t.arg.int({ description: 'Page size (1..100, default 20).' }),
+      after: t.arg.string({ description: 'The nextCursor of the previous page.' }),
+      orgId: t.arg.id({ description: 'The organization.' }),
+      status: t.arg({ type: CallRequestStatusEnum, description: 'Only this status.' }),
+      botId: t.arg.id({ description: 'Only this bot.' }),
+      createdFrom: t.arg.string({ description: 'Created at or after (ISO 8601).' }),
+      createdTo: t.arg.string({ description: 'Created before (ISO 8601).' }),
+    },
+    resolve: async (_root, { first, after, ...filters }, ctx) => listCallRequests(ctx.deps, await ctx.actor(), { ...filters, limit: first, cursor: after }),
+  }),
+}));
+
+const leaseArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) => ({
+  id: t.arg.id({ required: true, description: 'Call request id.' }),
+  leaseId: t.arg.id({ required: true, description: 'The leaseId of your claim.' }),
+});
+
+builder.mutationFields((t) => ({
+  createCallRequest: t.field({
+    type: CallRequestRef,
+    description: 'Places a call (queued). Scope call-requests:write.',
+    args: { input: t.arg({ type: CreateCallRequestInput, required: true, description: 'The call.' }) },
+    resolve: async (_root, { input }, ctx) => {
+      const metadata = input.metadata == null ? input.metadata : Object.fromEntries(input.metadata.map((e) => [e.key, e.value]));
+      return createCallRequest(ctx.deps, await ctx.actor(), { ...input, metadata });
+    },
+  }),
+  cancelCallRequest: t.field({
+    type: CallRequestRef,
+    description: 'Cancels a call not yet started (CONFLICT otherwise). Scope call-requests:write.',
+    args: { id: t.arg.id({ required: true, description: 'Call request id.' }) },
+    resolve: async (_root, args, ctx) => cancelCallRequest(ctx.deps, await ctx.actor(), String(args.id)),
+  }),
+  claimCallRequests: t.field({
+    type: [CallClaimRef],
+    description: 'Agent runtime: claims up to `max` due calls under a lease. Scope calls:dispatch.',
+    args: {
+      max: t.arg.int({ description: 'At most this many (1..50, default 1).' }),
+      leaseSeconds: t.arg.int({ description: 'Lease length (10..3600, default 60).' }),
+    },
+    resolve: async (_root, args, ctx) => (await claimCallRequests(ctx.deps, await ctx.actor(), { ...args })).claims,
+  }),
+  heartbeatCallRequest: t.field({
+    type: CallRequestLeaseRef,
+    description: 'Agent runtime: extends the lease; answers the request and when the lease now ends. Scope calls:dispatch.',
+    args: { ...leaseArgs(t), leaseSeconds: t.arg.int({ description: 'Lease length from now (10..3600, default 60).' }) },
+    resolve: async (_root, { id, ...rest }, ctx) => heartbeatCallRequest(ctx.deps, await ctx.actor(), String(id), { ...rest, leaseId: String(rest.leaseId) }),
+  }),
+  startCallRequest: t.field({
+    type: CallRequestRef,
+    description: 'Agent runtime: the call was answered; opens its conversation. Scope calls:dispatch.',
+    args: leaseArgs(t),
+    resolve: async (_root, { id, leaseId }, ctx) => startCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId) }),
+  }),
+  completeCallRequest: t.field({
+    type: CallRequestRef,
+    description: 'Agent runtime: the call ended normally. Scope calls:dispatch.',
+    args: leaseArgs(t),
+    resolve: async (_root, { id, leaseId }, ctx) => completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId) }),
+  }),
+  failCallRequest: t.field({
+    type: CallRequestRef,
+    description: 'Agent runtime: the call could not be placed or held. Scope calls:dispatch.',
+    args: { ...leaseArgs(t), error: t.arg({ type: CallFailureInput, required: true, description: 'Why.' }) },
+    resolve: async (_root, { id, leaseId, error }, ctx) => failCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), error }),
+  }),
+}));
