@@ -143,7 +143,10 @@ const envSchema = z.object({
   .refine(
     // an organization's share must leave slots to the others, or one organization's hanging receivers hold them all
     (e) => e.WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION < e.WEBHOOK_DELIVERY_SLOTS,
-    { path: ['WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION'], message: 'WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION must be less than WEBHOOK_DELIVERY_SLOTS' },
+    {
+      path: ['WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION'],
+      message: 'WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION must be less than WEBHOOK_DELIVERY_SLOTS',
+    },
   );
 
 export interface Config {
@@ -204,7 +207,7 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   /** Deliveries to one endpoint in flight at once on an instance (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
   webhookMaxInFlightPerEndpoint: number;
-  /** Deliveries to one organization's endpoints in flight at once on an instance: its fair share (WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION). */
+  /** Deliveries to one organization's endpoints in flight at once on an instance: its share (WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION). */
   webhookMaxInFlightPerOrganization: number;
   /** Deliveries in flight at once on an instance, all organizations together (WEBHOOK_DELIVERY_SLOTS). */
   webhookDeliverySlots: number;

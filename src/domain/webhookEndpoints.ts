@@ -19,6 +19,15 @@ import { instantView, viewSchema } from './viewSchema.js';
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 const DELIVERIES_LISTED = 50;
+/** What a delivery's `response` holds (REST and GraphQL describe it alike). */
+export const DELIVERY_RESPONSE_DESCRIPTION =
+  'The first 1 KB of the last answer; null for a private target (its answer is never kept, only its status and latency); ' +
+  'without an answer, the error class: timeout, connection_refused, connection_reset, dns_failed, tls_failed, unreachable, ' +
+  'connection_failed or target_not_allowed (refused by policy: failed at once, never retried).';
+/** What a target URL may be (REST and GraphQL describe it alike). */
+export const TARGET_URL_DESCRIPTION =
+  'https:// to a public address (its name resolving to public addresses only); ' +
+  'http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS.';
 
 export interface WebhookDeps extends DomainDeps {
   tokens: { key: KeyMaterial };
@@ -136,7 +145,7 @@ export const webhookDeliveryResponse = viewSchema<WebhookDeliveryView>()(
       lastAttemptAt: instantView().nullable(),
       statusCode: z.int().nullable().describe('The status of the last answer; null when there was none.'),
       latencyMs: z.int().nullable(),
-      response: z.string().nullable().describe('The first 1 KB of the last answer; null for a private target (its answer is never kept, only its status and latency); without an answer, the error class: timeout, connection_refused, connection_reset, dns_failed, tls_failed, unreachable, connection_failed or target_not_allowed (refused by policy: failed at once, never retried).'),
+      response: z.string().nullable().describe(DELIVERY_RESPONSE_DESCRIPTION),
       nextAttemptAt: instantView().nullable().describe('When the next retry is due; null when none is.'),
       createdAt: instantView(),
     })
@@ -162,9 +171,7 @@ const urlField = z.string({ error: 'must be a URL' }).max(2_000, { error: 'must 
 const absent = (v: unknown) => (v === null ? undefined : v);
 
 export const createWebhookEndpointInput = z.strictObject({
-  url: urlField.describe(
-    'https:// to a public address (its name resolving to public addresses only); http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS.',
-  ),
+  url: urlField.describe(TARGET_URL_DESCRIPTION),
   description: z.preprocess(absent, z.string().max(500, { error: 'must be at most 500 characters' }).optional()),
   eventTypes: z.preprocess(absent, eventTypesField.optional()).describe('Default `["*"]`: every event.'),
   enabled: z.preprocess(absent, z.boolean({ error: 'must be true or false' }).optional()),

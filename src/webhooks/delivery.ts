@@ -333,7 +333,13 @@ function targetFor(url: string, allowPrivate: boolean, resolve: HostLookup): Tar
  * POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. A target refused
  * by policy (as written, or by the address its name resolves to) rejects with TargetRefused.
  */
-export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean, resolve: HostLookup = systemLookup): Promise<Answer> {
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  allowPrivate: boolean,
+  resolve: HostLookup = systemLookup,
+): Promise<Answer> {
   const target = targetFor(url, allowPrivate, resolve);
   if (target.refused) return Promise.reject(new TargetRefused());
   return send(target, { ...headers, 'content-type': 'application/json', 'user-agent': 'office-communications-webhooks/1' }, body, true);
@@ -346,7 +352,7 @@ export function failureClass(err: unknown): string {
   const code = String((err as { code?: unknown })?.code ?? '');
   if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'dns_failed';
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(code)) return 'timeout';
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection_reset';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
   if (/^(ERR_TLS|ERR_SSL|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code)) return 'tls_failed';
@@ -599,7 +605,8 @@ export async function attemptOnce(
   let answer: Answer | undefined;
   let failure = '';
   try {
-    answer = await post(endpoint.url, signedHeaders(event.id, now, body, secrets), body, deps.config.webhookAllowPrivateTargets, deps.resolveHost);
+    const headers = signedHeaders(event.id, now, body, secrets);
+    answer = await post(endpoint.url, headers, body, deps.config.webhookAllowPrivateTargets, deps.resolveHost);
   } catch (err) {
     failure = failureClass(err);
   } finally {
@@ -678,7 +685,8 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
 }
 
 /** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
-const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."orgId"::text AS "endpointOrgId", e."url", e."enabled", e."secret",
+const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts",
+  e."id"::text AS "endpointId", e."orgId"::text AS "endpointOrgId", e."url", e."enabled", e."secret",
   e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
   ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"`;
 
@@ -734,9 +742,11 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: D
         SELECT c."id", c."nextAttemptAt",
                row_number() OVER (PARTITION BY c."orgId" ORDER BY c."nextAttemptAt", c."id") AS "nOrg",
                row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."id") AS "nEndpoint",
-               COALESCE(o."room", ${fair.limits.perOrganization}) AS "orgRoom", COALESCE(p."room", ${fair.limits.perEndpoint}) AS "endpointRoom"
+               COALESCE(o."room", ${fair.limits.perOrganization}) AS "orgRoom",
+               COALESCE(p."room", ${fair.limits.perEndpoint}) AS "endpointRoom"
         FROM c
-        LEFT JOIN unnest(${orgs.map(([id]) => id)}::uuid[], ${orgs.map(([, room]) => room)}::int[]) AS o("orgId", "room") ON o."orgId" = c."orgId"
+        LEFT JOIN unnest(${orgs.map(([id]) => id)}::uuid[], ${orgs.map(([, room]) => room)}::int[]) AS o("orgId", "room")
+          ON o."orgId" = c."orgId"
         LEFT JOIN unnest(${endpoints.map(([id]) => id)}::uuid[], ${endpoints.map(([, room]) => room)}::int[]) AS p("endpointId", "room")
           ON p."endpointId" = c."endpointId"
       ), chosen AS (
@@ -771,7 +781,12 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: D
           if (rows.length === 0 || rows[0]!.candidates < window) break;
         }
       }
-      return claimed.map(({ candidates: _, ...row }: DeliveryRow & { candidates?: number }) => ({ id: row.id, kind: DELIVER_JOB, payload: row, attempts: row.attempts + 1 }));
+      return claimed.map(({ candidates: _, ...row }: DeliveryRow & { candidates?: number }) => ({
+        id: row.id,
+        kind: DELIVER_JOB,
+        payload: row,
+        attempts: row.attempts + 1,
+      }));
     },
     async release(job, retryAt, error) {
       await db.webhookDelivery.updateMany({ where: { id: job.id, status: 'pending' }, data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) } });
@@ -816,8 +831,13 @@ export function handleWebhookDeliveries(
     dispatcher?: DispatcherOptions;
   } = {},
 ): JobQueue {
-  const slots = new DeliverySlots({ perEndpoint: options.maxInFlightPerEndpoint, perOrganization: options.maxInFlightPerOrganization, total: options.deliverySlots });
+  const slots = new DeliverySlots({
+    perEndpoint: options.maxInFlightPerEndpoint,
+    perOrganization: options.maxInFlightPerOrganization,
+    total: options.deliverySlots,
+  });
   const hooks = { onDisabled: options.onDisabled, slots };
   const dispatcher = new WebhookDispatcher(deps, hooks, (outcome) => queue.record(DELIVER_JOB, outcome), options.dispatcher);
-  return queue.lane(deliveriesLane(deps.db, dispatcher, slots), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
+  const attempt = (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks);
+  return queue.lane(deliveriesLane(deps.db, dispatcher, slots), attempt);
 }

@@ -32,7 +32,15 @@ import { randomUUID } from 'node:crypto';
 import { LogPosition, unreadEvents } from '../changes/logPosition.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { JobOutcome } from '../jobs/queue.js';
-import { type AttemptRecord, attemptOnce, type DeliveryDeps, type DeliveryEndpoint, type DeliveryEvent, type DeliveryHooks, type DeliverySlots } from './delivery.js';
+import {
+  type AttemptRecord,
+  attemptOnce,
+  type DeliveryDeps,
+  type DeliveryEndpoint,
+  type DeliveryEvent,
+  type DeliveryHooks,
+  type DeliverySlots,
+} from './delivery.js';
 
 export interface DispatcherOptions {
   /** How long a lease holds on the app's clock (renewed as the holder reads, once half of it has passed). */
@@ -62,7 +70,17 @@ interface ReadEvent {
   orgId: string;
   occurredAt: Date;
   data: unknown;
-  endpoints: { id: string; orgId: string; url: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null; failingSince: string | null }[] | null;
+  endpoints:
+    | {
+        id: string;
+        orgId: string;
+        url: string;
+        secret: string;
+        previousSecret: string | null;
+        previousSecretExpiresAt: string | null;
+        failingSince: string | null;
+      }[]
+    | null;
 }
 
 /** A delivery's row to write: what its attempt recorded, or (handed to the lane untried) pending, due now. */
@@ -177,7 +195,8 @@ export class WebhookDispatcher {
         SELECT ev."seq"::text AS "seq", ev."id"::text AS "id", ev."type", ev."orgId"::text AS "orgId", ev."occurredAt",
                CASE WHEN m."endpoints" IS NULL THEN NULL ELSE ev."data" END AS "data", m."endpoints"
         FROM ev LEFT JOIN LATERAL (
-          SELECT json_agg(json_build_object('id', e."id", 'orgId', e."orgId", 'url', e."url", 'secret', e."secret", 'previousSecret', e."previousSecret",
+          SELECT json_agg(json_build_object('id', e."id", 'orgId', e."orgId", 'url', e."url", 'secret', e."secret",
+                   'previousSecret', e."previousSecret",
                    'previousSecretExpiresAt', e."previousSecretExpiresAt", 'failingSince', e."failingSince")) AS "endpoints"
           FROM "WebhookEndpoint" e
           -- later events only: none before it was made, and, in the minute after (where the clocks of a write and

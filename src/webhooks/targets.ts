@@ -45,7 +45,8 @@ export class TargetRefused extends Error {
 /** The error class a delivery refused by policy records, and the reason a refused URL is given. */
 export const TARGET_NOT_ALLOWED = 'target_not_allowed';
 export const TARGET_NOT_ALLOWED_REASON =
-  'the target is not allowed: webhooks go only to public internet addresses (not loopback, private, link-local, metadata or other special addresses)';
+  'the target is not allowed: webhooks go only to public internet addresses ' +
+  '(not loopback, private, link-local, metadata or other special addresses)';
 
 /** Resolves a host name to its addresses (node's dns.lookup with all: true); injectable for tests. */
 export type HostLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;

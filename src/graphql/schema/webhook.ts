@@ -1,5 +1,7 @@
 import {
   createWebhookEndpoint,
+  DELIVERY_RESPONSE_DESCRIPTION,
+  TARGET_URL_DESCRIPTION,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookDeliveries,
@@ -62,7 +64,7 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelive
     lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true, description: 'When the last attempt was made.' }),
     statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The status of the last answer; null when there was none.' }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true, description: 'How long the last attempt took.' }),
-    response: t.exposeString('response', { nullable: true, description: 'The first 1 KB of the last answer; null for a private target (its answer is never kept, only its status and latency); without an answer, the error class: timeout, connection_refused, connection_reset, dns_failed, tls_failed, unreachable, connection_failed or target_not_allowed (refused by policy: failed at once, never retried).' }),
+    response: t.exposeString('response', { nullable: true, description: DELIVERY_RESPONSE_DESCRIPTION }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the next retry is due.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was recorded.' }),
   }),
@@ -71,10 +73,7 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelive
 const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
   description: 'A new endpoint.',
   fields: (t) => ({
-    url: t.string({
-      required: true,
-      description: 'https:// to a public address (its name resolving to public addresses only); http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS.',
-    }),
+    url: t.string({ required: true, description: TARGET_URL_DESCRIPTION }),
     description: t.string({ description: 'A note.' }),
     eventTypes: t.stringList({ description: 'Names, families such as `closure.*`, or `*` (the default).' }),
     enabled: t.boolean({ description: 'Default true.' }),
