@@ -62,7 +62,10 @@ describe('one organization’s hanging receivers', () => {
 
     const hostileEndpoints: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const res = await t.rest('POST', '/v1/webhook-endpoints', { token: hostile.apiKey, json: { url: `${never.url}/hang/${i}`, eventTypes: ['*'] } });
+      const res = await t.rest('POST', '/v1/webhook-endpoints', {
+        token: hostile.apiKey,
+        json: { url: `${never.url}/hang/${i}`, eventTypes: ['*'] },
+      });
       expect(res.status).toBe(200);
       hostileEndpoints.push(res.body.data.id);
     }

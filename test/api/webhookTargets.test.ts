@@ -99,7 +99,12 @@ const REFUSED = [
 ];
 
 /** Public targets, and a name that resolves to nothing now (the delivery checks it again). */
-const ACCEPTED = ['https://93.184.216.34/hooks', 'https://[2606:4700::1111]/hooks', 'https://public.example.test/hooks', 'https://hooks.nowhere.test/hooks'];
+const ACCEPTED = [
+  'https://93.184.216.34/hooks',
+  'https://[2606:4700::1111]/hooks',
+  'https://public.example.test/hooks',
+  'https://hooks.nowhere.test/hooks',
+];
 
 const NOT_ALLOWED = /the target is not allowed/;
 
@@ -135,7 +140,9 @@ describe('an endpoint saved with a target that is not public', () => {
 
   it('is refused on update, and over GraphQL (create and update) the same way', async () => {
     await withDns(async () => {
-      const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: 'https://public.example.test/hooks', eventTypes: ['*'] } });
+      const created = await t.rest('POST', '/v1/webhook-endpoints', {
+        json: { url: 'https://public.example.test/hooks', eventTypes: ['*'] },
+      });
       expect(created.status).toBe(200);
       const id = created.body.data.id as string;
       for (const url of ['https://169.254.169.254/latest/meta-data/', 'https://[::ffff:7f00:1]/', 'https://metadata.internal.test/']) {
@@ -145,7 +152,10 @@ describe('an endpoint saved with a target that is not public', () => {
         const gqlCreate = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url}) { id } }', { url });
         expect(gqlCreate.body.errors[0].extensions, url).toMatchObject({ code: 'BAD_USER_INPUT' });
         expect(gqlCreate.body.errors[0].message, url).toMatch(NOT_ALLOWED);
-        const gqlUpdate = await t.gql('mutation($id: ID!, $url: String!) { updateWebhookEndpoint(id: $id, input: {url: $url}) { id } }', { id, url });
+        const gqlUpdate = await t.gql('mutation($id: ID!, $url: String!) { updateWebhookEndpoint(id: $id, input: {url: $url}) { id } }', {
+          id,
+          url,
+        });
         expect(gqlUpdate.body.errors[0].message, url).toMatch(NOT_ALLOWED);
       }
       expect((await t.rest('GET', `/v1/webhook-endpoints/${id}`)).body.data.url).toBe('https://public.example.test/hooks');
@@ -154,10 +164,23 @@ describe('an endpoint saved with a target that is not public', () => {
   });
 
   it('the address list is the maintained one: special blocks refused, public unicast allowed', () => {
-    for (const address of ['::', '::1', '::ffff:127.0.0.1', '::7f00:1', '2002:c000:0201::', 'fec0::1', '64:ff9b::1', '2001:db8::1', '192.0.2.1', '198.18.0.1', 'fe80::1%eth0']) {
+    for (const address of [
+      '::',
+      '::1',
+      '::ffff:127.0.0.1',
+      '::7f00:1',
+      '2002:c000:0201::',
+      'fec0::1',
+      '64:ff9b::1',
+      '2001:db8::1',
+      '192.0.2.1',
+      '198.18.0.1',
+      'fe80::1%eth0',
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
-    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700::1111', '2a00:1450:4001:80b::200e']) expect(isPrivateAddress(address), address).toBe(false);
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700::1111', '2a00:1450:4001:80b::200e'])
+      expect(isPrivateAddress(address), address).toBe(false);
   });
 });
 
@@ -169,9 +192,18 @@ describe('a delivery to a target that is not public', () => {
     const port = new URL(receiver.url).port;
     const queue = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
     // saved while private targets were allowed (or straight into the database): refused when delivered
-    for (const url of [receiver.url, `https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, `https://[::ffff:7f00:1]:${port}/hooks`]) {
+    for (const url of [
+      receiver.url,
+      `https://127.0.0.1:${port}/hooks`,
+      `https://localhost:${port}/hooks`,
+      `https://[::ffff:7f00:1]:${port}/hooks`,
+    ]) {
       await t.deps.db.webhookEndpoint.deleteMany();
-      const { id } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url, eventTypes: ['*'] });
+      const { id } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+        orgId: t.demo.organizations.clinic.id,
+        url,
+        eventTypes: ['*'],
+      });
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
       expect(await queue.runDue(), url).toBe(1);
       const test = await t.rest('POST', `/v1/webhook-endpoints/${id}/test`);
@@ -179,7 +211,13 @@ describe('a delivery to a target that is not public', () => {
       const deliveries = (await t.rest('GET', `/v1/webhook-endpoints/${id}/deliveries`)).body.data.deliveries;
       expect(deliveries, url).toHaveLength(2);
       for (const delivery of deliveries) {
-        expect(delivery, url).toMatchObject({ status: 'failed', attempts: 1, statusCode: null, response: 'target_not_allowed', nextAttemptAt: null });
+        expect(delivery, url).toMatchObject({
+          status: 'failed',
+          attempts: 1,
+          statusCode: null,
+          response: 'target_not_allowed',
+          nextAttemptAt: null,
+        });
       }
       expect(deliveries.map((d: { id: string }) => d.id)).toContain(test.body.data.id);
       // nothing due later either
@@ -193,13 +231,21 @@ describe('a delivery to a target that is not public', () => {
   it('is checked again at delivery: a name that resolved to a public address when saved and to a private one now is refused, saying nothing of where it led', async () => {
     t.clock.set(new Date());
     await withDns(async () => {
-      const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: 'https://rebound.example.test/hooks', eventTypes: ['closure.*'] } });
+      const created = await t.rest('POST', '/v1/webhook-endpoints', {
+        json: { url: 'https://rebound.example.test/hooks', eventTypes: ['closure.*'] },
+      });
       expect(created.status).toBe(200);
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
       const queue = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
       expect(await queue.runDue()).toBe(1);
       const [delivery] = (await t.rest('GET', `/v1/webhook-endpoints/${created.body.data.id}/deliveries`)).body.data.deliveries;
-      expect(delivery).toMatchObject({ status: 'failed', attempts: 1, statusCode: null, response: 'target_not_allowed', nextAttemptAt: null });
+      expect(delivery).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        statusCode: null,
+        response: 'target_not_allowed',
+        nextAttemptAt: null,
+      });
       const gql = await t.gql('query($id: ID!) { webhookDeliveries(endpointId: $id) { status response } }', { id: created.body.data.id });
       expect(gql.body.data.webhookDeliveries).toEqual([{ status: 'failed', response: 'target_not_allowed' }]);
     });
@@ -209,7 +255,9 @@ describe('a delivery to a target that is not public', () => {
     t.clock.set(new Date());
     await withDns(async () => {
       // a name that does not resolve now is accepted when saved; at delivery it fails with its class, retried later
-      const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: 'https://hooks.nowhere.test/hooks', eventTypes: ['closure.*'] } });
+      const created = await t.rest('POST', '/v1/webhook-endpoints', {
+        json: { url: 'https://hooks.nowhere.test/hooks', eventTypes: ['closure.*'] },
+      });
       expect(created.status).toBe(200);
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
       const queue = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps);
@@ -240,7 +288,8 @@ describe('a private target, allowed', () => {
     // the receiver answered 'thanks': nowhere to be read
     const rest = (await t.rest('GET', `/v1/webhook-endpoints/${id}/deliveries`)).body.data.deliveries;
     expect(rest).toHaveLength(2);
-    for (const delivery of rest) expect(delivery).toMatchObject({ status: 'delivered', statusCode: 200, response: null, latencyMs: expect.any(Number) });
+    for (const delivery of rest)
+      expect(delivery).toMatchObject({ status: 'delivered', statusCode: 200, response: null, latencyMs: expect.any(Number) });
     const gql = await t.gql('query($id: ID!) { webhookDeliveries(endpointId: $id) { status statusCode response } }', { id });
     expect(gql.body.data.webhookDeliveries).toEqual([
       { status: 'delivered', statusCode: 200, response: null },
@@ -253,7 +302,11 @@ describe('a private target, allowed', () => {
   it('keeps nothing of a failing private answer either', async () => {
     t.clock.set(new Date());
     receiver.script = [500];
-    const { id } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url: receiver.url, eventTypes: ['closure.*'] });
+    const { id } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: t.demo.organizations.clinic.id,
+      url: receiver.url,
+      eventTypes: ['closure.*'],
+    });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closure });
     const queue = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), allowed());
     expect(await queue.runDue()).toBe(1);
