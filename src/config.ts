@@ -91,6 +91,8 @@ const envSchema = z.object({
   READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
   EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 16),
+  WEBHOOK_DELIVERY_SLOTS: positiveInt('WEBHOOK_DELIVERY_SLOTS', 64),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z
     .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
     .optional(),
@@ -132,11 +134,20 @@ const envSchema = z.object({
     }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
   NODE_ENV: z.string().optional().default('development'),
-}).refine(
-  // node:http refuses a headers timeout longer than the request timeout (which includes the headers)
-  (e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS,
-  { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' },
-);
+})
+  .refine(
+    // node:http refuses a headers timeout longer than the request timeout (which includes the headers)
+    (e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS,
+    { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' },
+  )
+  .refine(
+    // an organization's share must leave slots to the others, or one organization's hanging receivers hold them all
+    (e) => e.WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION < e.WEBHOOK_DELIVERY_SLOTS,
+    {
+      path: ['WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION'],
+      message: 'WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION must be less than WEBHOOK_DELIVERY_SLOTS',
+    },
+  );
 
 export interface Config {
   port: number;
@@ -191,11 +202,15 @@ export interface Config {
   eventRetentionDays: number;
   /**
    * Webhooks may go to http:// and to loopback, private, link-local and metadata addresses
-   * (WEBHOOK_ALLOW_PRIVATE_TARGETS; by default only on the embedded database, for local development).
+   * (WEBHOOK_ALLOW_PRIVATE_TARGETS; off unless set, on every database: local development opts in).
    */
   webhookAllowPrivateTargets: boolean;
   /** Deliveries to one endpoint in flight at once on an instance (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
   webhookMaxInFlightPerEndpoint: number;
+  /** Deliveries to one organization's endpoints in flight at once on an instance: its share (WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION). */
+  webhookMaxInFlightPerOrganization: number;
+  /** Deliveries in flight at once on an instance, all organizations together (WEBHOOK_DELIVERY_SLOTS). */
+  webhookDeliverySlots: number;
 }
 
 export interface HttpLimits {
@@ -262,10 +277,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
-    webhookAllowPrivateTargets:
-      e.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === ''
-        ? e.DATABASE_URL.startsWith('pglite:')
-        : e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
+    // never by default, whatever the database: an SSRF read primitive must be asked for
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',
     webhookMaxInFlightPerEndpoint: e.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+    webhookMaxInFlightPerOrganization: e.WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION,
+    webhookDeliverySlots: e.WEBHOOK_DELIVERY_SLOTS,
   };
 }

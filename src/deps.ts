@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ReadModel } from './readmodel/readModel.js';
 import type { RequestQueueState } from './http/requestScheduler.js';
+import type { HostLookup } from './domain/events/webhooks/targets.js';
 
 export interface AppDeps extends DomainDeps {
   /** The whole read model (the domain sees only the reads it names, domain/shared/readModel.ts). */
@@ -39,4 +40,6 @@ export interface AppDeps extends DomainDeps {
   liveStreams: LiveStreams;
   /** Durable work (jobs/queue.ts): started by the server, stopped on shutdown; tests make their own. */
   jobs?: JobQueue;
+  /** How webhook target names are resolved, when saved and at delivery (domain/events/webhooks/targets.ts); DNS unless a test sets its own. */
+  resolveHost?: HostLookup;
 }

@@ -92,6 +92,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     handleWebhookDeliveries(jobs, deps, {
       onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
       maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
+      maxInFlightPerOrganization: config.webhookMaxInFlightPerOrganization,
+      deliverySlots: config.webhookDeliverySlots,
     });
     // a write committed here, or a notice of one committed on another instance: its event is in the log for the
     // webhook dispatcher (and a look may be due) — look at once, not at the next poll

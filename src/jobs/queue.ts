@@ -127,6 +127,8 @@ export class JobQueue {
   private depthRefresh: Promise<void> | undefined;
   /** The jobs a started queue runs now (its slots): refilled as they finish, not batch by batch. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** A look found too few slots free: the next job to finish pokes the queue. */
+  private roomWanted = false;
   /** Done jobs whose rows are deleted together, one statement per turn of the event loop. */
   private doneIds: string[] = [];
   private doneFlush: Promise<void> | undefined;
@@ -223,20 +225,28 @@ export class JobQueue {
         const others = await this.runSources();
         await this.lookLanes(false);
         // a pool of slots: claim while the last claim came back full (more is due), each claim for the free
-        // slots once enough are free (one statement for several jobs), waiting for a job to finish when not
+        // slots once enough are free (one statement for several jobs). With too few free, the look ends and
+        // the next job to finish pokes again: slow jobs never stop the looks (the lanes' own work, such as
+        // webhook first attempts, and the other work go on meanwhile)
         const minRoom = Math.max(1, Math.floor(this.batchSize / 4));
         for (;;) {
           if (this.stopped) break;
           const room = this.batchSize - this.inFlight.size;
           if (room < minRoom) {
-            await Promise.race(this.inFlight);
-            continue;
+            this.roomWanted = true;
+            break;
           }
           const claimed = await this.claim(room);
           for (const job of claimed) {
             const running: Promise<void> = this.run(job)
               .catch((err: unknown) => this.deps.logger?.warn('job queue: recording an outcome failed', { error: err instanceof Error ? err.message : String(err) }))
-              .finally(() => this.inFlight.delete(running));
+              .finally(() => {
+                this.inFlight.delete(running);
+                if (this.roomWanted) {
+                  this.roomWanted = false;
+                  this.poke();
+                }
+              });
             this.inFlight.add(running);
           }
           if (claimed.length < room) break;

@@ -21,7 +21,10 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     registry,
     {
       name: 'ocs_webhook_deliveries_total',
-      help: 'Webhook delivery attempts on this instance by outcome: delivered, retried, failed (after the last retry), gone (410: endpoint disabled), disabled (every delivery failed for 5 days: endpoint disabled).',
+      help:
+        'Webhook delivery attempts on this instance by outcome: delivered, retried, failed (after the last retry), ' +
+        'gone (410: endpoint disabled), ' +
+        'disabled (every delivery failed for 5 days: endpoint disabled), target_not_allowed (refused by policy: failed for good).',
       label: 'outcome',
     },
     () => deps.jobs?.outcomes('webhook.deliver') ?? {},

@@ -55,7 +55,8 @@ describe('webhook delivery', () => {
     // a wrong secret does not verify
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, receiver.received[0]!)).toThrow();
     const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
-    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200, response: 'thanks', nextAttemptAt: null });
+    // a private target (allowed here): its answer is not kept, only its status and latency
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200, response: null, nextAttemptAt: null });
     // the secret is stored encrypted
     const stored = await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(stored.secret).not.toContain(secret.slice(6, 20));
@@ -196,7 +197,7 @@ describe('webhook targets', () => {
     expect(urlProblem('http://127.0.0.1:9/hook', true)).toBeNull();
   });
 
-  it('does not connect to 127.0.0.1, localhost, 169.254.169.254 or 10.x without the flag (checked at delivery, after DNS)', async () => {
+  it('does not connect to 127.0.0.1, localhost, 169.254.169.254 or 10.x without the flag: checked at delivery, failed for good', async () => {
     t.clock.set(new Date());
     const port = new URL(receiver.url).port;
     const strict = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), {
@@ -208,12 +209,16 @@ describe('webhook targets', () => {
       await endpoint(['*'], t.demo.organizations.clinic.id, url);
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
       expect(await strict.runDue(), url).toBe(1);
-      // a failed attempt, retried later (the row the dispatcher wrote when it ended)
-      expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } }), url).toMatchObject({ status: 'pending', attempts: 1, response: expect.stringMatching(/public address/) });
-      // and the lane's retry is refused the same way
+      // refused by policy: failed at once (the row the dispatcher wrote when it ended), never retried
+      const refused = { status: 'failed', attempts: 1, statusCode: null, response: 'target_not_allowed', nextAttemptAt: null };
+      expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } }), url).toMatchObject(refused);
       t.clock.advance(5_000);
+      expect(await strict.runDue(), url).toBe(0);
+      // a delivery retried on request (the lane's way) is refused the same way
+      const { id } = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } });
+      await t.deps.db.webhookDelivery.update({ where: { id }, data: { status: 'pending', attempts: 0, nextAttemptAt: t.clock.now() } });
       expect(await strict.runDue(), url).toBe(1);
-      expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } }), url).toMatchObject({ status: 'pending', attempts: 2, response: expect.stringMatching(/public address/) });
+      expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } }), url).toMatchObject(refused);
     }
     expect(receiver.received).toHaveLength(0);
   });

@@ -4,12 +4,13 @@
 // second instance while the lease holds; from the cursor by whoever takes over after it runs out); an
 // event committed after a later one is still sent, and the cursor does not pass it before; a receiver
 // that is behind has the deliveries past its waiting bound handed to the retry lane; an endpoint made
-// after an event, or deleted while its delivery was in flight, gets nothing recorded for it.
+// after an event, or deleted while its delivery was in flight, gets nothing recorded for it; nor does one
+// get the event of its own creation, nor an event written at the same instant before it (later events only).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { EndpointSlots, handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
+import { DeliverySlots, handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
 import { WebhookDispatcher } from '../../src/domain/events/webhooks/dispatcher.js';
 import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { useTestApp } from '../support/testApp.js';
@@ -149,7 +150,7 @@ describe('the webhook dispatcher', () => {
     t.clock.set(new Date());
     const slow = await heldReceiver();
     const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
-    const slots = new EndpointSlots(1);
+    const slots = new DeliverySlots({ perEndpoint: 1 });
     const outcomes: unknown[] = [];
     const dispatcher = new WebhookDispatcher(t.deps, { slots }, (outcome) => outcomes.push(outcome), { maxWaitingPerEndpoint: 1 });
     stops.push(() => dispatcher.stop());
@@ -175,14 +176,14 @@ describe('the webhook dispatcher', () => {
     t.clock.set(new Date());
     const slow = await heldReceiver();
     await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
-    const dying = new WebhookDispatcher(t.deps, { slots: new EndpointSlots(4) }, () => {});
+    const dying = new WebhookDispatcher(t.deps, { slots: new DeliverySlots() }, () => {});
     const event = await writeClosure();
     expect(await dying.look(false)).toBe(1);
     await vi.waitFor(() => expect(slow.held).toHaveLength(1));
     // it dies here: nothing recorded, its lease runs out
     expect(await cursor()).toBeLessThan(await seqOf(event));
     t.clock.advance(30_000);
-    const next = new WebhookDispatcher(t.deps, { slots: new EndpointSlots(4) }, () => {});
+    const next = new WebhookDispatcher(t.deps, { slots: new DeliverySlots() }, () => {});
     stops.push(() => next.stop());
     expect(await next.look(false)).toBe(1);
     await vi.waitFor(() => expect(slow.held).toHaveLength(2));
@@ -212,7 +213,7 @@ describe('the webhook dispatcher', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const dispatcher = new WebhookDispatcher({ ...t.deps, db }, { slots: new EndpointSlots(4) }, () => {});
+    const dispatcher = new WebhookDispatcher({ ...t.deps, db }, { slots: new DeliverySlots() }, () => {});
     stops.push(() => dispatcher.stop());
     const event = await writeClosure();
     await expect(dispatcher.look(true)).rejects.toThrow(/away/);
@@ -239,6 +240,35 @@ describe('the webhook dispatcher', () => {
     expect(await q.depth()).toEqual({ pending: 0, oldestRunAt: null });
   });
 
+  it('sends an endpoint neither the event of its own creation nor an event before it, even at the same instant; later ones, yes', async () => {
+    t.clock.set('2026-03-09T15:00:00Z');
+    const q = instance();
+    await q.runDue();
+    const before = await writeClosure();
+    // the same instant on the app's clock: the log's order tells what came first
+    const first = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: `${receiver.url}/first`, eventTypes: ['*'] } });
+    expect(first.status).toBe(200);
+    expect(await q.runDue()).toBe(0);
+    expect(receiver.received).toHaveLength(0);
+    const second = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: `${receiver.url}/second`, eventTypes: ['*'] } });
+    const after = await writeClosure();
+    expect(await q.runDue()).toBe(3);
+    const got = receiver.received.map((r) => `${r.url} ${JSON.parse(r.body).type} ${String(r.headers['webhook-id'])}`).sort();
+    const createdSecond = await t.deps.db.event.findFirstOrThrow({ where: { subjectId: second.body.data.id, type: 'webhook_endpoint.created' } });
+    expect(got).toEqual(
+      [`/hooks/first closure.created ${after}`, `/hooks/first webhook_endpoint.created ${createdSecond.id}`, `/hooks/second closure.created ${after}`].sort(),
+    );
+    expect(receivedIds()).not.toContain(before);
+    // GraphQL's create is the same domain code
+    const third = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["webhook_endpoint.*"]}) { id } }', {
+      url: `${receiver.url}/third`,
+    });
+    receiver.received = [];
+    expect(await q.runDue()).toBe(2); // to first and second, not to itself
+    expect(receiver.received.map((r) => r.url).sort()).toEqual(['/hooks/first', '/hooks/second']);
+    expect(receiver.received.every((r) => JSON.parse(r.body).data.id === third.body.data.createWebhookEndpoint.id)).toBe(true);
+  });
+
   it('sends an endpoint only the events after it was made, and records nothing for one deleted while its delivery was in flight', async () => {
     t.clock.set('2026-03-09T15:00:00Z');
     await writeClosure();
@@ -250,7 +280,7 @@ describe('the webhook dispatcher', () => {
 
     const slow = await heldReceiver();
     const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
-    const dispatcher = new WebhookDispatcher(t.deps, { slots: new EndpointSlots(4) }, () => {});
+    const dispatcher = new WebhookDispatcher(t.deps, { slots: new DeliverySlots() }, () => {});
     stops.push(() => dispatcher.stop());
     await q.stop(); // its lease given up: the dispatcher under test takes it
     const event = await writeClosure();

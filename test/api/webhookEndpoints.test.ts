@@ -74,7 +74,8 @@ describe('/v1/webhook-endpoints', () => {
     expect(verifies(a.secret, receiver.received[0]!)).toBe(true);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId: a.id } });
     const deliveries = (await t.rest('GET', `/v1/webhook-endpoints/${a.id}/deliveries`)).body.data.deliveries;
-    expect(deliveries[0]).toMatchObject({ id: sent.body.data.id, status: 'delivered', attempts: 1, statusCode: 200, response: 'thanks', nextAttemptAt: null });
+    // a private target's answer (allowed here) is never shown: only its status and latency
+    expect(deliveries[0]).toMatchObject({ id: sent.body.data.id, status: 'delivered', attempts: 1, statusCode: 200, response: null, nextAttemptAt: null });
     expect(deliveries[0].latencyMs).toBeGreaterThanOrEqual(0);
   });
 

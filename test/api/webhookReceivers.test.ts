@@ -46,7 +46,7 @@ async function pendingDeliveryTo(url: string): Promise<string> {
 }
 
 describe('a hostile receiver', () => {
-  it('answering without end is read up to 64 KB: the attempt ends, with the first 1 KB kept', async () => {
+  it('answering without end is read up to 64 KB: the attempt ends (a private target: nothing of the answer kept)', async () => {
     t.clock.set(new Date());
     let closed = false;
     const { url } = await listen((req, res) => {
@@ -65,7 +65,7 @@ describe('a hostile receiver', () => {
     expect(await attemptDelivery(t.deps, id)).toMatchObject({ done: true, label: 'delivered' });
     const row = await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
     expect(row).toMatchObject({ status: 'delivered', statusCode: 200 });
-    expect(row.response).toBe('x'.repeat(1024));
+    expect(row.response).toBeNull();
     // the client abandoned the answer (its connection closed) instead of reading on
     await vi.waitFor(() => expect(closed).toBe(true));
   });
@@ -87,9 +87,9 @@ describe('a hostile receiver', () => {
     await Promise.resolve();
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(200);
-    expect(await attempt).toMatchObject({ error: 'no answer within 10 s' });
+    expect(await attempt).toMatchObject({ error: 'timeout' });
     vi.useRealTimers();
-    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending', attempts: 1, response: 'no answer within 10 s' });
+    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending', attempts: 1, response: 'timeout' });
   });
 
   it('dropping a kept connection as it is reused has the delivery sent again once, on a new connection, and delivered', async () => {

@@ -44,7 +44,8 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
   beforeAll(async () => {
     if (chromiumMissing) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    service = await startServer({ DATABASE_URL: 'pglite:memory', REDIS_URL: '', NODE_ENV: 'development', OAUTH_AUDIENCE: AUDIENCE });
+    // the webhook receiver listens on 127.0.0.1: private targets are off unless asked for
+    service = await startServer({ DATABASE_URL: 'pglite:memory', REDIS_URL: '', NODE_ENV: 'development', OAUTH_AUDIENCE: AUDIENCE, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     demoKey = /Demo API key \(account organization\): (svc-sk-v2-\w+)/.exec(service.output().stdout + service.output().stderr)![1]!;
     const viewer = await api('/graphql', demoKey, { method: 'POST', body: JSON.stringify({ query: '{ viewer { organization { id } } }' }) });
     orgId = ((await viewer.json()) as { data: { viewer: { organization: { id: string } } } }).data.viewer.organization.id;

@@ -31,7 +31,8 @@ describe('webhook deliveries across SIGKILL', () => {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
     const dir = join(scratch, 'pglite');
-    const env = { DATABASE_URL: `pglite:${dir}` };
+    // the receiver is on 127.0.0.1: private targets are off unless asked for
+    const env = { DATABASE_URL: `pglite:${dir}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
     let server = await startServer(env);
     try {
       const demo = JSON.parse(readFileSync(join(dirname(dir), 'demo-credentials.json'), 'utf8')) as { organizations: { clinic: { id: string; apiKey: string } } };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
 import { encryptSecret, newWebhookSecret } from './webhooks/secrets.js';
-import { urlProblem } from './webhooks/targets.js';
+import { type HostLookup, targetProblem } from './webhooks/targets.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
@@ -19,10 +19,23 @@ import { instantView, viewSchema } from '../shared/viewSchema.js';
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 const DELIVERIES_LISTED = 50;
+/** What a delivery's `response` holds (REST and GraphQL describe it alike). */
+export const DELIVERY_RESPONSE_DESCRIPTION =
+  'The first 1 KB of the last answer; null for a private target (its answer is never kept, only its status and latency); ' +
+  'without an answer, the error class: timeout, connection_refused, connection_reset, dns_failed, tls_failed, unreachable, ' +
+  'connection_failed or target_not_allowed (refused by policy: failed at once, never retried).';
+/** What a target URL may be (REST and GraphQL describe it alike). */
+export const TARGET_URL_DESCRIPTION =
+  'https:// to a public address (its name resolving to public addresses only); ' +
+  'http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS.';
 
 export interface WebhookDeps extends DomainDeps {
   tokens: { key: KeyMaterial };
   config: { webhookAllowPrivateTargets: boolean };
+  /** How a target's name is resolved when it is saved (DNS unless a test sets its own). */
+  resolveHost?: HostLookup;
+  /** This instance's job queue: poked when a delivery is made due now (a test send, a retry), not left to its next poll. */
+  jobs?: { poke(): void };
 }
 
 export interface WebhookEndpointView {
@@ -132,7 +145,7 @@ export const webhookDeliveryResponse = viewSchema<WebhookDeliveryView>()(
       lastAttemptAt: instantView().nullable(),
       statusCode: z.int().nullable().describe('The status of the last answer; null when there was none.'),
       latencyMs: z.int().nullable(),
-      response: z.string().nullable().describe('The first 1 KB of the last answer, or why there was none.'),
+      response: z.string().nullable().describe(DELIVERY_RESPONSE_DESCRIPTION),
       nextAttemptAt: instantView().nullable().describe('When the next retry is due; null when none is.'),
       createdAt: instantView(),
     })
@@ -158,7 +171,7 @@ const urlField = z.string({ error: 'must be a URL' }).max(2_000, { error: 'must 
 const absent = (v: unknown) => (v === null ? undefined : v);
 
 export const createWebhookEndpointInput = z.strictObject({
-  url: urlField.describe('https:// (http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS).'),
+  url: urlField.describe(TARGET_URL_DESCRIPTION),
   description: z.preprocess(absent, z.string().max(500, { error: 'must be at most 500 characters' }).optional()),
   eventTypes: z.preprocess(absent, eventTypesField.optional()).describe('Default `["*"]`: every event.'),
   enabled: z.preprocess(absent, z.boolean({ error: 'must be true or false' }).optional()),
@@ -171,9 +184,10 @@ export const updateWebhookEndpointInput = z.strictObject({
 });
 export const emptyWebhookInput = z.strictObject({});
 
-function checkUrl(deps: WebhookDeps, url: string | undefined): void {
+/** Refuses a URL that may not be a target: its form, its host as written, and the addresses its name resolves to now. */
+async function checkUrl(deps: WebhookDeps, url: string | undefined): Promise<void> {
   if (url === undefined) return;
-  const problem = urlProblem(url, deps.config.webhookAllowPrivateTargets);
+  const problem = await targetProblem(url, deps.config.webhookAllowPrivateTargets, deps.resolveHost);
   if (problem) throw InvalidInput.of('url', problem);
 }
 
@@ -186,7 +200,7 @@ async function ownEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string):
 export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, input: unknown): Promise<WebhookEndpointWithSecret> {
   requireScope(actor, 'webhooks:write');
   const data = parseInput(createWebhookEndpointInput, input ?? {});
-  checkUrl(deps, data.url);
+  await checkUrl(deps, data.url);
   const now = deps.clock();
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
@@ -227,7 +241,7 @@ export async function getWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpoi
 export async function updateWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input: unknown): Promise<WebhookEndpointView> {
   requireScope(actor, 'webhooks:write');
   const data = parseInput(updateWebhookEndpointInput, input ?? {});
-  checkUrl(deps, data.url);
+  await checkUrl(deps, data.url);
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   return deps.db.$transaction(async (tx) => {
@@ -309,6 +323,7 @@ export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpo
       data: { id: randomUUID(), endpointId: endpoint.id, eventId, eventType: 'webhook.test', status: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now },
     });
   });
+  deps.jobs?.poke();
   return deliveryView(delivery);
 }
 
@@ -336,5 +351,6 @@ export async function retryWebhookDelivery(deps: WebhookDeps, actor: Actor, endp
     await recordEvent(tx, deps, actor, { type: 'webhook_delivery.retried', orgId: actor.orgId, subject: { type: 'webhook_delivery', id }, data: view });
     return view;
   });
+  deps.jobs?.poke();
   return row;
 }

@@ -3,10 +3,16 @@
 // retry), webhook-timestamp and webhook-signature (`v1,<base64 HMAC-SHA256>`, signed with the maintained
 // `standardwebhooks` package; during a rotation's overlap with both secrets, space-separated).
 // A 2xx within 10 s is delivered; anything else is retried with growing gaps, then marked failed;
-// 410 Gone disables the endpoint, and so do 5 days of nothing but failures (from the first failed attempt
-// after the last delivered one). At most 4 deliveries to one endpoint (maxInFlightPerEndpoint) are in
-// flight at once on an instance, the others waiting for a slot: a slow receiver holds up neither the
-// other endpoints nor more than its share of the queue's batch.
+// a target refused by policy (not a public address) fails at once, for good; 410 Gone disables the
+// endpoint, and so do 5 days of nothing but failures (from the first failed attempt after the last
+// delivered one).
+//
+// Fairness (DeliverySlots): an instance makes at most `total` deliveries at once, one organization's
+// endpoints at most `perOrganization` of them and one endpoint at most `perEndpoint`; the first attempts
+// (dispatcher) and the retries (deliveries lane) draw on the same slots. A delivery past a bound waits
+// without holding anything else, and freed slots go to the waiting organizations in turn; the lane does
+// not even claim a delivery whose organization or endpoint is at its bound. So an organization whose
+// receivers all hang delays its own deliveries, not another organization's.
 //
 // Two ways in, one attempt (`attemptOnce`): an event's first attempts are made by the dispatcher
 // (dispatcher.ts), which reads the event log and writes each delivery's row once, when its attempt ended;
@@ -15,16 +21,18 @@
 // lease (lockedUntil), so it survives a restart and is in flight on one instance at a time.
 //
 // Safety: the address is resolved at delivery time and the connection goes to the address that was
-// checked (no second lookup an attacker's DNS could answer differently); loopback, private, link-local,
-// metadata and other special addresses are refused, and only https:// is allowed, unless
-// WEBHOOK_ALLOW_PRIVATE_TARGETS. Redirects are not followed; at most 64 KB of an answer is read.
+// checked (no second lookup an attacker's DNS could answer differently); a URL or a name resolving to any
+// address that is not public (targets.ts) is refused, and only https:// is allowed, unless
+// WEBHOOK_ALLOW_PRIVATE_TARGETS. Redirects are not followed; at most 64 KB of an answer is read. What a
+// failed attempt records is an error class (timeout, connection_refused, target_not_allowed …), never the
+// error's text (which could say where a name led); the answer of a private target (allowed) is not kept
+// at all, only its status and latency: the tenant must not read internal pages through its deliveries.
 // Connections are kept alive per target (origin, undici's Pool) and reused: a reused connection goes to
 // the address that was checked when it was opened, since every new connection is checked again.
 //
 // Cost: the deliveries a queue claims together are claimed and read in one statement (delivery, endpoint
 // and event joined), and the delivered ones recorded together (one statement per 20 ms window); the
 // signer of an endpoint's secret is kept (decrypting and decoding it is not repeated per delivery).
-import { lookup } from 'node:dns/promises';
 import DataLoader from 'dataloader';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -35,7 +43,7 @@ import { Prisma, type WebhookEndpoint } from '../../../generated/prisma/client.j
 import type { ClaimedJob, JobLane, JobOutcome, JobQueue } from '../../../jobs/queue.js';
 import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.js';
 import { decryptSecret } from './secrets.js';
-import { isPrivateAddress, TargetRefused } from './targets.js';
+import { type HostLookup, isPrivateAddress, systemLookup, TARGET_NOT_ALLOWED, TargetRefused, urlProblem } from './targets.js';
 
 /** The gaps before each retry: after the first failed attempt 5 s, then 5 min, …; after the last, failed. */
 export const RETRY_GAPS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
@@ -46,62 +54,164 @@ export const DELIVER_JOB = 'webhook.deliver';
 /** An endpoint whose every delivery failed for this long, since its first failure, is disabled. */
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3_600_000;
 export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+export const DEFAULT_MAX_IN_FLIGHT_PER_ORGANIZATION = 16;
+export const DEFAULT_DELIVERY_SLOTS = 64;
 
 export interface DeliveryDeps {
   db: Db;
   clock: () => Date;
   tokens: { key: KeyMaterial };
   config: { webhookAllowPrivateTargets: boolean };
+  /** How target names are resolved (tests answer their own); node's dns.lookup by default. */
+  resolveHost?: HostLookup;
 }
 
 export interface DeliveryHooks {
   /** Records that the service disabled an endpoint, in the transaction that did (the domain's webhook_endpoint.disabled event). */
   onDisabled?(tx: Prisma.TransactionClient, endpoint: WebhookEndpoint): Promise<void>;
-  /** Slots per endpoint on this instance; one set per queue (handleWebhookDeliveries makes it). */
-  slots?: EndpointSlots;
+  /** This instance's delivery slots; one set per queue (handleWebhookDeliveries makes it). */
+  slots?: DeliverySlots;
 }
 
-/** Bounds the deliveries in flight per endpoint; a delivery past the bound waits, in order, for a slot. */
-export class EndpointSlots {
-  private readonly inFlight = new Map<string, number>();
-  private readonly queued = new Map<string, (() => void)[]>();
+export interface SlotLimits {
+  /** Deliveries in flight at once on the instance. */
+  total: number;
+  /** … of one organization's endpoints (an organization's fair share of the total). */
+  perOrganization: number;
+  /** … to one endpoint. */
+  perEndpoint: number;
+}
 
-  constructor(readonly limit: number) {}
+interface Waiter {
+  orgId: string;
+  endpointId: string;
+  grant: () => void;
+}
 
-  async acquire(endpointId: string): Promise<() => void> {
-    const busy = this.inFlight.get(endpointId) ?? 0;
-    if (busy >= this.limit) {
-      // the slot is handed over by the release that frees it, so the count stays at the limit meanwhile
-      await new Promise<void>((resolve) => {
-        const queue = this.queued.get(endpointId) ?? [];
-        queue.push(resolve);
-        this.queued.set(endpointId, queue);
+/**
+ * Bounds the deliveries in flight on an instance: in all, per organization and per endpoint. A delivery
+ * past a bound waits; as slots free, the waiting organizations are served in turn (round-robin), and
+ * within one its endpoints in turn, each endpoint's deliveries in order. Waiting holds no slot.
+ */
+export class DeliverySlots {
+  readonly limits: SlotLimits;
+  private inFlight = 0;
+  private readonly byOrg = new Map<string, number>();
+  private readonly byEndpoint = new Map<string, number>();
+  /** Waiting deliveries: organization → endpoint → in order; both maps' order is the turn (served ones go last). */
+  private readonly waiters = new Map<string, Map<string, Waiter[]>>();
+  private readonly waitingByOrg = new Map<string, number>();
+  private readonly waitingByEndpoint = new Map<string, number>();
+  private waitingAll = 0;
+
+  constructor(limits: Partial<SlotLimits> = {}) {
+    const perEndpoint = limits.perEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
+    const perOrganization = Math.max(perEndpoint, limits.perOrganization ?? DEFAULT_MAX_IN_FLIGHT_PER_ORGANIZATION);
+    this.limits = { perEndpoint, perOrganization, total: Math.max(perOrganization, limits.total ?? DEFAULT_DELIVERY_SLOTS) };
+  }
+
+  /** Takes a slot for a delivery of `orgId`'s endpoint, waiting for one if a bound is reached; answers its release. */
+  async acquire(orgId: string, endpointId: string): Promise<() => void> {
+    if (this.fits(orgId, endpointId)) this.take(orgId, endpointId);
+    else {
+      // the slot is taken for it by the release that frees one (grant), so the counts stay at their bounds meanwhile
+      await new Promise<void>((grant) => {
+        let byEndpoint = this.waiters.get(orgId);
+        if (!byEndpoint) this.waiters.set(orgId, (byEndpoint = new Map()));
+        const queue = byEndpoint.get(endpointId) ?? [];
+        queue.push({ orgId, endpointId, grant });
+        byEndpoint.set(endpointId, queue);
+        add(this.waitingByOrg, orgId, 1);
+        add(this.waitingByEndpoint, endpointId, 1);
+        this.waitingAll++;
       });
-    } else {
-      this.inFlight.set(endpointId, busy + 1);
     }
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.queued.get(endpointId)?.shift();
-      if (next) return next();
-      if (this.queued.get(endpointId)?.length === 0) this.queued.delete(endpointId);
-      const left = (this.inFlight.get(endpointId) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(endpointId, left);
-      else this.inFlight.delete(endpointId);
+      this.inFlight--;
+      add(this.byOrg, orgId, -1);
+      add(this.byEndpoint, endpointId, -1);
+      this.grant();
     };
+  }
+
+  private fits(orgId: string, endpointId: string): boolean {
+    return (
+      this.inFlight < this.limits.total &&
+      (this.byOrg.get(orgId) ?? 0) < this.limits.perOrganization &&
+      (this.byEndpoint.get(endpointId) ?? 0) < this.limits.perEndpoint
+    );
+  }
+
+  private take(orgId: string, endpointId: string): void {
+    this.inFlight++;
+    add(this.byOrg, orgId, 1);
+    add(this.byEndpoint, endpointId, 1);
+  }
+
+  /** Hands free slots to waiting deliveries, organizations in turn. */
+  private grant(): void {
+    let granted = true;
+    while (granted && this.waitingAll > 0 && this.inFlight < this.limits.total) {
+      granted = false;
+      for (const [orgId, byEndpoint] of this.waiters) {
+        if ((this.byOrg.get(orgId) ?? 0) >= this.limits.perOrganization) continue;
+        const endpointId = [...byEndpoint.keys()].find((id) => (this.byEndpoint.get(id) ?? 0) < this.limits.perEndpoint);
+        if (endpointId === undefined) continue;
+        const queue = byEndpoint.get(endpointId)!;
+        const waiter = queue.shift()!;
+        // served: its endpoint and its organization go to the back of the turn
+        byEndpoint.delete(endpointId);
+        if (queue.length > 0) byEndpoint.set(endpointId, queue);
+        this.waiters.delete(orgId);
+        if (byEndpoint.size > 0) this.waiters.set(orgId, byEndpoint);
+        add(this.waitingByOrg, orgId, -1);
+        add(this.waitingByEndpoint, endpointId, -1);
+        this.waitingAll--;
+        this.take(orgId, endpointId);
+        waiter.grant();
+        granted = true;
+        break;
+      }
+    }
   }
 
   /** Deliveries to the endpoint in flight now (tests, metrics). */
   busy(endpointId: string): number {
-    return this.inFlight.get(endpointId) ?? 0;
+    return this.byEndpoint.get(endpointId) ?? 0;
   }
 
   /** Deliveries to the endpoint waiting for a slot now. */
   waiting(endpointId: string): number {
-    return this.queued.get(endpointId)?.length ?? 0;
+    return this.waitingByEndpoint.get(endpointId) ?? 0;
   }
+
+  /**
+   * How many more deliveries may start now without waiting — in all, per organization and per endpoint
+   * with a delivery in flight or waiting (any other: its full bound): what the deliveries lane may claim.
+   */
+  room(): { total: number; organizations: Map<string, number>; endpoints: Map<string, number> } {
+    const organizations = new Map<string, number>();
+    for (const id of new Set([...this.byOrg.keys(), ...this.waitingByOrg.keys()])) {
+      organizations.set(id, this.limits.perOrganization - (this.byOrg.get(id) ?? 0) - (this.waitingByOrg.get(id) ?? 0));
+    }
+    const endpoints = new Map<string, number>();
+    for (const id of new Set([...this.byEndpoint.keys(), ...this.waitingByEndpoint.keys()])) {
+      endpoints.set(id, this.limits.perEndpoint - (this.byEndpoint.get(id) ?? 0) - (this.waitingByEndpoint.get(id) ?? 0));
+    }
+    // the total's room is what is not in flight: deliveries waiting for their organization's or endpoint's
+    // slot do not compete for it (while the total itself is full, a delivery claimed waits its turn)
+    return { total: this.limits.total - this.inFlight, organizations, endpoints };
+  }
+}
+
+/** Adds `delta` to a count, dropping it at zero. */
+function add(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
 }
 
 /**
@@ -119,16 +229,28 @@ async function disableEndpoint(deps: DeliveryDeps, hooks: DeliveryHooks, endpoin
 interface Answer {
   status: number;
   body: string;
+  /** The answer came from a private address (private targets allowed): its body is not to be kept. */
+  fromPrivate: boolean;
 }
 
-/** Resolves the host once, refuses what is not public (unless allowed), and connects to that very address. */
-function checkedLookup(allowPrivate: boolean): LookupFunction {
+/** What the connections of one pool reached: once a private address, its answers are never kept (it stays so). */
+interface Reached {
+  private: boolean;
+}
+
+/**
+ * Resolves the host once, refuses it when any of its addresses is not public (unless allowed), and connects
+ * to the address it checked. The refusal says nothing of the addresses.
+ */
+function checkedLookup(allowPrivate: boolean, resolve: HostLookup, reached: Reached): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { all: true })
+    resolve(hostname)
       .then((addresses) => {
-        const usable = allowPrivate ? addresses : addresses.filter((a) => !isPrivateAddress(a.address));
-        if (usable.length === 0) throw new TargetRefused(`${hostname} resolves to no public address`);
-        const chosen = usable[0]!;
+        const anyPrivate = addresses.some((a) => isPrivateAddress(a.address));
+        if (anyPrivate && !allowPrivate) throw new TargetRefused();
+        if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
+        if (anyPrivate) reached.private = true;
+        const chosen = addresses[0]!;
         if ((options as { all?: boolean }).all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [chosen]);
         else callback(null, chosen.address, chosen.family);
       })
@@ -144,62 +266,101 @@ const CONNECTIONS_PER_TARGET = 32;
 /** A URL as a request needs it, parsed once, with the pool of kept-alive connections to its origin. */
 interface Target {
   pool: Pool;
+  /** What the pool's connections reached (a literal private address: private from the start). */
+  reached: Reached;
   path: string;
-  /** The host as a literal address (brackets removed), when it is one: no lookup checks it. */
-  literal: string | null;
+  /** Why the URL is refused as written (urlProblem: a scheme, a literal or local host not allowed), or null. */
+  refused: string | null;
 }
 
-const pools = new Map<string, Pool>();
+const pools = new Map<string, { pool: Pool; reached: Reached }>();
 const targets = new Map<string, Target>();
+/** Each resolver's number, for the keys of pools (a test's own resolver never shares a pool with DNS's). */
+const resolvers = new WeakMap<HostLookup, number>();
+let resolversSeen = 0;
+
+function resolverKey(resolve: HostLookup): number {
+  let n = resolvers.get(resolve);
+  if (n === undefined) resolvers.set(resolve, (n = resolversSeen++));
+  return n;
+}
 
 /**
  * One pool of kept-alive connections per origin and rule (private targets allowed or not). undici rather
  * than node:http's client: a delivery is one small POST on a kept connection, which undici's client
  * makes with about a quarter less CPU (measured side by side against the bench's receiver).
  */
-function poolFor(target: URL, allowPrivate: boolean): Pool {
-  const key = `${allowPrivate ? 'any' : 'public'} ${target.origin}`;
-  let pool = pools.get(key);
-  if (!pool) {
+function poolFor(target: URL, allowPrivate: boolean, resolve: HostLookup): { pool: Pool; reached: Reached } {
+  const key = `${allowPrivate ? 'any' : 'public'} ${resolverKey(resolve)} ${target.origin}`;
+  let entry = pools.get(key);
+  if (!entry) {
     // every new connection resolves through checkedLookup (undici hands `connect` to net/tls.connect): a kept
     // one stays on the address checked when it opened. Redirects are not followed (no interceptor does).
-    pool = new Pool(target.origin, {
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const reached: Reached = { private: isIP(host) !== 0 && isPrivateAddress(host) };
+    const pool = new Pool(target.origin, {
       connections: CONNECTIONS_PER_TARGET,
       keepAliveTimeout: IDLE_CONNECTION_MS,
       keepAliveMaxTimeout: IDLE_CONNECTION_MS,
-      connect: { lookup: checkedLookup(allowPrivate), timeout: DELIVERY_TIMEOUT_MS },
+      connect: { lookup: checkedLookup(allowPrivate, resolve, reached), timeout: DELIVERY_TIMEOUT_MS },
     });
     if (pools.size >= 1_000) {
-      for (const old of pools.values()) void old.destroy();
+      for (const old of pools.values()) void old.pool.destroy();
       pools.clear();
       targets.clear();
     }
-    pools.set(key, pool);
+    pools.set(key, (entry = { pool, reached }));
   }
-  return pool;
+  return entry;
 }
 
 /** The parsed target of `url` under the rule (kept: each delivery to an endpoint posts to the same URL). */
-function targetFor(url: string, allowPrivate: boolean): Target {
-  const key = `${allowPrivate ? 'any' : 'public'} ${url}`;
+function targetFor(url: string, allowPrivate: boolean, resolve: HostLookup): Target {
+  const key = `${allowPrivate ? 'any' : 'public'} ${resolverKey(resolve)} ${url}`;
   let target = targets.get(key);
   if (!target) {
     const parsed = new URL(url);
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    target = { pool: poolFor(parsed, allowPrivate), path: `${parsed.pathname}${parsed.search}`, literal: isIP(host) ? host : null };
+    // checked again here, whatever was checked when it was saved (the rule may have changed since)
+    const refused = urlProblem(url, allowPrivate);
+    target = { ...poolFor(parsed, allowPrivate, resolve), path: `${parsed.pathname}${parsed.search}`, refused };
     if (targets.size >= 10_000) targets.clear();
     targets.set(key, target);
   }
   return target;
 }
 
-/** POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. */
-export function post(url: string, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Answer> {
-  const target = targetFor(url, allowPrivate);
-  // a literal address is checked here (no lookup happens for it)
-  if (target.literal && !allowPrivate && isPrivateAddress(target.literal)) return Promise.reject(new TargetRefused(`${target.literal} is not a public address`));
+/**
+ * POSTs `body`; answers the status and up to 64 KB of the answer. Never follows a redirect. A target refused
+ * by policy (as written, or by the address its name resolves to) rejects with TargetRefused.
+ */
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  allowPrivate: boolean,
+  resolve: HostLookup = systemLookup,
+): Promise<Answer> {
+  const target = targetFor(url, allowPrivate, resolve);
+  if (target.refused) return Promise.reject(new TargetRefused());
   return send(target, { ...headers, 'content-type': 'application/json', 'user-agent': 'office-communications-webhooks/1' }, body, true);
 }
+
+/** Why an attempt got no answer, as the class a delivery records (its text could say where a name led). */
+export function failureClass(err: unknown): string {
+  if (err instanceof TargetRefused || (err as { cause?: unknown })?.cause instanceof TargetRefused) return TARGET_NOT_ALLOWED;
+  if (err instanceof TimedOut) return 'timeout';
+  const code = String((err as { code?: unknown })?.code ?? '');
+  if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'dns_failed';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(code)) return 'timeout';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return 'connection_reset';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
+  if (/^(ERR_TLS|ERR_SSL|ERR_OSSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/.test(code)) return 'tls_failed';
+  return 'connection_failed';
+}
+
+/** No answer within DELIVERY_TIMEOUT_MS. */
+class TimedOut extends Error {}
 
 /** The connection was closed or reset before an answer: most often a kept one the receiver closed as it was reused. */
 function closedUnderUs(err: unknown): boolean {
@@ -219,7 +380,11 @@ function send(target: Target, headers: Record<string, string>, body: string, may
     let status = 0;
     let size = 0;
     const chunks: Buffer[] = [];
-    const answer = (): Answer => ({ status, body: chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') });
+    // a private target's answer is not even decoded: only its status is kept
+    const answer = (): Answer => {
+      const fromPrivate = target.reached.private;
+      return { status, fromPrivate, body: fromPrivate || chunks.length === 0 ? '' : Buffer.concat(chunks).toString('utf8') };
+    };
     const settle = (err: Error | null) => {
       if (settled) return false;
       settled = true;
@@ -229,7 +394,7 @@ function send(target: Target, headers: Record<string, string>, body: string, may
       return true;
     };
     const deadline = setTimeout(() => {
-      const err = new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
+      const err = new TimedOut(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`);
       settle(err);
       controller?.abort(err);
     }, DELIVERY_TIMEOUT_MS);
@@ -312,6 +477,8 @@ export interface DeliveryRow {
   status: string;
   attempts: number;
   endpointId: string;
+  /** The endpoint's owner: whose share of the delivery slots the attempt takes. */
+  endpointOrgId: string;
   url: string;
   enabled: boolean;
   secret: string;
@@ -336,7 +503,7 @@ interface Delivered {
   at: Date;
   statusCode: number;
   latencyMs: number;
-  response: string;
+  response: string | null;
 }
 
 /**
@@ -383,6 +550,8 @@ function batcherFor(db: Db) {
 /** An endpoint as an attempt needs it. */
 export interface DeliveryEndpoint {
   id: string;
+  /** Its owner (whose share of the slots its deliveries take). */
+  orgId: string;
   url: string;
   secret: string;
   previousSecret: string | null;
@@ -408,8 +577,8 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   statusCode: number | null;
   latencyMs: number | null;
-  /** The first 1 KB of the answer, or why there was none. */
-  response: string;
+  /** The first 1 KB of the answer, or the class of error why there was none; null for a private target's answer (never kept). */
+  response: string | null;
 }
 
 /**
@@ -431,14 +600,15 @@ export async function attemptOnce(
   const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
   if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
 
-  const release = await hooks.slots?.acquire(endpoint.id);
+  const release = await hooks.slots?.acquire(endpoint.orgId, endpoint.id);
   const started = performance.now();
   let answer: Answer | undefined;
   let failure = '';
   try {
-    answer = await post(endpoint.url, signedHeaders(event.id, now, body, secrets), body, deps.config.webhookAllowPrivateTargets);
+    const headers = signedHeaders(event.id, now, body, secrets);
+    answer = await post(endpoint.url, headers, body, deps.config.webhookAllowPrivateTargets, deps.resolveHost);
   } catch (err) {
-    failure = err instanceof Error ? err.message : String(err);
+    failure = failureClass(err);
   } finally {
     release?.();
   }
@@ -448,7 +618,7 @@ export async function attemptOnce(
     lastAttemptAt: now,
     latencyMs: Math.round(performance.now() - started),
     statusCode: answer?.status ?? null,
-    response: (answer ? answer.body : failure).slice(0, KEPT_ANSWER_CHARS),
+    response: answer ? (answer.fromPrivate ? null : answer.body.slice(0, KEPT_ANSWER_CHARS)) : failure,
   };
   const ended = (status: 'delivered' | 'failed', label: string, latencyMs?: number) => ({
     outcome: { done: true as const, label, ...(latencyMs === undefined ? {} : { latencyMs }) },
@@ -471,6 +641,8 @@ export async function attemptOnce(
     return ended('failed', 'disabled');
   }
   if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
+  // refused by policy: trying again would be refused again
+  if (failure === TARGET_NOT_ALLOWED) return ended('failed', TARGET_NOT_ALLOWED);
   if (attempts > RETRY_GAPS_MS.length) return ended('failed', 'failed');
   const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempts - 1]!);
   return { outcome: { retryAt, error: answer ? `answered ${answer.status}` : failure }, record: { ...base, status: 'pending', nextAttemptAt: retryAt } };
@@ -495,6 +667,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
   }
   const endpoint: DeliveryEndpoint = {
     id: row.endpointId,
+    orgId: row.endpointOrgId,
     url: row.url,
     secret: row.secret,
     previousSecret: row.previousSecret,
@@ -512,22 +685,34 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
 }
 
 /** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
-const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts", e."id"::text AS "endpointId", e."url", e."enabled", e."secret",
+const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts",
+  e."id"::text AS "endpointId", e."orgId"::text AS "endpointOrgId", e."url", e."enabled", e."secret",
   e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
   ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"`;
+
+/** Claims of one look at most (each after the last came back with its window full and organizations at their bound). */
+const CLAIM_ROUNDS = 3;
 
 /**
  * The deliveries lane of the job queue: a pending delivery is due at its nextAttemptAt, and is claimed from
  * its own row, read with its endpoint and event in the claim's statement. With a dispatcher, each look
  * first has it make the first attempts of the events recorded since the last (dispatcher.ts).
+ *
+ * With the instance's slots, a claim takes only what may start at once: nothing of an organization or an
+ * endpoint at its bound, within each the room it has left, and organizations interleaved (each one's
+ * oldest first, then each one's second …), so a claimed delivery never holds one of the queue's slots
+ * waiting for its organization's, and one organization's backlog does not stand before another's.
  */
-export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher): JobLane {
+export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: DeliverySlots): JobLane {
   const at = (d: Date) => d.toISOString();
-  return {
-    kind: DELIVER_JOB,
-    ...(dispatcher ? { look: (settle: boolean) => dispatcher.look(settle), stop: () => dispatcher.stop() } : {}),
-    async claim(limit, now, lockedUntil) {
-      const rows = await db.$queryRaw<DeliveryRow[]>`
+  const claimRows = async (
+    limit: number,
+    now: Date,
+    lockedUntil: Date,
+    fair: { window: number; organizations: Map<string, number>; endpoints: Map<string, number>; limits: SlotLimits } | null,
+  ): Promise<(DeliveryRow & { candidates: number })[]> => {
+    if (!fair) {
+      return db.$queryRaw<(DeliveryRow & { candidates: number })[]>`
         WITH d AS (
           UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
           WHERE "id" IN (
@@ -537,9 +722,71 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher): JobLane 
             ORDER BY "nextAttemptAt" LIMIT ${limit}
             FOR UPDATE SKIP LOCKED)
           RETURNING "id", "status", "attempts", "endpointId", "eventId")
-        SELECT ${DELIVERY_COLUMNS}
+        SELECT ${DELIVERY_COLUMNS}, 0 AS "candidates"
         FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
-      return rows.map((row) => ({ id: row.id, kind: DELIVER_JOB, payload: row, attempts: row.attempts + 1 }));
+    }
+    const full = (rooms: Map<string, number>) => [...rooms].filter(([, room]) => room <= 0).map(([id]) => id);
+    const open = (rooms: Map<string, number>) => [...rooms].filter(([, room]) => room > 0);
+    const orgs = open(fair.organizations);
+    const endpoints = open(fair.endpoints);
+    return db.$queryRaw<(DeliveryRow & { candidates: number })[]>`
+      WITH c AS (
+        SELECT d."id", d."endpointId", e."orgId", d."nextAttemptAt"
+        FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+        WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${at(now)}::timestamp(3)
+          AND (d."lockedUntil" IS NULL OR d."lockedUntil" <= ${at(now)}::timestamp(3))
+          AND e."orgId" <> ALL(${full(fair.organizations)}::uuid[]) AND d."endpointId" <> ALL(${full(fair.endpoints)}::uuid[])
+        ORDER BY d."nextAttemptAt" LIMIT ${fair.window}
+        FOR UPDATE OF d SKIP LOCKED
+      ), r AS (
+        SELECT c."id", c."nextAttemptAt",
+               row_number() OVER (PARTITION BY c."orgId" ORDER BY c."nextAttemptAt", c."id") AS "nOrg",
+               row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."id") AS "nEndpoint",
+               COALESCE(o."room", ${fair.limits.perOrganization}) AS "orgRoom",
+               COALESCE(p."room", ${fair.limits.perEndpoint}) AS "endpointRoom"
+        FROM c
+        LEFT JOIN unnest(${orgs.map(([id]) => id)}::uuid[], ${orgs.map(([, room]) => room)}::int[]) AS o("orgId", "room")
+          ON o."orgId" = c."orgId"
+        LEFT JOIN unnest(${endpoints.map(([id]) => id)}::uuid[], ${endpoints.map(([, room]) => room)}::int[]) AS p("endpointId", "room")
+          ON p."endpointId" = c."endpointId"
+      ), chosen AS (
+        SELECT "id" FROM r WHERE "nOrg" <= "orgRoom" AND "nEndpoint" <= "endpointRoom" ORDER BY "nOrg", "nextAttemptAt" LIMIT ${limit}
+      ), d AS (
+        UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
+        WHERE "id" IN (SELECT "id" FROM chosen)
+        RETURNING "id", "status", "attempts", "endpointId", "eventId")
+      SELECT ${DELIVERY_COLUMNS}, (SELECT count(*) FROM c)::int AS "candidates"
+      FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
+  };
+  return {
+    kind: DELIVER_JOB,
+    ...(dispatcher ? { look: (settle: boolean) => dispatcher.look(settle), stop: () => dispatcher.stop() } : {}),
+    async claim(limit, now, lockedUntil) {
+      const claimed: DeliveryRow[] = [];
+      if (!slots) claimed.push(...(await claimRows(limit, now, lockedUntil, null)));
+      else {
+        const room = slots.room();
+        const { organizations, endpoints } = room;
+        let left = Math.min(limit, room.total);
+        for (let round = 0; round < CLAIM_ROUNDS && left > 0; round++) {
+          const window = Math.max(4 * left, 64);
+          const rows = await claimRows(left, now, lockedUntil, { window, organizations, endpoints, limits: slots.limits });
+          for (const row of rows) {
+            organizations.set(row.endpointOrgId, (organizations.get(row.endpointOrgId) ?? slots.limits.perOrganization) - 1);
+            endpoints.set(row.endpointId, (endpoints.get(row.endpointId) ?? slots.limits.perEndpoint) - 1);
+          }
+          claimed.push(...rows);
+          left -= rows.length;
+          // the window held every due delivery: nothing more to find
+          if (rows.length === 0 || rows[0]!.candidates < window) break;
+        }
+      }
+      return claimed.map(({ candidates: _, ...row }: DeliveryRow & { candidates?: number }) => ({
+        id: row.id,
+        kind: DELIVER_JOB,
+        payload: row,
+        attempts: row.attempts + 1,
+      }));
     },
     async release(job, retryAt, error) {
       await db.webhookDelivery.updateMany({ where: { id: job.id, status: 'pending' }, data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) } });
@@ -570,16 +817,27 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher): JobLane 
 
 /**
  * Registers webhook delivery on the job queue: the dispatcher's first attempts and the deliveries lane's
- * retries, with this queue's (this instance's) slots per endpoint (`maxInFlightPerEndpoint`, default 4);
+ * retries, with this queue's (this instance's) delivery slots (`deliverySlots`, default 64; per organization
+ * `maxInFlightPerOrganization`, default 16; per endpoint `maxInFlightPerEndpoint`, default 4);
  * `onDisabled` records webhook_endpoint.disabled (the runtime passes the domain's recordEndpointDisabled).
  */
 export function handleWebhookDeliveries(
   queue: JobQueue,
   deps: DeliveryDeps,
-  options: Pick<DeliveryHooks, 'onDisabled'> & { maxInFlightPerEndpoint?: number; dispatcher?: DispatcherOptions } = {},
+  options: Pick<DeliveryHooks, 'onDisabled'> & {
+    maxInFlightPerEndpoint?: number;
+    maxInFlightPerOrganization?: number;
+    deliverySlots?: number;
+    dispatcher?: DispatcherOptions;
+  } = {},
 ): JobQueue {
-  const slots = new EndpointSlots(options.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
+  const slots = new DeliverySlots({
+    perEndpoint: options.maxInFlightPerEndpoint,
+    perOrganization: options.maxInFlightPerOrganization,
+    total: options.deliverySlots,
+  });
   const hooks = { onDisabled: options.onDisabled, slots };
   const dispatcher = new WebhookDispatcher(deps, hooks, (outcome) => queue.record(DELIVER_JOB, outcome), options.dispatcher);
-  return queue.lane(deliveriesLane(deps.db, dispatcher), (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks));
+  const attempt = (job: ClaimedJob) => attemptDelivery(deps, job.payload as DeliveryRow, hooks);
+  return queue.lane(deliveriesLane(deps.db, dispatcher, slots), attempt);
 }

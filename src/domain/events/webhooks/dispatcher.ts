@@ -19,7 +19,11 @@
 // embedded database's process releases a lease found held when it starts (only a process that died held
 // it: jobs/queue.ts releaseLeases).
 //
-// Bounded: at most `maxWaitingPerEndpoint` deliveries wait for one endpoint's slots; past that (a slow or
+// Fair: each attempt takes one of the instance's delivery slots (delivery.ts DeliverySlots: bounded per
+// organization and per endpoint, served in turn across organizations), so one organization's hanging
+// receivers hold at most its share and another's events go out at once.
+//
+// Bounded: at most `maxWaitingPerEndpoint` deliveries wait for one endpoint's slot; past that (a slow or
 // failing receiver and a stream of events), a delivery is handed to the deliveries lane as a pending row
 // due now, so memory does not grow with a receiver's backlog and the cursor is not held up by it. A look
 // stops reading once `maxOpenEvents` events have deliveries not written yet (a backlog after downtime is
@@ -28,7 +32,15 @@ import { randomUUID } from 'node:crypto';
 import { LogPosition, unreadEvents } from '../../../changes/logPosition.js';
 import { Prisma } from '../../../generated/prisma/client.js';
 import type { JobOutcome } from '../../../jobs/queue.js';
-import { type AttemptRecord, attemptOnce, type DeliveryDeps, type DeliveryEndpoint, type DeliveryEvent, type DeliveryHooks, type EndpointSlots } from './delivery.js';
+import {
+  type AttemptRecord,
+  attemptOnce,
+  type DeliveryDeps,
+  type DeliveryEndpoint,
+  type DeliveryEvent,
+  type DeliveryHooks,
+  type DeliverySlots,
+} from './delivery.js';
 
 export interface DispatcherOptions {
   /** How long a lease holds on the app's clock (renewed as the holder reads, once half of it has passed). */
@@ -58,7 +70,17 @@ interface ReadEvent {
   orgId: string;
   occurredAt: Date;
   data: unknown;
-  endpoints: { id: string; url: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: string | null; failingSince: string | null }[] | null;
+  endpoints:
+    | {
+        id: string;
+        orgId: string;
+        url: string;
+        secret: string;
+        previousSecret: string | null;
+        previousSecretExpiresAt: string | null;
+        failingSince: string | null;
+      }[]
+    | null;
 }
 
 /** A delivery's row to write: what its attempt recorded, or (handed to the lane untried) pending, due now. */
@@ -101,7 +123,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly deps: DeliveryDeps,
-    private readonly hooks: DeliveryHooks & { slots: EndpointSlots },
+    private readonly hooks: DeliveryHooks & { slots: DeliverySlots },
     /** Hears every outcome (the job queue's metrics). */
     private readonly report: (outcome: JobOutcome) => void,
     options: DispatcherOptions = {},
@@ -173,10 +195,16 @@ export class WebhookDispatcher {
         SELECT ev."seq"::text AS "seq", ev."id"::text AS "id", ev."type", ev."orgId"::text AS "orgId", ev."occurredAt",
                CASE WHEN m."endpoints" IS NULL THEN NULL ELSE ev."data" END AS "data", m."endpoints"
         FROM ev LEFT JOIN LATERAL (
-          SELECT json_agg(json_build_object('id', e."id", 'url', e."url", 'secret', e."secret", 'previousSecret', e."previousSecret",
+          SELECT json_agg(json_build_object('id', e."id", 'orgId', e."orgId", 'url', e."url", 'secret', e."secret",
+                   'previousSecret', e."previousSecret",
                    'previousSecretExpiresAt', e."previousSecretExpiresAt", 'failingSince', e."failingSince")) AS "endpoints"
           FROM "WebhookEndpoint" e
+          -- later events only: none before it was made, and, in the minute after (where the clocks of a write and
+          -- of the endpoint's creation may tie), none at or before its own webhook_endpoint.created in the log
           WHERE e."enabled" AND e."createdAt" <= ev."occurredAt"
+            AND NOT (ev."occurredAt" < e."createdAt" + interval '1 minute' AND EXISTS (
+              SELECT 1 FROM "Event" c WHERE c."orgId" = e."orgId" AND c."seq" >= ev."seq"
+                AND c."type" = 'webhook_endpoint.created' AND c."subjectId" = e."id"::text))
             AND (e."orgId" = ev."orgId" OR e."orgId" = (SELECT o."parentId" FROM "Organization" o WHERE o."id" = ev."orgId"))
             AND ('*' = ANY(e."eventTypes") OR ev."type" = ANY(e."eventTypes") OR split_part(ev."type", '.', 1) || '.*' = ANY(e."eventTypes"))
             -- a test event's one delivery is written with it (domain/events/webhookEndpoints.ts testWebhookEndpoint)
@@ -194,6 +222,7 @@ export class WebhookDispatcher {
         for (const e of read.endpoints) {
           const endpoint: DeliveryEndpoint = {
             id: e.id,
+            orgId: e.orgId,
             url: e.url,
             secret: e.secret,
             previousSecret: e.previousSecret,

@@ -1,57 +1,59 @@
-// Which webhook targets are allowed: https:// only, and never loopback, private, link-local, metadata
-// or other special addresses, unless WEBHOOK_ALLOW_PRIVATE_TARGETS (local development). The URL is
-// checked when an endpoint is saved; the address after DNS, at every delivery (delivery.ts).
-import { BlockList, isIP } from 'node:net';
+// Which webhook targets are allowed: https:// only, and only public unicast addresses, unless
+// WEBHOOK_ALLOW_PRIVATE_TARGETS (off by default everywhere; local development opts in). A URL is checked
+// when an endpoint is saved — its host as written, and the addresses its name resolves to then — and the
+// address after DNS again at every delivery (delivery.ts), since a name may resolve differently later.
+//
+// Which addresses are public is the maintained range list of `ipaddr.js` (its `range()` is 'unicast' only
+// for addresses outside every special-purpose block: loopback, private, link-local and so metadata,
+// carrier-grade NAT, unique-local, site-local, multicast, reserved, 6to4, Teredo, NAT64, IPv4-mapped …),
+// plus the deprecated IPv4-compatible block ::/96 it does not list. Nothing says how a name resolved: a
+// refusal only says that the target is not allowed.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-// addresses no webhook may reach unless private targets are allowed (one list per family: a BlockList
-// matches IPv4 addresses against IPv4-mapped IPv6 rules too)
-const refused = new BlockList();
-const refused6 = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  refused.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  refused6.addSubnet(net, prefix, 'ipv6');
+/** The deprecated IPv4-compatible IPv6 block (::a.b.c.d): ipaddr.js calls it unicast. */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
-/** True when `address` is loopback, private, link-local (metadata 169.254.169.254 included) or otherwise not public. */
+/** True when `address` is not a public unicast address (or not an address at all). */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return refused.check(address, 'ipv4');
-  if (family === 6) {
-    // an IPv4-mapped address (::ffff:1.2.3.4 or ::ffff:102:304) is judged as the IPv4 address it carries
-    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (dotted) return refused.check(dotted[1]!, 'ipv4');
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-    if (hex) {
-      const [high, low] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
-      return refused.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, 'ipv4');
-    }
-    return refused6.check(address, 'ipv6');
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (!isIP(bare.split('%')[0]!)) return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(bare);
+  } catch {
+    return true;
   }
-  return true;
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return true;
+  return parsed.range() !== 'unicast';
 }
 
-export class TargetRefused extends Error {}
+/** A name that is this machine whatever DNS says (RFC 6761: localhost and every name under it), trailing dots ignored. */
+export function isLocalName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
 
-/** Why a URL may not be a webhook target (its scheme), or null; the address is checked at delivery. */
+/** A webhook target refused by policy: never retried, and its message says nothing of how the host resolved. */
+export class TargetRefused extends Error {
+  constructor() {
+    super(TARGET_NOT_ALLOWED);
+  }
+}
+
+/** The error class a delivery refused by policy records, and the reason a refused URL is given. */
+export const TARGET_NOT_ALLOWED = 'target_not_allowed';
+export const TARGET_NOT_ALLOWED_REASON =
+  'the target is not allowed: webhooks go only to public internet addresses ' +
+  '(not loopback, private, link-local, metadata or other special addresses)';
+
+/** Resolves a host name to its addresses (node's dns.lookup with all: true); injectable for tests. */
+export type HostLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+/** Why a URL may not be a webhook target (its form: scheme, credentials, a host that is refused as written), or null. */
 export function urlProblem(url: string, allowPrivate: boolean): string | null {
   let parsed: URL;
   try {
@@ -61,6 +63,31 @@ export function urlProblem(url: string, allowPrivate: boolean): string | null {
   }
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be an https:// URL';
   if (parsed.username || parsed.password) return 'must not carry credentials';
+  if (!parsed.hostname) return 'must name a host';
+  if (allowPrivate) return null;
+  // the URL parser has already turned every IPv4 spelling (decimal, octal, hex, short) into the dotted form
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) ? isPrivateAddress(host) : isLocalName(host)) return TARGET_NOT_ALLOWED_REASON;
   return null;
 }
 
+/** How long a save waits for DNS before taking the URL as it is (the delivery checks the address anyway). */
+const SAVE_LOOKUP_MS = 2_000;
+
+/**
+ * Why a URL may not be a webhook target, its name resolved now: `urlProblem`, then, unless private targets
+ * are allowed, any address of the name that is not public. A name that does not resolve (yet), or not in
+ * time, is accepted: every delivery resolves it again and refuses a non-public address.
+ */
+export async function targetProblem(url: string, allowPrivate: boolean, lookup: HostLookup = systemLookup): Promise<string | null> {
+  const problem = urlProblem(url, allowPrivate);
+  if (problem || allowPrivate) return problem;
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const addresses = await Promise.race([
+    lookup(host).catch(() => []),
+    new Promise<[]>((resolve) => (timer = setTimeout(() => resolve([]), SAVE_LOOKUP_MS))),
+  ]).finally(() => clearTimeout(timer));
+  return addresses.some((a) => isPrivateAddress(a.address)) ? TARGET_NOT_ALLOWED_REASON : null;
+}

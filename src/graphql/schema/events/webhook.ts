@@ -1,5 +1,7 @@
 import {
   createWebhookEndpoint,
+  DELIVERY_RESPONSE_DESCRIPTION,
+  TARGET_URL_DESCRIPTION,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookDeliveries,
@@ -62,7 +64,7 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelive
     lastAttemptAt: t.expose('lastAttemptAt', { type: 'DateTime', nullable: true, description: 'When the last attempt was made.' }),
     statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The status of the last answer; null when there was none.' }),
     latencyMs: t.exposeInt('latencyMs', { nullable: true, description: 'How long the last attempt took.' }),
-    response: t.exposeString('response', { nullable: true, description: 'The first 1 KB of the last answer, or why there was none.' }),
+    response: t.exposeString('response', { nullable: true, description: DELIVERY_RESPONSE_DESCRIPTION }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the next retry is due.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was recorded.' }),
   }),
@@ -71,7 +73,7 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelive
 const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput', {
   description: 'A new endpoint.',
   fields: (t) => ({
-    url: t.string({ required: true, description: 'https:// (http:// and private addresses only with WEBHOOK_ALLOW_PRIVATE_TARGETS).' }),
+    url: t.string({ required: true, description: TARGET_URL_DESCRIPTION }),
     description: t.string({ description: 'A note.' }),
     eventTypes: t.stringList({ description: 'Names, families such as `closure.*`, or `*` (the default).' }),
     enabled: t.boolean({ description: 'Default true.' }),
@@ -81,7 +83,7 @@ const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput
 const UpdateWebhookEndpointInput = builder.inputType('UpdateWebhookEndpointInput', {
   description: 'The fields to change.',
   fields: (t) => ({
-    url: t.string({ description: 'https://.' }),
+    url: t.string({ description: 'https:// to a public address, as on create.' }),
     description: t.string({ description: 'A note.' }),
     eventTypes: t.stringList({ description: 'Names, families such as `closure.*`, or `*`.' }),
     enabled: t.boolean({ description: 'true also clears a disabledReason.' }),
