@@ -33,9 +33,7 @@ interface Claim {
   availability: { state: string; greeting: string | null };
 }
 
-type Outcome =
-  | { kind: 'talk' }
-  | { kind: 'fail'; code: 'busy' | 'no_answer' | 'target_unavailable' | 'rejected'; message: string };
+type Outcome = { kind: 'talk' } | { kind: 'fail'; code: 'busy' | 'no_answer' | 'target_unavailable' | 'rejected'; message: string };
 
 /** The documented table: the outcome the simulator plays for a destination. */
 const SIMULATED_OUTCOMES: Readonly<Record<string, Outcome>> = {
@@ -62,7 +60,8 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   };
   const clientId = value('client-id') ?? env.AGENT_CLIENT_ID;
   const clientSecret = value('client-secret') ?? env.AGENT_CLIENT_SECRET;
-  if (!clientId || !clientSecret) throw new Error('an OAuth client is needed: --client-id and --client-secret (or AGENT_CLIENT_ID, AGENT_CLIENT_SECRET)');
+  if (!clientId || !clientSecret)
+    throw new Error('an OAuth client is needed: --client-id and --client-secret (or AGENT_CLIENT_ID, AGENT_CLIENT_SECRET)');
   return {
     url: (value('url') ?? env.SERVICE_URL ?? 'http://127.0.0.1:4000').replace(/\/$/, ''),
     clientId,
@@ -139,8 +138,16 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
   const lease = { leaseId: claim.leaseId };
   const outcome = outcomeFor(claim.callRequest.to);
   if (outcome.kind === 'fail') {
-    const res = await client.post(`/v1/call-requests/${id}/fail`, { ...lease, error: { category: 'request', code: outcome.code, message: outcome.message } });
-    return { callRequestId: id, to: claim.callRequest.to, status: res.status === 200 ? 'failed' : `not reported (${res.status}: ${res.message})`, code: outcome.code };
+    const res = await client.post(`/v1/call-requests/${id}/fail`, {
+      ...lease,
+      error: { category: 'request', code: outcome.code, message: outcome.message },
+    });
+    return {
+      callRequestId: id,
+      to: claim.callRequest.to,
+      status: res.status === 200 ? 'failed' : `not reported (${res.status}: ${res.message})`,
+      code: outcome.code,
+    };
   }
   const started = await client.post<{ conversationId: string }>(`/v1/call-requests/${id}/start`, lease);
   if (started.status !== 200) return { callRequestId: id, status: `not started (${started.status}: ${started.message})` };
@@ -148,9 +155,13 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
   const turns = transcriptOf(claim);
   const startedAt = Date.now();
   for (const [i, turn] of turns.entries()) {
-    await client.post(`/v1/conversations/${conversationId}/messages`, { ...turn, at: new Date(startedAt + i * SECONDS_PER_TURN * 1000).toISOString() });
+    await client.post(`/v1/conversations/${conversationId}/messages`, {
+      ...turn,
+      at: new Date(startedAt + i * SECONDS_PER_TURN * 1000).toISOString(),
+    });
     // a long call keeps its lease: one heartbeat half-way through
-    if (i === Math.floor(turns.length / 2)) await client.post(`/v1/call-requests/${id}/heartbeat`, { ...lease, leaseSeconds: options.leaseSeconds });
+    if (i === Math.floor(turns.length / 2))
+      await client.post(`/v1/call-requests/${id}/heartbeat`, { ...lease, leaseSeconds: options.leaseSeconds });
   }
   await client.post(`/v1/conversations/${conversationId}/end`, {
     summary: 'Confirmed the appointment on Tuesday at ten.',
@@ -159,7 +170,12 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
     duration: turns.length * SECONDS_PER_TURN,
   });
   const done = await client.post(`/v1/call-requests/${id}/complete`, lease);
-  return { callRequestId: id, to: claim.callRequest.to, status: done.status === 200 ? 'completed' : `not completed (${done.status}: ${done.message})`, conversationId };
+  return {
+    callRequestId: id,
+    to: claim.callRequest.to,
+    status: done.status === 200 ? 'completed' : `not completed (${done.status}: ${done.message})`,
+    conversationId,
+  };
 }
 
 async function main(): Promise<void> {

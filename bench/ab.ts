@@ -19,12 +19,19 @@ try {
     const res = await fetch(`${base}/v1/organizations/${clinic.id}/office-hours`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ dayOfWeek: day, isClosed: false, open: '08:00', close: '18:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] }),
+      body: JSON.stringify({
+        dayOfWeek: day,
+        isClosed: false,
+        open: '08:00',
+        close: '18:00',
+        breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }],
+      }),
     });
     if (!res.ok) throw new Error(await res.text());
   }
   const body = JSON.stringify({
-    query: 'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }',
+    query:
+      'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }',
     variables: { id: clinic.id },
   });
   const gql = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
@@ -47,7 +54,9 @@ try {
   await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, 2);
   for (let i = 0; i < rounds; i++) {
     rest.push(await measured({ path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, restCpu));
-    graphql.push(await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu));
+    graphql.push(
+      await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu),
+    );
     process.stderr.write(
       `round ${i + 1}: REST ${rest.at(-1)!.toFixed(0)}/s ${restCpu.at(-1)!.toFixed(0)} µs CPU; GraphQL ${graphql.at(-1)!.toFixed(0)}/s ${graphqlCpu.at(-1)!.toFixed(0)} µs CPU (${(graphql.at(-1)! / rest.at(-1)!).toFixed(2)}×)\n`,
     );

@@ -31,5 +31,7 @@ const server = createServer((req, res) => {
     () => res.writeHead(500).end(),
   );
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ msg: 'listening', port: (server.address() as AddressInfo).port }) + '\n'));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(JSON.stringify({ msg: 'listening', port: (server.address() as AddressInfo).port }) + '\n'),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -23,7 +23,12 @@ interface Pair {
 
 async function pair(name: string, redisUrl: string | undefined): Promise<Pair> {
   const channel = `feed_lat_${randomBytes(4).toString('hex')}`;
-  const env = { DATABASE_URL, LOG_LEVEL: 'silent', CHANGES_CHANNEL: channel, ...(redisUrl ? { REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `${channel}:` } : {}) };
+  const env = {
+    DATABASE_URL,
+    LOG_LEVEL: 'silent',
+    CHANGES_CHANNEL: channel,
+    ...(redisUrl ? { REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `${channel}:` } : {}),
+  };
   const a = await openRuntime(loadConfig(env));
   const b = await openRuntime(loadConfig(env));
   return { name, a, b, samples: { notice: [], applied: [], total: [], beforeNotice: 0 } };
@@ -43,7 +48,9 @@ async function once(p: Pair, orgId: string): Promise<void> {
     });
   });
   const offNotice = p.b.changes.onNotice(() => (noticeAt ||= performance.now()));
-  await p.a.deps.db.$transaction((tx) => recordEvent(tx, p.a.deps, null, { type: 'closure.created', orgId, subject: { type: 'closure', id: 'x' }, data: {} }));
+  await p.a.deps.db.$transaction((tx) =>
+    recordEvent(tx, p.a.deps, null, { type: 'closure.created', orgId, subject: { type: 'closure', id: 'x' }, data: {} }),
+  );
   const committedAt = performance.now();
   p.a.changes.publish({ kind: 'closures', orgId });
   await heard;

@@ -87,7 +87,11 @@ async function run(target: Target, connections: number, seconds: number, rate?: 
           ? {
               setupRequest: (req: Record<string, unknown>) => {
                 const i = n++;
-                return { ...req, ...(typeof target.body === 'function' ? { body: target.body(i) } : {}), ...(target.path2 ? { path: target.path2(i) } : {}) };
+                return {
+                  ...req,
+                  ...(typeof target.body === 'function' ? { body: target.body(i) } : {}),
+                  ...(target.path2 ? { path: target.path2(i) } : {}),
+                };
               },
             }
           : {}),
@@ -95,7 +99,13 @@ async function run(target: Target, connections: number, seconds: number, rate?: 
       },
     ],
   } as autocannon.Options);
-  return { rps: result['2xx'] / seconds, ok: result['2xx'], p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts };
+  return {
+    rps: result['2xx'] / seconds,
+    ok: result['2xx'],
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bad: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 // BENCH_FLOWS_DATABASE names the database (default ocs_bench_flows): runs side by side on one server must not drop each other's
@@ -136,8 +146,10 @@ interface ReceiverStats {
   max: number | null;
 }
 
-const receiverStats = async (receiver: Running): Promise<ReceiverStats> => (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json() as Promise<ReceiverStats>;
-const resetReceiver = async (receiver: Running) => void (await (await fetch(`http://127.0.0.1:${receiver.port}/reset`, { method: 'POST' })).arrayBuffer());
+const receiverStats = async (receiver: Running): Promise<ReceiverStats> =>
+  (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json() as Promise<ReceiverStats>;
+const resetReceiver = async (receiver: Running) =>
+  void (await (await fetch(`http://127.0.0.1:${receiver.port}/reset`, { method: 'POST' })).arrayBuffer());
 
 /** Waits until the receiver holds `expected` distinct deliveries (at most 60 s); answers the wait in ms. */
 async function drain(receiver: Running, expected: number): Promise<{ ms: number; stats: ReceiverStats }> {
@@ -164,8 +176,15 @@ function cpuSeconds(pid: number): number {
  * `done()`: the machine is shared, so the cost of a write (its deliveries included) is read in CPU time,
  * which other processes' load does not change as much as it changes throughput.
  */
-async function cpuMeter(db: pg.Client, database: string, servicePid: number): Promise<{ done(): Promise<{ service: number; database: number }> }> {
-  const backends = async () => (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows.map((r) => r.pid);
+async function cpuMeter(
+  db: pg.Client,
+  database: string,
+  servicePid: number,
+): Promise<{ done(): Promise<{ service: number; database: number }> }> {
+  const backends = async () =>
+    (
+      await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+    ).rows.map((r) => r.pid);
   const startPids = await backends();
   const start = new Map(startPids.map((pid) => [pid, cpuSeconds(pid)]));
   const service = cpuSeconds(servicePid);
@@ -179,13 +198,24 @@ async function cpuMeter(db: pg.Client, database: string, servicePid: number): Pr
 }
 
 async function call(port: number, method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: json(key), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: json(key),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return JSON.parse(text);
 }
 
-async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, demo: Demo, closures: string[], databaseUrl: string): Promise<void> {
+async function webhooks(
+  ctx: FlowsContext,
+  service: Running,
+  receiver: Running,
+  demo: Demo,
+  closures: string[],
+  databaseUrl: string,
+): Promise<void> {
   const org = demo.organizations.clinic2;
   const write: Target = {
     port: service.port,
@@ -194,7 +224,8 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
     headers: json(org.apiKey),
     path2: (n) => `/v1/organizations/${org.id}/closures/${closures[n % closures.length]}`,
     // a description never written before: a write that changes nothing appends no event
-    body: (n) => JSON.stringify({ description: `Bench write ${n} of ${runStarted}`, startAt: `2090-01-01T03:00:00Z`, endAt: `2090-01-01T04:00:00Z` }),
+    body: (n) =>
+      JSON.stringify({ description: `Bench write ${n} of ${runStarted}`, startAt: `2090-01-01T03:00:00Z`, endAt: `2090-01-01T04:00:00Z` }),
   };
   const subscribe = async (count: number) => {
     const ids: string[] = [];
@@ -224,7 +255,8 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
   };
   const runs = { none: [] as Round[], three: [] as Round[] };
   let eventsBefore = 0;
-  const events = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS "n" FROM "Event" WHERE "type" = 'closure.updated'`)).rows[0]!.n - eventsBefore;
+  const events = async () =>
+    (await db.query<{ n: number }>(`SELECT count(*)::int AS "n" FROM "Event" WHERE "type" = 'closure.updated'`)).rows[0]!.n - eventsBefore;
   const round = async (endpoints: number): Promise<Round> => {
     const ids = await subscribe(endpoints);
     eventsBefore += await events();
@@ -242,14 +274,28 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
       const states = await db.query(
         `SELECT "status", "attempts", "statusCode", left("response", 100) AS "response", count(*)::int AS "count" FROM "WebhookDelivery" GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC LIMIT 5`,
       );
-      const due = await db.query(`SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" <= now()`);
-      ctx.log(`  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due deliveries ${JSON.stringify(due.rows[0])}`);
+      const due = await db.query(
+        `SELECT count(*)::int AS "due", count("lockedUntil")::int AS "locked" FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" <= now()`,
+      );
+      ctx.log(
+        `  ! deliveries missing after ${DRAIN_MS / 1000} s: ${JSON.stringify(states.rows)}; due deliveries ${JSON.stringify(due.rows[0])}`,
+      );
     }
     await unsubscribe(ids);
-    return { ...r, cpuMs: (cpu.service * 1000) / r.ok, dbCpuMs: (cpu.database * 1000) / r.ok, delivered: drained.stats.distinct, drainMs: drained.ms, statements: statements / r.ok };
+    return {
+      ...r,
+      cpuMs: (cpu.service * 1000) / r.ok,
+      dbCpuMs: (cpu.database * 1000) / r.ok,
+      delivered: drained.stats.distinct,
+      drainMs: drained.ms,
+      statements: statements / r.ok,
+    };
   };
   for (let i = 0; i < ctx.rounds; i++) {
-    for (const [name, endpoints] of [['none', 0], ['three', 3]] as const) {
+    for (const [name, endpoints] of [
+      ['none', 0],
+      ['three', 3],
+    ] as const) {
       const r = await round(endpoints);
       runs[name].push(r);
       ctx.log(
@@ -277,7 +323,9 @@ async function webhooks(ctx: FlowsContext, service: Running, receiver: Running, 
   const steady = await run(write, WRITE_CONNECTIONS, LATENCY_SECONDS, LATENCY_RATE);
   const latency = await drain(receiver, steady.ok);
   await unsubscribe([one!]);
-  ctx.log(`flows: ${Math.round(steady.rps)} writes/s for ${LATENCY_SECONDS} s to one endpoint: delivery p50 ${latency.stats.p50} ms, p99 ${latency.stats.p99} ms`);
+  ctx.log(
+    `flows: ${Math.round(steady.rps)} writes/s for ${LATENCY_SECONDS} s to one endpoint: delivery p50 ${latency.stats.p50} ms, p99 ${latency.stats.p99} ms`,
+  );
 
   await db.end();
 
@@ -346,18 +394,34 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
   const placing = { one: [] as Run[], two: [] as Run[] };
   const claiming: { a: Run; b: Run; calls: number }[] = [];
   const reads = { alone: [] as Run[], claims: [] as Run[] };
-  const sum = (a: Run, b: Run): Run => ({ rps: a.rps + b.rps, ok: a.ok + b.ok, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), bad: a.bad + b.bad });
+  const sum = (a: Run, b: Run): Run => ({
+    rps: a.rps + b.rps,
+    ok: a.ok + b.ok,
+    p50: Math.max(a.p50, b.p50),
+    p99: Math.max(a.p99, b.p99),
+    bad: a.bad + b.bad,
+  });
   for (let round = 0; round < ctx.rounds; round++) {
     const one = await run(place(first), ctx.connections, ctx.seconds);
     placing.one.push(one);
-    const [a, b] = await Promise.all([run(place(first), ctx.connections / 2, ctx.seconds), run(place(second), ctx.connections / 2, ctx.seconds)]);
+    const [a, b] = await Promise.all([
+      run(place(first), ctx.connections / 2, ctx.seconds),
+      run(place(second), ctx.connections / 2, ctx.seconds),
+    ]);
     placing.two.push(sum(a!, b!));
-    ctx.log(`flows round ${round + 1}/${ctx.rounds} placing calls: one instance ${Math.round(one.rps)} req/s, two ${Math.round(a!.rps + b!.rps)} req/s`);
+    ctx.log(
+      `flows round ${round + 1}/${ctx.rounds} placing calls: one instance ${Math.round(one.rps)} req/s, two ${Math.round(a!.rps + b!.rps)} req/s`,
+    );
 
     const before = claimed;
-    const [ca, cb] = await Promise.all([run(claim(first), RUNTIMES_PER_INSTANCE, ctx.seconds), run(claim(second), RUNTIMES_PER_INSTANCE, ctx.seconds)]);
+    const [ca, cb] = await Promise.all([
+      run(claim(first), RUNTIMES_PER_INSTANCE, ctx.seconds),
+      run(claim(second), RUNTIMES_PER_INSTANCE, ctx.seconds),
+    ]);
     claiming.push({ a: ca!, b: cb!, calls: claimed - before });
-    ctx.log(`flows round ${round + 1}/${ctx.rounds} claims on two instances: ${Math.round((claimed - before) / ctx.seconds)} calls/s, p99 ${ca!.p99} / ${cb!.p99} ms`);
+    ctx.log(
+      `flows round ${round + 1}/${ctx.rounds} claims on two instances: ${Math.round((claimed - before) / ctx.seconds)} calls/s, p99 ${ca!.p99} / ${cb!.p99} ms`,
+    );
 
     const alone = await run(availability, 10, ctx.seconds, READ_RATE);
     reads.alone.push(alone);
@@ -367,9 +431,16 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
       run(claim(second), RUNTIMES_PER_INSTANCE, ctx.seconds),
     ]);
     reads.claims.push(withClaims!);
-    ctx.log(`flows round ${round + 1}/${ctx.rounds} availability: alone ${Math.round(alone.rps)} req/s p99 ${alone.p99} ms, while claiming ${Math.round(withClaims!.rps)} req/s p99 ${withClaims!.p99} ms`);
+    ctx.log(
+      `flows round ${round + 1}/${ctx.rounds} availability: alone ${Math.round(alone.rps)} req/s p99 ${alone.p99} ms, while claiming ${Math.round(withClaims!.rps)} req/s p99 ${withClaims!.p99} ms`,
+    );
   }
-  const med = (rs: Run[]) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), bad: rs.reduce((a, r) => a + r.bad, 0) });
+  const med = (rs: Run[]) => ({
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    bad: rs.reduce((a, r) => a + r.bad, 0),
+  });
   const placeOne = med(placing.one);
   const placeTwo = med(placing.two);
   const claimP99 = median(claiming.map((c) => Math.max(c.a.p99, c.b.p99)));
@@ -393,8 +464,18 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
     `| GET …/availability at ${READ_RATE} req/s while the runtimes claim on both instances | ${Math.round(whileClaiming.rps)} | ${(whileClaiming.rps / alone.rps).toFixed(2)}× | ${whileClaiming.p50} | ${whileClaiming.p99} | ${whileClaiming.bad} |`,
     '',
   );
-  ctx.target('Calls: POST /v1/call-requests, one instance', `${Math.round(placeOne.rps)} req/s, p99 ${placeOne.p99} ms`, 'no error', placeOne.bad === 0);
-  ctx.target('Calls: claims by runtimes on two instances', `p99 ${claimP99} ms, ${Math.round(callsPerSecond)} calls/s, ${twice} handed out twice`, 'none twice, no error (latency reported)', twice === 0 && claimBad === 0);
+  ctx.target(
+    'Calls: POST /v1/call-requests, one instance',
+    `${Math.round(placeOne.rps)} req/s, p99 ${placeOne.p99} ms`,
+    'no error',
+    placeOne.bad === 0,
+  );
+  ctx.target(
+    'Calls: claims by runtimes on two instances',
+    `p99 ${claimP99} ms, ${Math.round(callsPerSecond)} calls/s, ${twice} handed out twice`,
+    'none twice, no error (latency reported)',
+    twice === 0 && claimBad === 0,
+  );
   ctx.target(
     'Calls: availability reads while claims run on both instances',
     `p99 ${whileClaiming.p99} ms (alone ${alone.p99} ms) at ${READ_RATE} req/s, ${whileClaiming.bad} errors`,

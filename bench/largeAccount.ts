@@ -49,7 +49,11 @@ async function prepare(ctx: LargeAccountContext): Promise<{ url: string; demo: D
 }
 
 /** Latencies of `paths` fetched one after the other (each after the previous answered). */
-async function sequential(base: string, key: string, next: (previous: any) => string | null): Promise<{ ms: number[]; bytes: number[]; errors: number }> {
+async function sequential(
+  base: string,
+  key: string,
+  next: (previous: any) => string | null,
+): Promise<{ ms: number[]; bytes: number[]; errors: number }> {
   const ms: number[] = [];
   const bytes: number[] = [];
   let errors = 0;
@@ -89,13 +93,20 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
 
     const runs = { location: [] as LoadResult[], account: [] as LoadResult[] };
     for (let round = 0; round < ctx.rounds; round++) {
-      for (const [name, key] of [['location', clinic.apiKey], ['account', account.apiKey]] as const) {
+      for (const [name, key] of [
+        ['location', clinic.apiKey],
+        ['account', account.apiKey],
+      ] as const) {
         const r = await load(service.port, withKey(key), ctx.connections, ctx.seconds);
         runs[name].push(r);
         ctx.log(`large account round ${round + 1}/${ctx.rounds} ${name} key: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms`);
       }
     }
-    const med = (rs: LoadResult[]) => ({ rps: median(rs.map((r) => r.rps)), p99: median(rs.map((r) => r.p99)), bad: rs.reduce((a, r) => a + r.non2xx + r.errors, 0) });
+    const med = (rs: LoadResult[]) => ({
+      rps: median(rs.map((r) => r.rps)),
+      p99: median(rs.map((r) => r.p99)),
+      bad: rs.reduce((a, r) => a + r.non2xx + r.errors, 0),
+    });
     const byLocation = med(runs.location);
     const byAccount = med(runs.account);
     const ratio = byAccount.rps / byLocation.rps;
@@ -103,11 +114,17 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
     // rotation over every location with the account's key
     const pg2 = new pg.Client({ connectionString: url });
     await pg2.connect();
-    const ids = (await pg2.query<{ id: string }>(`SELECT "id"::text AS "id" FROM "Organization" WHERE "parentId" = $1::uuid`, [account.id])).rows.map((r) => r.id);
+    const ids = (
+      await pg2.query<{ id: string }>(`SELECT "id"::text AS "id" FROM "Organization" WHERE "parentId" = $1::uuid`, [account.id])
+    ).rows.map((r) => r.id);
     await pg2.end();
     const rotation = await load(
       service.port,
-      { path: `/v1/organizations/${ids[0]}/availability?medium=PHONE`, headers: { authorization: `Bearer ${account.apiKey}` }, variants: ids.map((id) => `/v1/organizations/${id}/availability?medium=PHONE`) },
+      {
+        path: `/v1/organizations/${ids[0]}/availability?medium=PHONE`,
+        headers: { authorization: `Bearer ${account.apiKey}` },
+        variants: ids.map((id) => `/v1/organizations/${id}/availability?medium=PHONE`),
+      },
       ctx.connections,
       Math.max(ctx.seconds * 2, 5),
     );
@@ -159,7 +176,12 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
       `| GET /v1/conversations?includeChildren=true&limit=20, cursor pages | ${conversations.ms.length} | ${fmt(median(conversations.ms))} | ${fmt(p99(conversations.ms))} | ≤ ${Math.max(...conversations.bytes)} B | ${conversations.errors} |`,
       '',
     );
-    ctx.target(`Large account: account key vs location key, same availability (${locations} locations)`, `${ratio.toFixed(2)}×`, '≥ 0.9×', ratio >= 0.9);
+    ctx.target(
+      `Large account: account key vs location key, same availability (${locations} locations)`,
+      `${ratio.toFixed(2)}×`,
+      '≥ 0.9×',
+      ratio >= 0.9,
+    );
     ctx.target(
       `Large account: rotation over all ${locations} locations`,
       `${rotation.non2xx + rotation.errors} errors, peak RSS ${rss} MiB`,
@@ -167,7 +189,12 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
       rotation.non2xx + rotation.errors === 0 && rss < 300,
     );
     const convP99 = p99(conversations.ms);
-    ctx.target('Large account: includeChildren conversation pages', `p99 ${fmt(convP99)} ms, ${conversations.errors} errors`, '< 200 ms, no error', convP99 < 200 && conversations.errors === 0);
+    ctx.target(
+      'Large account: includeChildren conversation pages',
+      `p99 ${fmt(convP99)} ms, ${conversations.errors} errors`,
+      '< 200 ms, no error',
+      convP99 < 200 && conversations.errors === 0,
+    );
     ctx.target('Large account: organization read size', `${orgBytes} B`, '< 10 KB (does not grow with locations)', orgBytes < 10_000);
   } finally {
     await service.stop();

@@ -65,7 +65,16 @@ export async function startService(env: Record<string, string>): Promise<Running
   const extra = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...startFlags(), ...extra, 'src/cli/start.mjs'], {
     cwd: root,
-    env: { ...process.env, ...startEnv(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
+    env: {
+      ...process.env,
+      ...startEnv(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = collect(child);
@@ -87,7 +96,11 @@ export async function startService(env: Record<string, string>): Promise<Running
 /** A script of bench/ (run with tsx) that prints {"msg":"listening","port":…}. */
 export function startScript(script: string, args: string[], env: Record<string, string> = {}): Promise<Running> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = collect(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', () => {
@@ -101,7 +114,11 @@ export function startScript(script: string, args: string[], env: Record<string, 
 /** Runs a script to its end and answers its stdout. */
 export function runScript(args: string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -20,7 +20,13 @@ function observeCost(): number {
   const started = performance.now();
   for (let i = 0; i < n; i++) {
     const route = routes[i & 3]!;
-    metrics.observe({ method: route === 'POST /graphql' ? 'POST' : 'GET', route, status: i % 50 === 0 ? 404 : 200, operation: route === 'POST /graphql' ? 'Viewer' : undefined, seconds: 0.002 });
+    metrics.observe({
+      method: route === 'POST /graphql' ? 'POST' : 'GET',
+      route,
+      status: i % 50 === 0 ? 404 : 200,
+      operation: route === 'POST /graphql' ? 'Viewer' : undefined,
+      seconds: 0.002,
+    });
   }
   return ((performance.now() - started) / n) * 1e6; // ns
 }
@@ -36,7 +42,8 @@ async function main(): Promise<void> {
   const key = demo.organizations.clinic.apiKey;
   const orgId = demo.organizations.clinic.id;
   const requests = {
-    'REST GET /v1/organizations/:orgId': () => new Request(`http://127.0.0.1/v1/organizations/${orgId}`, { headers: { authorization: `Bearer ${key}` } }),
+    'REST GET /v1/organizations/:orgId': () =>
+      new Request(`http://127.0.0.1/v1/organizations/${orgId}`, { headers: { authorization: `Bearer ${key}` } }),
     'GraphQL { viewer { scopes } }': () =>
       new Request('http://127.0.0.1/graphql', {
         method: 'POST',
@@ -63,11 +70,15 @@ async function main(): Promise<void> {
       on.push(await perRequestUs(make, 3_000));
     }
     const [a, b] = [median(on), median(off)];
-    console.log(`${name}: ${a.toFixed(1)} µs per request with metrics, ${b.toFixed(1)} µs without (${(1e6 / a).toFixed(0)} vs ${(1e6 / b).toFixed(0)} requests/s on one core; difference ${(a - b).toFixed(1)} µs)`);
+    console.log(
+      `${name}: ${a.toFixed(1)} µs per request with metrics, ${b.toFixed(1)} µs without (${(1e6 / a).toFixed(0)} vs ${(1e6 / b).toFixed(0)} requests/s on one core; difference ${(a - b).toFixed(1)} µs)`,
+    );
   }
   const scrapeStarted = performance.now();
   const text = await (await app.fetch(new Request('http://127.0.0.1/metrics'))).text();
-  console.log(`one scrape: ${(performance.now() - scrapeStarted).toFixed(1)} ms, ${text.length} bytes, ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} samples`);
+  console.log(
+    `one scrape: ${(performance.now() - scrapeStarted).toFixed(1)} ms, ${text.length} bytes, ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} samples`,
+  );
   await runtime.close();
 }
 

@@ -23,7 +23,9 @@ const server = createServer((req, res) => {
     latencies.sort((x, y) => x - y);
     const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] : null);
     res.setHeader('content-type', 'application/json');
-    return res.end(JSON.stringify({ count: arrivals.length, distinct: keys.size, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? null }));
+    return res.end(
+      JSON.stringify({ count: arrivals.length, distinct: keys.size, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? null }),
+    );
   }
   const chunks = [];
   req.on('data', (c) => chunks.push(c));

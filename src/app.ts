@@ -14,7 +14,15 @@ import { restErrorAnswer, restErrorResponse } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import { createDirectAnswerer, type DirectAnswerer, directFailure, directNodeListener, directRequestOfFetch, directResponse, writeDirectAnswer } from './rest/directAnswer.js';
+import {
+  createDirectAnswerer,
+  type DirectAnswerer,
+  directFailure,
+  directNodeListener,
+  directRequestOfFetch,
+  directResponse,
+  writeDirectAnswer,
+} from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
@@ -90,7 +98,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     if (methods.length > 0) {
       c.set('route', `${c.req.method} (method not allowed)`);
       c.header('Allow', methods.join(', '));
-      return c.json(errorBody('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`), 405);
+      return c.json(
+        errorBody('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`),
+        405,
+      );
     }
     return c.json(errorBody('not_found', `No route ${c.req.method} ${c.req.path}`), 404);
   });
@@ -100,7 +111,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // the GETs of /v1 are answered without Hono's Request/Context/Response, through the same pipeline
   // (rest/directAnswer.ts); `fetch` (tests, other runtimes) goes through it as node:http does
   const direct: DirectAnswerer =
-    options.directGets === false ? () => null : createDirectAnswerer(deps, allRoutes, others, (request) => metrics.requests.observe(request));
+    options.directGets === false
+      ? () => null
+      : createDirectAnswerer(deps, allRoutes, others, (request) => metrics.requests.observe(request));
   const honoFetch = app.fetch;
   app.fetch = (request, env?: AppEnv['Bindings'], executionCtx?) => {
     const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
@@ -128,4 +141,3 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
-

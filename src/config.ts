@@ -35,106 +35,110 @@ function httpOrigin(value: string): string | undefined {
   }
 }
 
-const envSchema = z.object({
-  PORT: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return 4000;
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || n > 65535) {
-        ctx.addIssue({ code: 'custom', message: `PORT must be an integer 0..65535, got "${v}"` });
-        return z.NEVER;
-      }
-      return n;
-    }),
-  HOST: z.string().min(1).optional().default('127.0.0.1'),
-  DATABASE_URL: z
-    .string()
-    .optional()
-    .default('pglite:./data/pglite')
-    .refine((v) => /^pglite:.+/.test(v) || /^postgres(ql)?:\/\//.test(v), {
-      message: 'DATABASE_URL must be pglite:<dir>, pglite:memory or postgresql://…',
-    }),
-  REDIS_URL: z
-    .string()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v))
-    .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'REDIS_URL must start with redis:// or rediss://' }),
-  RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 60),
-  CALL_REQUEST_READS_PER_SECOND: positiveInt('CALL_REQUEST_READS_PER_SECOND', 60),
-  CALL_REQUEST_MIN_POLL_SECONDS: positiveInt('CALL_REQUEST_MIN_POLL_SECONDS', 10),
-  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: positiveInt('UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE', 300),
-  RATE_LIMIT_KEY_PREFIX: z.string().optional().default('ocs:rl:'),
-  TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0', ''], { message: 'TRUST_PROXY must be true or false' })
-    .optional()
-    .transform((v) => v === 'true' || v === '1'),
-  DB_POOL_SIZE: positiveInt('DB_POOL_SIZE', 10),
-  DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
-  DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 5_000),
-  DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
-  GRAPHQL_JIT: z
-    .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_JIT must be true or false' })
-    .optional()
-    .transform((v) => v !== 'false' && v !== '0'),
-  GRAPHQL_FAST_PATH: z
-    .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_FAST_PATH must be true or false' })
-    .optional()
-    .transform((v) => v !== 'false' && v !== '0'),
-  SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
-  READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
-  // the estimated MiB each part of the read model holds at most (src/readmodel/sizes.ts): the schedules of
-  // 10,000 organizations with weekly hours and a few rules fit, so for them the count binds first; schedules
-  // with many closures, special days or phone numbers are bounded here
-  READ_MODEL_MAX_MB: positiveInt('READ_MODEL_MAX_MB', 48),
-  READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
-  EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4),
-  WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 16),
-  WEBHOOK_DELIVERY_SLOTS: positiveInt('WEBHOOK_DELIVERY_SLOTS', 64),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z
-    .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
-    .optional(),
-  CHANGES_CHANNEL: z
-    .string()
-    .optional()
-    .default('ocs_changes')
-    .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
-  OAUTH_AUDIENCE: z.string().optional(),
-  JWT_PRIVATE_KEY: z.string().optional(),
-  HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS', 10_000),
-  HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS', 30_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
-  HTTP_MAX_HEADER_BYTES: positiveInt('HTTP_MAX_HEADER_BYTES', 16_384),
-  HTTP_MAX_HEADERS: positiveInt('HTTP_MAX_HEADERS', 100),
-  HTTP_MAX_QUEUED_REQUESTS: positiveInt('HTTP_MAX_QUEUED_REQUESTS', 2_000),
-  CORS_ORIGINS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const origins = (v ?? '')
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean);
-      for (const origin of origins) {
-        if (origin !== '*' && !isOrigin(origin)) {
-          ctx.addIssue({ code: 'custom', message: `CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "${origin}"` });
+const envSchema = z
+  .object({
+    PORT: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v === '') return 4000;
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n > 65535) {
+          ctx.addIssue({ code: 'custom', message: `PORT must be an integer 0..65535, got "${v}"` });
           return z.NEVER;
         }
-      }
-      return origins;
-    }),
-  METRICS_TOKEN: z
-    .string()
-    .optional()
-    .transform((v) => (v === '' ? undefined : v))
-    .refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
-      message: 'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
-    }),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
-  NODE_ENV: z.string().optional().default('development'),
-})
+        return n;
+      }),
+    HOST: z.string().min(1).optional().default('127.0.0.1'),
+    DATABASE_URL: z
+      .string()
+      .optional()
+      .default('pglite:./data/pglite')
+      .refine((v) => /^pglite:.+/.test(v) || /^postgres(ql)?:\/\//.test(v), {
+        message: 'DATABASE_URL must be pglite:<dir>, pglite:memory or postgresql://…',
+      }),
+    REDIS_URL: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'REDIS_URL must start with redis:// or rediss://' }),
+    RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 60),
+    CALL_REQUEST_READS_PER_SECOND: positiveInt('CALL_REQUEST_READS_PER_SECOND', 60),
+    CALL_REQUEST_MIN_POLL_SECONDS: positiveInt('CALL_REQUEST_MIN_POLL_SECONDS', 10),
+    UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: positiveInt('UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE', 300),
+    RATE_LIMIT_KEY_PREFIX: z.string().optional().default('ocs:rl:'),
+    TRUST_PROXY: z
+      .enum(['true', 'false', '1', '0', ''], { message: 'TRUST_PROXY must be true or false' })
+      .optional()
+      .transform((v) => v === 'true' || v === '1'),
+    DB_POOL_SIZE: positiveInt('DB_POOL_SIZE', 10),
+    DB_MAX_WAITING: positiveInt('DB_MAX_WAITING', 100),
+    DB_QUEUE_TIMEOUT_MS: positiveInt('DB_QUEUE_TIMEOUT_MS', 5_000),
+    DB_STATEMENT_TIMEOUT_MS: positiveInt('DB_STATEMENT_TIMEOUT_MS', 10_000),
+    GRAPHQL_JIT: z
+      .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_JIT must be true or false' })
+      .optional()
+      .transform((v) => v !== 'false' && v !== '0'),
+    GRAPHQL_FAST_PATH: z
+      .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHQL_FAST_PATH must be true or false' })
+      .optional()
+      .transform((v) => v !== 'false' && v !== '0'),
+    SUBSCRIPTIONS_PER_CREDENTIAL: positiveInt('SUBSCRIPTIONS_PER_CREDENTIAL', 10),
+    READ_MODEL_MAX_ENTRIES: positiveInt('READ_MODEL_MAX_ENTRIES', 10_000),
+    // the estimated MiB each part of the read model holds at most (src/readmodel/sizes.ts): the schedules of
+    // 10,000 organizations with weekly hours and a few rules fit, so for them the count binds first; schedules
+    // with many closures, special days or phone numbers are bounded here
+    READ_MODEL_MAX_MB: positiveInt('READ_MODEL_MAX_MB', 48),
+    READ_MODEL_MAX_AGE_SECONDS: positiveInt('READ_MODEL_MAX_AGE_SECONDS', 60),
+    EVENT_RETENTION_DAYS: positiveInt('EVENT_RETENTION_DAYS', 30),
+    WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 4),
+    WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: positiveInt('WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION', 16),
+    WEBHOOK_DELIVERY_SLOTS: positiveInt('WEBHOOK_DELIVERY_SLOTS', 64),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+      .enum(['true', 'false', '1', '0', ''], { message: 'WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false' })
+      .optional(),
+    CHANGES_CHANNEL: z
+      .string()
+      .optional()
+      .default('ocs_changes')
+      .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
+    OAUTH_AUDIENCE: z.string().optional(),
+    JWT_PRIVATE_KEY: z.string().optional(),
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    HTTP_MAX_HEADER_BYTES: positiveInt('HTTP_MAX_HEADER_BYTES', 16_384),
+    HTTP_MAX_HEADERS: positiveInt('HTTP_MAX_HEADERS', 100),
+    HTTP_MAX_QUEUED_REQUESTS: positiveInt('HTTP_MAX_QUEUED_REQUESTS', 2_000),
+    CORS_ORIGINS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const origins = (v ?? '')
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          if (origin !== '*' && !isOrigin(origin)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "${origin}"`,
+            });
+            return z.NEVER;
+          }
+        }
+        return origins;
+      }),
+    METRICS_TOKEN: z
+      .string()
+      .optional()
+      .transform((v) => (v === '' ? undefined : v))
+      .refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
+        message: 'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
+      }),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
+    NODE_ENV: z.string().optional().default('development'),
+  })
   .refine(
     // node:http refuses a headers timeout longer than the request timeout (which includes the headers)
     (e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS,
@@ -255,7 +259,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queueTimeoutMs: e.DB_QUEUE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     },
-    readModel: { maxEntries: e.READ_MODEL_MAX_ENTRIES, maxBytes: e.READ_MODEL_MAX_MB * 2 ** 20, maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000 },
+    readModel: {
+      maxEntries: e.READ_MODEL_MAX_ENTRIES,
+      maxBytes: e.READ_MODEL_MAX_MB * 2 ** 20,
+      maxAgeMs: e.READ_MODEL_MAX_AGE_SECONDS * 1000,
+    },
     changesChannel: e.CHANGES_CHANNEL,
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     graphqlJit: e.GRAPHQL_JIT,

@@ -44,8 +44,8 @@ export function loggerForRequest(logger: Logger, requestId: string): Logger {
 // One object per request, its methods shared (every request makes one: four closures each would cost more).
 // Fields declared, not defined: a defined class field costs every construction a property definition.
 class RequestLogger implements Logger {
-  private declare readonly logger: Logger;
-  private declare readonly requestId: string;
+  declare private readonly logger: Logger;
+  declare private readonly requestId: string;
   constructor(logger: Logger, requestId: string) {
     this.logger = logger;
     this.requestId = requestId;

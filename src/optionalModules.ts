@@ -28,7 +28,10 @@ export async function loadPGlite(): Promise<{
   return { PGlite, PrismaPGlite };
 }
 
-export async function loadPostgresDriver(): Promise<{ pg: typeof import('pg').default; PrismaPg: typeof import('@prisma/adapter-pg').PrismaPg }> {
+export async function loadPostgresDriver(): Promise<{
+  pg: typeof import('pg').default;
+  PrismaPg: typeof import('@prisma/adapter-pg').PrismaPg;
+}> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   return { pg, PrismaPg };
 }

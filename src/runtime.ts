@@ -101,7 +101,11 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     changes.onNotice(() => jobs.poke());
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/schedule/availabilityEvents.ts)
-    const availabilityEvents = new AvailabilityEvents({ db: database.prisma, clock, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
+    const availabilityEvents = new AvailabilityEvents({
+      db: database.prisma,
+      clock,
+      loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from),
+    });
     jobs.alsoRun(() => availabilityEvents.runDue());
     deps.jobs = jobs;
     closers.push(() => jobs.stop());

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   if (runtime.database.embedded) {
     // kept beside the data folder (not in the database) so that later starts can show it again
     credentialsFile =
-      config.databaseUrl === 'pglite:memory' ? undefined : resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
+      config.databaseUrl === 'pglite:memory'
+        ? undefined
+        : resolve(dirname(resolve(config.databaseUrl.slice('pglite:'.length))), 'demo-credentials.json');
     if ((await runtime.deps.db.organization.count()) === 0) {
       const demo = await createDemoData(runtime.deps.db, config.oauthAudience);
       // the Downtown clinic's week, closures and special day (through the domain, so recorded as events)
@@ -57,7 +59,9 @@ async function main(): Promise<void> {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
   if (runtime.database.embedded) {
     // every embedded start says where to begin (the credentials stay in their file, not in logs, after the first start)
-    const where = credentialsFile ? `  Demo credentials (API keys, OAuth clients, ids): ${credentialsFile}\n` : '  Demo credentials: not kept (pglite:memory); the key is below\n';
+    const where = credentialsFile
+      ? `  Demo credentials (API keys, OAuth clients, ids): ${credentialsFile}\n`
+      : '  Demo credentials: not kept (pglite:memory); the key is below\n';
     process.stderr.write(
       `\n${demoCreated ? 'Demo data created on the embedded database.' : 'Embedded database.'}\n` +
         (demoCreated ? `  Demo API key (account organization): ${demoKey}\n` : '') +
@@ -116,7 +120,9 @@ async function main(): Promise<void> {
 /** The account organization's key and the Downtown clinic's id from a demo-credentials.json written by an earlier start, if any. */
 function readDemoCredentials(file: string): { apiKey?: string; clinicId?: string } {
   try {
-    const organizations = (JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown }; clinic?: { id?: unknown } } }).organizations;
+    const organizations = (
+      JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown }; clinic?: { id?: unknown } } }
+    ).organizations;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
     return { apiKey: text(organizations?.account?.apiKey), clinicId: text(organizations?.clinic?.id) };
   } catch {

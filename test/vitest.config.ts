@@ -1,6 +1,5 @@
 // Two projects: every test on the embedded database (PGlite), and the API tests again on PostgreSQL
 // when TEST_DATABASE_URL is set. One database per test file, reset between cases (test/support).
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -26,7 +25,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: [PROCESS_TIMEZONE_TEST], env: { TEST_DB: 'pglite' } } },
+      {
+        extends: true,
+        test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: [PROCESS_TIMEZONE_TEST], env: { TEST_DB: 'pglite' } },
+      },
       // a process of its own: it sets TZ before luxon and the domain are first loaded, which a shared module cache
       // would not guarantee
       { extends: true, test: { name: 'process-timezone', include: [PROCESS_TIMEZONE_TEST], isolate: true, env: { TEST_DB: 'pglite' } } },

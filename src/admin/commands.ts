@@ -76,7 +76,13 @@ export async function runAdminCommand(deps: DomainDeps, command: AdminCommand, v
       case 'revoke-oauth-client':
         return await revokeOAuthClient(deps, required(values, 'id'));
       case 'set-oauth-scopes':
-        return await setOAuthClientScopes(deps, required(values, 'id'), required(values, 'scopes').split(/[\s,]+/).filter(Boolean));
+        return await setOAuthClientScopes(
+          deps,
+          required(values, 'id'),
+          required(values, 'scopes')
+            .split(/[\s,]+/)
+            .filter(Boolean),
+        );
     }
   } catch (err) {
     // the domain's own wording ("timezone: unknown IANA timezone …") is the usage error

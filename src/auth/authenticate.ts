@@ -58,7 +58,11 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match[1]!;
 }
 
-export async function authenticate(deps: { readModel: ReadModel; clock: () => Date; keyUsage?: DomainDeps['keyUsage'] }, tokens: TokenSettings, token: string): Promise<Actor> {
+export async function authenticate(
+  deps: { readModel: ReadModel; clock: () => Date; keyUsage?: DomainDeps['keyUsage'] },
+  tokens: TokenSettings,
+  token: string,
+): Promise<Actor> {
   const { readModel } = deps;
   if (token.startsWith('svc-sk-')) {
     if (!API_KEY_PATTERN.test(token)) throw new Unauthenticated('Invalid API key');

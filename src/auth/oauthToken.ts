@@ -21,7 +21,12 @@ export function clientSecretAccepted(
   now: Date,
 ): boolean {
   if (secretMatches(secret, client.secretHash)) return true;
-  return client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && client.previousSecretExpiresAt > now && secretMatches(secret, client.previousSecretHash);
+  return (
+    client.previousSecretHash !== null &&
+    client.previousSecretExpiresAt !== null &&
+    client.previousSecretExpiresAt > now &&
+    secretMatches(secret, client.previousSecretHash)
+  );
 }
 
 export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body: unknown, now: Date): Promise<TokenResponse> {

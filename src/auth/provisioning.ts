@@ -15,7 +15,9 @@ import { generateApiKey, generateClientId, generateClientSecret, hashSecret } fr
 // a client or a transaction (the demo data set is written in one)
 export async function createApiKey(db: Prisma.TransactionClient, orgId: string, name = 'API key'): Promise<{ id: string; apiKey: string }> {
   const apiKey = generateApiKey();
-  const row = await db.apiKey.create({ data: { orgId, name, prefix: apiKey.slice(0, 14), suffix: apiKey.slice(-4), hash: hashSecret(apiKey) } });
+  const row = await db.apiKey.create({
+    data: { orgId, name, prefix: apiKey.slice(0, 14), suffix: apiKey.slice(-4), hash: hashSecret(apiKey) },
+  });
   return { id: row.id, apiKey };
 }
 
@@ -45,7 +47,12 @@ export async function adminCreateApiKey(deps: DomainDeps, orgId: string, name: s
   return deps.db.$transaction(async (tx) => {
     const key = await createApiKey(tx, uuidParam('org', orgId), name);
     const row = await tx.apiKey.findUniqueOrThrow({ where: { id: key.id } });
-    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'api_key.created', orgId: row.orgId, subject: { type: 'api_key', id: row.id }, data: apiKeyView(row, deps) });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'api_key.created',
+      orgId: row.orgId,
+      subject: { type: 'api_key', id: row.id },
+      data: apiKeyView(row, deps),
+    });
     return key;
   });
 }
@@ -59,7 +66,12 @@ export async function adminCreateOAuthClient(
   return deps.db.$transaction(async (tx) => {
     const client = await createOAuthClient(tx, uuidParam('org', orgId), scopes, name);
     const row = await tx.oAuthClient.findUniqueOrThrow({ where: { id: client.id } });
-    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'oauth_client.created', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: clientView(row, deps.clock()) });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'oauth_client.created',
+      orgId: row.orgId,
+      subject: { type: 'oauth_client', id: row.id },
+      data: clientView(row, deps.clock()),
+    });
     return client;
   });
 }
@@ -67,7 +79,12 @@ export async function adminCreateOAuthClient(
 export async function revokeApiKey(deps: DomainDeps, id: string): Promise<{ id: string; revokedAt: Date }> {
   const row = await deps.db.$transaction(async (tx) => {
     const revoked = await tx.apiKey.update({ where: { id: uuidParam('id', id) }, data: { revokedAt: deps.clock() } });
-    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'api_key.revoked', orgId: revoked.orgId, subject: { type: 'api_key', id: revoked.id }, data: apiKeyView(revoked, deps) });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'api_key.revoked',
+      orgId: revoked.orgId,
+      subject: { type: 'api_key', id: revoked.id },
+      data: apiKeyView(revoked, deps),
+    });
     return revoked;
   });
   deps.changes.publish({ kind: 'credentials', orgId: row.orgId });
@@ -77,7 +94,12 @@ export async function revokeApiKey(deps: DomainDeps, id: string): Promise<{ id: 
 export async function revokeOAuthClient(deps: DomainDeps, clientId: string): Promise<{ clientId: string; revokedAt: Date }> {
   const row = await deps.db.$transaction(async (tx) => {
     const revoked = await tx.oAuthClient.update({ where: { clientId }, data: { revokedAt: deps.clock() } });
-    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'oauth_client.revoked', orgId: revoked.orgId, subject: { type: 'oauth_client', id: revoked.id }, data: clientView(revoked, deps.clock()) });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'oauth_client.revoked',
+      orgId: revoked.orgId,
+      subject: { type: 'oauth_client', id: revoked.id },
+      data: clientView(revoked, deps.clock()),
+    });
     return revoked;
   });
   deps.changes.publish({ kind: 'credentials', orgId: row.orgId });
@@ -85,7 +107,11 @@ export async function revokeOAuthClient(deps: DomainDeps, clientId: string): Pro
 }
 
 /** Replaces an OAuth client's scopes; tokens already issued carry at most the new ones from now on. */
-export async function setOAuthClientScopes(deps: DomainDeps, clientId: string, scopes: readonly string[]): Promise<{ clientId: string; scopes: Scope[] }> {
+export async function setOAuthClientScopes(
+  deps: DomainDeps,
+  clientId: string,
+  scopes: readonly string[],
+): Promise<{ clientId: string; scopes: Scope[] }> {
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw InvalidInput.of('scopes', `unknown scope(s): ${unknown.join(', ')}`);
   const row = await deps.db.$transaction(async (tx) => {
@@ -121,7 +147,12 @@ export async function createOrganization(
     const created = await tx.organization.create({
       data: { name: input.name, timezone: input.timezone, isAccount: input.isAccount ?? false, parentId: input.parentId ?? null },
     });
-    await recordEvent(tx, deps, ADMIN_ACTOR, { type: 'organization.created', orgId: created.id, subject: { type: 'organization', id: created.id }, data: organizationCreatedView(created) });
+    await recordEvent(tx, deps, ADMIN_ACTOR, {
+      type: 'organization.created',
+      orgId: created.id,
+      subject: { type: 'organization', id: created.id },
+      data: organizationCreatedView(created),
+    });
     return created;
   });
   if (org.parentId) deps.changes.publish({ kind: 'organization', orgId: org.parentId });

@@ -20,7 +20,9 @@ export interface SigningKey {
 /** HKDF-SHA-256 of the private key's secret component (the JWK's `d`). */
 function derivationSecretOf(privateJwk: JWK): Uint8Array {
   if (typeof privateJwk.d !== 'string') throw new Error('the signing key has no private component');
-  return new Uint8Array(hkdfSync('sha256', Buffer.from(privateJwk.d, 'base64url'), 'office-communications-service', 'derivation secret', 32));
+  return new Uint8Array(
+    hkdfSync('sha256', Buffer.from(privateJwk.d, 'base64url'), 'office-communications-service', 'derivation secret', 32),
+  );
 }
 
 const STORED_KID = 'default-es256';
@@ -28,7 +30,7 @@ const STORED_KID = 'default-es256';
 function algFor(key: KeyObject): string {
   switch (key.asymmetricKeyType) {
     case 'ec':
-      return { 'prime256v1': 'ES256', 'secp384r1': 'ES384', 'secp521r1': 'ES512' }[String(key.asymmetricKeyDetails?.namedCurve)] ?? 'ES256';
+      return { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' }[String(key.asymmetricKeyDetails?.namedCurve)] ?? 'ES256';
     case 'rsa':
       return 'RS256';
     case 'ed25519':

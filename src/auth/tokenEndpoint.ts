@@ -23,7 +23,9 @@ import { clientCredentialsGrant } from './oauthToken.js';
 type TokenError = { error: string; error_description: string };
 
 /** `Authorization: Basic …` as RFC 6749 §2.3.1 sends it; `null` without one; a TokenError when it is malformed. */
-export function basicClientCredentials(authorization: string | undefined): { client_id: string; client_secret: string } | TokenError | null {
+export function basicClientCredentials(
+  authorization: string | undefined,
+): { client_id: string; client_secret: string } | TokenError | null {
   // another scheme (a bearer token sent out of habit) authenticates no client here: ignored
   if (!authorization || !/^Basic(\s|$)/i.test(authorization)) return null;
   const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(authorization);
@@ -80,7 +82,10 @@ export function tokenEndpoint(deps: AppDeps) {
     if (basic) {
       const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
       if (fields.client_secret !== undefined || (fields.client_id !== undefined && fields.client_id !== basic.client_id)) {
-        return failed(400, { error: 'invalid_request', error_description: 'Send the client credentials once: as HTTP Basic or in the body, not both' });
+        return failed(400, {
+          error: 'invalid_request',
+          error_description: 'Send the client credentials once: as HTTP Basic or in the body, not both',
+        });
       }
       body = { ...fields, ...basic };
     }

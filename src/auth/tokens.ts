@@ -46,7 +46,12 @@ export async function verifyAccessToken(settings: TokenSettings, token: string, 
       requiredClaims: ['exp', 'sub', 'iss', 'aud'],
     });
     if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || typeof payload.scope !== 'string') return null;
-    return { clientId: payload.sub, orgId: payload.org, scopes: payload.scope.split(' ').filter(Boolean), expiresAtMs: payload.exp! * 1000 };
+    return {
+      clientId: payload.sub,
+      orgId: payload.org,
+      scopes: payload.scope.split(' ').filter(Boolean),
+      expiresAtMs: payload.exp! * 1000,
+    };
   } catch {
     return null;
   }

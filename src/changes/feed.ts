@@ -70,14 +70,21 @@ export class ChangeFeed implements ChangeChannel {
   publish(change: Change): void {
     this.deliver({ kind: change.kind, orgId: change.orgId }, true);
     if (this.transport.name === 'local') return;
-    const sending = this.transport.send(JSON.stringify({ kind: change.kind, orgId: change.orgId, origin: this.instanceId })).catch((err: unknown) => {
-      // the others read the event at their next poll
-      const now = Date.now();
-      if (now - this.lastWarnAt > 30_000) {
-        this.lastWarnAt = now;
-        this.logger.warn('notice not sent to other instances: channel unavailable', { transport: this.transport.name, kind: change.kind, ...errorFields(err), stack: undefined });
-      }
-    });
+    const sending = this.transport
+      .send(JSON.stringify({ kind: change.kind, orgId: change.orgId, origin: this.instanceId }))
+      .catch((err: unknown) => {
+        // the others read the event at their next poll
+        const now = Date.now();
+        if (now - this.lastWarnAt > 30_000) {
+          this.lastWarnAt = now;
+          this.logger.warn('notice not sent to other instances: channel unavailable', {
+            transport: this.transport.name,
+            kind: change.kind,
+            ...errorFields(err),
+            stack: undefined,
+          });
+        }
+      });
     this.pending.add(sending);
     void sending.finally(() => this.pending.delete(sending));
   }
@@ -107,7 +114,10 @@ export class ChangeFeed implements ChangeChannel {
     if (inSync === this.isInSync) return;
     this.isInSync = inSync;
     if (inSync) this.logger.info('event log read again; changes from other instances arrive again');
-    else this.logger.warn('event log unreadable; changes from other instances may go unheard, cached data is read again first (answered only if the database fails) and expires within a second');
+    else
+      this.logger.warn(
+        'event log unreadable; changes from other instances may go unheard, cached data is read again first (answered only if the database fails) and expires within a second',
+      );
     for (const listener of this.listeners) listener.onSync?.(inSync);
   }
 
@@ -135,7 +145,10 @@ export class ChangeFeed implements ChangeChannel {
     if (connected === this.isConnected) return;
     this.isConnected = connected;
     if (connected) this.logger.info('change channel connected', { transport: this.transport.name });
-    else this.logger.warn('change channel lost; changes from other instances now arrive by the event log poll', { transport: this.transport.name });
+    else
+      this.logger.warn('change channel lost; changes from other instances now arrive by the event log poll', {
+        transport: this.transport.name,
+      });
     if (connected) this.wake();
   }
 }

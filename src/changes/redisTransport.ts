@@ -19,7 +19,13 @@ export class RedisTransport implements ChangeTransport {
     };
     const { Redis } = ioredis();
     // publishing fails at once while disconnected (the feed logs it; the receivers read the log at their next poll)
-    this.publisher = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1_000, lazyConnect: true });
+    this.publisher = new Redis(url, {
+      ...common,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 1_000,
+      lazyConnect: true,
+    });
     // the subscriber queues its SUBSCRIBE until connected and subscribes again after every reconnect
     this.subscriber = new Redis(url, { ...common, lazyConnect: true });
     // without listeners an 'error' event would crash the process; the connection events below report the state

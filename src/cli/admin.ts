@@ -35,7 +35,11 @@ Scopes: ${SCOPES.join(' ')}
 Every command prints one JSON document on stdout.`;
 
 /** Sends the command to the running service; null when no service answers there (it is not running). */
-function viaService(endpoint: AdminEndpointFile, command: string, values: AdminValues): Promise<{ status: number; body: { result?: unknown; error?: string } } | null> {
+function viaService(
+  endpoint: AdminEndpointFile,
+  command: string,
+  values: AdminValues,
+): Promise<{ status: number; body: { result?: unknown; error?: string } } | null> {
   const payload = JSON.stringify({ command, values });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -44,7 +48,11 @@ function viaService(endpoint: AdminEndpointFile, command: string, values: AdminV
         port: endpoint.port,
         path: '/admin',
         method: 'POST',
-        headers: { authorization: `Bearer ${endpoint.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: {
+          authorization: `Bearer ${endpoint.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
       },
       (res) => {
         let text = '';
@@ -88,23 +96,30 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const print = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 
-  const dataDir = config.databaseUrl.startsWith('pglite:') && config.databaseUrl !== 'pglite:memory' ? config.databaseUrl.slice('pglite:'.length) : null;
+  const dataDir =
+    config.databaseUrl.startsWith('pglite:') && config.databaseUrl !== 'pglite:memory' ? config.databaseUrl.slice('pglite:'.length) : null;
   const endpoint = dataDir ? readAdminEndpointFile(dataDir) : null;
   if (endpoint) {
     const answer = await viaService(endpoint, command, values);
     if (answer) {
       if (answer.status === 400) throw new UsageError(answer.body.error ?? 'refused');
-      if (answer.status !== 200) throw new Error(`The running service (process ${endpoint.pid}) failed: ${answer.body.error ?? answer.status}`);
+      if (answer.status !== 200)
+        throw new Error(`The running service (process ${endpoint.pid}) failed: ${answer.body.error ?? answer.status}`);
       process.stderr.write(`Done by the running service (process ${endpoint.pid}), which holds the embedded database ${dataDir}.\n`);
       print(answer.body.result);
       return;
     }
   }
 
-  const runtime = await openRuntime(config, createLogger(config.logLevel, (l) => process.stderr.write(l + '\n')));
+  const runtime = await openRuntime(
+    config,
+    createLogger(config.logLevel, (l) => process.stderr.write(l + '\n')),
+  );
   try {
     print(await runAdminCommand(runtime.deps, command, values));
-    process.stderr.write(`Done directly on the database (${dataDir ? `embedded, ${dataDir}` : config.databaseUrl === 'pglite:memory' ? 'embedded, in memory' : 'PostgreSQL'}).\n`);
+    process.stderr.write(
+      `Done directly on the database (${dataDir ? `embedded, ${dataDir}` : config.databaseUrl === 'pglite:memory' ? 'embedded, in memory' : 'PostgreSQL'}).\n`,
+    );
   } catch (err) {
     if (err instanceof AdminUsageError) throw new UsageError(err.message);
     throw err;

@@ -64,7 +64,8 @@ function buildTemplate() {
   const started = performance.now();
   const run = spawnSync(process.execPath, [join(distDir, 'cli/migrate.js'), 'template'], { cwd: projectRoot, encoding: 'utf8' });
   if (run.status === 0) process.stderr.write(`Built the embedded database template in ${Math.round(performance.now() - started)} ms\n`);
-  else process.stderr.write(`Could not build the embedded database template (a first start will migrate its folder itself):\n${run.stderr}\n`);
+  else
+    process.stderr.write(`Could not build the embedded database template (a first start will migrate its folder itself):\n${run.stderr}\n`);
 }
 
 /**
@@ -80,7 +81,11 @@ function asciiOnly(dir) {
     if (entry.isDirectory()) asciiOnly(path);
     else if (entry.name.endsWith('.js')) {
       const text = readFileSync(path, 'utf8');
-      if (/[^\x00-\x7f]/.test(text)) writeFileSync(path, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+      if (/[^\x00-\x7f]/.test(text))
+        writeFileSync(
+          path,
+          text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+        );
     }
   }
 }

@@ -10,4 +10,7 @@ import { allRoutes } from '../rest/routes/index.js';
 const target = process.argv[2] ?? 'test/generated/openapi.json';
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 mkdirSync(dirname(target), { recursive: true });
-writeFileSync(target, JSON.stringify(buildOpenApiDocument(allRoutes, { serverUrl: serverUrlFromAudience(config.oauthAudience) }), null, 2) + '\n');
+writeFileSync(
+  target,
+  JSON.stringify(buildOpenApiDocument(allRoutes, { serverUrl: serverUrlFromAudience(config.oauthAudience) }), null, 2) + '\n',
+);

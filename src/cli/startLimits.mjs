@@ -24,7 +24,10 @@ function positive(env, name) {
 /** The Node.js flags and the environment the service runs with, from `env` (defaults above). */
 export function startLimits(env = process.env) {
   return {
-    nodeFlags: [`--max-semi-space-size=${positive(env, 'NODE_MAX_SEMI_SPACE_MB')}`, `--max-old-space-size=${positive(env, 'NODE_MAX_OLD_SPACE_MB')}`],
+    nodeFlags: [
+      `--max-semi-space-size=${positive(env, 'NODE_MAX_SEMI_SPACE_MB')}`,
+      `--max-old-space-size=${positive(env, 'NODE_MAX_OLD_SPACE_MB')}`,
+    ],
     env: { MALLOC_ARENA_MAX: positive(env, 'MALLOC_ARENA_MAX'), [LIMITS_APPLIED]: '1' },
   };
 }

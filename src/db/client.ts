@@ -53,7 +53,9 @@ export interface OpenOptions {
 function instrumented(raw: SqlMigrationAwareDriverAdapterFactory, maxConcurrent: number, limits: DatabaseLimits) {
   const gate = new DatabaseGate({ maxConcurrent, maxWaiting: limits.maxWaiting, queueTimeoutMs: limits.queueTimeoutMs, breakerMs: 1_000 });
   const observers = new Set<DatabaseObserver>();
-  const prisma = new PrismaClient({ adapter: instrumentAdapterFactory(raw, { gate, statementTimeoutMs: limits.statementTimeoutMs, observers }) });
+  const prisma = new PrismaClient({
+    adapter: instrumentAdapterFactory(raw, { gate, statementTimeoutMs: limits.statementTimeoutMs, observers }),
+  });
   return { gate, observers, prisma };
 }
 
@@ -108,7 +110,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       gate,
       observers,
       // PGlite runs one statement at a time: the ping waits for the one running, not for our queue
-      ping: (timeoutMs) => withDeadline(pglite.query('SELECT 1').then(() => undefined), timeoutMs),
+      ping: (timeoutMs) =>
+        withDeadline(
+          pglite.query('SELECT 1').then(() => undefined),
+          timeoutMs,
+        ),
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -138,7 +144,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     embedded: false,
     gate,
     observers,
-    ping: (timeoutMs) => withDeadline(pingPool.query('SELECT 1').then(() => undefined), timeoutMs),
+    ping: (timeoutMs) =>
+      withDeadline(
+        pingPool.query('SELECT 1').then(() => undefined),
+        timeoutMs,
+      ),
     async close() {
       await prisma.$disconnect();
       await pingPool.end();

@@ -95,7 +95,9 @@ export class DatabaseGate {
             const at = this.queue.indexOf(waiter);
             if (at >= 0) this.queue.splice(at, 1);
             this.totals.timedOut++;
-            reject(new DatabaseUnavailableError('overloaded', 'The service is overloaded (waited too long for the database); retry shortly'));
+            reject(
+              new DatabaseUnavailableError('overloaded', 'The service is overloaded (waited too long for the database); retry shortly'),
+            );
           }, this.options.queueTimeoutMs),
         };
         this.queue.push(waiter);
@@ -108,7 +110,8 @@ export class DatabaseGate {
       if (released) return;
       released = true;
       const next = this.queue.shift();
-      if (next) next.admit(); // the slot passes on: `active` stays the same
+      if (next)
+        next.admit(); // the slot passes on: `active` stays the same
       else this.active--;
     };
   }

@@ -40,11 +40,18 @@ export interface InstrumentOptions {
 export function isConnectionFailure(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
     const kind = (e as { cause?: { kind?: string } }).cause?.kind ?? (e as { kind?: string }).kind;
-    if (kind === 'DatabaseNotReachable' || kind === 'ConnectionClosed' || kind === 'SocketTimeout' || kind === 'TooManyConnections') return true;
+    if (kind === 'DatabaseNotReachable' || kind === 'ConnectionClosed' || kind === 'SocketTimeout' || kind === 'TooManyConnections')
+      return true;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03'].includes(code)) return true;
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P03'].includes(code))
+      return true;
     const message = e instanceof Error ? e.message : '';
-    if (/timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(message)) return true;
+    if (
+      /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+        message,
+      )
+    )
+      return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;
@@ -65,7 +72,10 @@ const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TR
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError('timeout', `The database did not answer within ${ms} ms; retry shortly`)), ms);
+    timer = setTimeout(
+      () => reject(new DatabaseUnavailableError('timeout', `The database did not answer within ${ms} ms; retry shortly`)),
+      ms,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -94,7 +104,8 @@ class Instrumented {
         gate.reportUnreachable();
         throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
       }
-      if (isServerTimeout(err)) throw new DatabaseUnavailableError('timeout', `The database did not answer within ${statementTimeoutMs} ms; retry shortly`);
+      if (isServerTimeout(err))
+        throw new DatabaseUnavailableError('timeout', `The database did not answer within ${statementTimeoutMs} ms; retry shortly`);
       if (!(err instanceof DatabaseUnavailableError)) gate.reportAnswered(); // an error answer is an answer
       throw err;
     } finally {

@@ -45,7 +45,10 @@ function loadWasm(): Promise<void> {
   return wasmReady;
 }
 
-async function createEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory, path = schemaPath): Promise<engineBindings.SchemaEngine> {
+async function createEngine(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  path = schemaPath,
+): Promise<engineBindings.SchemaEngine> {
   await loadWasm();
   const schema = await readFile(path, 'utf8');
   return engineBindings.SchemaEngine.new(
@@ -57,7 +60,10 @@ async function createEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactor
 
 export async function loadMigrationsList() {
   const names = existsSync(migrationsDir)
-    ? (await readdir(migrationsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? (await readdir(migrationsDir, { withFileTypes: true }))
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const lockPath = join(migrationsDir, 'migration_lock.toml');
   return {

@@ -76,12 +76,25 @@ export const sampleWorkflow = (title: string) => ({
   ],
 });
 
-async function createBotWithWorkflow(db: Prisma.TransactionClient, orgId: string, name: string, withWorkflow: boolean, createdAt?: Date): Promise<string> {
+async function createBotWithWorkflow(
+  db: Prisma.TransactionClient,
+  orgId: string,
+  name: string,
+  withWorkflow: boolean,
+  createdAt?: Date,
+): Promise<string> {
   const bot = await db.bot.create({ data: { orgId, name, createdAt } });
   if (withWorkflow) {
     const wf = sampleWorkflow(`${name} scheduling`);
     const workflow = await db.workflow.create({
-      data: { botId: bot.id, title: wf.title, description: wf.description, enabled: wf.enabled, usageContext: wf.usageContext, order: wf.order },
+      data: {
+        botId: bot.id,
+        title: wf.title,
+        description: wf.description,
+        enabled: wf.enabled,
+        usageContext: wf.usageContext,
+        order: wf.order,
+      },
     });
     for (const step of wf.steps) {
       const parent = await db.workflowStep.create({
@@ -118,7 +131,14 @@ async function createBotWithWorkflow(db: Prisma.TransactionClient, orgId: string
   return bot.id;
 }
 
-async function createConversations(db: Prisma.TransactionClient, orgId: string, botIds: string[], total: number, archived: number, base: Date): Promise<void> {
+async function createConversations(
+  db: Prisma.TransactionClient,
+  orgId: string,
+  botIds: string[],
+  total: number,
+  archived: number,
+  base: Date,
+): Promise<void> {
   const mediums = ['CHAT', 'PHONE', 'SMS', 'GHL'] as const;
   await db.conversation.createMany({
     data: Array.from({ length: total }, (_, i) => {
@@ -160,9 +180,15 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   // would be the random ids' order: seen as flaky lists of children and of templates on PostgreSQL)
   let tick = 0;
   const created = () => new Date(now.getTime() + tick++);
-  const account = await db.organization.create({ data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true, createdAt: created() } });
-  const clinic = await db.organization.create({ data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id, createdAt: created() } });
-  const clinic2 = await db.organization.create({ data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id, createdAt: created() } });
+  const account = await db.organization.create({
+    data: { name: 'Bright Smiles Dental Group', timezone: 'America/New_York', isAccount: true, createdAt: created() },
+  });
+  const clinic = await db.organization.create({
+    data: { name: 'Bright Smiles Downtown', timezone: 'America/New_York', parentId: account.id, createdAt: created() },
+  });
+  const clinic2 = await db.organization.create({
+    data: { name: 'Bright Smiles Lakeside', timezone: 'America/Chicago', parentId: account.id, createdAt: created() },
+  });
   const other = await db.organization.create({ data: { name: 'Praxis am Park', timezone: 'Europe/Berlin', createdAt: created() } });
 
   const keys = {
@@ -172,10 +198,18 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
     other: await createApiKey(db, other.id, 'Demo key'),
   };
   const clinicClient = await createOAuthClient(db, clinic.id, SCOPES, 'Demo client');
-  const readOnlyClient = await createOAuthClient(db, clinic.id, SCOPES.filter((s) => s.endsWith(':read')), 'Demo read-only client');
+  const readOnlyClient = await createOAuthClient(
+    db,
+    clinic.id,
+    SCOPES.filter((s) => s.endsWith(':read')),
+    'Demo read-only client',
+  );
 
   const bots = {
-    clinic: [await createBotWithWorkflow(db, clinic.id, 'Front desk', true, created()), await createBotWithWorkflow(db, clinic.id, 'After hours', true, created())],
+    clinic: [
+      await createBotWithWorkflow(db, clinic.id, 'Front desk', true, created()),
+      await createBotWithWorkflow(db, clinic.id, 'After hours', true, created()),
+    ],
     clinic2: [await createBotWithWorkflow(db, clinic2.id, 'Lakeside desk', true, created())],
     other: [await createBotWithWorkflow(db, other.id, 'Rezeption', true, created())],
   };
@@ -196,14 +230,20 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
       },
     });
   const phoneNumbers = {
-    clinic: [(await phone(clinic.id, bots.clinic[0]!, '+15550101', 'Downtown main line', true)).id, (await phone(clinic.id, null, '+15550102', 'Downtown billing', true)).id],
+    clinic: [
+      (await phone(clinic.id, bots.clinic[0]!, '+15550101', 'Downtown main line', true)).id,
+      (await phone(clinic.id, null, '+15550102', 'Downtown billing', true)).id,
+    ],
     other: [(await phone(other.id, bots.other[0]!, '+4930555010', 'Praxis Hauptnummer', false)).id],
   };
 
   const insurance = (orgId: string, name: string, type: 'PPO' | 'HMO' | 'MEDICARE', status: 'IN_NETWORK' | 'ACCEPTED' | 'CAN_FILE') =>
     db.insurance.create({ data: { orgId, name, type, status, notes: `${name} notes`, createdAt: created() } });
   const insurances = {
-    clinic: [(await insurance(clinic.id, 'Delta Dental', 'PPO', 'IN_NETWORK')).id, (await insurance(clinic.id, 'Aetna', 'HMO', 'ACCEPTED')).id],
+    clinic: [
+      (await insurance(clinic.id, 'Delta Dental', 'PPO', 'IN_NETWORK')).id,
+      (await insurance(clinic.id, 'Aetna', 'HMO', 'ACCEPTED')).id,
+    ],
     other: [(await insurance(other.id, 'AOK', 'MEDICARE', 'CAN_FILE')).id],
   };
 
@@ -256,7 +296,9 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   await createConversations(db, other.id, bots.other, 3, 0, base);
   const firstConversation = await db.conversation.findFirstOrThrow({ where: { orgId: clinic.id }, orderBy: { startTime: 'desc' } });
   callRequests.clinic.completed = (
-    await db.callRequest.create({ data: { orgId: clinic.id, status: 'completed', expiresAt: inOneHour, finishedAt: now, conversationId: firstConversation.id } })
+    await db.callRequest.create({
+      data: { orgId: clinic.id, status: 'completed', expiresAt: inOneHour, finishedAt: now, conversationId: firstConversation.id },
+    })
   ).id;
 
   return {

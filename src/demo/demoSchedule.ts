@@ -24,7 +24,13 @@ const LUNCH = { start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'We are
 
 /** The clinic's week, the same every demo: Monday-Friday 08:00-17:00 with lunch, Saturday 09:00-12:00, Sunday closed. */
 export const DEMO_WEEK = [
-  ...(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'] as const).map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '08:00', close: '17:00', breaks: [LUNCH] })),
+  ...(['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'] as const).map((dayOfWeek) => ({
+    dayOfWeek,
+    isClosed: false,
+    open: '08:00',
+    close: '17:00',
+    breaks: [LUNCH],
+  })),
   { dayOfWeek: 'SATURDAY' as const, isClosed: false, open: '09:00', close: '12:00', breaks: [] },
   { dayOfWeek: 'SUNDAY' as const, isClosed: true, breaks: [] },
 ];

@@ -23,7 +23,16 @@
 //
 // Bounded by the read model (at most 256 bodies, 16 actors each); its hits and misses are its part
 // `answers` in /metrics (ocs_read_model_hits_total).
-import { type DocumentNode, getNamedType, getOperationAST, type GraphQLObjectType, type GraphQLSchema, isObjectType, Kind, type SelectionSetNode } from 'graphql';
+import {
+  type DocumentNode,
+  getNamedType,
+  getOperationAST,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Actor } from '../domain/shared/access.js';
 import type { OrganizationRecord } from '../domain/shared/readModel.js';
 import type { KeptAnswers, KeptDependency } from '../readmodel/keptAnswers.js';

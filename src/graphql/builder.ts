@@ -41,7 +41,9 @@ const DateTime = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
   parseValue(value: unknown) {
     if (typeof value !== 'string' && typeof value !== 'number' && !(value instanceof Date)) {
-      throw new GraphQLError(`DateTime cannot represent a value of type ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}; send an ISO-8601 date-time string`);
+      throw new GraphQLError(
+        `DateTime cannot represent a value of type ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}; send an ISO-8601 date-time string`,
+      );
     }
     return DateTimeResolver.parseValue(value);
   },

@@ -40,7 +40,10 @@ export function domainErrorExtensions(domain: DomainError): Record<string, unkno
 }
 
 /** `extensions` with the id of the request being answered (http/requestContext.ts). */
-export function withRequestId(extensions: Readonly<Record<string, unknown>> | undefined, requestId: string | undefined): Record<string, unknown> {
+export function withRequestId(
+  extensions: Readonly<Record<string, unknown>> | undefined,
+  requestId: string | undefined,
+): Record<string, unknown> {
   return requestId ? { ...extensions, requestId } : { ...extensions };
 }
 
@@ -70,7 +73,10 @@ function stamp(error: GraphQLError, deps: Pick<AppDeps, 'logger' | 'requestId'>)
 type ExecutionResultLike = { errors?: readonly unknown[] } & Record<string, unknown>;
 
 /** A result (or a batch of them) with `extensions.requestId` on every error of the request `deps` answer. */
-export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(result: R, deps: Pick<AppDeps, 'logger' | 'requestId'>): R {
+export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(
+  result: R,
+  deps: Pick<AppDeps, 'logger' | 'requestId'>,
+): R {
   const results = (Array.isArray(result) ? result : [result]) as ExecutionResultLike[];
   if (!results.some((r) => r.errors?.length)) return result;
   const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError, deps)) } : r));
@@ -96,7 +102,9 @@ export function requestIdStep(): OperationStep {
   return {
     name: 'request ids in errors',
     plugins: [plugin],
-    prepared: { onExecutionResult: ({ context }, result) => stampRequestIds(result as ExecutionResultLike, context.deps) as ExecutionResult },
+    prepared: {
+      onExecutionResult: ({ context }, result) => stampRequestIds(result as ExecutionResultLike, context.deps) as ExecutionResult,
+    },
   };
 }
 
@@ -110,7 +118,8 @@ export function maskingStep(maskError: (error: unknown, message: string) => Erro
     name: 'masked errors',
     plugins: [],
     prepared: {
-      onExecuteDone: (_operation, result) => (result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, MASKED_MESSAGE) as GraphQLError) } : result),
+      onExecuteDone: (_operation, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, MASKED_MESSAGE) as GraphQLError) } : result,
     },
   };
 }
@@ -147,7 +156,9 @@ export function maskGraphQLError() {
       // HTTP status of its own. A malformed request (a `query` that is not a string, …), which yoga gives
       // a status, stays a 400 for every client.
       const spec =
-        http?.spec === true || asGraphQLError(graphQLError.originalError) !== undefined || (!graphQLError.originalError && !graphQLError.path && !http);
+        http?.spec === true ||
+        asGraphQLError(graphQLError.originalError) !== undefined ||
+        (!graphQLError.originalError && !graphQLError.path && !http);
       return new GraphQLError(graphQLError.message, {
         nodes: graphQLError.nodes,
         source: graphQLError.source,

@@ -125,7 +125,11 @@ mutation CreateClosure($id: ID!) {
 
 export function graphiqlOptions(demoApiKey: string | undefined, demoVariables?: Record<string, string>): GraphiQLOptions {
   const headers = JSON.stringify(demoApiKey ? { Authorization: `Bearer ${demoApiKey}` } : { Authorization: 'Bearer <API key>' }, null, 2);
-  const variables = JSON.stringify(demoVariables ?? { id: '<organization id, e.g. from Viewer>', from: '2026-03-09T00:00:00Z', to: '2026-03-16T00:00:00Z' }, null, 2);
+  const variables = JSON.stringify(
+    demoVariables ?? { id: '<organization id, e.g. from Viewer>', from: '2026-03-09T00:00:00Z', to: '2026-03-16T00:00:00Z' },
+    null,
+    2,
+  );
   return {
     title: 'Office Communications Service — GraphiQL',
     defaultQuery: GRAPHIQL_EXAMPLES,

@@ -74,7 +74,12 @@ interface MutationRequest {
 }
 
 /** Field names of a selection set, through inline fragments and fragment spreads (each fragment once). */
-function rootFieldsOf(selectionSet: SelectionSetNode, document: DocumentNode, into = new Set<string>(), seen = new Set<string>()): Set<string> {
+function rootFieldsOf(
+  selectionSet: SelectionSetNode,
+  document: DocumentNode,
+  into = new Set<string>(),
+  seen = new Set<string>(),
+): Set<string> {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) into.add(selection.name.value);
     else if (selection.kind === Kind.INLINE_FRAGMENT) rootFieldsOf(selection.selectionSet, document, into, seen);
@@ -155,7 +160,12 @@ export interface GraphQLPost {
 }
 
 /** Answers a POST /graphql (its body already read and bounded), with idempotency for keyed mutations. */
-export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, clientAddress: string, forward: ForwardToYoga): Promise<Response> {
+export async function answerGraphQLPost(
+  deps: AppDeps,
+  post: GraphQLPost,
+  clientAddress: string,
+  forward: ForwardToYoga,
+): Promise<Response> {
   const request = post;
   const header = request.headers.get(IDEMPOTENCY_KEY_HEADER);
   if (header === null) return forward();
@@ -164,7 +174,10 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
     body = JSON.parse(post.bodyText);
   } catch {
     if (!(request.headers.get('content-type') ?? '').includes('json')) {
-      return graphQLErrorResponse(InvalidInput.of(IDEMPOTENCY_KEY_HEADER, 'is accepted on GraphQL requests with a JSON body (application/json)'), deps.requestId);
+      return graphQLErrorResponse(
+        InvalidInput.of(IDEMPOTENCY_KEY_HEADER, 'is accepted on GraphQL requests with a JSON body (application/json)'),
+        deps.requestId,
+      );
     }
     return forward(); // malformed JSON: yoga reports it
   }
@@ -207,7 +220,12 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
       async () => {
         const response = await forward(actor);
         const text = await response.text();
-        const captured = { status: response.status, body: text, contentType: response.headers.get('content-type') ?? 'application/json', retryable: onlyRetryableErrors(text) };
+        const captured = {
+          status: response.status,
+          body: text,
+          contentType: response.headers.get('content-type') ?? 'application/json',
+          retryable: onlyRetryableErrors(text),
+        };
         first = { response, text };
         return captured;
       },
@@ -218,7 +236,11 @@ export async function answerGraphQLPost(deps: AppDeps, post: GraphQLPost, client
     }
     return new Response(outcome.response.body, {
       status: outcome.response.status,
-      headers: { 'Content-Type': outcome.response.contentType, [REPLAYED_HEADER]: 'true', [ORIGINAL_REQUEST_HEADER]: outcome.originalRequestId },
+      headers: {
+        'Content-Type': outcome.response.contentType,
+        [REPLAYED_HEADER]: 'true',
+        [ORIGINAL_REQUEST_HEADER]: outcome.originalRequestId,
+      },
     });
   } catch (err) {
     if (err instanceof DomainError) return graphQLErrorResponse(err, deps.requestId);

@@ -95,7 +95,12 @@ export interface GraphQLOverHttpOptions {
   /** The request metrics (as the transport middleware observes every request: http/transport.ts). */
   observe: TransportOptions['observe'];
   /** What Hono's onError answers for a throw that is a bug of ours (app.ts: the REST envelope). */
-  failure: (err: unknown, logger: Logger, path: string, requestId: string) => { status: number; headers: Record<string, string>; body: unknown };
+  failure: (
+    err: unknown,
+    logger: Logger,
+    path: string,
+    requestId: string,
+  ) => { status: number; headers: Record<string, string>; body: unknown };
 }
 
 export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions): GraphQLOverHttp {
@@ -113,25 +118,39 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       setOperation: (label: string) => c.set('graphqlOperation', label),
       clientAddress: address,
     };
-    if (c.req.method === 'GET') return plainAnswer(c, await withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId')));
+    if (c.req.method === 'GET')
+      return plainAnswer(c, await withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId')));
     let post: ReadGraphQLPost;
     try {
       post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);
     } catch (err) {
-      if (err instanceof BodyError) return c.json({ errors: [{ message: err.message, extensions: { code: graphqlCodeOf(err.code), requestId: c.get('requestId') } }] }, err.status);
+      if (err instanceof BodyError)
+        return c.json(
+          { errors: [{ message: err.message, extensions: { code: graphqlCodeOf(err.code), requestId: c.get('requestId') } }] },
+          err.status,
+        );
       throw err;
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
       const mediaType = plainRequestType(post.headers.get('content-type'), post.headers.get('accept'));
       const read = mediaType && readParams(post.bodyText);
       if (mediaType && read?.query) {
-        const answer = await preparedAnswer(steps, read.query, { params: read.params, mediaType }, serverContext, post.headers.get('authorization'), memo);
+        const answer = await preparedAnswer(
+          steps,
+          read.query,
+          { params: read.params, mediaType },
+          serverContext,
+          post.headers.get('authorization'),
+          memo,
+        );
         return c.body(answer.body, answer.status as 200, answer.headers);
       }
       if (mediaType && read) return answerParams(yoga, { params: read.params, mediaType }, c.req.raw, serverContext, c.get('requestId'));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
-    const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) => yoga.fetch(post.request(), { ...serverContext, actor }));
+    const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) =>
+      yoga.fetch(post.request(), { ...serverContext, actor }),
+    );
     return plainAnswer(c, await withErrorBody(answer, post.request(), c.get('requestId')));
   };
 
@@ -183,20 +202,34 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       deps: requestDeps,
       setOrgId: (id) => (orgId = id),
       setOperation: (label) => (operation = label),
-      clientAddress: addressOf(deps.config.trustProxy ? (headers['x-forwarded-for'] as string | undefined) : undefined, incoming.socket.remoteAddress),
+      clientAddress: addressOf(
+        deps.config.trustProxy ? (headers['x-forwarded-for'] as string | undefined) : undefined,
+        incoming.socket.remoteAddress,
+      ),
     };
     let answer: { status: number; headers: Record<string, string | number>; body: string };
     try {
       answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null, memo);
     } catch (err) {
       const failed = options.failure(err, requestDeps.logger, '/graphql', requestId);
-      answer = { status: failed.status, headers: { ...failed.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(failed.body) };
+      answer = {
+        status: failed.status,
+        headers: { ...failed.headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify(failed.body),
+      };
     }
     const written = answer.headers;
     written[REQUEST_ID_HEADER] = requestId;
     Object.assign(written, API_SECURITY_HEADERS);
     written['Content-Length'] = Buffer.byteLength(answer.body);
-    recordAnswer(requestDeps.logger, options.observe, { method: 'POST', route: 'POST /graphql', status: answer.status, operation, orgId, durationMs: performance.now() - started });
+    recordAnswer(requestDeps.logger, options.observe, {
+      method: 'POST',
+      route: 'POST /graphql',
+      status: answer.status,
+      operation,
+      orgId,
+      durationMs: performance.now() - started,
+    });
     return answer;
   }
 
@@ -253,7 +286,10 @@ async function preparedAnswer(
   const operation = { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables };
   // a kept answer (answerMemo.ts) may stand in for the compiled query: for a remembered body (its
   // parameters sealed) of a query that may be kept, once the steps before the executor let it run
-  const keeping = memo && query.memoizable && Object.isFrozen(params) ? { memo, actor: undefined as Actor | undefined, recorder: undefined as MemoRecorder | undefined } : undefined;
+  const keeping =
+    memo && query.memoizable && Object.isFrozen(params)
+      ? { memo, actor: undefined as Actor | undefined, recorder: undefined as MemoRecorder | undefined }
+      : undefined;
   const result = await executePrepared(steps, query, operation, params.variables, async () => {
     if (keeping) {
       // the caller, as the resolvers would authenticate it (once: the context keeps it)
@@ -277,7 +313,8 @@ async function preparedAnswer(
 function keptResult(kept: KeptAnswer): ExecutionResult {
   return {
     data: KEPT,
-    stringify: (result: ExecutionResult) => `{"data":${kept.data}${result.extensions ? `,"extensions":${JSON.stringify(result.extensions)}` : ''}}`,
+    stringify: (result: ExecutionResult) =>
+      `{"data":${kept.data}${result.extensions ? `,"extensions":${JSON.stringify(result.extensions)}` : ''}}`,
   } as ExecutionResult;
 }
 
@@ -292,7 +329,8 @@ const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fet
  */
 function serverFetchApi(yoga: Yoga): Yoga['fetchAPI'] {
   let known = serverApis.get(yoga);
-  if (known?.Response !== globalThis.Response) serverApis.set(yoga, (known = { Response: globalThis.Response, api: { ...yoga.fetchAPI, Response: globalThis.Response } }));
+  if (known?.Response !== globalThis.Response)
+    serverApis.set(yoga, (known = { Response: globalThis.Response, api: { ...yoga.fetchAPI, Response: globalThis.Response } }));
   return known.api;
 }
 
@@ -394,7 +432,12 @@ async function graphQLRequest(source: BodySource, RequestClass: typeof Request):
       // yoga's own Request class (no conversion inside yoga); the client's abort signal only for a stream
       // (a subscription ends when its client goes away), the one answer that outlives the request
       const streams = (forYoga.get('accept') ?? '').includes('text/event-stream');
-      return (request = new RequestClass(raw.url, { method: raw.method, headers: forYoga, body: bytes, ...(streams ? { signal: raw.signal } : {}) }));
+      return (request = new RequestClass(raw.url, {
+        method: raw.method,
+        headers: forYoga,
+        body: bytes,
+        ...(streams ? { signal: raw.signal } : {}),
+      }));
     },
   };
 }

@@ -87,7 +87,12 @@ function keyOf(query: string, operationName: string | null | undefined): string 
 }
 
 /** Runs a compiled query; its result carries graphql-jit's serializer for its shape, which yoga uses. */
-export async function run(compiled: CompiledQuery, root: unknown, context: GraphQLContext, variables: Record<string, unknown> | null | undefined): Promise<ExecutionResult> {
+export async function run(
+  compiled: CompiledQuery,
+  root: unknown,
+  context: GraphQLContext,
+  variables: Record<string, unknown> | null | undefined,
+): Promise<ExecutionResult> {
   const result = (await compiled.query(root, context, variables)) as ExecutionResult & { stringify?: (r: unknown) => string };
   result.stringify = compiled.stringify;
   return result;

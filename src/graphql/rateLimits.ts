@@ -16,7 +16,18 @@
 //    the other fields still resolve. `withRateLimitOutcome` (applied to every executed operation) adds
 //    `extensions.rateLimit` (what the operation cost, what is left of each budget it drew on), and answers
 //    HTTP 429 with Retry-After when no root field produced data because of a limit.
-import { defaultFieldResolver, type ExecutionResult, Kind, GraphQLError, type DocumentNode, type GraphQLField, type GraphQLResolveInfo, type GraphQLSchema, isObjectType, type SelectionSetNode } from 'graphql';
+import {
+  defaultFieldResolver,
+  type ExecutionResult,
+  Kind,
+  GraphQLError,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  isObjectType,
+  type SelectionSetNode,
+} from 'graphql';
 import { getGraphQLRateLimiter, type Identity, type Store } from 'graphql-rate-limit';
 import type { Plugin } from 'graphql-yoga';
 import { RateLimited } from '../domain/shared/errors.js';
@@ -147,7 +158,10 @@ export class OperationBudgets implements Store {
     this.cost++;
     this.drawn.set(INTROSPECTION, decision);
     if (!decision.allowed) {
-      throw new RateLimited(decision.retryAfter, `Too many introspection queries from this address: ${decision.limit} per minute; retry after ${decision.retryAfter} s`);
+      throw new RateLimited(
+        decision.retryAfter,
+        `Too many introspection queries from this address: ${decision.limit} per minute; retry after ${decision.retryAfter} s`,
+      );
     }
   }
 
@@ -181,7 +195,13 @@ export function budgetsOf(ctx: GraphQLContext): OperationBudgets {
 }
 
 /** Counts one root field against its budget (also the keyed-mutation path, idempotentOperations.ts). */
-export async function limitRootField(ctx: GraphQLContext, orgId: string, typeName: string, fieldName: string, args: Record<string, unknown>): Promise<void> {
+export async function limitRootField(
+  ctx: GraphQLContext,
+  orgId: string,
+  typeName: string,
+  fieldName: string,
+  args: Record<string, unknown>,
+): Promise<void> {
   await budgetsOf(ctx).draw(orgId, budgetOfRootField(typeName, fieldName), args);
 }
 
@@ -280,7 +300,11 @@ export function rootResponseKeys(document: DocumentNode, operationName?: string 
  * root field produced data because a field under it (or itself) was refused by a budget. Partially
  * limited operations stay 200 with per-field errors, like any partial GraphQL result.
  */
-export function withRateLimitOutcome<R extends ExecutionResult>(result: R, roots: ReadonlySet<string>, budgets: OperationBudgets | undefined): R {
+export function withRateLimitOutcome<R extends ExecutionResult>(
+  result: R,
+  roots: ReadonlySet<string>,
+  budgets: OperationBudgets | undefined,
+): R {
   const extensions: Record<string, unknown> = { ...result.extensions, rateLimit: budgets?.extension() ?? { cost: 0, budgets: [] } };
   if (result.errors?.length && roots.size > 0) {
     const limited = new Map<string, number>();
@@ -310,7 +334,12 @@ function rootsOf(document: DocumentNode, operationName: string | null | undefine
 }
 
 /** What an executed operation's answer says about its budgets (`withRateLimitOutcome`), on both paths. */
-function outcomeOf<R extends ExecutionResult>(result: R, ctx: GraphQLContext, document: DocumentNode, operationName: string | null | undefined): R {
+function outcomeOf<R extends ExecutionResult>(
+  result: R,
+  ctx: GraphQLContext,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): R {
   return withRateLimitOutcome(result, rootsOf(document, operationName).keys, operationBudgets.get(ctx));
 }
 
@@ -325,7 +354,13 @@ export function rateLimitStep(): OperationStep {
       const ctx = args.contextValue as unknown as GraphQLContext;
       const { introspection } = rootsOf(args.document, args.operationName);
       const hooks = {
-        onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<unknown>; setResult: (result: ExecutionResult) => void }) {
+        onExecuteDone({
+          result,
+          setResult,
+        }: {
+          result: ExecutionResult | AsyncIterable<unknown>;
+          setResult: (result: ExecutionResult) => void;
+        }) {
           if (!result || Symbol.asyncIterator in result) return;
           setResult(outcomeOf(result, ctx, args.document, args.operationName));
         },
@@ -340,7 +375,10 @@ export function rateLimitStep(): OperationStep {
             setResultAndStopExecution({
               data: null,
               errors: [new GraphQLError(error.message, { originalError: error, extensions: domainErrorExtensions(error) })],
-              extensions: { rateLimit: budgetsOf(ctx).extension(), http: { status: 429, headers: { 'Retry-After': String(error.retryAfter) } } },
+              extensions: {
+                rateLimit: budgetsOf(ctx).extension(),
+                http: { status: 429, headers: { 'Retry-After': String(error.retryAfter) } },
+              },
             });
             return undefined;
           },

@@ -30,7 +30,10 @@ function isOriginalGraphQLError(error: unknown): boolean {
   return error.originalError == null ? true : isOriginalGraphQLError(error.originalError);
 }
 
-export function regularAnswer(result: ExecutionResult & { stringify?: (value: unknown) => string }, mediaType: PlainMediaType): RegularAnswer {
+export function regularAnswer(
+  result: ExecutionResult & { stringify?: (value: unknown) => string },
+  mediaType: PlainMediaType,
+): RegularAnswer {
   const headers: Record<string, string> = { 'Content-Type': `${mediaType}; charset=utf-8` };
   const errors = result.errors;
   // prefer 200 only when the client accepts application/json and every error is a GraphQL error

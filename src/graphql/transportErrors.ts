@@ -23,5 +23,10 @@ export async function withErrorBody(response: Response, request: Request, reques
   await response.body?.cancel();
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify({ errors: [{ message: reason.message(request), extensions: { code: reason.code, ...(requestId ? { requestId } : {}) } }] }), { status: response.status, headers });
+  return new Response(
+    JSON.stringify({
+      errors: [{ message: reason.message(request), extensions: { code: reason.code, ...(requestId ? { requestId } : {}) } }],
+    }),
+    { status: response.status, headers },
+  );
 }

@@ -41,7 +41,12 @@ function deepFreeze(value: unknown): void {
 }
 
 /** The first problem of `variables` for the operation, as graphql-js words it (cut short), or undefined. */
-export function variableProblem(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: unknown): GraphQLError | undefined {
+export function variableProblem(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: unknown,
+): GraphQLError | undefined {
   const isSealed = !!variables && typeof variables === 'object' && sealed.has(variables);
   if (isSealed) {
     const known = validVariables.get(variables as object);
@@ -52,7 +57,12 @@ export function variableProblem(schema: GraphQLSchema, document: DocumentNode, o
   return problem;
 }
 
-function firstProblem(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: unknown): GraphQLError | undefined {
+function firstProblem(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: unknown,
+): GraphQLError | undefined {
   const operation = getOperationAST(document, operationName);
   const definitions = operation?.variableDefinitions;
   if (!definitions?.length) return undefined; // variables the operation does not declare are ignored, as execute does
@@ -60,7 +70,11 @@ function firstProblem(schema: GraphQLSchema, document: DocumentNode, operationNa
   const { errors } = getVariableValues(schema, definitions, inputs, { maxErrors: 1 });
   const first = errors?.[0];
   if (!first) return undefined;
-  return new GraphQLError(shortened(first.message), { nodes: first.nodes, originalError: first.originalError, extensions: first.extensions });
+  return new GraphQLError(shortened(first.message), {
+    nodes: first.nodes,
+    originalError: first.originalError,
+    extensions: first.extensions,
+  });
 }
 
 /** `maskError`: yoga's masking, which a result set here would not otherwise pass (its plugin comes after this one). */

@@ -62,7 +62,8 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     plugins: steps.flatMap((step) => step.plugins),
     maskedErrors: { maskError },
     // `deps` of the server context are the request's (http/requestContext.ts): their logger writes its id
-    context: (initial) => createGraphQLContext(initial, { authorization: initial.request.headers.get('authorization'), signal: () => initial.request.signal }),
+    context: (initial) =>
+      createGraphQLContext(initial, { authorization: initial.request.headers.get('authorization'), signal: () => initial.request.signal }),
   });
   return { yoga, steps, prepared };
 }

@@ -84,7 +84,8 @@ function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<Array
     return kept;
   }
   // complete: the parser has seen the whole message, every byte of it pushed into the stream's buffer
-  if (!incoming?.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES) return undefined;
+  if (!incoming?.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES)
+    return undefined;
   const buffered = incoming.read() as Buffer | null;
   if (buffered === null) return new Uint8Array();
   return new Uint8Array(buffered.buffer, buffered.byteOffset, buffered.byteLength) as Uint8Array<ArrayBuffer>;
@@ -140,7 +141,8 @@ export async function readLimited(source: Request | BodySource): Promise<Uint8Ar
   try {
     decoded = decode(bytes, { maxOutputLength: MAX_BODY_BYTES });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BodyError(413, `The decoded body exceeds ${MAX_BODY_BYTES} bytes`);
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new BodyError(413, `The decoded body exceeds ${MAX_BODY_BYTES} bytes`);
     throw new BodyError(400, `The body is not valid ${encoding}`);
   }
   return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength) as Uint8Array<ArrayBuffer>;
@@ -218,7 +220,8 @@ function keySegments(key: string): string[] {
     consumed = re.lastIndex;
   }
   if (consumed !== rest.length) throw new BodyError(400, `Malformed form field name "${shownName(key)}"`);
-  if (segments.length > MAX_KEY_DEPTH) throw new BodyError(400, `Form field name "${shownName(key)}" nests deeper than ${MAX_KEY_DEPTH} levels`);
+  if (segments.length > MAX_KEY_DEPTH)
+    throw new BodyError(400, `Form field name "${shownName(key)}" nests deeper than ${MAX_KEY_DEPTH} levels`);
   for (const s of segments) if (FORBIDDEN_SEGMENTS.has(s)) throw new BodyError(400, `Form field name "${shownName(key)}" is not allowed`);
   return segments;
 }
@@ -262,7 +265,8 @@ function assign(root: Record<string, unknown>, key: string, value: string): void
       }
       const existing = node[segment];
       if (existing === undefined) node[segment] = nextIsIndex ? [] : {};
-      else if (typeof existing !== 'object') throw new BodyError(400, `Form field "${shownName(key)}" is given both as a value and as an object`);
+      else if (typeof existing !== 'object')
+        throw new BodyError(400, `Form field "${shownName(key)}" is given both as a value and as an object`);
       node = node[segment] as Tree;
     }
   }
@@ -325,5 +329,8 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
     }
     return { kind: 'form', value: formEntriesToObject(entries) };
   }
-  throw new BodyError(415, `Unsupported content type "${mediaType}"; send application/json, application/x-www-form-urlencoded or multipart/form-data`);
+  throw new BodyError(
+    415,
+    `Unsupported content type "${mediaType}"; send application/json, application/x-www-form-urlencoded or multipart/form-data`,
+  );
 }

@@ -70,7 +70,8 @@ export function pages(): MiddlewareHandler<AppEnv> {
     const type = answer.headers.get('content-type') ?? '';
     // an answer already encoded is left alone: Hono's `/x/*` also matches `/x`, so a page listed with its
     // files (`/v1/docs` and `/v1/docs/*`) passes through here twice, and compressing twice garbles it
-    if (c.req.method !== 'GET' || answer.status !== 200 || !answer.body || !COMPRESSIBLE.test(type) || type.includes('event-stream')) return;
+    if (c.req.method !== 'GET' || answer.status !== 200 || !answer.body || !COMPRESSIBLE.test(type) || type.includes('event-stream'))
+      return;
     if (answer.headers.has('content-encoding')) return;
     const isHtml = type.startsWith('text/html');
     // JSON on /graphql is an API answer, not a page: left alone
@@ -100,9 +101,15 @@ export function pages(): MiddlewareHandler<AppEnv> {
     }
     const encoding = bytes.byteLength >= 1024 ? chosenEncoding(c.req.header('accept-encoding')) : undefined;
     let body: Buffer = bytes;
-    if (encoding === 'br') body = await (entry.br ??= brotli(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength } }));
+    if (encoding === 'br')
+      body = await (entry.br ??= brotli(bytes, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength },
+      }));
     else if (encoding === 'gzip') body = await (entry.gzip ??= gzipped(bytes, { level: 6 }));
     if (encoding) headers.set('Content-Encoding', encoding);
-    c.res = new Response(new Uint8Array(body.buffer, body.byteOffset, body.byteLength) as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    c.res = new Response(new Uint8Array(body.buffer, body.byteOffset, body.byteLength) as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers,
+    });
   };
 }

@@ -128,14 +128,24 @@ function envelope(code: RestErrorCode, message: string): string {
 function refuseOverloaded(req: IncomingMessage, res: ServerResponse): void {
   const body = envelope('unavailable', 'The service is overloaded; retry shortly');
   const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
-  res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1', 'x-request-id': requestId });
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'retry-after': '1',
+    'x-request-id': requestId,
+  });
   res.end(body);
 }
 
 function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): void {
   const body = envelope('malformed_request', 'The request has no Host header (HTTP/1.1 requires one)');
   const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
-  res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': requestId, connection: 'close' });
+  res.writeHead(400, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+    connection: 'close',
+  });
   res.end(body);
 }
 
@@ -153,8 +163,18 @@ interface ClientError {
   message: string;
 }
 const CLIENT_ERRORS: Record<string, ClientError> = {
-  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', code: 'header_fields_too_large', message: 'The request headers are too large' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time' },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'header_fields_too_large',
+    message: 'The request headers are too large',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    code: 'request_timeout',
+    message: 'The request was not received in time',
+  },
 };
 const URI_TOO_LONG: ClientError = { status: 414, reason: 'URI Too Long', code: 'uri_too_long', message: 'The request URL is too long' };
 const NOT_HTTP: ClientError = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP' };

@@ -30,9 +30,22 @@ export interface TransportOptions {
 export function recordAnswer(
   logger: Logger,
   observe: TransportOptions['observe'],
-  a: { method: string; route: string | undefined; status: number; operation: string | undefined; orgId: string | undefined; durationMs: number },
+  a: {
+    method: string;
+    route: string | undefined;
+    status: number;
+    operation: string | undefined;
+    orgId: string | undefined;
+    durationMs: number;
+  },
 ): void {
-  logger.info('request', { method: a.method, route: a.route ?? 'unmatched', status: a.status, durationMs: Math.round(a.durationMs * 100) / 100, orgId: a.orgId ?? null });
+  logger.info('request', {
+    method: a.method,
+    route: a.route ?? 'unmatched',
+    status: a.status,
+    durationMs: Math.round(a.durationMs * 100) / 100,
+    orgId: a.orgId ?? null,
+  });
   observe({ method: a.method, route: a.route, status: a.status, operation: a.operation, seconds: a.durationMs / 1000 });
 }
 

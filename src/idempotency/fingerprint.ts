@@ -17,5 +17,7 @@ function canonical(value: unknown): unknown {
 }
 
 export function requestFingerprint(parts: Record<string, unknown>): string {
-  return createHash('sha256').update(JSON.stringify(canonical(parts))).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(parts)))
+    .digest('base64url');
 }

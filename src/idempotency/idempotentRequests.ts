@@ -60,8 +60,7 @@ export interface CapturedResponse {
 }
 
 export type IdempotentOutcome =
-  | { replayed: false; response: CapturedResponse }
-  | { replayed: true; response: CapturedResponse; originalRequestId: string };
+  { replayed: false; response: CapturedResponse } | { replayed: true; response: CapturedResponse; originalRequestId: string };
 
 /**
  * 5xx and 429 are answers of the moment, not of the request: a retry must run again. 401 and 403 are
@@ -105,7 +104,17 @@ async function claim(deps: IdempotencyDeps, req: IdempotentRequest, requestId: s
     const now = deps.clock();
     const lockedUntil = new Date(now.getTime() + IN_FLIGHT_LEASE_MS);
     const inserted = await db.idempotencyKey.createMany({
-      data: [{ ...where, fingerprint: req.fingerprint, request: req.request, requestId, lockedUntil, createdAt: now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS) }],
+      data: [
+        {
+          ...where,
+          fingerprint: req.fingerprint,
+          request: req.request,
+          requestId,
+          lockedUntil,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
+        },
+      ],
       skipDuplicates: true,
     });
     if (inserted.count === 1) return { kind: 'claimed' };
@@ -122,17 +131,26 @@ async function claim(deps: IdempotencyDeps, req: IdempotentRequest, requestId: s
       );
     }
     if (row.status !== null) {
-      return { kind: 'replay', response: { status: row.status, body: row.body ?? '', contentType: row.contentType ?? 'application/json' }, originalRequestId: row.requestId };
+      return {
+        kind: 'replay',
+        response: { status: row.status, body: row.body ?? '', contentType: row.contentType ?? 'application/json' },
+        originalRequestId: row.requestId,
+      };
     }
     if (row.lockedUntil && row.lockedUntil <= now) {
       // the holder did not finish within its lease (it died): this request takes the key over
-      const taken = await db.idempotencyKey.updateMany({ where: { ...where, status: null, requestId: row.requestId }, data: { requestId, lockedUntil } });
+      const taken = await db.idempotencyKey.updateMany({
+        where: { ...where, status: null, requestId: row.requestId },
+        data: { requestId, lockedUntil },
+      });
       if (taken.count === 1) return { kind: 'claimed' };
       continue;
     }
     break;
   }
-  throw new IdempotencyKeyInUse(`${IDEMPOTENCY_KEY_HEADER} "${req.key}": a request with this key is still in progress; retry after it has been answered`);
+  throw new IdempotencyKeyInUse(
+    `${IDEMPOTENCY_KEY_HEADER} "${req.key}": a request with this key is still in progress; retry after it has been answered`,
+  );
 }
 
 /**

@@ -88,7 +88,11 @@ export interface JobQueueOptions {
 }
 
 /** Adds a job; call it with the transaction of the change that calls for the work. */
-export async function enqueueJob(tx: Pick<Prisma.TransactionClient, 'job'>, now: Date, job: { kind: string; payload: unknown; runAt?: Date }): Promise<string> {
+export async function enqueueJob(
+  tx: Pick<Prisma.TransactionClient, 'job'>,
+  now: Date,
+  job: { kind: string; payload: unknown; runAt?: Date },
+): Promise<string> {
   const id = randomUUID();
   await tx.job.create({
     data: { id, kind: job.kind, payload: job.payload as Prisma.InputJsonValue, runAt: job.runAt ?? now, createdAt: now },
@@ -239,7 +243,11 @@ export class JobQueue {
           const claimed = await this.claim(room);
           for (const job of claimed) {
             const running: Promise<void> = this.run(job)
-              .catch((err: unknown) => this.deps.logger?.warn('job queue: recording an outcome failed', { error: err instanceof Error ? err.message : String(err) }))
+              .catch((err: unknown) =>
+                this.deps.logger?.warn('job queue: recording an outcome failed', {
+                  error: err instanceof Error ? err.message : String(err),
+                }),
+              )
               .finally(() => {
                 this.inFlight.delete(running);
                 if (this.roomWanted) {
@@ -281,7 +289,10 @@ export class JobQueue {
         started += await lane.look(settle);
       } catch (err) {
         // looked at again at the next look; the claims are not held up by it
-        this.deps.logger?.warn('job queue: a lane\'s look failed', { kind: lane.kind, error: err instanceof Error ? err.message : String(err) });
+        this.deps.logger?.warn("job queue: a lane's look failed", {
+          kind: lane.kind,
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
     return started;
@@ -343,8 +354,16 @@ export class JobQueue {
       // a lane's handler recorded its outcome on the entry; one that threw did not
       if (threw && 'retryAt' in outcome) await lane.release(job, outcome.retryAt, outcome.error.slice(0, 1000));
     } else if ('done' in outcome) await this.deleteDone(job.id);
-    else if ('retryAt' in outcome) await db.job.update({ where: { id: job.id }, data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) } });
-    else await db.job.update({ where: { id: job.id }, data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) } });
+    else if ('retryAt' in outcome)
+      await db.job.update({
+        where: { id: job.id },
+        data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) },
+      });
+    else
+      await db.job.update({
+        where: { id: job.id },
+        data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) },
+      });
   }
 
   /**
@@ -393,7 +412,10 @@ export class JobQueue {
       .catch(() => undefined)
       .finally(() => (this.depthRefresh = undefined));
     const oldest = this.lastDepth.oldestRunAt;
-    return { pending: this.lastDepth.pending, oldestAgeSeconds: oldest ? Math.max(0, (this.deps.clock().getTime() - oldest.getTime()) / 1000) : 0 };
+    return {
+      pending: this.lastDepth.pending,
+      oldestAgeSeconds: oldest ? Math.max(0, (this.deps.clock().getTime() - oldest.getTime()) / 1000) : 0,
+    };
   }
 
   /** Jobs and lanes' entries waiting (not failed), and the oldest one's due time (metrics). */

@@ -48,14 +48,26 @@ export function registerDatabaseMetrics(registry: Registry, database: AppDeps['d
   database.observers.add(observer);
 
   const gate = database.gate;
-  scrapedGauge(registry, { name: 'ocs_db_gate_slots', help: 'Database work that may run at once (DB_POOL_SIZE; 1 on the embedded database).' }, () => gate.options.maxConcurrent);
-  scrapedGauge(registry, { name: 'ocs_db_gate_active', help: 'Statements and transactions holding a database slot now.' }, () => gate.stats().active);
+  scrapedGauge(
+    registry,
+    { name: 'ocs_db_gate_slots', help: 'Database work that may run at once (DB_POOL_SIZE; 1 on the embedded database).' },
+    () => gate.options.maxConcurrent,
+  );
+  scrapedGauge(
+    registry,
+    { name: 'ocs_db_gate_active', help: 'Statements and transactions holding a database slot now.' },
+    () => gate.stats().active,
+  );
   scrapedGauge(
     registry,
     { name: 'ocs_db_gate_waiting', help: 'Statements and transactions waiting for a database slot now (at most DB_MAX_WAITING).' },
     () => gate.stats().waiting,
   );
-  scrapedCounter(registry, { name: 'ocs_db_gate_admitted_total', help: 'Statements and transactions that got a database slot.' }, () => gate.stats().admitted);
+  scrapedCounter(
+    registry,
+    { name: 'ocs_db_gate_admitted_total', help: 'Statements and transactions that got a database slot.' },
+    () => gate.stats().admitted,
+  );
   scrapedCounter(
     registry,
     {
@@ -79,4 +91,3 @@ export function registerDatabaseMetrics(registry: Registry, database: AppDeps['d
   );
   return observer;
 }
-

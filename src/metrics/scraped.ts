@@ -21,7 +21,11 @@ export function scrapedCounter(registry: Registry, metric: ScrapedMetric, read: 
 }
 
 /** Counters by one label whose values form a fixed set (the keys `read` answers). */
-export function scrapedCounters<L extends string>(registry: Registry, metric: ScrapedMetric & { label: L }, read: () => Record<string, number>): void {
+export function scrapedCounters<L extends string>(
+  registry: Registry,
+  metric: ScrapedMetric & { label: L },
+  read: () => Record<string, number>,
+): void {
   new Counter<L>({
     name: metric.name,
     help: metric.help,
@@ -35,7 +39,11 @@ export function scrapedCounters<L extends string>(registry: Registry, metric: Sc
 }
 
 /** A gauge (a value now) read on each scrape; by one label when `read` answers a record. */
-export function scrapedGauge(registry: Registry, metric: ScrapedMetric & { label?: string }, read: () => number | Record<string, number>): void {
+export function scrapedGauge(
+  registry: Registry,
+  metric: ScrapedMetric & { label?: string },
+  read: () => number | Record<string, number>,
+): void {
   new Gauge({
     name: metric.name,
     help: metric.help,

@@ -5,7 +5,10 @@ import { Histogram, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { scrapedCounters, scrapedGauge } from './scraped.js';
 
-export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>): void {
+export function registerServiceStateMetrics(
+  registry: Registry,
+  deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>,
+): void {
   scrapedGauge(
     registry,
     { name: 'ocs_http_requests_waiting', help: 'Requests received and waiting to start (at most HTTP_MAX_QUEUED_REQUESTS; past it 503).' },
@@ -13,7 +16,11 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
   );
   scrapedCounters(
     registry,
-    { name: 'ocs_http_requests_refused_total', help: 'Requests answered 503 at once because the queue of requests waiting to start was full.', label: 'reason' },
+    {
+      name: 'ocs_http_requests_refused_total',
+      help: 'Requests answered 503 at once because the queue of requests waiting to start was full.',
+      label: 'reason',
+    },
     () => ({ queue_full: deps.requestQueue?.refused ?? 0 }),
   );
   // durable work (jobs/queue.ts), read through deps on each scrape (a test may attach a queue after the app is made)
@@ -50,7 +57,10 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
   listenTo(deps.jobs);
   scrapedGauge(
     registry,
-    { name: 'ocs_jobs_pending', help: 'Durable work waiting or in flight: jobs, webhook deliveries pending a retry, events not handed out to webhooks yet, first attempts on this instance (as of the previous scrape).' },
+    {
+      name: 'ocs_jobs_pending',
+      help: 'Durable work waiting or in flight: jobs, webhook deliveries pending a retry, events not handed out to webhooks yet, first attempts on this instance (as of the previous scrape).',
+    },
     () => deps.jobs?.depthNow().pending ?? 0,
   );
   scrapedGauge(
@@ -63,18 +73,38 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     Object.fromEntries(Object.entries(deps.readModel.stats()).map(([part, stats]) => [part, stats[field]]));
   scrapedCounters(
     registry,
-    { name: 'ocs_read_model_hits_total', help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules, answers: kept GraphQL answers).', label: 'part' },
+    {
+      name: 'ocs_read_model_hits_total',
+      help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules, answers: kept GraphQL answers).',
+      label: 'part',
+    },
     byPart('hits'),
   );
   scrapedCounters(
     registry,
-    { name: 'ocs_read_model_misses_total', help: 'Reads the read model had to load from the database (or verify, for tokens), by part.', label: 'part' },
+    {
+      name: 'ocs_read_model_misses_total',
+      help: 'Reads the read model had to load from the database (or verify, for tokens), by part.',
+      label: 'part',
+    },
     byPart('misses'),
   );
-  scrapedGauge(registry, { name: 'ocs_read_model_entries', help: 'Entries the read model holds now, by part (at most READ_MODEL_MAX_ENTRIES each).', label: 'part' }, byPart('entries'));
   scrapedGauge(
     registry,
-    { name: 'ocs_read_model_bytes', help: 'Estimated bytes the read model holds now, by part (at most READ_MODEL_MAX_MB each; tokens are bounded by count only).', label: 'part' },
+    {
+      name: 'ocs_read_model_entries',
+      help: 'Entries the read model holds now, by part (at most READ_MODEL_MAX_ENTRIES each).',
+      label: 'part',
+    },
+    byPart('entries'),
+  );
+  scrapedGauge(
+    registry,
+    {
+      name: 'ocs_read_model_bytes',
+      help: 'Estimated bytes the read model holds now, by part (at most READ_MODEL_MAX_MB each; tokens are bounded by count only).',
+      label: 'part',
+    },
     byPart('bytes'),
   );
 
@@ -109,7 +139,7 @@ export function registerServiceStateMetrics(registry: Registry, deps: Pick<AppDe
     registry,
     {
       name: 'ocs_change_log_in_sync',
-      help: '1 while the event log, where other instances\' changes are read, could be read the last time (always 1 on the embedded database), else 0: the read model then forgets and keeps entries a second.',
+      help: "1 while the event log, where other instances' changes are read, could be read the last time (always 1 on the embedded database), else 0: the read model then forgets and keeps entries a second.",
     },
     () => (deps.changes.inSync ? 1 : 0),
   );

@@ -54,7 +54,9 @@ function load(): NonNullable<typeof loaded> {
 }
 
 const scopeBoxes = (group: string) =>
-  SCOPES.map((scope) => `<label class="scope"><input type="checkbox" name="${group}" value="${scope}" /> <code>${scope}</code></label>`).join('\n            ');
+  SCOPES.map(
+    (scope) => `<label class="scope"><input type="checkbox" name="${group}" value="${scope}" /> <code>${scope}</code></label>`,
+  ).join('\n            ');
 
 function portalHtml(script: string, stylesheet: string): string {
   return `<!doctype html>

@@ -16,7 +16,10 @@ export interface LimitedRoute {
 export function budgetKey(route: LimitedRoute): { budget: Budget; pattern: string } {
   let key = budgetKeys.get(route);
   if (!key) {
-    key = route.budget === 'callRequestPoll' ? { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS } : { budget: 'perMinute', pattern: `${route.method} ${route.path}` };
+    key =
+      route.budget === 'callRequestPoll'
+        ? { budget: 'callRequestPoll', pattern: CALL_REQUEST_POLLS }
+        : { budget: 'perMinute', pattern: `${route.method} ${route.path}` };
     budgetKeys.set(route, key);
   }
   return key;
@@ -55,7 +58,12 @@ export async function limitRestRequest(c: Context, limiter: RateLimiter, actor: 
  * also when it refuses. Decided at once (nothing to await, a refusal thrown) when the counters are in
  * this process's memory; a promise when they are in Redis.
  */
-export function limitRest(limiter: RateLimiter, actor: Actor, route: LimitedRoute, headers: Record<string, string>): Promise<void> | undefined {
+export function limitRest(
+  limiter: RateLimiter,
+  actor: Actor,
+  route: LimitedRoute,
+  headers: Record<string, string>,
+): Promise<void> | undefined {
   const { budget, pattern } = budgetKey(route);
   const now = limiter.hitNow(budget, actor.orgId, pattern);
   if (now) {

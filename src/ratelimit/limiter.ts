@@ -40,7 +40,10 @@ export class RateLimiter {
 
   constructor(
     inner: CounterStore,
-    private readonly config: Pick<Config, 'rateLimitPerMinute' | 'callRequestReadsPerSecond' | 'callRequestMinPollSeconds' | 'unauthenticatedRateLimitPerMinute'>,
+    private readonly config: Pick<
+      Config,
+      'rateLimitPerMinute' | 'callRequestReadsPerSecond' | 'callRequestMinPollSeconds' | 'unauthenticatedRateLimitPerMinute'
+    >,
     private readonly clock: () => Date,
     logger: Logger,
   ) {
@@ -143,14 +146,7 @@ export class RateLimiter {
     return decision;
   }
 
-  private decide(
-    count: number,
-    limit: number,
-    windowMs: number,
-    start: number,
-    now: number,
-    allowed: boolean,
-  ): Decision {
+  private decide(count: number, limit: number, windowMs: number, start: number, now: number, allowed: boolean): Decision {
     const resetAt = start + windowMs;
     const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
     return { allowed, count, limit, remaining: Math.max(0, limit - count), resetAt, retryAfter, windowMs };

@@ -12,7 +12,8 @@ import type { OrganizationRecord } from '../domain/shared/readModel.js';
 import type { OrgSchedule } from '../domain/schedule/records.js';
 
 /** A record an answer was made from: the answer holds while the read model holds this very object. */
-export type KeptDependency = { part: 'organization'; orgId: string; value: OrganizationRecord } | { part: 'schedule'; orgId: string; value: OrgSchedule | undefined };
+export type KeptDependency =
+  { part: 'organization'; orgId: string; value: OrganizationRecord } | { part: 'schedule'; orgId: string; value: OrgSchedule | undefined };
 
 /** Answers per first key: a body names its tenant's ids, so few credentials send the same one. */
 const MAX_SECOND_KEYS = 16;

@@ -52,7 +52,15 @@ export async function loadApiKeys(db: Db, hashes: readonly string[]): Promise<Ma
   return new Map(
     rows.map((r) => [
       r.hash,
-      { id: r.id, orgId: r.orgId, name: r.name, hash: r.hash, revoked: r.revokedAt !== null, scopes: r.restricted ? r.scopes : null, expiresAtMs: r.expiresAt?.getTime() ?? null },
+      {
+        id: r.id,
+        orgId: r.orgId,
+        name: r.name,
+        hash: r.hash,
+        revoked: r.revokedAt !== null,
+        scopes: r.restricted ? r.scopes : null,
+        expiresAtMs: r.expiresAt?.getTime() ?? null,
+      },
     ]),
   );
 }
@@ -63,7 +71,10 @@ export async function loadOAuthClients(db: Db, clientIds: readonly string[]): Pr
     select: { id: true, clientId: true, name: true, orgId: true, scopes: true, revokedAt: true },
   });
   return new Map(
-    rows.map((r) => [r.clientId, { id: r.id, clientId: r.clientId, name: r.name, orgId: r.orgId, scopes: r.scopes, revoked: r.revokedAt !== null }]),
+    rows.map((r) => [
+      r.clientId,
+      { id: r.id, clientId: r.clientId, name: r.name, orgId: r.orgId, scopes: r.scopes, revoked: r.revokedAt !== null },
+    ]),
   );
 }
 
@@ -77,7 +88,11 @@ interface ScheduleRow {
   phoneNumbers: unknown;
 }
 
-type ClosureJson = Omit<ClosureRule, 'createdAt' | 'startAt' | 'endAt'> & { createdAt: string; startAt: string | null; endAt: string | null };
+type ClosureJson = Omit<ClosureRule, 'createdAt' | 'startAt' | 'endAt'> & {
+  createdAt: string;
+  startAt: string | null;
+  endAt: string | null;
+};
 
 /**
  * The schedules of several organizations in one statement. Only the timed closures that end after
@@ -126,9 +141,14 @@ export async function loadSchedules(db: Db, orgIds: readonly string[], closuresE
       ...day,
       breaks: [...json<SpecialDayRule['breaks']>(day.breaks)].sort((a, b) => minutesOf(a.start) - minutesOf(b.start)),
     }));
-    const templates = json<{ id: string; name: string; applicableMediums: Medium[] | null; officeHoursAvailability: 'OPEN' | 'CLOSED' | null }[]>(row.templates).map(
-      (t): TemplateRule => ({ id: t.id, name: t.name, applicableMediums: t.applicableMediums ?? [], officeHoursAvailability: t.officeHoursAvailability }),
-    );
+    const templates = json<
+      { id: string; name: string; applicableMediums: Medium[] | null; officeHoursAvailability: 'OPEN' | 'CLOSED' | null }[]
+    >(row.templates).map((t): TemplateRule => ({
+      id: t.id,
+      name: t.name,
+      applicableMediums: t.applicableMediums ?? [],
+      officeHoursAvailability: t.officeHoursAvailability,
+    }));
     const phones = json<({ id: string } & PhoneGreetings)[]>(row.phoneNumbers);
     schedules.set(row.orgId, {
       orgId: row.orgId,
@@ -137,7 +157,9 @@ export async function loadSchedules(db: Db, orgIds: readonly string[], closuresE
       compiled: compileSchedule({ timezone: row.timezone, officeHours, specialHours, closures }),
       validFromMs: closuresEndingAfter.getTime(),
       templates,
-      phoneGreetings: new Map(phones.map((p) => [p.id, { customGreeting: p.customGreeting, customClosedGreeting: p.customClosedGreeting }])),
+      phoneGreetings: new Map(
+        phones.map((p) => [p.id, { customGreeting: p.customGreeting, customClosedGreeting: p.customClosedGreeting }]),
+      ),
       answers: new Map(),
     });
   }

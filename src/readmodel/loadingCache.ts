@@ -62,7 +62,9 @@ export class LoadingCache<K extends string, V extends {}> {
       ...(expiring ? { ttl: 60_000 } : {}),
       ttlAutopurge: false,
       updateAgeOnGet: false,
-      ...(maxBytes !== undefined && sizeOf ? { maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, Math.ceil(sizeOf(value, key))) } : {}),
+      ...(maxBytes !== undefined && sizeOf
+        ? { maxSize: maxBytes, maxEntrySize: maxBytes, sizeCalculation: (value: V, key: K) => Math.max(1, Math.ceil(sizeOf(value, key))) }
+        : {}),
     });
   }
 

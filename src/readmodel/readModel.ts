@@ -76,9 +76,21 @@ export class ReadModel implements ChangeListener {
     const ttl = () => (this.inSync ? options.maxAgeMs : (options.fallbackAgeMs ?? 1_000));
     const max = options.maxEntries;
     const maxBytes = options.maxBytes;
-    this.organizationCache = new LoadingCache({ max, maxBytes, sizeOf: organizationBytes, ttl, loadMany: (ids) => loadOrganizations(db, ids) });
+    this.organizationCache = new LoadingCache({
+      max,
+      maxBytes,
+      sizeOf: organizationBytes,
+      ttl,
+      loadMany: (ids) => loadOrganizations(db, ids),
+    });
     this.apiKeyCache = new LoadingCache({ max, maxBytes, sizeOf: apiKeyBytes, ttl, loadMany: (hashes) => loadApiKeys(db, hashes) });
-    this.oauthClientCache = new LoadingCache({ max, maxBytes, sizeOf: oauthClientBytes, ttl, loadMany: (ids) => loadOAuthClients(db, ids) });
+    this.oauthClientCache = new LoadingCache({
+      max,
+      maxBytes,
+      sizeOf: oauthClientBytes,
+      ttl,
+      loadMany: (ids) => loadOAuthClients(db, ids),
+    });
     this.scheduleCache = new LoadingCache({
       max,
       maxBytes,
@@ -151,7 +163,12 @@ export class ReadModel implements ChangeListener {
   }
 
   stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules' | 'answers', ReadModelStats> {
-    const of = (c: { hits: number; misses: number; size: number; bytes: number }) => ({ hits: c.hits, misses: c.misses, entries: c.size, bytes: c.bytes });
+    const of = (c: { hits: number; misses: number; size: number; bytes: number }) => ({
+      hits: c.hits,
+      misses: c.misses,
+      entries: c.size,
+      bytes: c.bytes,
+    });
     const apiKeys = of(this.apiKeyCache);
     const clients = of(this.oauthClientCache);
     return {

@@ -23,15 +23,42 @@ const ENTRY = 48 + 24 + 36;
 const ANSWER = 520;
 
 export function organizationBytes(r: OrganizationRecord): number {
-  return ENTRY + object(22) + text(r.id) + text(r.name) + text(r.timezone) + text(r.parentId) + array(r.firstChildIds.length) + 60 * r.firstChildIds.length + 2 * DATE;
+  return (
+    ENTRY +
+    object(22) +
+    text(r.id) +
+    text(r.name) +
+    text(r.timezone) +
+    text(r.parentId) +
+    array(r.firstChildIds.length) +
+    60 * r.firstChildIds.length +
+    2 * DATE
+  );
 }
 
 export function apiKeyBytes(r: ApiKeyRecord): number {
-  return ENTRY + object(7) + text(r.id) + text(r.orgId) + text(r.name) + text(r.hash) + (r.scopes ? array(r.scopes.length) + r.scopes.reduce((n, s) => n + text(s), 0) : 0);
+  return (
+    ENTRY +
+    object(7) +
+    text(r.id) +
+    text(r.orgId) +
+    text(r.name) +
+    text(r.hash) +
+    (r.scopes ? array(r.scopes.length) + r.scopes.reduce((n, s) => n + text(s), 0) : 0)
+  );
 }
 
 export function oauthClientBytes(r: OAuthClientRecord): number {
-  return ENTRY + object(6) + text(r.id) + text(r.clientId) + text(r.name) + text(r.orgId) + array(r.scopes.length) + r.scopes.reduce((n, s) => n + text(s), 0);
+  return (
+    ENTRY +
+    object(6) +
+    text(r.id) +
+    text(r.clientId) +
+    text(r.name) +
+    text(r.orgId) +
+    array(r.scopes.length) +
+    r.scopes.reduce((n, s) => n + text(s), 0)
+  );
 }
 
 const breakBytes = (b: { start: string; end: string; reason: string; greeting: string }): number =>
@@ -39,7 +66,12 @@ const breakBytes = (b: { start: string; end: string; reason: string; greeting: s
   object(4) + text(b.start) + text(b.end) + text(b.reason) + text(b.greeting) + object(3);
 
 const closureBytes = (c: ClosureRule): number =>
-  object(10) + text(c.id) + text(c.description) + text(c.chatGreeting) + text(c.phoneGreeting) + DATE * ((c.startAt ? 1 : 0) + (c.endAt ? 1 : 0) + 1);
+  object(10) +
+  text(c.id) +
+  text(c.description) +
+  text(c.chatGreeting) +
+  text(c.phoneGreeting) +
+  DATE * ((c.startAt ? 1 : 0) + (c.endAt ? 1 : 0) + 1);
 
 /**
  * A compiled schedule with the answers it is likely to remember (they are added after the entry is
@@ -49,14 +81,30 @@ export function scheduleBytes(s: OrgSchedule): number {
   let bytes = ENTRY + object(10) + text(s.orgId) + text(s.timezone);
   // the configured days (each also compiled: open, close, its breaks)
   bytes += array(s.officeHours.length) + map(s.compiled.days.size);
-  for (const day of s.officeHours) bytes += object(5) + text(day.open) + text(day.close) + array(day.breaks.length) + object(3) + array(day.breaks.length) + day.breaks.reduce((n, b) => n + breakBytes(b), 0);
+  for (const day of s.officeHours)
+    bytes +=
+      object(5) +
+      text(day.open) +
+      text(day.close) +
+      array(day.breaks.length) +
+      object(3) +
+      array(day.breaks.length) +
+      day.breaks.reduce((n, b) => n + breakBytes(b), 0);
   // closures: the rules held (three dates each), the timed index's segments and the annual map
   bytes += object(6) + 3 * array(s.compiled.timed.segments) + 16 * s.compiled.timed.segments + map(s.compiled.annual.size);
   for (const rule of [...s.compiled.timed.heldRules(), ...s.compiled.annual.values()]) bytes += closureBytes(rule);
   // special hours
   bytes += map(s.compiled.special.size);
   for (const { rule } of s.compiled.special.values()) {
-    bytes += object(7) + text(rule.id) + text(rule.date) + text(rule.description) + text(rule.open) + text(rule.close) + object(3) + 2 * array(rule.breaks.length);
+    bytes +=
+      object(7) +
+      text(rule.id) +
+      text(rule.date) +
+      text(rule.description) +
+      text(rule.open) +
+      text(rule.close) +
+      object(3) +
+      2 * array(rule.breaks.length);
     bytes += rule.breaks.reduce((n, b) => n + breakBytes(b), 0);
   }
   // templates and phone numbers' greetings

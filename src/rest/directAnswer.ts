@@ -100,7 +100,9 @@ export function createDirectAnswerer(
   earlier: readonly { method: string; path: string }[],
   observe: TransportOptions['observe'],
 ): DirectAnswerer {
-  const gets: CompiledRoute[] = routes.filter((r) => r.method === 'GET').map((route) => ({ route, label: `GET ${route.path}`, ...compile(route) }));
+  const gets: CompiledRoute[] = routes
+    .filter((r) => r.method === 'GET')
+    .map((route) => ({ route, label: `GET ${route.path}`, ...compile(route) }));
   const before = earlier.filter((r) => r.method === 'GET').map((r) => compile(r).segments);
   const corsOpen = deps.config.corsOrigins.length > 0;
   const trustProxy = deps.config.trustProxy;
@@ -127,7 +129,13 @@ export function createDirectAnswerer(
     return answer(found, url, path, params, request);
   };
 
-  async function answer(found: CompiledRoute, url: string, path: string, params: Record<string, string>, request: DirectRequest): Promise<DirectAnswer> {
+  async function answer(
+    found: CompiledRoute,
+    url: string,
+    path: string,
+    params: Record<string, string>,
+    request: DirectRequest,
+  ): Promise<DirectAnswer> {
     const started = performance.now();
     const requestId = requestIdFrom(request.header('x-request-id'));
     const requestDeps = depsForRequest(deps, requestId);
@@ -150,7 +158,14 @@ export function createDirectAnswerer(
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = Buffer.byteLength(body);
     }
-    recordAnswer(requestDeps.logger, observe, { method: 'GET', route: found.label, status, operation: undefined, orgId: progress.orgId, durationMs: performance.now() - started });
+    recordAnswer(requestDeps.logger, observe, {
+      method: 'GET',
+      route: found.label,
+      status,
+      operation: undefined,
+      orgId: progress.orgId,
+      durationMs: performance.now() - started,
+    });
     return { status, headers, body };
   }
 }
@@ -214,7 +229,10 @@ export function directFailure(deps: AppDeps, response: ServerResponse, err: unkn
 }
 
 /** For node:http: answers the request directly and says true, or says false (Hono's to answer). */
-export function directNodeListener(direct: DirectAnswerer, deps: AppDeps): (incoming: IncomingMessage, response: ServerResponse) => boolean {
+export function directNodeListener(
+  direct: DirectAnswerer,
+  deps: AppDeps,
+): (incoming: IncomingMessage, response: ServerResponse) => boolean {
   return (incoming, response) => {
     const request = directRequestOf(incoming);
     const pending = request && direct(request);

@@ -27,8 +27,13 @@ export function restErrorAnswer(thrown: unknown, logger: Logger, path: string, r
   if (err instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (err instanceof Unauthenticated) headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
-    if (err instanceof RateLimited || err instanceof IdempotencyKeyInUse || err instanceof Unavailable) headers['Retry-After'] = String(err.retryAfter);
-    return { status: statusOf(err), headers, body: errorBody(codeOf(err), err.message, err instanceof InvalidInput ? err.issues : undefined) };
+    if (err instanceof RateLimited || err instanceof IdempotencyKeyInUse || err instanceof Unavailable)
+      headers['Retry-After'] = String(err.retryAfter);
+    return {
+      status: statusOf(err),
+      headers,
+      body: errorBody(codeOf(err), err.message, err instanceof InvalidInput ? err.issues : undefined),
+    };
   }
   logger.error('unhandled error', { ...errorFields(err), path });
   // never expected; the id lets a support ticket find the log line with the cause

@@ -53,7 +53,11 @@ export async function answerRestIdempotently(
         // errors are answers too: a 404 or 400 is replayed like a success (a 5xx releases the key)
         response = restErrorResponse(c, err, deps.logger);
       }
-      return { status: response.status, body: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+      return {
+        status: response.status,
+        body: await response.text(),
+        contentType: response.headers.get('content-type') ?? 'application/json',
+      };
     },
   );
   if (outcome.replayed) {

@@ -29,7 +29,8 @@ export interface OpenApiOptions {
 
 /** What each tag of the route registry groups (Redocly's `tag-description`); a route with another tag is an error. */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
-  Organizations: 'Organizations (business locations such as clinics) and their account organization; switching calls, chats and SMS off and on.',
+  Organizations:
+    'Organizations (business locations such as clinics) and their account organization; switching calls, chats and SMS off and on.',
   Closures: 'One-time (timed) and annual closures; a closure overrides the office hours and breaks of its time.',
   'Office hours': "Weekly office hours, one record per day, with recurring breaks, in the organization's timezone.",
   Availability: 'The rules put to work: the state, greeting and usable templates at an instant, and when that next changes.',
@@ -39,10 +40,12 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Phone numbers': "An organization's phone numbers, their greetings and the bot each one is attached to.",
   Insurances: 'Which insurances an organization accepts, and on what terms.',
   Calls: 'Calls placed by integrators: queued, in_progress, then completed, failed, canceled or expired; polled, listed and canceled.',
-  Dispatch: 'The agent runtime (scope calls:dispatch): claims due calls under a lease, keeps it with heartbeats, starts them and reports the outcome.',
+  Dispatch:
+    'The agent runtime (scope calls:dispatch): claims due calls under a lease, keeps it with heartbeats, starts them and reports the outcome.',
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
   Webhooks: 'Endpoints that receive events as signed POSTs (Standard Webhooks), retried until delivered; their deliveries.',
-  Credentials: 'API keys and OAuth clients of an organization: create (restricted to scopes, expiring), list (keys masked), roll or rotate with an overlap, change scopes, revoke. Only a credential holding every scope manages them.',
+  Credentials:
+    'API keys and OAuth clients of an organization: create (restricted to scopes, expiring), list (keys masked), roll or rotate with an overlap, change scopes, revoke. Only a credential holding every scope manages them.',
   Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
 };
 
@@ -54,8 +57,14 @@ const headers = {
     description: `The id of this request: the incoming \`X-Request-Id\` when it matches \`${REQUEST_ID_PATTERN.source}\`, else a new UUID. Every log line of the request carries it; quote it when reporting a problem.`,
     schema: { type: 'string' },
   },
-  ETag: { description: 'A weak validator of the answer, derived from its data; send it back in `If-None-Match` to get 304 while nothing changed.', schema: { type: 'string' } },
-  CacheControl: { description: `\`${CONDITIONAL_CACHE_CONTROL}\`: the answer is the caller's own, and must be revalidated (If-None-Match) before reuse.`, schema: { type: 'string' } },
+  ETag: {
+    description: 'A weak validator of the answer, derived from its data; send it back in `If-None-Match` to get 304 while nothing changed.',
+    schema: { type: 'string' },
+  },
+  CacheControl: {
+    description: `\`${CONDITIONAL_CACHE_CONTROL}\`: the answer is the caller's own, and must be revalidated (If-None-Match) before reuse.`,
+    schema: { type: 'string' },
+  },
   IdempotentReplayed: {
     description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (absent otherwise).',
     schema: { type: 'string', enum: ['true'] },
@@ -70,7 +79,8 @@ const parameters = {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'Your id for this request (1..128 of `A-Z a-z 0-9 . _ : -`), answered in `X-Request-Id` and written in the logs; anything else is replaced by a generated id.',
+    description:
+      'Your id for this request (1..128 of `A-Z a-z 0-9 . _ : -`), answered in `X-Request-Id` and written in the logs; anything else is replaced by a generated id.',
     schema: { type: 'string', maxLength: 128 },
   },
   IfNoneMatch: {
@@ -84,8 +94,7 @@ const parameters = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description:
-      `Makes retries safe (Stripe's semantics): the first request with a key runs; the same request with the same key within 24 hours answers the first answer again (status and body, with \`Idempotent-Replayed: true\`). The same key with a different request (method, path, query, body) is a 422; while the first is still running, a 409. Keys are 1..${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (else 400) and belong to the credential's organization. 5xx and 429 answers are not kept: a retry runs again.`,
+    description: `Makes retries safe (Stripe's semantics): the first request with a key runs; the same request with the same key within 24 hours answers the first answer again (status and body, with \`Idempotent-Replayed: true\`). The same key with a different request (method, path, query, body) is a 422; while the first is still running, a 409. Keys are 1..${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (else 400) and belong to the credential's organization. 5xx and 429 answers are not kept: a retry runs again.`,
     schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7e]+$' },
   },
 };
@@ -232,19 +241,26 @@ function successEnvelope(data: JsonSchema): JsonSchema {
 
 /** The error statuses a /v1 route can answer, with the shared response of each. */
 const errorResponses: Record<string, { name: string; description: string; headers?: Record<string, unknown> }> = {
-  '400': { name: 'BadRequest', description: 'The request is invalid or malformed; `message` names every invalid field and why, `errors` lists them.' },
+  '400': {
+    name: 'BadRequest',
+    description: 'The request is invalid or malformed; `message` names every invalid field and why, `errors` lists them.',
+  },
   '401': {
     name: 'Unauthorized',
     description: 'The credential is missing, malformed, unknown, revoked or expired.',
     headers: { 'WWW-Authenticate': { description: '`Bearer …`', schema: { type: 'string' } } },
   },
   '403': { name: 'Forbidden', description: 'The credential is valid but lacks the scope for the operation.' },
-  '404': { name: 'NotFound', description: "The resource does not exist, or is outside the caller's reach (the two are indistinguishable)." },
+  '404': {
+    name: 'NotFound',
+    description: "The resource does not exist, or is outside the caller's reach (the two are indistinguishable).",
+  },
   '413': { name: 'PayloadTooLarge', description: `The body exceeds ${MAX_BODY_BYTES} bytes.` },
   '415': { name: 'UnsupportedMediaType', description: 'The body is not JSON, form-urlencoded or multipart/form-data.' },
   '429': {
     name: 'TooManyRequests',
-    description: 'The budget of the endpoint pattern (or of call-request polling, or of failed authentications from the client address) is spent; retry after `Retry-After` seconds.',
+    description:
+      'The budget of the endpoint pattern (or of call-request polling, or of failed authentications from the client address) is spent; retry after `Retry-After` seconds.',
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
   },
   '409': {
@@ -254,9 +270,13 @@ const errorResponses: Record<string, { name: string; description: string; header
   },
   '422': {
     name: 'UnprocessableEntity',
-    description: 'The `Idempotency-Key` was already used with a different request; the message names the key. Use a new key for a new request.',
+    description:
+      'The `Idempotency-Key` was already used with a different request; the message names the key. Use a new key for a new request.',
   },
-  '500': { name: 'InternalServerError', description: 'Never expected. The message names the request id (also in `X-Request-Id`) to quote when reporting it.' },
+  '500': {
+    name: 'InternalServerError',
+    description: 'Never expected. The message names the request id (also in `X-Request-Id`) to quote when reporting it.',
+  },
   '503': {
     name: 'ServiceUnavailable',
     description:
@@ -315,11 +335,17 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
 
   const idempotent = IDEMPOTENT_METHODS.has(route.method);
   const conditional = route.method === 'GET';
-  const headerParameters = [ref('parameters', 'XRequestId'), ...(conditional ? [ref('parameters', 'IfNoneMatch')] : []), ...(idempotent ? [ref('parameters', 'IdempotencyKey')] : [])];
+  const headerParameters = [
+    ref('parameters', 'XRequestId'),
+    ...(conditional ? [ref('parameters', 'IfNoneMatch')] : []),
+    ...(idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
+  ];
   const successHeaders = {
     ...rateLimitHeaders,
     ...(conditional ? { ETag: ref('headers', 'ETag'), 'Cache-Control': ref('headers', 'CacheControl') } : {}),
-    ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'), 'Original-Request': ref('headers', 'OriginalRequest') } : {}),
+    ...(idempotent
+      ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'), 'Original-Request': ref('headers', 'OriginalRequest') }
+      : {}),
   };
   const budget =
     route.budget === 'callRequestPoll'
@@ -346,12 +372,19 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
       : {}),
     responses: {
       '200': {
-        description: idempotent ? 'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).' : 'Success.',
+        description: idempotent
+          ? 'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).'
+          : 'Success.',
         headers: successHeaders,
         content: { 'application/json': { schema: successEnvelope(data), ...example } },
       },
       ...(conditional
-        ? { '304': { description: 'Not modified: `If-None-Match` names the current ETag. No body.', headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'XRequestId') } } }
+        ? {
+            '304': {
+              description: 'Not modified: `If-None-Match` names the current ETag. No body.',
+              headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'XRequestId') },
+            },
+          }
         : {}),
       ...Object.fromEntries(
         errorStatusesOf(route).map((status) => {
@@ -390,7 +423,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
             type: 'object',
             required: ['path', 'message'],
             additionalProperties: false,
-            properties: { path: { type: 'string', description: 'Dotted path of the field, e.g. `annualDate.month`; "" for the whole input.' }, message: { type: 'string' } },
+            properties: {
+              path: { type: 'string', description: 'Dotted path of the field, e.g. `annualDate.month`; "" for the whole input.' },
+              message: { type: 'string' },
+            },
           },
         },
       },
@@ -398,14 +434,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   };
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
-    if (!Object.hasOwn(TAG_DESCRIPTIONS, route.tag)) throw new Error(`OpenAPI: the tag "${route.tag}" of ${route.method} ${route.path} has no description`);
+    if (!Object.hasOwn(TAG_DESCRIPTIONS, route.tag))
+      throw new Error(`OpenAPI: the tag "${route.tag}" of ${route.method} ${route.path} has no description`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route, routes, schemas);
   }
   Object.assign(paths, structuredClone(servicePaths));
-  const tags = [
-    ...[...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name]! })),
-    ...SERVICE_TAGS,
-  ];
+  const tags = [...[...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name]! })), ...SERVICE_TAGS];
   return {
     openapi: '3.1.0',
     info: {
@@ -438,7 +472,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
             content: {
               'application/json': {
                 // the codes this status is answered with (the catalogue's), on top of the envelope
-                schema: { allOf: [ref('schemas', 'ErrorEnvelope'), { type: 'object', properties: { code: { enum: restCodesOfStatus(Number(status)) } } }] },
+                schema: {
+                  allOf: [
+                    ref('schemas', 'ErrorEnvelope'),
+                    { type: 'object', properties: { code: { enum: restCodesOfStatus(Number(status)) } } },
+                  ],
+                },
                 example: { success: false, data: {}, ...ERROR_EXAMPLES[status] },
               },
             },

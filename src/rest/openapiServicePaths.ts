@@ -29,7 +29,11 @@ const oauthError = (codes: string[]): JsonSchema => ({
 const json = (schema: JsonSchema, example?: unknown) => ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } });
 
 export const SERVICE_TAGS = [
-  { name: 'OAuth', description: 'OAuth 2.0 client credentials: exchange a client id and secret for a bearer access token (a JWT, verifiable with the keys at `GET /.well-known/jwks.json`).' },
+  {
+    name: 'OAuth',
+    description:
+      'OAuth 2.0 client credentials: exchange a client id and secret for a bearer access token (a JWT, verifiable with the keys at `GET /.well-known/jwks.json`).',
+  },
 ];
 
 export const servicePaths: Record<string, Record<string, unknown>> = {
@@ -40,7 +44,7 @@ export const servicePaths: Record<string, Record<string, unknown>> = {
       summary: 'Get an access token (client credentials)',
       description:
         `Takes JSON or form-urlencoded \`{grant_type: client_credentials, client_id, client_secret, audience}\` and answers a bearer token valid for ${ACCESS_TOKEN_TTL_SECONDS} s, ` +
-        'carrying the client\'s scopes. The client id and secret may instead come as HTTP Basic (`Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))`, RFC 6749 §2.3.1); ' +
+        "carrying the client's scopes. The client id and secret may instead come as HTTP Basic (`Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))`, RFC 6749 §2.3.1); " +
         'both ways in one request is a 400. Errors follow RFC 6749 (`{error, error_description}`), not the /v1 envelope. ' +
         'Every answer but a token or `invalid_grant` (malformed, oversized, unknown client, wrong secret) counts against the budget of failed authentications of the client address.',
       security: [],
@@ -84,18 +88,27 @@ export const servicePaths: Record<string, Record<string, unknown>> = {
         },
         '413': {
           description: `The body exceeds ${MAX_BODY_BYTES} bytes.`,
-          content: json(oauthError(['invalid_request']), { error: 'invalid_request', error_description: `The body exceeds ${MAX_BODY_BYTES} bytes` }),
+          content: json(oauthError(['invalid_request']), {
+            error: 'invalid_request',
+            error_description: `The body exceeds ${MAX_BODY_BYTES} bytes`,
+          }),
         },
         '415': {
           description: 'The body is neither JSON nor a form.',
-          content: json(oauthError(['invalid_request']), { error: 'invalid_request', error_description: 'Unsupported content type "text/plain"' }),
+          content: json(oauthError(['invalid_request']), {
+            error: 'invalid_request',
+            error_description: 'Unsupported content type "text/plain"',
+          }),
         },
         '429': {
           description:
             'Too many failed authentications from this client address in this minute: the request is refused unchecked. ' +
             'RFC 6749 §5.2 has no rate-limit code; `invalid_client` says the client authentication failed, Retry-After when to try again.',
           headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
-          content: json(oauthError(['invalid_client']), { error: 'invalid_client', error_description: 'Too many failed authentications from this address; retry after 42 s' }),
+          content: json(oauthError(['invalid_client']), {
+            error: 'invalid_client',
+            error_description: 'Too many failed authentications from this address; retry after 42 s',
+          }),
         },
       },
     },

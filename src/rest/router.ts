@@ -76,7 +76,12 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
  * schedule's office hours: domain/schedule/officeHours.ts); otherwise made for each answer.
  */
 function serialized(route: RouteDef, result: { data: unknown; message?: string }): { json: string; etag: string } {
-  const reusable = result.message === undefined && !route.etagOmits && typeof result.data === 'object' && result.data !== null && Object.isFrozen(result.data);
+  const reusable =
+    result.message === undefined &&
+    !route.etagOmits &&
+    typeof result.data === 'object' &&
+    result.data !== null &&
+    Object.isFrozen(result.data);
   if (reusable) {
     const known = answerTexts.get(result.data as object);
     if (known) return known;

@@ -14,15 +14,33 @@ const account = (t: TestApp) => t.demo.organizations.account;
 const clinic = (t: TestApp) => t.demo.organizations.clinic;
 
 /** Every command, what it changes and the event the account's key then reads. */
-const cases: Record<AdminCommand, { values(t: TestApp): Promise<AdminValues> | AdminValues; type: string | null; orgId?(t: TestApp, out: any): string; subject?(out: any): string }> = {
+const cases: Record<
+  AdminCommand,
+  {
+    values(t: TestApp): Promise<AdminValues> | AdminValues;
+    type: string | null;
+    orgId?(t: TestApp, out: any): string;
+    subject?(out: any): string;
+  }
+> = {
   'create-org': {
     values: (t) => ({ name: 'Uptown', timezone: 'America/Chicago', parent: account(t).id }),
     type: 'organization.created',
     orgId: (_t, out) => out.id,
     subject: (out) => out.id,
   },
-  'create-bot': { values: (t) => ({ org: clinic(t).id, name: 'Night desk' }), type: 'bot.created', orgId: (t) => clinic(t).id, subject: (out) => out.id },
-  'create-api-key': { values: (t) => ({ org: clinic(t).id, name: 'Ops' }), type: 'api_key.created', orgId: (t) => clinic(t).id, subject: (out) => out.id },
+  'create-bot': {
+    values: (t) => ({ org: clinic(t).id, name: 'Night desk' }),
+    type: 'bot.created',
+    orgId: (t) => clinic(t).id,
+    subject: (out) => out.id,
+  },
+  'create-api-key': {
+    values: (t) => ({ org: clinic(t).id, name: 'Ops' }),
+    type: 'api_key.created',
+    orgId: (t) => clinic(t).id,
+    subject: (out) => out.id,
+  },
   'create-oauth-client': {
     values: (t) => ({ org: clinic(t).id, scopes: 'closures:read' }),
     type: 'oauth_client.created',
@@ -66,23 +84,34 @@ describe('admin commands in the event log', () => {
       const before = await eventCount(t);
       const lastSeq = (await t.deps.db.event.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true } }))?.seq ?? 0n;
       const published: string[] = [];
-      const unsubscribe = t.deps.changes.subscribe({ onChange: (change, local) => local && published.push(`${change.kind} ${change.orgId}`) });
+      const unsubscribe = t.deps.changes.subscribe({
+        onChange: (change, local) => local && published.push(`${change.kind} ${change.orgId}`),
+      });
       const out: any = await runAdminCommand(t.deps, command, values).finally(unsubscribe);
       expect(await eventCount(t)).toBe(before + (c.type ? 1 : 0));
       const events = await t.deps.db.event.findMany({ where: { seq: { gt: lastSeq } } });
-      const heard = events.flatMap((e) => changesOfEvent({ type: e.type, orgId: e.orgId, parentId: (e.data as { parentId?: string } | null)?.parentId ?? null }).map((ch) => `${ch.kind} ${ch.orgId}`));
+      const heard = events.flatMap((e) =>
+        changesOfEvent({ type: e.type, orgId: e.orgId, parentId: (e.data as { parentId?: string } | null)?.parentId ?? null }).map(
+          (ch) => `${ch.kind} ${ch.orgId}`,
+        ),
+      );
       for (const change of published) expect(heard, `${change} is published but its event does not stand for it`).toContain(change);
       if (!c.type) return;
       // the account's key reads it through the Events API, as the audit trail
       const res = await t.rest('GET', `/v1/events?type=${c.type}&orgId=${c.orgId!(t, out)}`, { token: account(t).apiKey });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const [event] = res.body.data.events;
-      expect(event).toMatchObject({ type: c.type, orgId: c.orgId!(t, out), actor: { kind: 'admin', id: null, name: 'admin command line' } });
+      expect(event).toMatchObject({
+        type: c.type,
+        orgId: c.orgId!(t, out),
+        actor: { kind: 'admin', id: null, name: 'admin command line' },
+      });
       if (c.subject!(out) !== 'client') expect(event.subject.id).toBe(c.subject!(out));
       // never a secret in an event
       for (const secret of [out.apiKey, out.clientSecret].filter(Boolean)) expect(JSON.stringify(event)).not.toContain(secret);
       if (command === 'set-oauth-scopes') expect(event.data.scopes).toEqual(['closures:read', 'office-hours:read']);
-      if (command === 'create-org') expect(event.data).toMatchObject({ name: 'Uptown', timezone: 'America/Chicago', parentId: account(t).id });
+      if (command === 'create-org')
+        expect(event.data).toMatchObject({ name: 'Uptown', timezone: 'America/Chicago', parentId: account(t).id });
     });
   }
 

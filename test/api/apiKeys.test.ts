@@ -20,10 +20,18 @@ async function createKey(json: Record<string, unknown>, token?: string) {
 describe('creating and listing API keys', () => {
   it('answers the key once; the list shows it masked, with its scopes and expiry, never the key', async () => {
     t.clock.set('2026-03-02T15:00:00Z');
-    const created = await createKey({ name: 'Reporting', scopes: ['closures:read', 'office-hours:read'], expiresAt: '2026-06-01T00:00:00Z' });
+    const created = await createKey({
+      name: 'Reporting',
+      scopes: ['closures:read', 'office-hours:read'],
+      expiresAt: '2026-06-01T00:00:00Z',
+    });
     expect(created.apiKey).toMatch(/^svc-sk-v2-[0-9A-Za-z]{43}$/);
     expect(created.masked).toBe(`${created.apiKey.slice(0, 14)}…${created.apiKey.slice(-4)}`);
-    expect(created).toMatchObject({ restricted: true, scopes: ['closures:read', 'office-hours:read'], expiresAt: '2026-06-01T00:00:00.000Z' });
+    expect(created).toMatchObject({
+      restricted: true,
+      scopes: ['closures:read', 'office-hours:read'],
+      expiresAt: '2026-06-01T00:00:00.000Z',
+    });
     const list = await t.rest('GET', '/v1/api-keys');
     expect(list.status).toBe(200);
     const listed = list.body.data.apiKeys.find((k: { id: string }) => k.id === created.id);
@@ -156,6 +164,8 @@ describe('last use', () => {
     const list = await t.rest('GET', '/v1/api-keys');
     expect(list.body.data.apiKeys.find((k: { id: string }) => k.id === created.id).lastUsedAt).toBe('2026-03-02T15:05:00.000Z');
     await (t.deps.keyUsage as unknown as { flush(): Promise<void> }).flush();
-    expect((await t.deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).lastUsedAt?.toISOString()).toBe('2026-03-02T15:05:00.000Z');
+    expect((await t.deps.db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).lastUsedAt?.toISOString()).toBe(
+      '2026-03-02T15:05:00.000Z',
+    );
   });
 });

@@ -40,7 +40,12 @@ async function twoTenantsWithDeliveries() {
   await t.rest('POST', `/v1/webhook-endpoints/${theirs.body.data.id}/test`, { token: otherKey() });
   const myDelivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: mine.body.data.id } });
   const theirDelivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: theirs.body.data.id } });
-  return { mine: mine.body.data.id as string, theirs: theirs.body.data.id as string, myDelivery: myDelivery.id, theirDelivery: theirDelivery.id };
+  return {
+    mine: mine.body.data.id as string,
+    theirs: theirs.body.data.id as string,
+    myDelivery: myDelivery.id,
+    theirDelivery: theirDelivery.id,
+  };
 }
 
 describe("another tenant's events, endpoints and deliveries by id", () => {
@@ -58,10 +63,22 @@ describe("another tenant's events, endpoints and deliveries by id", () => {
       ['POST', `/v1/webhook-endpoints/${ids.theirs}/test`, `/v1/webhook-endpoints/${unknown}/test`],
       ['GET', `/v1/webhook-endpoints/${ids.theirs}/deliveries`, `/v1/webhook-endpoints/${unknown}/deliveries`],
       // their delivery under their endpoint, and under the caller's own endpoint (the nested id is the foreign one)
-      ['POST', `/v1/webhook-endpoints/${ids.theirs}/deliveries/${ids.theirDelivery}/retry`, `/v1/webhook-endpoints/${unknown}/deliveries/${unknown}/retry`],
-      ['POST', `/v1/webhook-endpoints/${ids.mine}/deliveries/${ids.theirDelivery}/retry`, `/v1/webhook-endpoints/${ids.mine}/deliveries/${unknown}/retry`],
+      [
+        'POST',
+        `/v1/webhook-endpoints/${ids.theirs}/deliveries/${ids.theirDelivery}/retry`,
+        `/v1/webhook-endpoints/${unknown}/deliveries/${unknown}/retry`,
+      ],
+      [
+        'POST',
+        `/v1/webhook-endpoints/${ids.mine}/deliveries/${ids.theirDelivery}/retry`,
+        `/v1/webhook-endpoints/${ids.mine}/deliveries/${unknown}/retry`,
+      ],
       // the caller's own delivery under their endpoint
-      ['POST', `/v1/webhook-endpoints/${ids.theirs}/deliveries/${ids.myDelivery}/retry`, `/v1/webhook-endpoints/${unknown}/deliveries/${ids.myDelivery}/retry`],
+      [
+        'POST',
+        `/v1/webhook-endpoints/${ids.theirs}/deliveries/${ids.myDelivery}/retry`,
+        `/v1/webhook-endpoints/${unknown}/deliveries/${ids.myDelivery}/retry`,
+      ],
       ['DELETE', `/v1/webhook-endpoints/${ids.theirs}`, `/v1/webhook-endpoints/${unknown}`],
     ];
     for (const [method, foreign, missing, json] of pairs) {
@@ -71,7 +88,10 @@ describe("another tenant's events, endpoints and deliveries by id", () => {
       expect(a, `${method} ${foreign}`).toEqual(b);
     }
     // nothing of theirs changed: the endpoint is there, enabled, with its one delivery untouched
-    expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ids.theirs } })).toMatchObject({ enabled: true, previousSecret: null });
+    expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: ids.theirs } })).toMatchObject({
+      enabled: true,
+      previousSecret: null,
+    });
     const deliveries = await t.deps.db.webhookDelivery.findMany({ orderBy: { id: 'asc' } });
     expect(deliveries.filter((d) => d.endpointId === ids.theirs)).toEqual(before.filter((d) => d.endpointId === ids.theirs));
   });
@@ -87,8 +107,16 @@ describe("another tenant's events, endpoints and deliveries by id", () => {
       ['query($id: ID!) { event(id: $id) { id } }', { id: theirEvent.id }, { id: unknown }],
       ['query($id: ID!) { webhookEndpoint(id: $id) { id } }', { id: ids.theirs }, { id: unknown }],
       ['query($id: ID!) { webhookDeliveries(endpointId: $id) { id } }', { id: ids.theirs }, { id: unknown }],
-      ['mutation($w: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $w, deliveryId: $d) { id } }', { w: ids.mine, d: ids.theirDelivery }, { w: ids.mine, d: unknown }],
-      ['mutation($w: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $w, deliveryId: $d) { id } }', { w: ids.theirs, d: ids.myDelivery }, { w: unknown, d: ids.myDelivery }],
+      [
+        'mutation($w: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $w, deliveryId: $d) { id } }',
+        { w: ids.mine, d: ids.theirDelivery },
+        { w: ids.mine, d: unknown },
+      ],
+      [
+        'mutation($w: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $w, deliveryId: $d) { id } }',
+        { w: ids.theirs, d: ids.myDelivery },
+        { w: unknown, d: ids.myDelivery },
+      ],
     ];
     for (const [query, foreign, missing] of cases) {
       const [a, b] = [await gqlShape(query, foreign), await gqlShape(query, missing)];
@@ -97,7 +125,9 @@ describe("another tenant's events, endpoints and deliveries by id", () => {
     }
     const lists = await t.gql(`{ webhookEndpoints { id } events(first: 100) { edges { node { orgId } } } }`);
     expect(lists.body.data.webhookEndpoints.map((e: { id: string }) => e.id)).toEqual([ids.mine]);
-    expect(new Set(lists.body.data.events.edges.map((e: { node: { orgId: string } }) => e.node.orgId))).toEqual(new Set([t.demo.organizations.clinic.id]));
+    expect(new Set(lists.body.data.events.edges.map((e: { node: { orgId: string } }) => e.node.orgId))).toEqual(
+      new Set([t.demo.organizations.clinic.id]),
+    );
   });
 });
 
@@ -116,7 +146,10 @@ describe('a webhook endpoint made to receive another tenant’s events', () => {
     expect(mine.status).toBe(200);
     // a write of the other tenant (and of the clinic's sibling) queues nothing for the clinic's endpoint
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.other.id}/closures`, { token: otherKey(), json: closureBody });
-    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.clinic2.apiKey, json: closureBody });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, {
+      token: t.demo.organizations.clinic2.apiKey,
+      json: closureBody,
+    });
     const queued = await t.deps.db.webhookDelivery.findMany({ where: { endpointId: mine.body.data.id } });
     const events = await t.deps.db.event.findMany({ where: { id: { in: queued.map((d) => d.eventId) } } });
     expect(events.length).toBe(queued.length);
@@ -125,7 +158,9 @@ describe('a webhook endpoint made to receive another tenant’s events', () => {
     // PATCH cannot move it either
     const moved = await t.rest('PATCH', `/v1/webhook-endpoints/${mine.body.data.id}`, { json: { orgId: t.demo.organizations.other.id } });
     expect(moved.status).toBe(400);
-    expect((await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: mine.body.data.id } })).orgId).toBe(t.demo.organizations.clinic.id);
+    expect((await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: mine.body.data.id } })).orgId).toBe(
+      t.demo.organizations.clinic.id,
+    );
   });
 });
 
@@ -149,7 +184,19 @@ describe('event filters made to widen the list', () => {
     await eventsOfBoth();
     const theirClosure = await t.deps.db.closure.findFirstOrThrow({ where: { orgId: t.demo.organizations.other.id } });
     const many = `type=${'closure.*,'.repeat(600)}closure.created`;
-    for (const query of ['type=*', 'type=*,closure.*', 'type=closure.*', `subjectId=${theirClosure.id}`, 'type=%25', 'type=.*', 'type=closure.created&type=*', many, `type=${'x'.repeat(5_000)}`, 'type=,,,', 'type=closure.**']) {
+    for (const query of [
+      'type=*',
+      'type=*,closure.*',
+      'type=closure.*',
+      `subjectId=${theirClosure.id}`,
+      'type=%25',
+      'type=.*',
+      'type=closure.created&type=*',
+      many,
+      `type=${'x'.repeat(5_000)}`,
+      'type=,,,',
+      'type=closure.**',
+    ]) {
       const res = await t.rest('GET', `/v1/events?limit=100&${query}`);
       expect(res.status, query).toBeLessThan(500);
       expect(JSON.stringify(res.body).length, query.slice(0, 40)).toBeLessThan(res.status === 200 ? 1_000_000 : 1_000);
@@ -163,13 +210,23 @@ describe('event filters made to widen the list', () => {
 
   it('a tampered, made-up, huge or foreign cursor is a 400 naming cursor, never another page', async () => {
     await eventsOfBoth();
-    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: { ...closureBody, description: 'Second' } });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+      json: { ...closureBody, description: 'Second' },
+    });
     const first = await t.rest('GET', '/v1/events?limit=1');
     const cursor: string = first.body.data.pagination.nextCursor;
     expect(cursor).toBeTruthy();
     const theirs = (await t.rest('GET', '/v1/events?limit=1', { token: otherKey() })).body.data.pagination.nextCursor as string | null;
     const flipped = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
-    const candidates = [flipped, `${cursor}A`, cursor.slice(0, -2), 'x'.repeat(6_000), '%00', Buffer.from('{"id":"x"}').toString('base64url'), ...(theirs ? [theirs] : [])];
+    const candidates = [
+      flipped,
+      `${cursor}A`,
+      cursor.slice(0, -2),
+      'x'.repeat(6_000),
+      '%00',
+      Buffer.from('{"id":"x"}').toString('base64url'),
+      ...(theirs ? [theirs] : []),
+    ];
     for (const bad of candidates) {
       const res = await t.rest('GET', `/v1/events?limit=1&cursor=${encodeURIComponent(bad)}`);
       expect(res.status, bad.slice(0, 40)).toBe(400);
@@ -213,12 +270,24 @@ describe('webhook targets that are this machine or its network', () => {
     const deliveries = handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), strict());
     for (const url of urls) {
       await t.deps.db.webhookEndpoint.deleteMany();
-      await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url, eventTypes: ['*'] });
-      await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: { ...closureBody, description: url.slice(0, 200) } });
+      await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+        orgId: t.demo.organizations.clinic.id,
+        url,
+        eventTypes: ['*'],
+      });
+      await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+        json: { ...closureBody, description: url.slice(0, 200) },
+      });
       expect(await deliveries.runDue(), url).toBe(1);
       const delivery = await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } });
       // refused by policy: failed at once, for good, saying only that
-      expect(delivery, url).toMatchObject({ status: 'failed', attempts: 1, statusCode: null, response: 'target_not_allowed', nextAttemptAt: null });
+      expect(delivery, url).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        statusCode: null,
+        response: 'target_not_allowed',
+        nextAttemptAt: null,
+      });
     }
     expect(receiver.received).toHaveLength(0);
   });
@@ -232,15 +301,32 @@ describe('webhook targets that are this machine or its network', () => {
     servers.push(redirector);
     await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/hooks`;
-    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: t.demo.organizations.clinic.id, url, eventTypes: ['*'] });
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: t.demo.organizations.clinic.id,
+      url,
+      eventTypes: ['*'],
+    });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
-    expect(await handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps).runDue()).toBe(1);
-    expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } })).toMatchObject({ status: 'pending', attempts: 1, statusCode: 307 });
+    expect(
+      await handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps).runDue(),
+    ).toBe(1);
+    expect(await t.deps.db.webhookDelivery.findFirstOrThrow({ where: { endpoint: { url } } })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      statusCode: 307,
+    });
     expect(receiver.received).toHaveLength(0);
   });
 
   it('an endpoint URL with credentials, another scheme or no host is refused when saved, naming url', async () => {
-    for (const url of ['https://user:pass@example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'https://', 'javascript:alert(1)', '//example.com/hook']) {
+    for (const url of [
+      'https://user:pass@example.com/',
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'https://',
+      'javascript:alert(1)',
+      '//example.com/hook',
+    ]) {
       const res = await t.rest('POST', '/v1/webhook-endpoints', { json: { url, eventTypes: ['*'] } });
       expect(res.status, url).toBe(400);
       expect(res.body.message, url).toMatch(/^url/);
@@ -266,10 +352,20 @@ describe('credentials made by the admin commands', () => {
   });
 
   it('an admin-made OAuth client’s token carries its organization only', async () => {
-    const client = await adminCreateOAuthClient(t.deps, t.demo.organizations.other.id, ['organizations:read', 'office-hours:read'], 'admin-made');
+    const client = await adminCreateOAuthClient(
+      t.deps,
+      t.demo.organizations.other.id,
+      ['organizations:read', 'office-hours:read'],
+      'admin-made',
+    );
     const token = await t.rest('POST', '/oauth/token', {
       token: null,
-      json: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, audience: t.deps.config.oauthAudience },
+      json: {
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        audience: t.deps.config.oauthAudience,
+      },
     });
     expect(token.status).toBe(200);
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: token.body.access_token });
@@ -286,7 +382,12 @@ describe('a key revoked while requests with it are in flight', () => {
     expect((await t.rest('GET', path, { token: key })).status).toBe(200);
     // requests with the key, and the key revoking itself, all at once
     const during = Array.from({ length: 20 }, () => t.rest('GET', path, { token: key }));
-    const writes = Array.from({ length: 5 }, (_, i) => t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { token: key, json: { ...closureBody, description: `During ${i}` } }));
+    const writes = Array.from({ length: 5 }, (_, i) =>
+      t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+        token: key,
+        json: { ...closureBody, description: `During ${i}` },
+      }),
+    );
     const revoked = await t.rest('POST', `/v1/api-keys/${id}/revoke`, { token: key });
     expect(revoked.status).toBe(200);
     for (const res of await Promise.all([...during, ...writes])) expect([200, 401]).toContain(res.status);
@@ -294,7 +395,10 @@ describe('a key revoked while requests with it are in flight', () => {
       expect((await t.rest('GET', path, { token: key })).status).toBe(401);
       expect((await t.gql('{ viewer { scopes } }', {}, { token: key })).body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
     }
-    const late = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { token: key, json: { ...closureBody, description: 'After' } });
+    const late = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
+      token: key,
+      json: { ...closureBody, description: 'After' },
+    });
     expect(late.status).toBe(401);
     expect(await t.deps.db.closure.count({ where: { description: 'After' } })).toBe(0);
   });
@@ -303,7 +407,18 @@ describe('a key revoked while requests with it are in flight', () => {
 describe('instants and sizes at the edges of what a date or a number can hold', () => {
   it('are answered 200 or 400 on the event log and availability, never a 5xx', async () => {
     const org = t.demo.organizations.clinic.id;
-    const instants = ['-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0000-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-03-08T02:30:00-05:00', 'NaN', '1e400'];
+    const instants = [
+      '-271821-04-20T00:00:00Z',
+      '+275760-09-13T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '-000001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '1970-01-01T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-03-08T02:30:00-05:00',
+      'NaN',
+      '1e400',
+    ];
     for (const at of instants) {
       for (const path of [
         `/v1/conversations?startedFrom=${encodeURIComponent(at)}`,
@@ -332,7 +447,9 @@ describe('instants and sizes at the edges of what a date or a number can hold', 
       const conversation = await t.rest('POST', '/v1/conversations', { json: { botId: bot, medium: 'CHAT', startTime: at } });
       expect(conversation.status, `startTime ${at} → ${JSON.stringify(conversation.body).slice(0, 200)}`).toBe(400);
       expect(conversation.body.message).toMatch(/^startTime/);
-      const call = await t.rest('POST', '/v1/call-requests', { json: { botId: bot, phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+12125550100', notBefore: at } });
+      const call = await t.rest('POST', '/v1/call-requests', {
+        json: { botId: bot, phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+12125550100', notBefore: at },
+      });
       expect(call.status, `notBefore ${at} → ${JSON.stringify(call.body).slice(0, 200)}`).toBe(400);
       const key = await t.rest('POST', '/v1/api-keys', { json: { name: 'edge', expiresAt: at } });
       expect(key.status, `expiresAt ${at} → ${JSON.stringify(key.body).slice(0, 200)}`).toBe(400);

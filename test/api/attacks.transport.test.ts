@@ -69,7 +69,15 @@ function raw(port: number, head: string, body = ''): Promise<RawAnswer> {
 }
 
 /** Headers that differ between two answers of one request by nature. */
-const VARYING = new Set(['date', 'connection', 'keep-alive', 'content-length', 'x-ratelimit-remaining', 'transfer-encoding', 'x-request-id']);
+const VARYING = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'x-ratelimit-remaining',
+  'transfer-encoding',
+  'x-request-id',
+]);
 const comparable = (answer: RawAnswer) => ({
   status: answer.status,
   headers: Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !VARYING.has(name))),
@@ -116,7 +124,9 @@ describe('hostile request targets against the GETs answered directly', () => {
   }
 
   it('a dot-dot segment reaches the route URL parsing makes of it, as through Hono (the organization, not a 400 for ".." as its id)', async () => {
-    const answer = await expectParity(`GET /v1/organizations/%2e%2e/organizations/${clinic()}/x/%2E%2E HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
+    const answer = await expectParity(
+      `GET /v1/organizations/%2e%2e/organizations/${clinic()}/x/%2E%2E HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`,
+    );
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).data.id).toBe(clinic());
   });
@@ -124,7 +134,12 @@ describe('hostile request targets against the GETs answered directly', () => {
   it('a backslash in the path is refused 400 in the envelope, with the security headers', async () => {
     const answer = await expectParity(`GET /v1/organizations/${clinic()}\\ HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ success: false, data: {}, code: 'malformed_request', message: expect.stringMatching(/backslash/i) });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      success: false,
+      data: {},
+      code: 'malformed_request',
+      message: expect.stringMatching(/backslash/i),
+    });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['x-request-id']).toMatch(/\S/);
   });
@@ -150,23 +165,45 @@ describe('hostile headers against the GETs answered directly', () => {
     ['a Host in upper case', () => `GET ${path()} HTTP/1.1\r\nHost: API.EXAMPLE.COM\r\nAuthorization: Bearer ${key()}`],
     ['a Host on port 80', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1:80\r\nAuthorization: Bearer ${key()}`],
     ['a Host that is an IPv6 literal', () => `GET ${path()} HTTP/1.1\r\nHost: [::1]:4000\r\nAuthorization: Bearer ${key()}`],
-    ['an absolute-form target naming another host', () => `GET http://evil.example${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
+    [
+      'an absolute-form target naming another host',
+      () => `GET http://evil.example${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`,
+    ],
     ['the header name in odd case', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\naUtHoRiZaTiOn: Bearer ${key()}`],
     ['the scheme in lower case', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer ${key()}`],
     ['two spaces after the scheme', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer  ${key()}`],
-    ['a repeated Authorization, the valid key second', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\nAuthorization: Bearer ${key()}`],
-    ['a repeated Authorization in different case, the same key twice', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nauthorization: Bearer ${key()}`],
+    [
+      'a repeated Authorization, the valid key second',
+      () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nope\r\nAuthorization: Bearer ${key()}`,
+    ],
+    [
+      'a repeated Authorization in different case, the same key twice',
+      () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nauthorization: Bearer ${key()}`,
+    ],
     ['an empty Authorization', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: `],
     ['a 10 KB bearer token', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(10_000)}`],
-    ['a garbage If-None-Match', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: "\u0001", W/, *, ${'"x",'.repeat(500)}`],
+    [
+      'a garbage If-None-Match',
+      () =>
+        `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: "\u0001", W/, *, ${'"x",'.repeat(500)}`,
+    ],
     ['If-None-Match: *', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-None-Match: *`],
-    ['If-Modified-Since garbage', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-Modified-Since: yesterday`],
-    ['a hostile X-Request-Id', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Request-Id: ../../<script>\u0007`],
+    [
+      'If-Modified-Since garbage',
+      () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nIf-Modified-Since: yesterday`,
+    ],
+    [
+      'a hostile X-Request-Id',
+      () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Request-Id: ../../<script>\u0007`,
+    ],
     ['HEAD', () => `HEAD ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
     ['HEAD without a credential', () => `HEAD ${path()} HTTP/1.1\r\nHost: 127.0.0.1`],
     ['a lower-case method', () => `get ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}`],
     ['HTTP/1.0 without Host', () => `GET ${path()} HTTP/1.0\r\nAuthorization: Bearer ${key()}`],
-    ['a forged X-Forwarded-For (not trusted)', () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Forwarded-For: 1.2.3.4, 127.0.0.1`],
+    [
+      'a forged X-Forwarded-For (not trusted)',
+      () => `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key()}\r\nX-Forwarded-For: 1.2.3.4, 127.0.0.1`,
+    ],
   ];
 
   for (const [name, make] of cases) {
@@ -183,8 +220,15 @@ describe('hostile headers against the GETs answered directly', () => {
 
   it('a repeated Authorization is refused 401 whichever copy is valid', async () => {
     const port = await serve(true);
-    for (const [first, second] of [[key(), 'nope'], ['nope', key()], [key(), key()]]) {
-      const answer = await raw(port, `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}`);
+    for (const [first, second] of [
+      [key(), 'nope'],
+      ['nope', key()],
+      [key(), key()],
+    ]) {
+      const answer = await raw(
+        port,
+        `GET ${path()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}`,
+      );
       expect(answer.status).toBe(401);
       expect(answer.headers['www-authenticate']).toMatch(/^Bearer/);
     }
@@ -194,7 +238,11 @@ describe('hostile headers against the GETs answered directly', () => {
 describe('JSON bodies built to cost the server', () => {
   const closures = () => `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
   const post = (path: string, body: string, method = 'POST') =>
-    t.fetch(path, { method, headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' }, body });
+    t.fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
   /** n fields with short names (base 36), to stay under the 1 MiB body limit. */
   const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`_${i.toString(36)}`, 0]));
   const nested = (depth: number, leaf = '"x"') => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
@@ -210,13 +258,23 @@ describe('JSON bodies built to cost the server', () => {
   }
 
   it('100,000 unknown fields in a nested object (not the root) are refused in a short answer naming a few', async () => {
-    const body = JSON.stringify({ description: 'x', chatGreeting: null, phoneGreeting: null, annualDate: { month: 1, day: 2, ...fields(100_000) } });
+    const body = JSON.stringify({
+      description: 'x',
+      chatGreeting: null,
+      phoneGreeting: null,
+      annualDate: { month: 1, day: 2, ...fields(100_000) },
+    });
     const { message } = await refusedShortly(await post(closures(), body));
     expect(message).toMatch(/annualDate.*_0.*and 99995 more/);
   });
 
   it('a field nested 100,000 arrays deep is refused, not a 5xx or a stack overflow', async () => {
-    await refusedShortly(await post(closures(), `{"description": ${nested(100_000)}, "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}}`));
+    await refusedShortly(
+      await post(
+        closures(),
+        `{"description": ${nested(100_000)}, "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}}`,
+      ),
+    );
   });
 
   it('a root that is 400,000 arrays deep is refused', async () => {
@@ -225,7 +283,10 @@ describe('JSON bodies built to cost the server', () => {
 
   it('an object nested 50,000 deep inside an array field is refused', async () => {
     const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
-    const res = await post(`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, `{"dayOfWeek": "MONDAY", "isClosed": false, "open": "09:00", "close": "17:00", "breaks": [${deep}]}`);
+    const res = await post(
+      `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`,
+      `{"dayOfWeek": "MONDAY", "isClosed": false, "open": "09:00", "close": "17:00", "breaks": [${deep}]}`,
+    );
     const text = await res.text();
     expect(res.status, text.slice(0, 300)).toBe(400);
     expect(text.length).toBeLessThan(2_000);
@@ -236,10 +297,48 @@ describe('JSON bodies built to cost the server', () => {
   it('100,000 items in a list or entries in a map are refused by their count, in a short answer naming the bound', async () => {
     const org = t.demo.organizations.clinic.id;
     const cases: [string, string, string, RegExp][] = [
-      ['POST', `/v1/organizations/${org}/office-hours`, JSON.stringify({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => ({})) }), /^breaks: must have at most 1440 breaks$/],
-      ['POST', `/v1/organizations/${org}/special-hours`, JSON.stringify({ date: '2026-12-24', description: 'x', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => 1) }), /^breaks: must have at most 1440 breaks$/],
-      ['POST', '/v1/templates', JSON.stringify({ name: 'x', applicableMediums: Array.from({ length: 100_000 }, () => 'FAX') }), /^applicableMediums: must name each of CHAT, PHONE, GHL, SMS at most once$/],
-      ['POST', '/v1/call-requests', JSON.stringify({ botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+12125550100', metadata: fields(100_000) }), /^metadata: must have at most 20 entries$/],
+      [
+        'POST',
+        `/v1/organizations/${org}/office-hours`,
+        JSON.stringify({
+          dayOfWeek: 'MONDAY',
+          isClosed: false,
+          open: '09:00',
+          close: '17:00',
+          breaks: Array.from({ length: 100_000 }, () => ({})),
+        }),
+        /^breaks: must have at most 1440 breaks$/,
+      ],
+      [
+        'POST',
+        `/v1/organizations/${org}/special-hours`,
+        JSON.stringify({
+          date: '2026-12-24',
+          description: 'x',
+          isClosed: false,
+          open: '09:00',
+          close: '17:00',
+          breaks: Array.from({ length: 100_000 }, () => 1),
+        }),
+        /^breaks: must have at most 1440 breaks$/,
+      ],
+      [
+        'POST',
+        '/v1/templates',
+        JSON.stringify({ name: 'x', applicableMediums: Array.from({ length: 100_000 }, () => 'FAX') }),
+        /^applicableMediums: must name each of CHAT, PHONE, GHL, SMS at most once$/,
+      ],
+      [
+        'POST',
+        '/v1/call-requests',
+        JSON.stringify({
+          botId: t.demo.bots.clinic[0],
+          phoneNumberId: t.demo.phoneNumbers.clinic[0],
+          to: '+12125550100',
+          metadata: fields(100_000),
+        }),
+        /^metadata: must have at most 20 entries$/,
+      ],
     ];
     for (const [method, path, body, message] of cases) {
       const res = await post(path, body, method);
@@ -259,7 +358,11 @@ describe('JSON bodies built to cost the server', () => {
   it('GraphQL variables of 100,000 fields, and nested 100,000 arrays deep, are refused in a short answer', async () => {
     const orgId = t.demo.organizations.clinic.id;
     const query = 'mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }';
-    for (const input of [`{"description": "x", "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}, ${JSON.stringify(fields(100_000)).slice(1, -1)}}`, `{"description": ${nested(100_000)}}`, nested(100_000, '{}')]) {
+    for (const input of [
+      `{"description": "x", "chatGreeting": null, "phoneGreeting": null, "annualDate": {"month": 1, "day": 2}, ${JSON.stringify(fields(100_000)).slice(1, -1)}}`,
+      `{"description": ${nested(100_000)}}`,
+      nested(100_000, '{}'),
+    ]) {
       const res = await t.fetch('/graphql', {
         method: 'POST',
         headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' },
@@ -278,7 +381,11 @@ describe('JSON bodies built to cost the server', () => {
     const huge = JSON.stringify(fields(50_000));
     const res = await t.fetch('/graphql', {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: {
+        authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
       body: `{"query": ${JSON.stringify(query)}, "variables": {"org": ${huge}, "medium": ${huge}}}`,
     });
     const text = await res.text();
@@ -302,7 +409,11 @@ describe('JSON bodies built to cost the server', () => {
         const text = await res.text();
         expect(text.length).toBeLessThan(3_000);
         const body = JSON.parse(text);
-        if (filter === huge) expect(body.errors[0]).toMatchObject({ message: expect.stringMatching(/^Variable "\$filter" got invalid value .* Field "_0" is not defined by type "EventFilter"/), extensions: { code: 'BAD_USER_INPUT' } });
+        if (filter === huge)
+          expect(body.errors[0]).toMatchObject({
+            message: expect.stringMatching(/^Variable "\$filter" got invalid value .* Field "_0" is not defined by type "EventFilter"/),
+            extensions: { code: 'BAD_USER_INPUT' },
+          });
         else expect(body.errors).toBeUndefined();
       }
     }
@@ -335,7 +446,9 @@ describe('clients that go away', () => {
       const head = `GET /v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\n\r\n`;
       await Promise.all(Array.from({ length: 100 }, () => abandon(port, head)));
       expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
-      expect((await raw(port, `GET /v1/organizations/${t.demo.organizations.clinic.id} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`)).status).toBe(200);
+      expect(
+        (await raw(port, `GET /v1/organizations/${t.demo.organizations.clinic.id} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`)).status,
+      ).toBe(200);
     }
   });
 
@@ -346,10 +459,15 @@ describe('clients that go away', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => abandon(port, head + body.slice(0, i))));
     // and a GraphQL POST the same way
     const gql = `{"query": "mutation { disableOrganization(orgId: \\"${t.demo.organizations.clinic.id}\\") { changed } }"}`;
-    await abandon(port, `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nContent-Type: application/json\r\nContent-Length: ${gql.length}\r\n\r\n${gql.slice(0, -3)}`);
+    await abandon(
+      port,
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nContent-Type: application/json\r\nContent-Length: ${gql.length}\r\n\r\n${gql.slice(0, -3)}`,
+    );
     expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
     expect(await t.deps.db.closure.count()).toBe(0);
-    expect((await t.deps.db.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } })).communicationsEnabled).toBe(true);
+    expect((await t.deps.db.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } })).communicationsEnabled).toBe(
+      true,
+    );
   });
 
   it('an SSE subscriber that disconnects, before or after its first event, ends its stream: none left open, no wake-up kept, /healthz answers', async () => {
@@ -370,7 +488,8 @@ describe('clients that go away', () => {
 });
 
 describe('the portal against hostile requests', () => {
-  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => Promise.resolve(t.app.fetch(new Request(`http://127.0.0.1:4000${path}`, { method, headers })));
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    Promise.resolve(t.app.fetch(new Request(`http://127.0.0.1:4000${path}`, { method, headers })));
 
   async function assetPaths() {
     const html = await (await get('/portal')).text();
@@ -409,7 +528,11 @@ describe('the portal against hostile requests', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('cache-control') ?? '').not.toMatch(/immutable|max-age=[1-9]/);
     expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
-    for (const [path, type] of [[script, /^text\/javascript/], [stylesheet, /^text\/css/], ['/portal', /^text\/html/]] as const) {
+    for (const [path, type] of [
+      [script, /^text\/javascript/],
+      [stylesheet, /^text\/css/],
+      ['/portal', /^text\/html/],
+    ] as const) {
       const head = await get(path, {}, 'HEAD');
       expect(head.status, path).toBe(200);
       expect(head.headers.get('content-type'), path).toMatch(type);

@@ -16,7 +16,19 @@ async function expectRejected(token: string) {
   expect(rest.status).toBe(401);
   expect(rest.headers.get('www-authenticate')).toMatch(/^Bearer/);
   expect(rest.body).toMatchObject({ success: false, data: {} });
-  const gql = await t.gql(graphql(`query AuthViewerOrganization { viewer { organization { id } } }`), {}, { token });
+  const gql = await t.gql(
+    graphql(`
+      query AuthViewerOrganization {
+        viewer {
+          organization {
+            id
+          }
+        }
+      }
+    `),
+    {},
+    { token },
+  );
   expect(gql.status).toBe(401);
   expect(gql.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
   expect(gql.body.data).toBeNull();
@@ -27,19 +39,40 @@ describe('OAuth client credentials', () => {
     const c = t.demo.oauthClients.clinic;
     const res = await t.rest('POST', '/oauth/token', {
       token: null,
-      json: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: t.deps.config.oauthAudience },
+      json: {
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        audience: t.deps.config.oauthAudience,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 86400 });
     expect(res.body.scope.split(' ').sort()).toEqual([...c.scopes].sort());
-    const [header, payload] = res.body.access_token.split('.').slice(0, 2).map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = res.body.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((p: string) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header.alg).toBe('ES256');
     expect(payload).toMatchObject({ sub: c.clientId, org: t.demo.organizations.clinic.id, aud: t.deps.config.oauthAudience });
     expect(payload.exp - payload.iat).toBe(86400);
 
     const rest = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: res.body.access_token });
     expect(rest.status).toBe(200);
-    const gql = await t.gql(graphql(`query AuthViewerWithScopes { viewer { organization { id } scopes } }`), {}, { token: res.body.access_token });
+    const gql = await t.gql(
+      graphql(`
+        query AuthViewerWithScopes {
+          viewer {
+            organization {
+              id
+            }
+            scopes
+          }
+        }
+      `),
+      {},
+      { token: res.body.access_token },
+    );
     expect(gql.body.data.viewer.organization.id).toBe(t.demo.organizations.clinic.id);
   });
 
@@ -47,7 +80,12 @@ describe('OAuth client credentials', () => {
     const c = t.demo.oauthClients.clinicReadOnly;
     const res = await t.rest('POST', '/oauth/token', {
       token: null,
-      form: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: t.deps.config.oauthAudience },
+      form: {
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        audience: t.deps.config.oauthAudience,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.scope.split(' ').every((s: string) => s.endsWith(':read'))).toBe(true);
@@ -63,7 +101,16 @@ describe('OAuth client credentials', () => {
       [{ grant_type: 'client_credentials', client_id: 'cli_unknown', client_secret: c.clientSecret, audience: aud }, 401, 'invalid_client'],
       // found by the fuzzer: a client id the database cannot compare was a 500
       [{ grant_type: 'client_credentials', client_id: 'cli_\u0000', client_secret: c.clientSecret, audience: aud }, 401, 'invalid_client'],
-      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: 'https://elsewhere.example/v1' }, 400, 'invalid_grant'],
+      [
+        {
+          grant_type: 'client_credentials',
+          client_id: c.clientId,
+          client_secret: c.clientSecret,
+          audience: 'https://elsewhere.example/v1',
+        },
+        400,
+        'invalid_grant',
+      ],
       [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }, 400, 'invalid_request'],
     ];
     for (const [body, status, error] of cases) {
@@ -78,12 +125,21 @@ describe('OAuth client credentials', () => {
   it('takes the client credentials as HTTP Basic (RFC 6749 §2.3.1), but not twice', async () => {
     const c = t.demo.oauthClients.clinicReadOnly;
     const aud = t.deps.config.oauthAudience;
-    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-    const ok = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: basic(c.clientId, c.clientSecret) }, form: { grant_type: 'client_credentials', audience: aud } });
+    const basic = (id: string, secret: string) =>
+      `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const ok = await t.rest('POST', '/oauth/token', {
+      token: null,
+      headers: { authorization: basic(c.clientId, c.clientSecret) },
+      form: { grant_type: 'client_credentials', audience: aud },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toBe('no-store');
     expect((await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: ok.body.access_token })).status).toBe(200);
-    const wrong = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: basic(c.clientId, 'wrong') }, form: { grant_type: 'client_credentials', audience: aud } });
+    const wrong = await t.rest('POST', '/oauth/token', {
+      token: null,
+      headers: { authorization: basic(c.clientId, 'wrong') },
+      form: { grant_type: 'client_credentials', audience: aud },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
     expect(wrong.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
@@ -94,7 +150,11 @@ describe('OAuth client credentials', () => {
     });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe('invalid_request');
-    const garbled = await t.rest('POST', '/oauth/token', { token: null, headers: { authorization: 'Basic %%%' }, form: { grant_type: 'client_credentials', audience: aud } });
+    const garbled = await t.rest('POST', '/oauth/token', {
+      token: null,
+      headers: { authorization: 'Basic %%%' },
+      form: { grant_type: 'client_credentials', audience: aud },
+    });
     expect(garbled.status).toBe(400);
     expect(garbled.body.error).toBe('invalid_request');
   });
@@ -164,7 +224,8 @@ describe('rejected credentials are 401 on both surfaces', () => {
   it('a malformed, unknown or revoked API key', async () => {
     await expectRejected('svc-sk-v2-short');
     await expectRejected(`svc-sk-v2-${'A'.repeat(43)}`);
-    for (const key of await t.db.prisma.apiKey.findMany({ where: { orgId: t.demo.organizations.clinic.id } })) await revokeApiKey(t.deps, key.id);
+    for (const key of await t.db.prisma.apiKey.findMany({ where: { orgId: t.demo.organizations.clinic.id } }))
+      await revokeApiKey(t.deps, key.id);
     await expectRejected(t.demo.organizations.clinic.apiKey);
   });
 
@@ -189,7 +250,17 @@ describe('reach and scopes', () => {
     const missing = await t.rest('GET', '/v1/organizations/6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f');
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(missing.body);
-    const gql = await t.gql(graphql(`query AuthOrganization($id: ID!) { organization(id: $id) { id name } }`), { id: t.demo.organizations.other.id });
+    const gql = await t.gql(
+      graphql(`
+        query AuthOrganization($id: ID!) {
+          organization(id: $id) {
+            id
+            name
+          }
+        }
+      `),
+      { id: t.demo.organizations.other.id },
+    );
     expect(gql.body.data.organization).toBeNull();
     expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
@@ -202,11 +273,26 @@ describe('reach and scopes', () => {
     expect(sibling.status).toBe(404);
     const parent = await t.rest('GET', `/v1/organizations/${account.id}`);
     expect(parent.status).toBe(404);
-    const gql = await t.gql(graphql(`query AuthViewerParent { viewer { organization { id parent { id } } } }`));
+    const gql = await t.gql(
+      graphql(`
+        query AuthViewerParent {
+          viewer {
+            organization {
+              id
+              parent {
+                id
+              }
+            }
+          }
+        }
+      `),
+    );
     expect(gql.body.data.viewer.organization.parent).toBeNull();
     const fromAccount = await t.gql('{ viewer { organization { children { id parent { id } } } } }', {}, { token: account.apiKey });
     const children = fromAccount.body.data.viewer.organization.children;
-    expect(children.map((c: { id: string }) => c.id).sort()).toEqual([t.demo.organizations.clinic.id, t.demo.organizations.clinic2.id].sort());
+    expect(children.map((c: { id: string }) => c.id).sort()).toEqual(
+      [t.demo.organizations.clinic.id, t.demo.organizations.clinic2.id].sort(),
+    );
     expect(children.every((c: { parent: { id: string } }) => c.parent.id === account.id)).toBe(true);
   });
 
@@ -215,7 +301,17 @@ describe('reach and scopes', () => {
     const rest = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`, { token });
     expect(rest.status).toBe(403);
     expect(rest.body).toMatchObject({ success: false, data: {} });
-    const gql = await t.gql(graphql(`mutation AuthDisableOrganization($id: ID!) { disableOrganization(orgId: $id) { changed } }`), { id: t.demo.organizations.clinic.id }, { token });
+    const gql = await t.gql(
+      graphql(`
+        mutation AuthDisableOrganization($id: ID!) {
+          disableOrganization(orgId: $id) {
+            changed
+          }
+        }
+      `),
+      { id: t.demo.organizations.clinic.id },
+      { token },
+    );
     expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
     const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
     expect(org.communicationsEnabled).toBe(true);
@@ -225,7 +321,17 @@ describe('reach and scopes', () => {
 
   it('lists the scopes of the credential in viewer', async () => {
     const token = await t.accessToken('clinicReadOnly');
-    const gql = await t.gql(graphql(`query AuthViewerScopes { viewer { scopes } }`), {}, { token });
+    const gql = await t.gql(
+      graphql(`
+        query AuthViewerScopes {
+          viewer {
+            scopes
+          }
+        }
+      `),
+      {},
+      { token },
+    );
     expect(gql.body.data.viewer.scopes).toEqual(t.demo.oauthClients.clinicReadOnly.scopes.slice().sort());
   });
 });
@@ -238,7 +344,9 @@ describe('secrets at rest', () => {
       t.demo.oauthClients.clinicReadOnly.clientSecret,
     ];
     // dump every text-like column of every table and search it
-    const tables = await t.db.prisma.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
+    const tables = await t.db.prisma.$queryRawUnsafe<{ tablename: string }[]>(
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`,
+    );
     let dump = '';
     for (const { tablename } of tables) {
       const rows = await t.db.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(x)::text AS row FROM "${tablename}" x`);

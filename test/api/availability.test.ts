@@ -31,7 +31,11 @@ const greetings = {
 
 async function availability(query: Record<string, string>, options: { orgId?: string; token?: string } = {}) {
   const qs = new URLSearchParams(query).toString();
-  return t.rest('GET', `/v1/organizations/${options.orgId ?? clinicId()}/availability?${qs}`, options.token ? { token: options.token } : {});
+  return t.rest(
+    'GET',
+    `/v1/organizations/${options.orgId ?? clinicId()}/availability?${qs}`,
+    options.token ? { token: options.token } : {},
+  );
 }
 
 async function both(query: { at?: string; medium: string; phoneNumberId?: string }) {
@@ -73,7 +77,13 @@ describe('availability', () => {
 
   it('is BREAK for a phone call during a break, with the break greeting', async () => {
     const data = await both({ at: MONDAY_1230, medium: 'PHONE', phoneNumberId: mainLine() });
-    expect(data).toMatchObject({ state: 'BREAK', officeOpen: false, break: { start: '12:00', end: '13:00', reason: 'Lunch' }, greeting: lunch.greeting, nextChangeAt: '2026-03-09T17:00:00Z' });
+    expect(data).toMatchObject({
+      state: 'BREAK',
+      officeOpen: false,
+      break: { start: '12:00', end: '13:00', reason: 'Lunch' },
+      greeting: lunch.greeting,
+      nextChangeAt: '2026-03-09T17:00:00Z',
+    });
     expect(names(data.availableTemplates)).toEqual(['Take a message']);
   });
 
@@ -92,10 +102,22 @@ describe('availability', () => {
 
   it("is CLOSURE during a timed closure, with the closure's greetings", async () => {
     const created = await t.rest('POST', `/v1/organizations/${clinicId()}/closures`, {
-      json: { description: 'Staff training', chatGreeting: 'Chat: training today', phoneGreeting: 'Phone: training today', startAt: '2026-03-09T13:00:00Z', endAt: '2026-03-09T15:00:00Z' },
+      json: {
+        description: 'Staff training',
+        chatGreeting: 'Chat: training today',
+        phoneGreeting: 'Phone: training today',
+        startAt: '2026-03-09T13:00:00Z',
+        endAt: '2026-03-09T15:00:00Z',
+      },
     });
     const phone = await both({ at: MONDAY_0930, medium: 'PHONE', phoneNumberId: mainLine() });
-    expect(phone).toMatchObject({ state: 'CLOSURE', officeOpen: false, closure: { id: created.body.data.id, description: 'Staff training' }, greeting: 'Phone: training today', nextChangeAt: '2026-03-09T15:00:00Z' });
+    expect(phone).toMatchObject({
+      state: 'CLOSURE',
+      officeOpen: false,
+      closure: { id: created.body.data.id, description: 'Staff training' },
+      greeting: 'Phone: training today',
+      nextChangeAt: '2026-03-09T15:00:00Z',
+    });
     expect((await both({ at: MONDAY_0930, medium: 'CHAT' })).greeting).toBe('Chat: training today');
     // deleted, the closure no longer applies
     await t.rest('DELETE', `/v1/organizations/${clinicId()}/closures/${created.body.data.id}`);
@@ -107,7 +129,13 @@ describe('availability', () => {
       json: { description: 'Founders day', chatGreeting: null, phoneGreeting: null, annualDate: { month: 3, day: 9 } },
     });
     const data = await both({ at: MONDAY_1230, medium: 'PHONE', phoneNumberId: mainLine() });
-    expect(data).toMatchObject({ state: 'CLOSURE', closure: { description: 'Founders day' }, break: null, greeting: greetings.closed, nextChangeAt: '2026-03-10T04:00:00Z' });
+    expect(data).toMatchObject({
+      state: 'CLOSURE',
+      closure: { description: 'Founders day' },
+      break: null,
+      greeting: greetings.closed,
+      nextChangeAt: '2026-03-10T04:00:00Z',
+    });
     expect((await both({ at: MONDAY_1230, medium: 'CHAT' })).greeting).toBeNull();
   });
 
@@ -139,7 +167,9 @@ describe('availability', () => {
     }
     const gqlMedium = await t.gql(`query($id: ID!) { organization(id: $id) { availability(medium: FAX) { state } } }`, { id: clinicId() });
     expect(gqlMedium.body.errors[0].message).toContain('Medium');
-    const gqlAt = await t.gql(`query($id: ID!) { organization(id: $id) { availability(at: "yesterday", medium: PHONE) { state } } }`, { id: clinicId() });
+    const gqlAt = await t.gql(`query($id: ID!) { organization(id: $id) { availability(at: "yesterday", medium: PHONE) { state } } }`, {
+      id: clinicId(),
+    });
     expect(gqlAt.body.errors[0].message).toContain('DateTime');
   });
 
@@ -149,8 +179,14 @@ describe('availability', () => {
       expect(res.status, at).toBe(400);
       expect(res.body.message).toBe('at: must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z');
     }
-    const gql = await t.gql(`query($id: ID!) { organization(id: $id) { availability(at: "9999-12-31T00:00:00Z", medium: PHONE) { state } } }`, { id: clinicId() });
-    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'at', message: 'must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z' }] });
+    const gql = await t.gql(
+      `query($id: ID!) { organization(id: $id) { availability(at: "9999-12-31T00:00:00Z", medium: PHONE) { state } } }`,
+      { id: clinicId() },
+    );
+    expect(gql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'at', message: 'must be between 1900-01-01T00:00:00Z and 9999-12-23T00:00:00Z' }],
+    });
     const last = await availability({ at: '9999-12-23T00:00:00Z', medium: 'PHONE' });
     expect(last.status).toBe(200);
     expect(last.body.data.nextChangeAt).toMatch(/^9999-12-/); // still a four-digit year
@@ -179,9 +215,16 @@ describe('availability', () => {
     expect(read.status).toBe(200);
     const gqlRead = await t.gql(GQL, { id: clinicId(), at: MONDAY_0930, medium: 'PHONE' }, { token });
     expect(gqlRead.body.data.organization.availability.state).toBe('OPEN');
-    const write = await t.rest('POST', `/v1/organizations/${clinicId()}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: true, breaks: [] }, token });
+    const write = await t.rest('POST', `/v1/organizations/${clinicId()}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: true, breaks: [] },
+      token,
+    });
     expect(write.status).toBe(403);
-    const gqlWrite = await t.gql(`mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: {dayOfWeek: MONDAY, isClosed: true, breaks: []}) { isClosed } }`, { orgId: clinicId() }, { token });
+    const gqlWrite = await t.gql(
+      `mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: {dayOfWeek: MONDAY, isClosed: true, breaks: []}) { isClosed } }`,
+      { orgId: clinicId() },
+      { token },
+    );
     expect(gqlWrite.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await both({ at: MONDAY_0930, medium: 'PHONE' })).state).toBe('OPEN');
   });
@@ -198,7 +241,11 @@ describe('availability right after a question in the previous break', () => {
 
   /** A new clinic in Asia/Kolkata under the demo account (nothing remembered about it yet), open Saturday with breaks A and B. */
   async function kolkataClinic(): Promise<string> {
-    const org = await createOrganization(t.deps, { name: 'Kolkata clinic', timezone: 'Asia/Kolkata', parentId: t.demo.organizations.account.id });
+    const org = await createOrganization(t.deps, {
+      name: 'Kolkata clinic',
+      timezone: 'Asia/Kolkata',
+      parentId: t.demo.organizations.account.id,
+    });
     const res = await t.rest('POST', `/v1/organizations/${org.id}/office-hours`, {
       json: { dayOfWeek: 'SATURDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [breakA, breakB] },
       token: token(),
@@ -214,7 +261,12 @@ describe('availability right after a question in the previous break', () => {
       expect(res.status).toBe(200);
       return res.body.data;
     };
-    expect(await at('2026-12-19T06:42:00Z')).toMatchObject({ state: 'BREAK', break: { reason: 'A' }, greeting: 'Greeting A', nextChangeAt: '2026-12-19T06:59:00Z' });
+    expect(await at('2026-12-19T06:42:00Z')).toMatchObject({
+      state: 'BREAK',
+      break: { reason: 'A' },
+      greeting: 'Greeting A',
+      nextChangeAt: '2026-12-19T06:59:00Z',
+    });
     expect(await at('2026-12-19T06:43:00Z')).toMatchObject({
       state: 'BREAK',
       break: { start: '12:13', end: '12:29', reason: 'B' },

@@ -18,11 +18,17 @@ const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
 const receiver = useWebhookReceiver();
 
 function looks() {
-  return new AvailabilityEvents({ db: t.deps.db, clock: t.clock.now, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
+  return new AvailabilityEvents({
+    db: t.deps.db,
+    clock: t.clock.now,
+    loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from),
+  });
 }
 
 function queue(availability = looks()) {
-  return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps).alsoRun(() => availability.runDue());
+  return handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps).alsoRun(() =>
+    availability.runDue(),
+  );
 }
 
 async function changes() {
@@ -33,7 +39,13 @@ async function changes() {
   });
 }
 
-const monday = { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'Back at one' }] };
+const monday = {
+  dayOfWeek: 'MONDAY',
+  isClosed: false,
+  open: '09:00',
+  close: '17:00',
+  breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'Back at one' }],
+};
 
 describe('availability.changed', () => {
   it('is recorded once per change of state and medium: after a write, when the clock crosses nextChangeAt, and not for a write that changes no state', async () => {
@@ -45,16 +57,31 @@ describe('availability.changed', () => {
 
     expect((await t.rest('POST', `/v1/organizations/${org}/office-hours`, { json: monday })).status).toBe(200);
     await q.runDue();
-    expect(await changes()).toEqual(['CHAT CLOSED→OPEN at 2026-03-09T15:30:00Z', 'PHONE CLOSED→OPEN at 2026-03-09T15:30:00Z', 'GHL CLOSED→OPEN at 2026-03-09T15:30:00Z', 'SMS CLOSED→OPEN at 2026-03-09T15:30:00Z']);
+    expect(await changes()).toEqual([
+      'CHAT CLOSED→OPEN at 2026-03-09T15:30:00Z',
+      'PHONE CLOSED→OPEN at 2026-03-09T15:30:00Z',
+      'GHL CLOSED→OPEN at 2026-03-09T15:30:00Z',
+      'SMS CLOSED→OPEN at 2026-03-09T15:30:00Z',
+    ]);
     // data is the availability answer of the medium, as GET …/availability answers it
-    const phone = await t.deps.db.event.findFirstOrThrow({ where: { type: 'availability.changed', data: { path: ['medium'], equals: 'PHONE' } } });
+    const phone = await t.deps.db.event.findFirstOrThrow({
+      where: { type: 'availability.changed', data: { path: ['medium'], equals: 'PHONE' } },
+    });
     const answer = (await t.rest('GET', `/v1/organizations/${org}/availability?medium=PHONE`)).body.data;
-    expect(phone).toMatchObject({ orgId: org, actorKind: 'system', subjectType: 'organization', subjectId: org, data: { medium: 'PHONE', ...answer } });
+    expect(phone).toMatchObject({
+      orgId: org,
+      actorKind: 'system',
+      subjectType: 'organization',
+      subjectId: org,
+      data: { medium: 'PHONE', ...answer },
+    });
     expect(answer.nextChangeAt).toBe('2026-03-09T16:00:00Z');
 
     // looking again, or a write that leaves every state as it is, records nothing
     await q.runDue();
-    await t.rest('POST', `/v1/organizations/${org}/closures`, { json: { description: 'Next year', annualDate: { month: 1, day: 1 }, chatGreeting: null, phoneGreeting: null } });
+    await t.rest('POST', `/v1/organizations/${org}/closures`, {
+      json: { description: 'Next year', annualDate: { month: 1, day: 1 }, chatGreeting: null, phoneGreeting: null },
+    });
     await q.runDue();
     expect(await changes()).toHaveLength(4);
 
@@ -78,20 +105,33 @@ describe('availability.changed', () => {
     ]);
     // what was said last, durable: the state per medium and the start of its interval
     const status = await t.deps.db.availabilityStatus.findUniqueOrThrow({ where: { orgId: org } });
-    expect(status.states).toMatchObject({ PHONE: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' }, CHAT: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' } });
+    expect(status.states).toMatchObject({
+      PHONE: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' },
+      CHAT: { state: 'CLOSED', since: '2026-03-09T21:00:00.000Z' },
+    });
     expect(status.nextCheckAt).toEqual(new Date('2026-03-16T13:00:00Z')); // the next change: next Monday 09:00 in New York
   });
 
   it('follows a GraphQL write too, and is delivered to a subscribed endpoint, signed, with the answer as data', async () => {
     const org = t.demo.organizations.clinic.id;
     t.clock.set('2026-03-09T15:30:00Z');
-    const { secret } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: receiver.url, eventTypes: ['availability.changed'] });
+    const { secret } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: receiver.url,
+      eventTypes: ['availability.changed'],
+    });
     const q = queue();
     await q.runDue();
-    const res = await t.gql(
-      `mutation($org: ID!, $input: CreateClosureInput!) { createClosure(orgId: $org, input: $input) { id } }`,
-      { org, input: { description: 'Flood', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T20:00:00Z', chatGreeting: 'Closed: flood', phoneGreeting: null } },
-    );
+    const res = await t.gql(`mutation($org: ID!, $input: CreateClosureInput!) { createClosure(orgId: $org, input: $input) { id } }`, {
+      org,
+      input: {
+        description: 'Flood',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T20:00:00Z',
+        chatGreeting: 'Closed: flood',
+        phoneGreeting: null,
+      },
+    });
     expect(res.body.errors).toBeUndefined();
     await q.runDue();
     expect(receiver.received).toHaveLength(4); // CLOSED→CLOSURE on each medium
@@ -104,7 +144,11 @@ describe('availability.changed', () => {
     }
     const chat = payloads.find((p) => p.data.medium === 'CHAT');
     const answer = (await t.rest('GET', `/v1/organizations/${org}/availability?medium=CHAT`)).body.data;
-    expect(chat).toMatchObject({ type: 'availability.changed', orgId: org, data: { medium: 'CHAT', ...answer, state: 'CLOSURE', greeting: 'Closed: flood' } });
+    expect(chat).toMatchObject({
+      type: 'availability.changed',
+      orgId: org,
+      data: { medium: 'CHAT', ...answer, state: 'CLOSURE', greeting: 'Closed: flood' },
+    });
   });
 
   it('is recorded exactly once when two instances look at the same time', async () => {

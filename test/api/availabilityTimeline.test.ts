@@ -18,7 +18,13 @@ const TIMELINE = `query($id: ID!, $from: DateTime!, $to: DateTime!, $medium: Med
 async function openWeekdays() {
   for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
     const res = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
-      json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] },
+      json: {
+        dayOfWeek,
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+        breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }],
+      },
     });
     expect(res.status).toBe(200);
   }
@@ -32,7 +38,10 @@ describe('availability timeline', () => {
     // New York springs forward on Sunday 2026-03-08: Friday's hours are at -05:00, Monday's at -04:00
     const from = '2026-03-06T00:00:00Z';
     const to = '2026-03-10T00:00:00Z';
-    const rest = await t.rest('GET', `/v1/organizations/${org}/availability/timeline?from=${from}&to=${to}&medium=PHONE&phoneNumberId=${phone}`);
+    const rest = await t.rest(
+      'GET',
+      `/v1/organizations/${org}/availability/timeline?from=${from}&to=${to}&medium=PHONE&phoneNumberId=${phone}`,
+    );
     expect(rest.status).toBe(200);
     const intervals = rest.body.data.intervals.map((i: { start: string; end: string; state: string }) => [i.start, i.end, i.state]);
     expect(intervals).toEqual([
@@ -47,7 +56,11 @@ describe('availability timeline', () => {
       ['2026-03-09T21:00:00Z', '2026-03-10T00:00:00Z', 'CLOSED'],
     ]);
     expect(rest.body.data).toMatchObject({ timezone: 'America/New_York', medium: 'PHONE', from, to });
-    expect(rest.body.data.intervals[2]).toMatchObject({ greeting: 'At lunch', break: { start: '12:00', end: '13:00', reason: 'Lunch' }, closure: null });
+    expect(rest.body.data.intervals[2]).toMatchObject({
+      greeting: 'At lunch',
+      break: { start: '12:00', end: '13:00', reason: 'Lunch' },
+      closure: null,
+    });
 
     const gql = await t.gql(TIMELINE, { id: org, from, to, medium: 'PHONE', phone });
     expect(gql.body.errors).toBeUndefined();
@@ -58,10 +71,21 @@ describe('availability timeline', () => {
     await openWeekdays();
     const org = t.demo.organizations.clinic.id;
     await t.rest('POST', `/v1/organizations/${org}/closures`, {
-      json: { description: 'Training', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T19:00:00Z', chatGreeting: 'Training today', phoneGreeting: null },
+      json: {
+        description: 'Training',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T19:00:00Z',
+        chatGreeting: 'Training today',
+        phoneGreeting: null,
+      },
     });
-    const res = await t.rest('GET', `/v1/organizations/${org}/availability/timeline?from=2026-03-09T12:00:00Z&to=2026-03-09T22:00:00Z&medium=CHAT`);
-    expect(res.body.data.intervals.map((i: { start: string; state: string; greeting: string | null }) => [i.start, i.state, i.greeting])).toEqual([
+    const res = await t.rest(
+      'GET',
+      `/v1/organizations/${org}/availability/timeline?from=2026-03-09T12:00:00Z&to=2026-03-09T22:00:00Z&medium=CHAT`,
+    );
+    expect(
+      res.body.data.intervals.map((i: { start: string; state: string; greeting: string | null }) => [i.start, i.state, i.greeting]),
+    ).toEqual([
       ['2026-03-09T12:00:00Z', 'CLOSED', null],
       ['2026-03-09T13:00:00Z', 'OPEN', null], // a break is a phone concept: chats stay open
       ['2026-03-09T15:00:00Z', 'CLOSURE', 'Training today'],
@@ -85,8 +109,16 @@ describe('availability timeline', () => {
       expect(res.body.message, query).toContain(message);
     }
     expect((await t.rest('GET', `${base}&from=2026-03-01T00:00:00Z&to=2026-04-01T00:00:00Z`)).status).toBe(200); // exactly 31 days
-    const gql = await t.gql(TIMELINE, { id: t.demo.organizations.clinic.id, from: '2026-03-09T00:00:00Z', to: '2026-03-01T00:00:00Z', medium: 'PHONE' });
-    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'to', message: 'must be after from' }] });
+    const gql = await t.gql(TIMELINE, {
+      id: t.demo.organizations.clinic.id,
+      from: '2026-03-09T00:00:00Z',
+      to: '2026-03-01T00:00:00Z',
+      medium: 'PHONE',
+    });
+    expect(gql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'to', message: 'must be after from' }],
+    });
   });
 
   it("answers another tenant's organization exactly like a missing one", async () => {

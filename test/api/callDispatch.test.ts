@@ -56,20 +56,37 @@ describe('a call worked by the runtime', () => {
     const id = await place(t);
     const [c, ...more] = await claim(t, { max: 5, leaseSeconds: 30 });
     expect(more).toEqual([]);
-    expect(c).toMatchObject({ leaseUntil: '2026-03-02T15:00:30.000Z', callRequest: { callRequestId: id, status: 'in_progress', attempts: 1 } });
+    expect(c).toMatchObject({
+      leaseUntil: '2026-03-02T15:00:30.000Z',
+      callRequest: { callRequestId: id, status: 'in_progress', attempts: 1 },
+    });
     // the clinic has no office hours: closed, with the caller-id number's closed greeting
-    expect(c.availability).toMatchObject({ state: 'CLOSED', greeting: 'Downtown main line is closed right now; leave a message and we will call you back.' });
+    expect(c.availability).toMatchObject({
+      state: 'CLOSED',
+      greeting: 'Downtown main line is closed right now; leave a message and we will call you back.',
+    });
     expect(await claim(t)).toEqual([]);
 
     const started = await step(t, id, 'start', { leaseId: c.leaseId });
     expect(started.body.data).toMatchObject({ status: 'in_progress', startedAt: '2026-03-02T15:00:00.000Z' });
     const conversation = await t.deps.db.conversation.findUniqueOrThrow({ where: { id: started.body.data.conversationId } });
-    expect(conversation).toMatchObject({ medium: 'PHONE', toNumber: '+15005550006', fromNumber: '+15550101', status: 'OPEN', botId: t.demo.bots.clinic[0] });
+    expect(conversation).toMatchObject({
+      medium: 'PHONE',
+      toNumber: '+15005550006',
+      fromNumber: '+15550101',
+      status: 'OPEN',
+      botId: t.demo.bots.clinic[0],
+    });
     expect((await step(t, id, 'start', { leaseId: c.leaseId })).status).toBe(409);
 
     t.clock.advance(20_000);
     const done = await step(t, id, 'complete', { leaseId: c.leaseId });
-    expect(done.body.data).toMatchObject({ status: 'completed', finishedAt: '2026-03-02T15:00:20.000Z', conversationId: conversation.id, error: null });
+    expect(done.body.data).toMatchObject({
+      status: 'completed',
+      finishedAt: '2026-03-02T15:00:20.000Z',
+      conversationId: conversation.id,
+      error: null,
+    });
     expect(await eventTypes(t, id)).toEqual(['call_request.queued:apiKey', 'call_request.started:apiKey', 'call_request.completed:apiKey']);
     expect((await step(t, id, 'fail', { leaseId: c.leaseId, error: { code: 'busy', message: 'Busy' } })).status).toBe(409);
   });
@@ -77,17 +94,25 @@ describe('a call worked by the runtime', () => {
   it('fails with a public error, and refuses an unknown code (GraphQL)', async () => {
     t.clock.set(NOW);
     const id = await place(t);
-    const claimed = await t.gql('mutation { claimCallRequests(max: 2, leaseSeconds: 60) { leaseId callRequest { id status } availability { state greeting } } }');
+    const claimed = await t.gql(
+      'mutation { claimCallRequests(max: 2, leaseSeconds: 60) { leaseId callRequest { id status } availability { state greeting } } }',
+    );
     expect(claimed.body.data.claimCallRequests).toHaveLength(1);
     const { leaseId } = claimed.body.data.claimCallRequests[0];
     const bad = await t.rest('POST', `/v1/call-requests/${id}/fail`, { json: { leaseId, error: { code: 'exploded', message: 'x' } } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('error.code: must be one of target_unavailable, busy, no_answer, rejected, dispatch_timeout');
-    const failed = await t.gql('mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: busy, message: "The line was busy."}) { status error { category code message } } }', {
-      id,
-      l: leaseId,
+    const failed = await t.gql(
+      'mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: busy, message: "The line was busy."}) { status error { category code message } } }',
+      {
+        id,
+        l: leaseId,
+      },
+    );
+    expect(failed.body.data.failCallRequest).toEqual({
+      status: 'failed',
+      error: { category: 'request', code: 'busy', message: 'The line was busy.' },
     });
-    expect(failed.body.data.failCallRequest).toEqual({ status: 'failed', error: { category: 'request', code: 'busy', message: 'The line was busy.' } });
   });
 
   it('a heartbeat answers when the lease now ends, on both surfaces (and the lease ends then)', async () => {
@@ -98,8 +123,13 @@ describe('a call worked by the runtime', () => {
     const rest = await step(t, id, 'heartbeat', { leaseId: c.leaseId, leaseSeconds: 60 });
     expect(rest.body.data).toMatchObject({ callRequestId: id, status: 'in_progress', leaseUntil: '2026-03-02T15:01:10.000Z' });
     t.clock.advance(10_000);
-    const gql = await t.gql('mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l, leaseSeconds: 45) { id status attempts leaseUntil } }', { id, l: c.leaseId });
-    expect(gql.body.data).toEqual({ heartbeatCallRequest: { id, status: 'in_progress', attempts: 1, leaseUntil: '2026-03-02T15:01:05.000Z' } });
+    const gql = await t.gql(
+      'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l, leaseSeconds: 45) { id status attempts leaseUntil } }',
+      { id, l: c.leaseId },
+    );
+    expect(gql.body.data).toEqual({
+      heartbeatCallRequest: { id, status: 'in_progress', attempts: 1, leaseUntil: '2026-03-02T15:01:05.000Z' },
+    });
     const queue = jobs(t);
     t.clock.set('2026-03-02T15:01:04.999Z');
     await queue.runDue();
@@ -123,7 +153,10 @@ describe('a call worked by the runtime', () => {
     const other = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 50 }, token: t.demo.organizations.other.apiKey });
     expect(other.body.data.claims).toEqual([]);
     const [c] = await claim(t);
-    const foreign = await t.rest('POST', `/v1/call-requests/${id}/start`, { json: { leaseId: c.leaseId }, token: t.demo.organizations.other.apiKey });
+    const foreign = await t.rest('POST', `/v1/call-requests/${id}/start`, {
+      json: { leaseId: c.leaseId },
+      token: t.demo.organizations.other.apiKey,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Call request not found');
   });
@@ -155,7 +188,10 @@ describe('every request reaches a final state', () => {
     expect(await queue.runDue()).toBe(1);
     expect(await stored(t, id)).toMatchObject({ status: 'queued', attempts: 1, leaseId: null, startedAt: null });
     // the abandoned call's conversation is closed, not left OPEN for ever
-    expect(await t.deps.db.conversation.findUniqueOrThrow({ where: { id: firstStart.body.data.conversationId } })).toMatchObject({ status: 'CLOSED', duration: 30 });
+    expect(await t.deps.db.conversation.findUniqueOrThrow({ where: { id: firstStart.body.data.conversationId } })).toMatchObject({
+      status: 'CLOSED',
+      duration: 30,
+    });
 
     const [second] = await claim(t, { max: 1, leaseSeconds: 30 });
     expect(second.callRequest).toMatchObject({ callRequestId: id, attempts: 2 });
@@ -223,7 +259,10 @@ describe('every request reaches a final state', () => {
     const queue = jobs(t);
     t.clock.set('2026-03-02T16:00:00Z');
     expect(await claim(t)).toEqual([]);
-    expect((await t.rest('GET', `/v1/call-requests/${queued}`)).body.data).toMatchObject({ status: 'expired', finishedAt: '2026-03-02T16:00:00.000Z' });
+    expect((await t.rest('GET', `/v1/call-requests/${queued}`)).body.data).toMatchObject({
+      status: 'expired',
+      finishedAt: '2026-03-02T16:00:00.000Z',
+    });
     await queue.runDue();
     expect(await stored(t, queued)).toMatchObject({ status: 'expired' });
     expect(await eventTypes(t, queued)).toEqual(['call_request.queued:apiKey', 'call_request.expired:system']);
@@ -233,7 +272,7 @@ describe('every request reaches a final state', () => {
     t.clock.set(NOW);
     const queue = jobs(t);
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const ids: string[] = [];
     // placed a second apart: claims come in due order, so the seeded outcomes fall on the same requests every run
     // (placed at one instant, they were claimed in the order of their random ids)
@@ -266,7 +305,9 @@ describe('officeHoursOnly', () => {
   it('a call queued on a closed evening is claimable at the next opening and not a minute before, across a DST change', async () => {
     const org = t.demo.organizations.clinic.id; // America/New_York: clocks go forward on Sunday 2026-03-08
     for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
-      const res = await t.rest('POST', `/v1/organizations/${org}/office-hours`, { json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' } });
+      const res = await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
+        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
+      });
       expect(res.status).toBe(200);
     }
     t.clock.set('2026-03-06T23:30:00Z'); // Friday 18:30 EST, closed
@@ -284,11 +325,19 @@ describe('officeHoursOnly', () => {
 
   it('a closure added after queueing holds the call until the closure ends', async () => {
     const org = t.demo.organizations.clinic.id;
-    await t.rest('POST', `/v1/organizations/${org}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' } });
+    await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' },
+    });
     t.clock.set('2026-03-02T15:00:00Z'); // Monday 10:00 EST, open
     const id = await place(t, { officeHoursOnly: true, notBefore: '2026-03-02T16:00:00Z' });
     const closure = await t.rest('POST', `/v1/organizations/${org}/closures`, {
-      json: { description: 'Staff meeting', startAt: '2026-03-02T15:30:00Z', endAt: '2026-03-02T16:30:00Z', chatGreeting: null, phoneGreeting: null },
+      json: {
+        description: 'Staff meeting',
+        startAt: '2026-03-02T15:30:00Z',
+        endAt: '2026-03-02T16:30:00Z',
+        chatGreeting: null,
+        phoneGreeting: null,
+      },
     });
     expect(closure.status).toBe(200);
     t.clock.set('2026-03-02T16:00:00Z');
@@ -348,7 +397,8 @@ describe('concurrency', () => {
       Promise.all([claim(t, { max: 10 }), claim(t, { max: 10 })]).then((lists) => lists.flat()),
     ]);
     const starts = new Map<string, number>();
-    for (const c of claims) starts.set(c.callRequest.callRequestId, (await step(t, c.callRequest.callRequestId, 'start', { leaseId: c.leaseId })).status);
+    for (const c of claims)
+      starts.set(c.callRequest.callRequestId, (await step(t, c.callRequest.callRequestId, 'start', { leaseId: c.leaseId })).status);
     for (const [i, id] of ids.entries()) {
       const row = await stored(t, id);
       const canceled = cancels[i]!.status === 200;

@@ -158,12 +158,17 @@ describe('listing calls', () => {
     await t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { json: { botId: t.demo.bots.clinic[1] } });
     for (let i = 0; i < 5; i++) {
       t.clock.set(new Date(Date.parse(NOW) + i * 60_000));
-      ids.push((await place(t, i === 4 ? { botId: t.demo.bots.clinic[1], phoneNumberId: t.demo.phoneNumbers.clinic[1] } : {})).callRequestId);
+      ids.push(
+        (await place(t, i === 4 ? { botId: t.demo.bots.clinic[1], phoneNumberId: t.demo.phoneNumbers.clinic[1] } : {})).callRequestId,
+      );
     }
     await t.rest('POST', `/v1/call-requests/${ids[1]}/cancel`);
     const first = await t.rest('GET', '/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z');
     expect(first.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[4], ids[3]]);
-    const second = await t.rest('GET', `/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
+    const second = await t.rest(
+      'GET',
+      `/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`,
+    );
     expect(second.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[2], ids[1]]);
     const canceled = await t.rest('GET', '/v1/call-requests?status=canceled');
     expect(canceled.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[1]]);
@@ -175,9 +180,12 @@ describe('listing calls', () => {
     const mixed = await t.rest('GET', `/v1/call-requests?limit=2&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
     expect(mixed.status).toBe(400);
     expect(mixed.body.message).toContain('cursor');
-    const gql = await t.gql('query($after: String) { callRequests(first: 2, createdFrom: "2026-03-02T15:00:00Z", createdTo: "2026-03-03T00:00:00Z", after: $after) { items { id } nextCursor } }', {
-      after: first.body.data.pagination.nextCursor,
-    });
+    const gql = await t.gql(
+      'query($after: String) { callRequests(first: 2, createdFrom: "2026-03-02T15:00:00Z", createdTo: "2026-03-03T00:00:00Z", after: $after) { items { id } nextCursor } }',
+      {
+        after: first.body.data.pagination.nextCursor,
+      },
+    );
     expect(gql.body.data.callRequests.items.map((c: any) => c.id)).toEqual([ids[2], ids[1]]);
     expect((await t.rest('GET', '/v1/call-requests?status=done')).status).toBe(400);
   });

@@ -182,10 +182,16 @@ describe('GraphQL callRequest', () => {
       const { id: gqlId, metadata, ...fields } = gql.body.data.callRequest;
       expect(gqlId).toBe(id);
       // metadata is a list of {key, value} pairs on GraphQL, an object on REST
-      expect({ ...fields, metadata: Object.fromEntries(metadata.map((e: { key: string; value: string }) => [e.key, e.value])) }).toEqual(rest.body.data);
+      expect({ ...fields, metadata: Object.fromEntries(metadata.map((e: { key: string; value: string }) => [e.key, e.value])) }).toEqual(
+        rest.body.data,
+      );
     }
     const failed = await gqlPoll(t.demo.callRequests.clinic.failed);
-    expect(failed.body.data.callRequest.error).toEqual({ category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' });
+    expect(failed.body.data.callRequest.error).toEqual({
+      category: 'request',
+      code: 'target_unavailable',
+      message: 'The number called did not answer.',
+    });
     const completed = await gqlPoll(t.demo.callRequests.clinic.completed);
     expect(completed.body.data.callRequest.conversationId).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -200,7 +206,10 @@ describe('GraphQL callRequest', () => {
 
   it('answers BAD_USER_INPUT for an id that is not a UUID', async () => {
     const res = await gqlPoll('nope');
-    expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'callRequestId', message: 'must be a UUID' }] });
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'callRequestId', message: 'must be a UUID' }],
+    });
   });
 
   it('requires a credential', async () => {

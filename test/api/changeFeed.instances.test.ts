@@ -79,9 +79,27 @@ async function within(withinMs: number, check: () => Promise<boolean>): Promise<
 
 const channel = () => `ocs_test_${randomBytes(6).toString('hex')}`;
 
-const transports: { name: string; available: boolean; make(name: string, url?: string): ChangeTransport; url: () => string; defaultPort: number }[] = [
-  { name: 'Redis pub/sub', available: !!REDIS, make: (name, url) => new RedisTransport(url ?? REDIS!, name), url: () => REDIS!, defaultPort: 6379 },
-  { name: 'PostgreSQL NOTIFY', available: onPostgres, make: (name, url) => new PostgresTransport(url ?? t.db.url, name), url: () => t.db.url, defaultPort: 5432 },
+const transports: {
+  name: string;
+  available: boolean;
+  make(name: string, url?: string): ChangeTransport;
+  url: () => string;
+  defaultPort: number;
+}[] = [
+  {
+    name: 'Redis pub/sub',
+    available: !!REDIS,
+    make: (name, url) => new RedisTransport(url ?? REDIS!, name),
+    url: () => REDIS!,
+    defaultPort: 6379,
+  },
+  {
+    name: 'PostgreSQL NOTIFY',
+    available: onPostgres,
+    make: (name, url) => new PostgresTransport(url ?? t.db.url, name),
+    url: () => t.db.url,
+    defaultPort: 5432,
+  },
 ];
 
 for (const transport of transports) {
@@ -96,12 +114,21 @@ for (const transport of transports) {
 
       // office hours
       expect((await availability()).state).toBe('CLOSED');
-      await call(a, 'POST', `/v1/organizations/${org}/office-hours`, { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' });
+      await call(a, 'POST', `/v1/organizations/${org}/office-hours`, {
+        dayOfWeek: 'MONDAY',
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+      });
       await within(1_000, async () => (await availability()).state === 'OPEN');
 
       // closures
       await call(a, 'POST', `/v1/organizations/${org}/closures`, {
-        description: 'Storm', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T20:00:00Z', chatGreeting: null, phoneGreeting: null,
+        description: 'Storm',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T20:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: null,
       });
       await within(1_000, async () => (await availability()).state === 'CLOSURE');
 
@@ -121,7 +148,8 @@ for (const transport of transports) {
 
       // a new child organization is reachable (from its own record) and counted in its account's record
       const account = t.demo.organizations.account;
-      const children = async () => (await call(b, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).body.data.childIds as string[];
+      const children = async () =>
+        (await call(b, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).body.data.childIds as string[];
       expect(await children()).toHaveLength(2);
       const child = await createOrganization(a.deps, { name: 'Clinic 3', timezone: 'America/Denver', parentId: account.id });
       await within(1_000, async () => (await children()).includes(child.id));
@@ -143,7 +171,7 @@ for (const transport of transports) {
       await within(1_000, async () => (await call(b, 'GET', `/v1/organizations/${org}`)).status === 401);
     });
 
-    it("a live subscription on one instance receives the event caused by a write on the other", async () => {
+    it('a live subscription on one instance receives the event caused by a write on the other', async () => {
       const name = channel();
       const a = await instance(transport.make(name));
       const b = await instance(transport.make(name));
@@ -158,7 +186,11 @@ for (const transport of transports) {
       opened.push(() => s.close());
       expect((await s.next()).data.data.availabilityChanged).toEqual({ state: 'CLOSED', greeting: null });
       await call(a, 'POST', `/v1/organizations/${org}/closures`, {
-        description: 'Power cut', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T20:00:00Z', chatGreeting: 'We are closed: power cut', phoneGreeting: null,
+        description: 'Power cut',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T20:00:00Z',
+        chatGreeting: 'We are closed: power cut',
+        phoneGreeting: null,
       });
       expect((await s.next(1_000)).data.data.availabilityChanged).toEqual({ state: 'CLOSURE', greeting: 'We are closed: power cut' });
     });
@@ -177,14 +209,18 @@ for (const transport of transports) {
 
       // a write that committed without a notice (its writer died), then a notice naming a change that never
       // committed, for another organization and kind
-      await t.db.prisma.$transaction((tx) => recordEvent(tx, t.deps, null, { type: 'template.created', orgId: account, subject: { type: 'template', id: 't' }, data: {} }));
+      await t.db.prisma.$transaction((tx) =>
+        recordEvent(tx, t.deps, null, { type: 'template.created', orgId: account, subject: { type: 'template', id: 't' }, data: {} }),
+      );
       await liar.send(JSON.stringify({ kind: 'officeHours', orgId: org, origin: 'another-instance' }));
       await within(1_000, async () => b.heard.length > 0);
       expect(b.heard).toEqual([`templates ${account}`]); // what the log holds, not what the notice said
       expect(b.deps.readModel.holds('schedule', org)).toBe(true);
 
       // a notice naming nothing wakes the reader all the same
-      await t.db.prisma.$transaction((tx) => recordEvent(tx, t.deps, null, { type: 'closure.created', orgId: account, subject: { type: 'closure', id: 'c' }, data: {} }));
+      await t.db.prisma.$transaction((tx) =>
+        recordEvent(tx, t.deps, null, { type: 'closure.created', orgId: account, subject: { type: 'closure', id: 'c' }, data: {} }),
+      );
       await liar.send(JSON.stringify({ origin: 'another-instance' }));
       await within(1_000, async () => b.heard.length > 1);
       expect(b.heard).toEqual([`templates ${account}`, `closures ${account}`]);

@@ -2,7 +2,16 @@
 // surfaces must give the same verdict, and a rejection must name the same field(s) with the same words.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
-import { type ClosureCase, closureCases, existingClosure, FORM_KINDS, graphqlLiteral, graphqlOutcome, type Outcome, restOutcome } from './cases/closureCases.js';
+import {
+  type ClosureCase,
+  closureCases,
+  existingClosure,
+  FORM_KINDS,
+  graphqlLiteral,
+  graphqlOutcome,
+  type Outcome,
+  restOutcome,
+} from './cases/closureCases.js';
 
 const t = useTestApp();
 
@@ -36,7 +45,8 @@ function asRestShape(closure: Record<string, unknown>): Record<string, unknown> 
 // An input GraphQL's own type system refuses is refused whether it comes as a variable (coercion)
 // or inline (validation); both are tried.
 const CREATE_INLINE = (input: string) => `mutation($orgId: ID!) { createClosure(orgId: $orgId, input: ${input}) { ${FIELDS} } }`;
-const UPDATE_INLINE = (input: string) => `mutation($orgId: ID!, $id: ID!) { updateClosure(orgId: $orgId, closureId: $id, input: ${input}) { ${FIELDS} } }`;
+const UPDATE_INLINE = (input: string) =>
+  `mutation($orgId: ID!, $id: ID!) { updateClosure(orgId: $orgId, closureId: $id, input: ${input}) { ${FIELDS} } }`;
 
 async function viaGraphql(c: ClosureCase, inline = false): Promise<Outcome> {
   const literal = inline ? graphqlLiteral(c.input) : undefined;
@@ -45,7 +55,9 @@ async function viaGraphql(c: ClosureCase, inline = false): Promise<Outcome> {
     return graphqlOutcome(res, 'createClosure');
   }
   const id = await existingId(c);
-  const res = literal ? await t.gql(UPDATE_INLINE(literal), { orgId: orgId(), id }) : await t.gql(UPDATE, { orgId: orgId(), id, input: c.input });
+  const res = literal
+    ? await t.gql(UPDATE_INLINE(literal), { orgId: orgId(), id })
+    : await t.gql(UPDATE, { orgId: orgId(), id, input: c.input });
   return graphqlOutcome(res, 'updateClosure');
 }
 

@@ -3,8 +3,19 @@ import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
-const timed = { description: 'Staff training', chatGreeting: 'We are training today.', phoneGreeting: 'We are in training.', startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T18:00:00Z' };
-const annual = { description: 'Christmas', chatGreeting: null, phoneGreeting: 'Merry Christmas, we are closed.', annualDate: { month: 12, day: 25 } };
+const timed = {
+  description: 'Staff training',
+  chatGreeting: 'We are training today.',
+  phoneGreeting: 'We are in training.',
+  startAt: '2026-03-10T14:00:00Z',
+  endAt: '2026-03-10T18:00:00Z',
+};
+const annual = {
+  description: 'Christmas',
+  chatGreeting: null,
+  phoneGreeting: 'Merry Christmas, we are closed.',
+  annualDate: { month: 12, day: 25 },
+};
 const annualUpdate = { description: 'Christmas', annualDate: { month: 12, day: 25 } };
 
 const CLOSURE_FIELDS = 'id description chatGreeting phoneGreeting startAt endAt annualDate { month day }';
@@ -59,8 +70,16 @@ describe('closures over REST', () => {
     const id = (await t.rest('POST', closuresPath(orgId), { json: timed })).body.data.id;
     const res = await t.rest('POST', closuresPath(orgId, id), { json: { description: 'Inventory', annualDate: { month: 2, day: 29 } } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ id, description: 'Inventory', chatGreeting: timed.chatGreeting, phoneGreeting: timed.phoneGreeting, annualDate: { month: 2, day: 29 } });
-    const back = await t.rest('POST', closuresPath(orgId, id), { json: { description: 'Inventory', phoneGreeting: 'New phone', startAt: '2026-05-01T00:00:00Z', endAt: '2026-05-02T00:00:00Z' } });
+    expect(res.body.data).toEqual({
+      id,
+      description: 'Inventory',
+      chatGreeting: timed.chatGreeting,
+      phoneGreeting: timed.phoneGreeting,
+      annualDate: { month: 2, day: 29 },
+    });
+    const back = await t.rest('POST', closuresPath(orgId, id), {
+      json: { description: 'Inventory', phoneGreeting: 'New phone', startAt: '2026-05-01T00:00:00Z', endAt: '2026-05-02T00:00:00Z' },
+    });
     expect(back.body.data).toEqual({
       id,
       description: 'Inventory',
@@ -101,7 +120,10 @@ describe('closures over REST', () => {
     expect(created.status).toBe(200);
     const list = await t.rest('GET', closuresPath(clinic.id), { token: account.apiKey });
     expect(list.body.data.closures.map((c: { id: string }) => c.id)).toEqual([created.body.data.id]);
-    const updated = await t.rest('POST', closuresPath(clinic.id, created.body.data.id), { json: { description: 'Holiday', annualDate: { month: 1, day: 1 } }, token: account.apiKey });
+    const updated = await t.rest('POST', closuresPath(clinic.id, created.body.data.id), {
+      json: { description: 'Holiday', annualDate: { month: 1, day: 1 } },
+      token: account.apiKey,
+    });
     expect(updated.status).toBe(200);
     expect((await t.rest('DELETE', closuresPath(clinic.id, created.body.data.id), { token: account.apiKey })).status).toBe(200);
     expect((await t.rest('GET', closuresPath(account.id), { token: clinic.apiKey })).status).toBe(404);
@@ -124,7 +146,10 @@ describe('closures over REST', () => {
 describe('closures over GraphQL', () => {
   it('creates, lists, updates and deletes', async () => {
     const orgId = t.demo.organizations.clinic.id;
-    const created = await t.gql(`mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { ${CLOSURE_FIELDS} } }`, { orgId, input: timed });
+    const created = await t.gql(
+      `mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { ${CLOSURE_FIELDS} } }`,
+      { orgId, input: timed },
+    );
     expect(created.body.errors).toBeUndefined();
     const id = created.body.data.createClosure.id;
     expect(created.body.data.createClosure).toEqual({ id, ...timed, annualDate: null });
@@ -133,7 +158,15 @@ describe('closures over GraphQL', () => {
       `mutation($orgId: ID!, $id: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $id, input: $input) { ${CLOSURE_FIELDS} } }`,
       { orgId, id, input: { description: 'Holiday', annualDate: { month: 7, day: 4 } } },
     );
-    expect(updated.body.data.updateClosure).toEqual({ id, description: 'Holiday', chatGreeting: timed.chatGreeting, phoneGreeting: timed.phoneGreeting, startAt: null, endAt: null, annualDate: { month: 7, day: 4 } });
+    expect(updated.body.data.updateClosure).toEqual({
+      id,
+      description: 'Holiday',
+      chatGreeting: timed.chatGreeting,
+      phoneGreeting: timed.phoneGreeting,
+      startAt: null,
+      endAt: null,
+      annualDate: { month: 7, day: 4 },
+    });
 
     const listed = await t.gql(`query($orgId: ID!) { organization(id: $orgId) { closures { id description } } }`, { orgId });
     expect(listed.body.data.organization.closures).toEqual([{ id, description: 'Holiday' }]);
@@ -148,10 +181,19 @@ describe('closures over GraphQL', () => {
     const other = t.demo.organizations.other;
     const own = (await t.rest('POST', closuresPath(other.id), { json: timed, token: other.apiKey })).body.data.id;
     const ops: [string, Record<string, unknown>][] = [
-      [`mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }`, { orgId: other.id, input: timed }],
-      [`mutation($orgId: ID!, $id: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $id, input: $input) { id } }`, { orgId: other.id, id: own, input: annualUpdate }],
+      [
+        `mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }`,
+        { orgId: other.id, input: timed },
+      ],
+      [
+        `mutation($orgId: ID!, $id: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $id, input: $input) { id } }`,
+        { orgId: other.id, id: own, input: annualUpdate },
+      ],
       [`mutation($orgId: ID!, $id: ID!) { deleteClosure(orgId: $orgId, closureId: $id) }`, { orgId: other.id, id: own }],
-      [`mutation($orgId: ID!, $id: ID!) { deleteClosure(orgId: $orgId, closureId: $id) }`, { orgId: t.demo.organizations.clinic.id, id: own }],
+      [
+        `mutation($orgId: ID!, $id: ID!) { deleteClosure(orgId: $orgId, closureId: $id) }`,
+        { orgId: t.demo.organizations.clinic.id, id: own },
+      ],
     ];
     for (const [query, variables] of ops) {
       const res = await t.gql(query, variables);
@@ -164,13 +206,21 @@ describe('closures over GraphQL', () => {
 
   it('lets the account key manage its child clinic', async () => {
     const { account, clinic } = t.demo.organizations;
-    const res = await t.gql(`mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id annualDate { month day } } }`, { orgId: clinic.id, input: annual }, { token: account.apiKey });
+    const res = await t.gql(
+      `mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id annualDate { month day } } }`,
+      { orgId: clinic.id, input: annual },
+      { token: account.apiKey },
+    );
     expect(res.body.data.createClosure.annualDate).toEqual({ month: 12, day: 25 });
   });
 
   it('refuses a write to a read-only OAuth token with FORBIDDEN', async () => {
     const token = await t.accessToken('clinicReadOnly');
-    const res = await t.gql(`mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }`, { orgId: t.demo.organizations.clinic.id, input: timed }, { token });
+    const res = await t.gql(
+      `mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }`,
+      { orgId: t.demo.organizations.clinic.id, input: timed },
+      { token },
+    );
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
   });
 });

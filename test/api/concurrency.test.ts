@@ -12,17 +12,45 @@ const WRITERS = 50;
 
 const SET_OFFICE_HOURS = graphql(`
   mutation ConcurrencySetOfficeHours($orgId: ID!, $input: SetOfficeHoursInput!) {
-    setOfficeHours(orgId: $orgId, input: $input) { dayOfWeek isClosed open close breaks { start end reason greeting } }
+    setOfficeHours(orgId: $orgId, input: $input) {
+      dayOfWeek
+      isClosed
+      open
+      close
+      breaks {
+        start
+        end
+        reason
+        greeting
+      }
+    }
   }
 `);
 
 const UPDATE_CLOSURE = graphql(`
   mutation ConcurrencyUpdateClosure($orgId: ID!, $closureId: ID!, $input: UpdateClosureInput!) {
-    updateClosure(orgId: $orgId, closureId: $closureId, input: $input) { id description startAt endAt annualDate { month day } chatGreeting phoneGreeting }
+    updateClosure(orgId: $orgId, closureId: $closureId, input: $input) {
+      id
+      description
+      startAt
+      endAt
+      annualDate {
+        month
+        day
+      }
+      chatGreeting
+      phoneGreeting
+    }
   }
 `);
 
-type Day = { dayOfWeek: string; isClosed: boolean; open: string | null; close: string | null; breaks: { start: string; end: string; reason: string; greeting: string }[] };
+type Day = {
+  dayOfWeek: string;
+  isClosed: boolean;
+  open: string | null;
+  close: string | null;
+  breaks: { start: string; end: string; reason: string; greeting: string }[];
+};
 
 const hh = (h: number) => `${String(h).padStart(2, '0')}:00`;
 const hm = (h: number, m: number) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
@@ -71,7 +99,9 @@ describe(`${WRITERS} concurrent writers on one office-hours day`, () => {
     const stored = await storedMonday();
     expect(inputs).toContainEqual(stored);
     // no break of another writer left behind in the table either
-    const rows = await t.db.prisma.officeBreak.findMany({ where: { officeHours: { orgId: t.demo.organizations.clinic.id, dayOfWeek: 'MONDAY' } } });
+    const rows = await t.db.prisma.officeBreak.findMany({
+      where: { officeHours: { orgId: t.demo.organizations.clinic.id, dayOfWeek: 'MONDAY' } },
+    });
     expect(rows).toHaveLength(stored.breaks.length);
     expectBreaksInsideHours(stored);
   });
@@ -108,7 +138,14 @@ describe(`${WRITERS} concurrent writers on one closure`, () => {
     const closureId = created.body.data.id as string;
 
     // alternating forms (annual / timed), every field named after the writer
-    type ClosureInput = { description: string; annualDate?: { month: number; day: number }; startAt?: string; endAt?: string; chatGreeting: string; phoneGreeting: string };
+    type ClosureInput = {
+      description: string;
+      annualDate?: { month: number; day: number };
+      startAt?: string;
+      endAt?: string;
+      chatGreeting: string;
+      phoneGreeting: string;
+    };
     const inputs = Array.from({ length: WRITERS }, (_, i): ClosureInput => ({
       description: `writer ${i}`,
       ...(i % 3 === 0

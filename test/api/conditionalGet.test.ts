@@ -34,9 +34,12 @@ describe('ETag and If-None-Match on GET routes', () => {
     const newEtag = changed.headers.get('etag')!;
     expect(newEtag).not.toBe(etag);
     expect((await t.rest('GET', officeHours(), ifNoneMatch(newEtag))).status).toBe(304);
-    await t.gql(`mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: {dayOfWeek: MONDAY, isClosed: true, breaks: []}) { dayOfWeek } }`, {
-      orgId: t.demo.organizations.clinic.id,
-    });
+    await t.gql(
+      `mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: {dayOfWeek: MONDAY, isClosed: true, breaks: []}) { dayOfWeek } }`,
+      {
+        orgId: t.demo.organizations.clinic.id,
+      },
+    );
     expect((await t.rest('GET', officeHours(), ifNoneMatch(newEtag))).status).toBe(200);
   });
 

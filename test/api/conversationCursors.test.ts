@@ -17,8 +17,22 @@ const list = (query: Record<string, string>, token?: string) =>
   t.rest('GET', `/v1/conversations?${new URLSearchParams(query)}`, token === undefined ? {} : { token });
 
 const Connection = graphql(`
-  query ConversationsConnectionPage($first: Int, $after: String, $orgId: ID, $botId: ID, $includeArchived: Boolean, $includeChildren: Boolean) {
-    conversationsConnection(first: $first, after: $after, orgId: $orgId, botId: $botId, includeArchived: $includeArchived, includeChildren: $includeChildren) {
+  query ConversationsConnectionPage(
+    $first: Int
+    $after: String
+    $orgId: ID
+    $botId: ID
+    $includeArchived: Boolean
+    $includeChildren: Boolean
+  ) {
+    conversationsConnection(
+      first: $first
+      after: $after
+      orgId: $orgId
+      botId: $botId
+      includeArchived: $includeArchived
+      includeChildren: $includeChildren
+    ) {
       totalCount
       edges {
         cursor
@@ -111,7 +125,12 @@ describe('REST cursor pagination', () => {
     const cursor: string = (await list({ limit: '5' })).body.data.pagination.nextCursor;
     const [payload, mac] = cursor.split('.') as [string, string];
     // the payload is only base64url JSON: moving the position must not go unnoticed
-    const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { t: 0, i: '00000000-0000-4000-8000-000000000000' } })).toString('base64url');
+    const moved = Buffer.from(
+      JSON.stringify({
+        ...JSON.parse(Buffer.from(payload, 'base64url').toString()),
+        p: { t: 0, i: '00000000-0000-4000-8000-000000000000' },
+      }),
+    ).toString('base64url');
     for (const bad of [`${moved}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`, 'abc', `${cursor}.x`, 'x'.repeat(513)]) {
       const res = await list({ cursor: bad });
       expect(res.status, bad).toBe(400);
@@ -124,7 +143,9 @@ describe('REST cursor pagination', () => {
     for (const filters of [{ includeArchived: 'true' }, { botId: t.demo.bots.clinic[0]! }] as Record<string, string>[]) {
       const res = await list({ ...filters, cursor });
       expect(res.status).toBe(400);
-      expect(res.body.message).toBe('cursor: was issued for other filters; send the same filters as for the page it came from, or start again without it');
+      expect(res.body.message).toBe(
+        'cursor: was issued for other filters; send the same filters as for the page it came from, or start again without it',
+      );
     }
     // the same query by the account for itself: another list
     expect((await list({ cursor }, t.demo.organizations.account.apiKey)).status).toBe(400);
@@ -136,7 +157,11 @@ describe('REST cursor pagination', () => {
     const cursor = (await list({ limit: '5' })).body.data.pagination.nextCursor;
     const expected = ids((await list({ cursor, limit: '5' })).body.data.conversations);
     const ask = async (app: ReturnType<typeof createApp>) =>
-      app.fetch(new Request(`http://127.0.0.1/v1/conversations?limit=5&cursor=${cursor}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } }));
+      app.fetch(
+        new Request(`http://127.0.0.1/v1/conversations?limit=5&cursor=${cursor}`, {
+          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+        }),
+      );
     // another instance on the same database loads the same key
     const sameKey = createApp({ ...t.deps, tokens: { ...t.deps.tokens, key: await loadSigningKey(t.db.prisma, undefined) } });
     const res = await ask(sameKey);
@@ -188,7 +213,10 @@ describe('GraphQL conversationsConnection', () => {
   it('answers BAD_USER_INPUT on `after` for an altered cursor or other filters, and on `first` out of range', async () => {
     const endCursor = (await t.gql(Connection, { first: 5 })).body.data.conversationsConnection.pageInfo.endCursor!;
     const altered = await t.gql(Connection, { after: endCursor.slice(0, -3) + 'AAA' });
-    expect(altered.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'after', message: expect.stringContaining('not a cursor') }] });
+    expect(altered.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'after', message: expect.stringContaining('not a cursor') }],
+    });
     const otherFilters = await t.gql(Connection, { after: endCursor, includeArchived: true });
     expect(otherFilters.body.errors[0].extensions.issues).toEqual([{ path: 'after', message: expect.stringContaining('other filters') }]);
     const tooMany = await t.gql(Connection, { first: 101 });
@@ -199,6 +227,10 @@ describe('GraphQL conversationsConnection', () => {
     const foreign = await t.gql(Connection, { orgId: t.demo.organizations.other.id });
     expect(foreign.body.errors[0].extensions.code).toBe('NOT_FOUND');
     const empty = (await t.gql(Connection, {}, { token: t.demo.organizations.account.apiKey })).body.data.conversationsConnection;
-    expect(empty).toEqual({ totalCount: 0, edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+    expect(empty).toEqual({
+      totalCount: 0,
+      edges: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    });
   });
 });

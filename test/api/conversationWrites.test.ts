@@ -8,7 +8,9 @@ const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000000' } });
 const NOW = '2026-03-02T15:00:00Z';
 
 async function open(t: TestApp, extra: Record<string, unknown> = {}) {
-  const res = await t.rest('POST', '/v1/conversations', { json: { botId: t.demo.bots.clinic[0], medium: 'PHONE', fromNumber: '+14155552671', toNumber: '+15550101', ...extra } });
+  const res = await t.rest('POST', '/v1/conversations', {
+    json: { botId: t.demo.bots.clinic[0], medium: 'PHONE', fromNumber: '+14155552671', toNumber: '+15550101', ...extra },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data.conversationId as string;
 }
@@ -24,7 +26,9 @@ describe('writing a conversation', () => {
       expect(res.body.data).toMatchObject({ seq: i + 1, text });
     }
     t.clock.advance(5_000);
-    const ended = await t.rest('POST', `/v1/conversations/${id}/end`, { json: { summary: 'Booked a cleaning', topic: 'Scheduling', tags: ['appointment'] } });
+    const ended = await t.rest('POST', `/v1/conversations/${id}/end`, {
+      json: { summary: 'Booked a cleaning', topic: 'Scheduling', tags: ['appointment'] },
+    });
     expect(ended.body.data).toMatchObject({
       status: 'CLOSED',
       duration: 20,
@@ -44,29 +48,49 @@ describe('writing a conversation', () => {
       { seq: 1, role: 'agent', text: lines[0], at: '2026-03-02T15:00:05.000Z' },
       { seq: 2, role: 'caller', text: lines[1], at: '2026-03-02T15:00:10.000Z' },
     ]);
-    const second = await t.rest('GET', `/v1/conversations/${id}?limit=2&cursor=${encodeURIComponent(first.body.data.transcript.nextCursor)}`);
-    expect(second.body.data.transcript).toEqual({ messages: [{ seq: 3, role: 'agent', text: lines[2], at: '2026-03-02T15:00:15.000Z' }], nextCursor: null });
+    const second = await t.rest(
+      'GET',
+      `/v1/conversations/${id}?limit=2&cursor=${encodeURIComponent(first.body.data.transcript.nextCursor)}`,
+    );
+    expect(second.body.data.transcript).toEqual({
+      messages: [{ seq: 3, role: 'agent', text: lines[2], at: '2026-03-02T15:00:15.000Z' }],
+      nextCursor: null,
+    });
     // a cursor of one transcript does not continue another
     const otherId = await open(t);
-    const foreignCursor = await t.rest('GET', `/v1/conversations/${otherId}?cursor=${encodeURIComponent(first.body.data.transcript.nextCursor)}`);
+    const foreignCursor = await t.rest(
+      'GET',
+      `/v1/conversations/${otherId}?cursor=${encodeURIComponent(first.body.data.transcript.nextCursor)}`,
+    );
     expect(foreignCursor.status).toBe(400);
   });
 
   it('does the same on GraphQL', async () => {
     t.clock.set(NOW);
-    const created = await t.gql('mutation($b: ID) { createConversation(input: {botId: $b, medium: CHAT}) { id status } }', { b: t.demo.bots.clinic[0] });
+    const created = await t.gql('mutation($b: ID) { createConversation(input: {botId: $b, medium: CHAT}) { id status } }', {
+      b: t.demo.bots.clinic[0],
+    });
     const id = created.body.data.createConversation.id;
     await t.gql('mutation($id: ID!) { addConversationMessage(id: $id, role: caller, text: "Are you open Saturday?") { seq } }', { id });
     await t.gql('mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Yes, 9 to 12.") { seq } }', { id });
-    const ended = await t.gql('mutation($id: ID!) { endConversation(id: $id, input: {summary: "Hours", duration: 42}) { status duration } }', { id });
+    const ended = await t.gql(
+      'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Hours", duration: 42}) { status duration } }',
+      { id },
+    );
     expect(ended.body.data.endConversation).toEqual({ status: 'CLOSED', duration: 42 });
-    const read = await t.gql('query($id: ID!) { conversation(id: $id, first: 1) { conversation { id medium } transcript { messages { seq role text } nextCursor } } }', { id });
+    const read = await t.gql(
+      'query($id: ID!) { conversation(id: $id, first: 1) { conversation { id medium } transcript { messages { seq role text } nextCursor } } }',
+      { id },
+    );
     expect(read.body.data.conversation.conversation).toEqual({ id, medium: 'CHAT' });
     expect(read.body.data.conversation.transcript.messages).toEqual([{ seq: 1, role: 'caller', text: 'Are you open Saturday?' }]);
-    const next = await t.gql('query($id: ID!, $after: String) { conversation(id: $id, first: 5, after: $after) { transcript { messages { seq } nextCursor } } }', {
-      id,
-      after: read.body.data.conversation.transcript.nextCursor,
-    });
+    const next = await t.gql(
+      'query($id: ID!, $after: String) { conversation(id: $id, first: 5, after: $after) { transcript { messages { seq } nextCursor } } }',
+      {
+        id,
+        after: read.body.data.conversation.transcript.nextCursor,
+      },
+    );
     expect(next.body.data.conversation.transcript).toEqual({ messages: [{ seq: 2 }], nextCursor: null });
     const again = await t.gql('mutation($id: ID!) { endConversation(id: $id, input: {}) { status } }', { id });
     expect(again.body.errors[0].extensions.code).toBe('CONFLICT');
@@ -86,13 +110,18 @@ describe('writing a conversation', () => {
     expect(nulTag.body.message).toContain('tags.0: must not contain NUL');
     const negative = await t.rest('POST', `/v1/conversations/${id}/end`, { json: { duration: -1 } });
     expect(negative.body.message).toContain('duration: must not be negative');
-    const foreign = await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'Hi' }, token: t.demo.organizations.other.apiKey });
+    const foreign = await t.rest('POST', `/v1/conversations/${id}/messages`, {
+      json: { role: 'caller', text: 'Hi' },
+      token: t.demo.organizations.other.apiKey,
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.message).toBe('Conversation not found');
     expect((await t.rest('GET', `/v1/conversations/${id}`, { token: t.demo.organizations.other.apiKey })).status).toBe(404);
     expect((await t.rest('POST', '/v1/conversations', { json: { botId: t.demo.bots.other[0], medium: 'CHAT' } })).status).toBe(404);
     const readOnly = await t.accessToken('clinicReadOnly');
-    expect((await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'Hi' }, token: readOnly })).status).toBe(403);
+    expect(
+      (await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'Hi' }, token: readOnly })).status,
+    ).toBe(403);
   });
 });
 
@@ -105,19 +134,31 @@ describe('the list filters', () => {
     expect(phone.body.data.conversations).toEqual(expected);
     expect(phone.body.data.pagination.totalCount).toBe(expected.length);
     const open = await t.rest('GET', '/v1/conversations?limit=100&status=OPEN');
-    expect(open.body.data.conversations.map((c: any) => c.conversationId)).toEqual(all.body.data.conversations.filter((c: any) => c.status === 'OPEN').map((c: any) => c.conversationId));
+    expect(open.body.data.conversations.map((c: any) => c.conversationId)).toEqual(
+      all.body.data.conversations.filter((c: any) => c.status === 'OPEN').map((c: any) => c.conversationId),
+    );
     const [a, b] = [all.body.data.conversations[10].startTime, all.body.data.conversations[5].startTime];
     const range = await t.rest('GET', `/v1/conversations?limit=100&startedFrom=${a}&startedTo=${b}`);
     const inRange = all.body.data.conversations.filter((c: any) => c.startTime >= a && c.startTime < b);
     expect(range.body.data.conversations).toEqual(inRange);
     // cursor pages of a filtered list
     const page1 = await t.rest('GET', '/v1/conversations?limit=3&medium=PHONE');
-    const page2 = await t.rest('GET', `/v1/conversations?limit=3&medium=PHONE&cursor=${encodeURIComponent(page1.body.data.pagination.nextCursor)}`);
+    const page2 = await t.rest(
+      'GET',
+      `/v1/conversations?limit=3&medium=PHONE&cursor=${encodeURIComponent(page1.body.data.pagination.nextCursor)}`,
+    );
     expect([...page1.body.data.conversations, ...page2.body.data.conversations]).toEqual(expected.slice(0, 6));
-    const mixed = await t.rest('GET', `/v1/conversations?limit=3&medium=CHAT&cursor=${encodeURIComponent(page1.body.data.pagination.nextCursor)}`);
+    const mixed = await t.rest(
+      'GET',
+      `/v1/conversations?limit=3&medium=CHAT&cursor=${encodeURIComponent(page1.body.data.pagination.nextCursor)}`,
+    );
     expect(mixed.status).toBe(400);
-    const gql = await t.gql('{ conversationsConnection(first: 100, medium: PHONE, status: CLOSED) { totalCount edges { node { medium status } } } }');
-    expect(gql.body.data.conversationsConnection.edges.every((e: any) => e.node.medium === 'PHONE' && e.node.status === 'CLOSED')).toBe(true);
+    const gql = await t.gql(
+      '{ conversationsConnection(first: 100, medium: PHONE, status: CLOSED) { totalCount edges { node { medium status } } } }',
+    );
+    expect(gql.body.data.conversationsConnection.edges.every((e: any) => e.node.medium === 'PHONE' && e.node.status === 'CLOSED')).toBe(
+      true,
+    );
     expect(gql.body.data.conversationsConnection.totalCount).toBe(expected.filter((c: any) => c.status === 'CLOSED').length);
     expect((await t.rest('GET', '/v1/conversations?medium=FAX')).status).toBe(400);
   });

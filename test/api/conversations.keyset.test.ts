@@ -58,14 +58,22 @@ describe('keyset pages over 200,000 conversations', () => {
     )[0]!;
     const deep = { t: deepRow.startTime.getTime(), i: deepRow.id };
 
-    for (const ranges of [[{ orgId, archived: false }], [{ orgId, archived: false }, { orgId, archived: true }]] as ConversationRange[][]) {
+    for (const ranges of [
+      [{ orgId, archived: false }],
+      [
+        { orgId, archived: false },
+        { orgId, archived: true },
+      ],
+    ] as ConversationRange[][]) {
       for (const after of [undefined, deep]) {
         const nodes = await plan(ranges, after);
         const scans = nodes.filter((n) => n['Relation Name'] === 'Conversation');
         expect(scans.map((n) => n['Node Type'])).toEqual(ranges.map(() => expect.stringMatching(/^Index (Only )?Scan$/)));
         for (const scan of scans) expect(scan['Index Name']).toBe('Conversation_orgId_archived_startTime_id_idx');
         // a page and the row after it, per range, plus at most the two ties of the cursor's minute
-        expect(rowsRead(nodes), JSON.stringify({ ranges: ranges.length, deep: !!after })).toBeLessThanOrEqual(ranges.length * (PAGE + 1 + 2));
+        expect(rowsRead(nodes), JSON.stringify({ ranges: ranges.length, deep: !!after })).toBeLessThanOrEqual(
+          ranges.length * (PAGE + 1 + 2),
+        );
         expect(nodes.some((n) => n['Node Type'] === 'Sort' && n['Actual Rows'] > ranges.length * (PAGE + 1))).toBe(false);
       }
     }

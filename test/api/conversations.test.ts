@@ -4,7 +4,21 @@ import { invalidPagingCases, pagingCases } from './cases/conversationCases.js';
 
 const t = useTestApp();
 
-const FIELDS = ['conversationId', 'orgId', 'botId', 'conversationTags', 'medium', 'toNumber', 'fromNumber', 'summary', 'topic', 'duration', 'startTime', 'endTime', 'status'];
+const FIELDS = [
+  'conversationId',
+  'orgId',
+  'botId',
+  'conversationTags',
+  'medium',
+  'toNumber',
+  'fromNumber',
+  'summary',
+  'topic',
+  'duration',
+  'startTime',
+  'endTime',
+  'status',
+];
 const ITEM_SELECTION = FIELDS.join(' ');
 const QUERY = `query ($offset: Int, $limit: Int, $orgId: ID, $botId: ID, $includeArchived: Boolean, $includeChildren: Boolean) {
   conversations(offset: $offset, limit: $limit, orgId: $orgId, botId: $botId, includeArchived: $includeArchived, includeChildren: $includeChildren) {
@@ -13,7 +27,8 @@ const QUERY = `query ($offset: Int, $limit: Int, $orgId: ID, $botId: ID, $includ
   }
 }`;
 
-const list = (query: Record<string, string> = {}, token?: string) => t.rest('GET', `/v1/conversations?${new URLSearchParams(query)}`, token === undefined ? {} : { token });
+const list = (query: Record<string, string> = {}, token?: string) =>
+  t.rest('GET', `/v1/conversations?${new URLSearchParams(query)}`, token === undefined ? {} : { token });
 const gqlList = (args: Record<string, unknown> = {}, token?: string) => t.gql(QUERY, args, token === undefined ? {} : { token });
 
 type Item = { conversationId: string; startTime: string; orgId: string; botId: string | null };
@@ -143,7 +158,7 @@ describe('GET /v1/conversations', () => {
     expect(archivedToo.body.data.pagination.totalCount).toBe(52);
   });
 
-  it("lists a child organization with the account key and orgId", async () => {
+  it('lists a child organization with the account key and orgId', async () => {
     const account = t.demo.organizations.account.apiKey;
     const clinic2 = await list({ orgId: t.demo.organizations.clinic2.id }, account);
     expect(clinic2.status).toBe(200);
@@ -260,7 +275,11 @@ describe('GraphQL conversations', () => {
   });
 
   it('answers NOT_FOUND for a foreign orgId or botId', async () => {
-    for (const args of [{ orgId: t.demo.organizations.other.id }, { orgId: t.demo.organizations.clinic2.id }, { botId: t.demo.bots.other[0] }]) {
+    for (const args of [
+      { orgId: t.demo.organizations.other.id },
+      { orgId: t.demo.organizations.clinic2.id },
+      { botId: t.demo.bots.other[0] },
+    ]) {
       const res = await gqlList(args);
       expect(res.body.data).toBeNull();
       expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');

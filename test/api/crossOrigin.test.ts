@@ -28,7 +28,11 @@ describe('CORS closed (CORS_ORIGINS unset, the default)', () => {
     const auth = { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, origin: site };
     const answers = await Promise.all([
       call(t.app, `/v1/organizations/${t.demo.organizations.clinic.id}`, { headers: auth }),
-      call(t.app, '/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ viewer { scopes } }' }) }),
+      call(t.app, '/graphql', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { scopes } }' }),
+      }),
       call(t.app, '/oauth/token', { method: 'POST', headers: { origin: site, 'content-type': 'application/json' }, body: '{}' }),
     ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 400]);

@@ -20,7 +20,9 @@ describe.runIf(onPostgres)('when PostgreSQL becomes unreachable', () => {
 
   beforeAll(async () => {
     relay = await openTcpRelay(t.db.url, 5432);
-    database = await openDatabase(relay.via(t.db.url), { limits: { poolSize: 4, maxWaiting: 20, queueTimeoutMs: 2_000, statementTimeoutMs: 2_000 } });
+    database = await openDatabase(relay.via(t.db.url), {
+      limits: { poolSize: 4, maxWaiting: 20, queueTimeoutMs: 2_000, statementTimeoutMs: 2_000 },
+    });
     readModel = new ReadModel(database.prisma, { maxEntries: 100, maxAgeMs: 3_600_000, clock: t.clock.now });
     app = createApp({ ...t.deps, db: database.prisma, database, readModel });
   });
@@ -32,7 +34,9 @@ describe.runIf(onPostgres)('when PostgreSQL becomes unreachable', () => {
   });
 
   const get = async (path: string) => {
-    const res = await app.fetch(new Request(`http://127.0.0.1${path}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } }));
+    const res = await app.fetch(
+      new Request(`http://127.0.0.1${path}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } }),
+    );
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
   };
 

@@ -35,7 +35,8 @@ describe('the demo schedule', () => {
 
       const from = new Date(Math.floor(Date.parse(now) / 1000) * 1000).toISOString();
       const to = new Date(Date.parse(now) + 21 * 86_400_000).toISOString();
-      const intervals = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=${from}&to=${to}&medium=PHONE`)).body.data.intervals;
+      const intervals = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=${from}&to=${to}&medium=PHONE`)).body
+        .data.intervals;
       expect(new Set(intervals.map((i: any) => i.state))).toEqual(new Set(['OPEN', 'BREAK', 'CLOSED', 'CLOSURE']));
       expect(intervals.some((i: any) => i.closure?.id === schedule.timedClosure.id)).toBe(true);
       expect(intervals.some((i: any) => i.specialHours?.id === schedule.specialHours.id && i.state === 'OPEN')).toBe(true);

@@ -52,19 +52,49 @@ describe('a GET of /v1 answered directly and through Hono', () => {
   const key = () => t.demo.organizations.clinic.apiKey;
   const cases: [string, () => [string, Record<string, string>]][] = [
     ['office hours', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { authorization: `Bearer ${key()}` }]],
-    ['one day of office hours', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours?dayOfWeek=MONDAY`, { authorization: `Bearer ${key()}` }]],
-    ['availability', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE`, { authorization: `Bearer ${key()}` }]],
-    ['an organization, trailing slash', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/`, { authorization: `Bearer ${key()}` }]],
+    [
+      'one day of office hours',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours?dayOfWeek=MONDAY`, { authorization: `Bearer ${key()}` }],
+    ],
+    [
+      'availability',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE`, { authorization: `Bearer ${key()}` }],
+    ],
+    [
+      'an organization, trailing slash',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}/`, { authorization: `Bearer ${key()}` }],
+    ],
     ['a list with a query', () => [`/v1/conversations?limit=2`, { authorization: `Bearer ${key()}` }]],
-    ['a sane request id kept', () => [`/v1/organizations/${t.demo.organizations.clinic.id}`, { authorization: `Bearer ${key()}`, 'X-Request-Id': 'lb-1.2:trace-9' }]],
+    [
+      'a sane request id kept',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}`, { authorization: `Bearer ${key()}`, 'X-Request-Id': 'lb-1.2:trace-9' }],
+    ],
     ['no credential', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {}]],
-    ['an unknown key', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { authorization: `Bearer svc-sk-v2-${'x'.repeat(43)}` }]],
+    [
+      'an unknown key',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { authorization: `Bearer svc-sk-v2-${'x'.repeat(43)}` }],
+    ],
     ['not "Bearer <token>"', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { authorization: 'Basic abc' }]],
     ['another tenant', () => [`/v1/organizations/${t.demo.organizations.other.id}/office-hours`, { authorization: `Bearer ${key()}` }]],
-    ['a repeated query parameter', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE&medium=CHAT`, { authorization: `Bearer ${key()}` }]],
-    ['a bad query value', () => [`/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=FAX`, { authorization: `Bearer ${key()}` }]],
+    [
+      'a repeated query parameter',
+      () => [
+        `/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE&medium=CHAT`,
+        { authorization: `Bearer ${key()}` },
+      ],
+    ],
+    [
+      'a bad query value',
+      () => [`/v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=FAX`, { authorization: `Bearer ${key()}` }],
+    ],
     ['a malformed id', () => [`/v1/organizations/not-a-uuid/office-hours`, { authorization: `Bearer ${key()}` }]],
-    ['a percent-encoded id', () => [`/v1/organizations/${encodeURIComponent(t.demo.organizations.clinic.id).replace('-', '%2D')}`, { authorization: `Bearer ${key()}` }]],
+    [
+      'a percent-encoded id',
+      () => [
+        `/v1/organizations/${encodeURIComponent(t.demo.organizations.clinic.id).replace('-', '%2D')}`,
+        { authorization: `Bearer ${key()}` },
+      ],
+    ],
   ];
 
   for (const [name, make] of cases) {
@@ -102,12 +132,20 @@ describe('a GET of /v1 answered directly and through Hono', () => {
 
 describe('the header names on the wire', () => {
   /** The raw header names a server writes for one GET (a fetch client would hide their case). */
-  async function rawNames(answerNode: ReturnType<typeof createApp>['answerNode'] | undefined, fetchApp: ReturnType<typeof createApp>): Promise<string[]> {
+  async function rawNames(
+    answerNode: ReturnType<typeof createApp>['answerNode'] | undefined,
+    fetchApp: ReturnType<typeof createApp>,
+  ): Promise<string[]> {
     server = createHttpServer(fetchApp.fetch, t.deps.config.http, undefined, undefined, answerNode);
     const { port } = (await listen(server, 0, '127.0.0.1')) as AddressInfo;
     const { request } = await import('node:http');
     const names = await new Promise<string[]>((resolve, reject) => {
-      const req = request({ port, host: '127.0.0.1', path: `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
+      const req = request({
+        port,
+        host: '127.0.0.1',
+        path: `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`,
+        headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.rawHeaders.filter((_, i) => i % 2 === 0).filter((name) => !VARYING.has(name.toLowerCase())));
@@ -136,7 +174,16 @@ describe('what the direct path leaves to Hono', () => {
     const key = t.demo.organizations.clinic.apiKey;
     const status = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
-        const req = request({ port, host: '127.0.0.1', path: `/v1/organizations/${t.demo.organizations.clinic.id}`, headers: [['Host', `127.0.0.1:${port}`], ['Authorization', `Bearer ${key}`], ['Authorization', 'Bearer other']] as never });
+        const req = request({
+          port,
+          host: '127.0.0.1',
+          path: `/v1/organizations/${t.demo.organizations.clinic.id}`,
+          headers: [
+            ['Host', `127.0.0.1:${port}`],
+            ['Authorization', `Bearer ${key}`],
+            ['Authorization', 'Bearer other'],
+          ] as never,
+        });
         req.on('response', (res) => {
           res.resume();
           resolve(res.statusCode!);
@@ -149,7 +196,10 @@ describe('what the direct path leaves to Hono', () => {
   });
 
   it('HEAD answers the GET without a body', async () => {
-    const res = await t.fetch(`/v1/organizations/${t.demo.organizations.clinic.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
+    const res = await t.fetch(`/v1/organizations/${t.demo.organizations.clinic.id}`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+    });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
   });

@@ -11,7 +11,13 @@ import { useTestApp, type TestApp, type TestResponse } from '../support/testApp.
 const t = useTestApp();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const closure = { description: 'Staff training', chatGreeting: null, phoneGreeting: 'We are in training.', startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T18:00:00Z' };
+const closure = {
+  description: 'Staff training',
+  chatGreeting: null,
+  phoneGreeting: 'We are in training.',
+  startAt: '2026-03-10T14:00:00Z',
+  endAt: '2026-03-10T18:00:00Z',
+};
 const specialDay = { date: '2026-12-24', description: 'Christmas Eve', isClosed: true };
 const closuresPath = () => `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
 const CREATE_CLOSURE = 'mutation($org: ID!, $input: CreateClosureInput!) { createClosure(orgId: $org, input: $input) { id } }';
@@ -21,7 +27,12 @@ const CREATE_SPECIAL = 'mutation($org: ID!, $input: SpecialHoursInput!) { create
 async function rawGraphQL(body: string, contentType: string, headers: Record<string, string> = {}): Promise<TestResponse> {
   const res = await t.fetch('/graphql', {
     method: 'POST',
-    headers: { 'content-type': contentType, accept: 'application/graphql-response+json', authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, ...headers },
+    headers: {
+      'content-type': contentType,
+      accept: 'application/graphql-response+json',
+      authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+      ...headers,
+    },
     body,
   });
   return { status: res.status, headers: res.headers, body: await res.json() };
@@ -56,7 +67,8 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
   },
   forbidden: {
     rest: async () => t.rest('POST', closuresPath(), { json: closure, token: await t.accessToken('clinicReadOnly') }),
-    graphql: async () => t.gql(CREATE_CLOSURE, { org: t.demo.organizations.clinic.id, input: closure }, { token: await t.accessToken('clinicReadOnly') }),
+    graphql: async () =>
+      t.gql(CREATE_CLOSURE, { org: t.demo.organizations.clinic.id, input: closure }, { token: await t.accessToken('clinicReadOnly') }),
   },
   not_found: {
     rest: () => t.rest('GET', `/v1/organizations/${MISSING}/closures`),
@@ -87,7 +99,10 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
     },
   },
   payload_too_large: {
-    rest: () => t.rest('POST', closuresPath(), { raw: { body: JSON.stringify({ description: 'x'.repeat(1_100_000) }), contentType: 'application/json' } }),
+    rest: () =>
+      t.rest('POST', closuresPath(), {
+        raw: { body: JSON.stringify({ description: 'x'.repeat(1_100_000) }), contentType: 'application/json' },
+      }),
     graphql: () => rawGraphQL(JSON.stringify({ query: `{ templates { id } } #${'x'.repeat(1_100_000)}` }), 'application/json'),
   },
   unsupported_media_type: {
@@ -101,7 +116,11 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
     },
     graphql: async () => {
       await t.gql(CREATE_CLOSURE, { org: t.demo.organizations.clinic.id, input: closure }, { headers: { 'Idempotency-Key': 'gql-once' } });
-      return t.gql(CREATE_CLOSURE, { org: t.demo.organizations.clinic.id, input: { ...closure, description: 'Another' } }, { headers: { 'Idempotency-Key': 'gql-once' } });
+      return t.gql(
+        CREATE_CLOSURE,
+        { org: t.demo.organizations.clinic.id, input: { ...closure, description: 'Another' } },
+        { headers: { 'Idempotency-Key': 'gql-once' } },
+      );
     },
   },
   rate_limited: {
@@ -130,7 +149,9 @@ describe('error codes: each kind of error carries its catalogue code on REST and
 
   it('covers every REST code the app itself answers (the rest are refused before it, tested elsewhere)', () => {
     const elsewhere = new Set(['request_timeout', 'uri_too_long', 'header_fields_too_large', 'internal_error', 'unavailable']);
-    const uncovered = ERROR_CATALOGUE.flatMap((e) => (e.rest !== null && !Object.hasOwn(rows, e.rest) && !elsewhere.has(e.rest) ? [e.rest] : []));
+    const uncovered = ERROR_CATALOGUE.flatMap((e) =>
+      e.rest !== null && !Object.hasOwn(rows, e.rest) && !elsewhere.has(e.rest) ? [e.rest] : [],
+    );
     expect(uncovered).toEqual([]);
   });
 });

@@ -27,7 +27,13 @@ interface Write {
   withApiKey?: boolean;
 }
 
-const closureBody = { description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', chatGreeting: null, phoneGreeting: null };
+const closureBody = {
+  description: 'Training',
+  startAt: '2026-03-10T13:00:00Z',
+  endAt: '2026-03-10T17:00:00Z',
+  chatGreeting: null,
+  phoneGreeting: null,
+};
 const clinic = (t: TestApp) => t.demo.organizations.clinic.id;
 
 async function restOk(t: TestApp, token: string, method: string, path: string, json?: unknown): Promise<any> {
@@ -67,7 +73,13 @@ const seededClosure = () => seeded;
 let endpointId = '';
 let deliveryId = '';
 async function seedEndpoint(t: TestApp): Promise<void> {
-  endpointId = (await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: clinic(t), url: 'https://hooks.example.com/x', eventTypes: ['template.*'] })).id;
+  endpointId = (
+    await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: clinic(t),
+      url: 'https://hooks.example.com/x',
+      eventTypes: ['template.*'],
+    })
+  ).id;
 }
 async function seedFailedDelivery(t: TestApp): Promise<void> {
   await seedEndpoint(t);
@@ -77,14 +89,17 @@ async function seedFailedDelivery(t: TestApp): Promise<void> {
   deliveryId = await deliveryRow(t.deps.db, { endpointId, eventId: event.id, status: 'failed', attempts: 8 });
 }
 const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
-  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
-    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const run =
+    (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) =>
+    async (t: TestApp, token: string) =>
+      void (await (kind === 'rest' ? rest : gql)(t, token));
   const base = '/v1/webhook-endpoints';
   return {
     create: {
       run: run(
         (t, token) => restOk(t, token, 'POST', base, { url: 'https://hooks.example.com/new', eventTypes: ['closure.*'] }),
-        (t, token) => gqlOk(t, token, 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/new"}) { id secret } }', {}),
+        (t, token) =>
+          gqlOk(t, token, 'mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/new"}) { id secret } }', {}),
       ),
       type: 'webhook_endpoint.created',
       orgId: clinic,
@@ -94,7 +109,10 @@ const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: 
       before: seedEndpoint,
       run: run(
         (t, token) => restOk(t, token, 'PATCH', `${base}/${endpointId}`, { description: 'Changed' }),
-        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "Changed"}) { id } }', { id: endpointId }),
+        (t, token) =>
+          gqlOk(t, token, 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "Changed"}) { id } }', {
+            id: endpointId,
+          }),
       ),
       type: 'webhook_endpoint.updated',
       orgId: clinic,
@@ -134,7 +152,11 @@ const webhookWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: 
       before: seedFailedDelivery,
       run: run(
         (t, token) => restOk(t, token, 'POST', `${base}/${endpointId}/deliveries/${deliveryId}/retry`),
-        (t, token) => gqlOk(t, token, 'mutation($e: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $e, deliveryId: $d) { id } }', { e: endpointId, d: deliveryId }),
+        (t, token) =>
+          gqlOk(t, token, 'mutation($e: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $e, deliveryId: $d) { id } }', {
+            e: endpointId,
+            d: deliveryId,
+          }),
       ),
       type: 'webhook_delivery.retried',
       orgId: clinic,
@@ -149,8 +171,10 @@ async function seedApiKey(t: TestApp): Promise<void> {
   seededKeyId = (await createApiKey(t.deps.db, clinic(t), 'Seeded')).id;
 }
 const apiKeyWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
-  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
-    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const run =
+    (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) =>
+    async (t: TestApp, token: string) =>
+      void (await (kind === 'rest' ? rest : gql)(t, token));
   return {
     create: {
       run: run(
@@ -166,7 +190,10 @@ const apiKeyWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (
       before: seedApiKey,
       run: run(
         (t, token) => restOk(t, token, 'POST', `/v1/api-keys/${seededKeyId}/roll`, { expiresAt: '2026-03-03T15:00:00Z' }),
-        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rollApiKey(id: $id, expiresAt: "2026-03-03T15:00:00Z") { id apiKey } }', { id: seededKeyId }),
+        (t, token) =>
+          gqlOk(t, token, 'mutation($id: ID!) { rollApiKey(id: $id, expiresAt: "2026-03-03T15:00:00Z") { id apiKey } }', {
+            id: seededKeyId,
+          }),
       ),
       type: 'api_key.rolled',
       orgId: clinic,
@@ -193,14 +220,17 @@ async function seedClient(t: TestApp): Promise<void> {
   seededClientId = (await createOAuthClient(t.deps.db, clinic(t), ['closures:read'], 'Seeded client')).id;
 }
 const oauthClientWrites = (kind: 'rest' | 'gql'): Record<string, Write & { before?: (t: TestApp) => Promise<void> }> => {
-  const run = (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) => async (t: TestApp, token: string) =>
-    void (await (kind === 'rest' ? rest : gql)(t, token));
+  const run =
+    (rest: (t: TestApp, token: string) => Promise<unknown>, gql: (t: TestApp, token: string) => Promise<unknown>) =>
+    async (t: TestApp, token: string) =>
+      void (await (kind === 'rest' ? rest : gql)(t, token));
   const base = '/v1/oauth-clients';
   return {
     create: {
       run: run(
         (t, token) => restOk(t, token, 'POST', base, { name: 'Board', scopes: ['closures:read'] }),
-        (t, token) => gqlOk(t, token, 'mutation { createOAuthClient(input: {name: "Board", scopes: ["closures:read"]}) { id clientSecret } }', {}),
+        (t, token) =>
+          gqlOk(t, token, 'mutation { createOAuthClient(input: {name: "Board", scopes: ["closures:read"]}) { id clientSecret } }', {}),
       ),
       type: 'oauth_client.created',
       orgId: clinic,
@@ -210,7 +240,8 @@ const oauthClientWrites = (kind: 'rest' | 'gql'): Record<string, Write & { befor
       before: seedClient,
       run: run(
         (t, token) => restOk(t, token, 'POST', `${base}/${seededClientId}/rotate-secret`, { expiresAt: '2026-03-03T15:00:00Z' }),
-        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }', { id: seededClientId }),
+        (t, token) =>
+          gqlOk(t, token, 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }', { id: seededClientId }),
       ),
       type: 'oauth_client.secret_rotated',
       orgId: clinic,
@@ -220,7 +251,10 @@ const oauthClientWrites = (kind: 'rest' | 'gql'): Record<string, Write & { befor
       before: seedClient,
       run: run(
         (t, token) => restOk(t, token, 'PUT', `${base}/${seededClientId}/scopes`, { scopes: ['closures:read', 'closures:write'] }),
-        (t, token) => gqlOk(t, token, 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }', { id: seededClientId }),
+        (t, token) =>
+          gqlOk(t, token, 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }', {
+            id: seededClientId,
+          }),
       ),
       type: 'oauth_client.scopes_changed',
       orgId: clinic,
@@ -245,7 +279,9 @@ const restWebhooks = webhookWrites('rest');
 /** A call placed (and claimed, and started) before the write under test. */
 const call = { id: '', leaseId: '' };
 async function placeCall(t: TestApp): Promise<void> {
-  const res = await t.rest('POST', '/v1/call-requests', { json: { botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+15005550006' } });
+  const res = await t.rest('POST', '/v1/call-requests', {
+    json: { botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+15005550006' },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   call.id = res.body.data.callRequestId;
 }
@@ -268,7 +304,8 @@ async function openConversation(t: TestApp): Promise<void> {
   conversationId = res.body.data.conversationId;
 }
 const openedConversation = () => conversationId;
-const conversationOfCall = async (t: TestApp) => (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
+const conversationOfCall = async (t: TestApp) =>
+  (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
 
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
   'POST /v1/api-keys': restApiKeys.create!,
@@ -293,7 +330,10 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   'POST /v1/organizations/:orgId/closures/:closureId': {
     before: async (t) => void (seeded = await seedClosure(t)),
     run: async (t, token) =>
-      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/closures/${seededClosure()}`, { description: 'Moved', annualDate: { month: 7, day: 4 } })),
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/closures/${seededClosure()}`, {
+        description: 'Moved',
+        annualDate: { month: 7, day: 4 },
+      })),
     type: 'closure.updated',
     orgId: clinic,
     subjectId: seededClosure,
@@ -307,7 +347,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   },
   'POST /v1/organizations/:orgId/office-hours': {
     run: async (t, token) =>
-      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/office-hours`, { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' })),
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/office-hours`, {
+        dayOfWeek: 'MONDAY',
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+      })),
     type: 'office_hours.updated',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'MONDAY' } })).id,
@@ -327,7 +372,10 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   'POST /v1/organizations/:orgId/special-hours/:specialHoursId': {
     before: async (t) => void (seeded = await seedSpecialHours(t)),
     run: async (t, token) =>
-      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/special-hours/${seededClosure()}`, { ...specialBody, close: '13:00' })),
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/special-hours/${seededClosure()}`, {
+        ...specialBody,
+        close: '13:00',
+      })),
     type: 'special_hours.updated',
     orgId: clinic,
     subjectId: seededClosure,
@@ -359,19 +407,24 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
   },
   'PUT /v1/templates/:templateId': {
-    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { description: 'Changed' })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { description: 'Changed' })),
     type: 'template.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
   },
   'POST /v1/phone-numbers/:phoneNumberId/attach': {
-    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { botId: t.demo.bots.clinic[0] })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { botId: t.demo.bots.clinic[0] })),
     type: 'phone_number.attached',
     orgId: clinic,
     subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
   },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
-    run: async (t, token) => void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}/insurances/${t.demo.insurances.clinic[0]}`, { notes: 'Checked' })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}/insurances/${t.demo.insurances.clinic[0]}`, {
+        notes: 'Checked',
+      })),
     type: 'insurance.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.insurances.clinic[0]!,
@@ -393,14 +446,16 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   },
   'POST /v1/conversations/:conversationId/messages': {
     before: openConversation,
-    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/messages`, { role: 'caller', text: 'Hello' })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/messages`, { role: 'caller', text: 'Hello' })),
     type: 'conversation.message_added',
     orgId: clinic,
     subjectId: openedConversation,
   },
   'POST /v1/conversations/:conversationId/end': {
     before: openConversation,
-    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/end`, { summary: 'Done', duration: 30 })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/conversations/${conversationId}/end`, { summary: 'Done', duration: 30 })),
     type: 'conversation.ended',
     orgId: clinic,
     subjectId: openedConversation,
@@ -427,7 +482,8 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   },
   'POST /v1/call-requests/:callRequestId/heartbeat': {
     before: claimCall,
-    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/heartbeat`, { leaseId: call.leaseId, leaseSeconds: 120 })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/heartbeat`, { leaseId: call.leaseId, leaseSeconds: 120 })),
     type: 'call_request.lease_extended',
     orgId: clinic,
     subjectId: callId,
@@ -448,7 +504,11 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
   },
   'POST /v1/call-requests/:callRequestId/fail': {
     before: claimCall,
-    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/fail`, { leaseId: call.leaseId, error: { code: 'busy', message: 'Busy' } })),
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/call-requests/${call.id}/fail`, {
+        leaseId: call.leaseId,
+        error: { code: 'busy', message: 'Busy' },
+      })),
     type: 'call_request.failed',
     orgId: clinic,
     subjectId: callId,
@@ -487,43 +547,67 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   updateClosure: {
     before: async (t) => void (seeded = await seedClosure(t)),
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($o: ID!, $c: ID!) { updateClosure(orgId: $o, closureId: $c, input: {description: "Moved", annualDate: {month: 7, day: 4}}) { id } }', {
-        o: clinic(t),
-        c: seededClosure(),
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($o: ID!, $c: ID!) { updateClosure(orgId: $o, closureId: $c, input: {description: "Moved", annualDate: {month: 7, day: 4}}) { id } }',
+        {
+          o: clinic(t),
+          c: seededClosure(),
+        },
+      )),
     type: 'closure.updated',
     orgId: clinic,
     subjectId: seededClosure,
   },
   deleteClosure: {
     before: async (t) => void (seeded = await seedClosure(t)),
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($o: ID!, $c: ID!) { deleteClosure(orgId: $o, closureId: $c) }', { o: clinic(t), c: seededClosure() })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $c: ID!) { deleteClosure(orgId: $o, closureId: $c) }', {
+        o: clinic(t),
+        c: seededClosure(),
+      })),
     type: 'closure.deleted',
     orgId: clinic,
     subjectId: seededClosure,
   },
   setOfficeHours: {
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($id: ID!) { setOfficeHours(orgId: $id, input: {dayOfWeek: TUESDAY, isClosed: false, open: "08:00", close: "16:00"}) { dayOfWeek } }', {
-        id: clinic(t),
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!) { setOfficeHours(orgId: $id, input: {dayOfWeek: TUESDAY, isClosed: false, open: "08:00", close: "16:00"}) { dayOfWeek } }',
+        {
+          id: clinic(t),
+        },
+      )),
     type: 'office_hours.updated',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.officeHours.findFirstOrThrow({ where: { orgId: clinic(t), dayOfWeek: 'TUESDAY' } })).id,
   },
   setWeeklyHours: {
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($id: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $id, input: $input) { dayOfWeek } }', {
-        id: clinic(t),
-        input: week('07:30'),
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $id, input: $input) { dayOfWeek } }',
+        {
+          id: clinic(t),
+          input: week('07:30'),
+        },
+      )),
     type: 'office_hours.updated',
     orgId: clinic,
     subjectId: clinic,
   },
   createSpecialHours: {
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($id: ID!, $input: SpecialHoursInput!) { createSpecialHours(orgId: $id, input: $input) { id } }', { id: clinic(t), input: specialBody })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!, $input: SpecialHoursInput!) { createSpecialHours(orgId: $id, input: $input) { id } }',
+        { id: clinic(t), input: specialBody },
+      )),
     type: 'special_hours.created',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.specialHours.findFirstOrThrow({ where: { orgId: clinic(t) } })).id,
@@ -531,31 +615,42 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   updateSpecialHours: {
     before: async (t) => void (seeded = await seedSpecialHours(t)),
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($o: ID!, $s: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $o, specialHoursId: $s, input: $input) { id } }', {
-        o: clinic(t),
-        s: seededClosure(),
-        input: { ...specialBody, isClosed: true },
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($o: ID!, $s: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $o, specialHoursId: $s, input: $input) { id } }',
+        {
+          o: clinic(t),
+          s: seededClosure(),
+          input: { ...specialBody, isClosed: true },
+        },
+      )),
     type: 'special_hours.updated',
     orgId: clinic,
     subjectId: seededClosure,
   },
   deleteSpecialHours: {
     before: async (t) => void (seeded = await seedSpecialHours(t)),
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($o: ID!, $s: ID!) { deleteSpecialHours(orgId: $o, specialHoursId: $s) }', { o: clinic(t), s: seededClosure() })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $s: ID!) { deleteSpecialHours(orgId: $o, specialHoursId: $s) }', {
+        o: clinic(t),
+        s: seededClosure(),
+      })),
     type: 'special_hours.deleted',
     orgId: clinic,
     subjectId: seededClosure,
   },
   disableOrganization: {
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { disableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { disableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
     type: 'organization.disabled',
     orgId: clinic,
     subjectId: clinic,
   },
   enableOrganization: {
     before: async (t) => void (await t.rest('POST', `/v1/organizations/${clinic(t)}/disable`)),
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { enableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { enableOrganization(orgId: $id) { status changed } }', { id: clinic(t) })),
     type: 'organization.enabled',
     orgId: clinic,
     subjectId: clinic,
@@ -567,7 +662,10 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
   },
   updateTemplate: {
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { updateTemplate(id: $id, input: {description: "Changed"}) { id } }', { id: t.demo.templates.clinic[0] })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { updateTemplate(id: $id, input: {description: "Changed"}) { id } }', {
+        id: t.demo.templates.clinic[0],
+      })),
     type: 'template.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
@@ -584,17 +682,24 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   },
   updateInsurance: {
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($o: ID!, $i: ID!) { updateInsurance(orgId: $o, insuranceId: $i, input: {notes: "Checked"}) { id } }', {
-        o: clinic(t),
-        i: t.demo.insurances.clinic[0],
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($o: ID!, $i: ID!) { updateInsurance(orgId: $o, insuranceId: $i, input: {notes: "Checked"}) { id } }',
+        {
+          o: clinic(t),
+          i: t.demo.insurances.clinic[0],
+        },
+      )),
     type: 'insurance.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.insurances.clinic[0]!,
   },
   createConversation: {
     run: async (t, token) => {
-      const data = await gqlOk(t, token, 'mutation($b: ID) { createConversation(input: {botId: $b, medium: SMS}) { id } }', { b: t.demo.bots.clinic[0] });
+      const data = await gqlOk(t, token, 'mutation($b: ID) { createConversation(input: {botId: $b, medium: SMS}) { id } }', {
+        b: t.demo.bots.clinic[0],
+      });
       conversationId = data.createConversation.id;
     },
     type: 'conversation.started',
@@ -603,24 +708,35 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   },
   addConversationMessage: {
     before: openConversation,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Hi") { seq } }', { id: conversationId })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { addConversationMessage(id: $id, role: agent, text: "Hi") { seq } }', {
+        id: conversationId,
+      })),
     type: 'conversation.message_added',
     orgId: clinic,
     subjectId: openedConversation,
   },
   endConversation: {
     before: openConversation,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Done"}) { status } }', { id: conversationId })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Done"}) { status } }', {
+        id: conversationId,
+      })),
     type: 'conversation.ended',
     orgId: clinic,
     subjectId: openedConversation,
   },
   createCallRequest: {
     run: async (t, token) => {
-      const data = await gqlOk(t, token, 'mutation($b: ID!, $p: ID!) { createCallRequest(input: {botId: $b, phoneNumberId: $p, to: "+15005550006"}) { id } }', {
-        b: t.demo.bots.clinic[0],
-        p: t.demo.phoneNumbers.clinic[0],
-      });
+      const data = await gqlOk(
+        t,
+        token,
+        'mutation($b: ID!, $p: ID!) { createCallRequest(input: {botId: $b, phoneNumberId: $p, to: "+15005550006"}) { id } }',
+        {
+          b: t.demo.bots.clinic[0],
+          p: t.demo.phoneNumbers.clinic[0],
+        },
+      );
       call.id = data.createCallRequest.id;
     },
     type: 'call_request.queued',
@@ -636,28 +752,41 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   },
   claimCallRequests: {
     before: placeCall,
-    run: async (t, token) => expect((await gqlOk(t, token, 'mutation { claimCallRequests(max: 5) { leaseId } }', {})).claimCallRequests).toHaveLength(1),
+    run: async (t, token) =>
+      expect((await gqlOk(t, token, 'mutation { claimCallRequests(max: 5) { leaseId } }', {})).claimCallRequests).toHaveLength(1),
     type: 'call_request.started',
     orgId: clinic,
     subjectId: callId,
   },
   heartbeatCallRequest: {
     before: claimCall,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l) { id } }', { id: call.id, l: call.leaseId })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l) { id } }', {
+        id: call.id,
+        l: call.leaseId,
+      })),
     type: 'call_request.lease_extended',
     orgId: clinic,
     subjectId: callId,
   },
   startCallRequest: {
     before: claimCall,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { startCallRequest(id: $id, leaseId: $l) { conversationId } }', { id: call.id, l: call.leaseId })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { startCallRequest(id: $id, leaseId: $l) { conversationId } }', {
+        id: call.id,
+        l: call.leaseId,
+      })),
     type: 'conversation.started',
     orgId: clinic,
     subjectId: conversationOfCall,
   },
   completeCallRequest: {
     before: startCall,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { completeCallRequest(id: $id, leaseId: $l) { status } }', { id: call.id, l: call.leaseId })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { completeCallRequest(id: $id, leaseId: $l) { status } }', {
+        id: call.id,
+        l: call.leaseId,
+      })),
     type: 'call_request.completed',
     orgId: clinic,
     subjectId: callId,
@@ -665,10 +794,15 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   failCallRequest: {
     before: claimCall,
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: no_answer, message: "No answer"}) { status } }', {
-        id: call.id,
-        l: call.leaseId,
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: no_answer, message: "No answer"}) { status } }',
+        {
+          id: call.id,
+          l: call.leaseId,
+        },
+      )),
     type: 'call_request.failed',
     orgId: clinic,
     subjectId: callId,
@@ -698,7 +832,11 @@ async function publishedBy(t: TestApp, work: () => Promise<unknown>): Promise<st
 
 /** The changes other instances hear from these events. */
 function heardFromLog(events: { type: string; orgId: string; data: unknown }[]): string[] {
-  return events.flatMap((e) => changesOfEvent({ type: e.type, orgId: e.orgId, parentId: ((e.data as { parentId?: string } | null)?.parentId ?? null) }).map((c) => `${c.kind} ${c.orgId}`));
+  return events.flatMap((e) =>
+    changesOfEvent({ type: e.type, orgId: e.orgId, parentId: (e.data as { parentId?: string } | null)?.parentId ?? null }).map(
+      (c) => `${c.kind} ${c.orgId}`,
+    ),
+  );
 }
 
 async function expectOneEvent(t: TestApp, write: Write, token: string, credential: { kind: string; id: string; name: string }) {
@@ -756,17 +894,25 @@ describe('the event log', () => {
     const org = clinic(t);
     const created = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody });
     const before = await lastSeq(t);
-    const updated = await t.rest('POST', `/v1/organizations/${org}/closures/${created.body.data.id}`, { json: { description: 'Moved', annualDate: { month: 7, day: 4 } } });
+    const updated = await t.rest('POST', `/v1/organizations/${org}/closures/${created.body.data.id}`, {
+      json: { description: 'Moved', annualDate: { month: 7, day: 4 } },
+    });
     const [event] = await eventsAfter(t, before);
     expect(event!.data).toEqual(updated.body.data);
-    expect(event!.previous).toEqual({ description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', annualDate: null });
+    expect(event!.previous).toEqual({
+      description: 'Training',
+      startAt: '2026-03-10T13:00:00Z',
+      endAt: '2026-03-10T17:00:00Z',
+      annualDate: null,
+    });
     expect(event!.subjectType).toBe('closure');
   });
 
   it('appends nothing, and publishes no change, for a write that changes nothing, nor for a refused one', async () => {
     const org = clinic(t);
     await t.rest('POST', `/v1/organizations/${org}/disable`);
-    const attach = () => t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { json: { botId: t.demo.bots.clinic[0] } });
+    const attach = () =>
+      t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { json: { botId: t.demo.bots.clinic[0] } });
     expect((await attach()).status).toBe(200);
     const readOnly = await t.deps.db.oAuthClient.findFirstOrThrow({ where: { clientId: t.demo.oauthClients.clinicReadOnly.clientId } });
     const before = await lastSeq(t);
@@ -781,7 +927,13 @@ describe('the event log', () => {
       expect((await t.rest('PUT', `/v1/oauth-clients/${readOnly.id}/scopes`, { json: { scopes: readOnly.scopes } })).status).toBe(200);
       // refused: a break outside the hours rolls the whole write back, the event with it
       const refused = await t.rest('POST', `/v1/organizations/${org}/office-hours`, {
-        json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'Late', greeting: 'Late' }] },
+        json: {
+          dayOfWeek: 'MONDAY',
+          isClosed: false,
+          open: '09:00',
+          close: '17:00',
+          breaks: [{ start: '18:00', end: '19:00', reason: 'Late', greeting: 'Late' }],
+        },
       });
       expect(refused.status).toBe(400);
     });

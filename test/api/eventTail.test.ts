@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 /** An instance: its own read model (entries live an hour) and feed; with a tail of the event log when asked. */
-async function instance(withTail: boolean, tailDb: Db = t.db.prisma): Promise<{ app: App; deps: AppDeps; feed: ChangeFeed; tail?: EventTail; seen: string[] }> {
+async function instance(
+  withTail: boolean,
+  tailDb: Db = t.db.prisma,
+): Promise<{ app: App; deps: AppDeps; feed: ChangeFeed; tail?: EventTail; seen: string[] }> {
   const feed = new ChangeFeed(new LocalTransport(), t.deps.logger);
   const readModel = new ReadModel(t.db.prisma, { maxEntries: 1_000, maxAgeMs: 3_600_000, clock: t.clock.now });
   feed.subscribe(readModel);
@@ -67,7 +70,12 @@ describe('the change feed read from the event log', () => {
     const state = async (app: App) => (await call(app, 'GET', `/v1/organizations/${org}/availability?medium=CHAT`)).data.state;
     expect(await state(reader.app)).toBe('CLOSED');
     expect(await state(untailed.app)).toBe('CLOSED');
-    await call(writer.app, 'POST', `/v1/organizations/${org}/office-hours`, { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' });
+    await call(writer.app, 'POST', `/v1/organizations/${org}/office-hours`, {
+      dayOfWeek: 'MONDAY',
+      isClosed: false,
+      open: '09:00',
+      close: '17:00',
+    });
     expect(await state(writer.app)).toBe('OPEN');
     expect(await state(reader.app)).toBe('CLOSED'); // cached, nothing told it yet
 
@@ -84,7 +92,8 @@ describe('the change feed read from the event log', () => {
     const account = t.demo.organizations.account;
     const writer = await instance(false);
     const reader = await instance(true);
-    const children = async () => (await call(reader.app, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).data.childIds as string[];
+    const children = async () =>
+      (await call(reader.app, 'GET', `/v1/organizations/${account.id}`, undefined, account.apiKey)).data.childIds as string[];
     const before = await children();
     const child = await createOrganization(writer.deps, { name: 'Clinic 3', timezone: 'America/Denver', parentId: account.id });
     expect(await children()).toEqual(before); // cached, nothing told it yet
@@ -111,7 +120,12 @@ describe('the change feed read from the event log', () => {
     expect(await state()).toBe('CLOSED');
     expect(reader.deps.readModel.holds('schedule', org)).toBe(true);
 
-    await call(writer.app, 'POST', `/v1/organizations/${org}/office-hours`, { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' });
+    await call(writer.app, 'POST', `/v1/organizations/${org}/office-hours`, {
+      dayOfWeek: 'MONDAY',
+      isClosed: false,
+      open: '09:00',
+      close: '17:00',
+    });
     unreachable = true;
     await reader.tail!.wake(); // the poll, failing
     expect(reader.feed.inSync).toBe(false);
@@ -120,7 +134,11 @@ describe('the change feed read from the event log', () => {
     expect(reader.seen).toEqual([]);
 
     await call(writer.app, 'POST', `/v1/organizations/${org}/closures`, {
-      description: 'Storm', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T20:00:00Z', chatGreeting: null, phoneGreeting: null,
+      description: 'Storm',
+      startAt: '2026-03-09T15:00:00Z',
+      endAt: '2026-03-09T20:00:00Z',
+      chatGreeting: null,
+      phoneGreeting: null,
     });
     unreachable = false;
     await reader.tail!.wake();
@@ -148,7 +166,9 @@ describe('the change feed read from the event log', () => {
       { timeout: 20_000 },
     );
     await first;
-    await t.db.prisma.$transaction((tx) => recordEvent(tx, t.deps, null, { type: 'template.created', orgId: org, subject: { type: 'template', id: 'b' }, data: {} }));
+    await t.db.prisma.$transaction((tx) =>
+      recordEvent(tx, t.deps, null, { type: 'template.created', orgId: org, subject: { type: 'template', id: 'b' }, data: {} }),
+    );
     expect(await reader.tail!.catchUp()).toBe(1);
     expect(reader.seen).toEqual([`templates ${org}`]);
     release();

@@ -13,9 +13,12 @@ const closureBody = (description: string) => ({ description, annualDate: { month
 async function makeChanges(t: TestApp) {
   const d = t.demo.organizations;
   t.clock.set('2026-03-02T15:00:00Z');
-  const closure = (await t.rest('POST', `/v1/organizations/${d.clinic.id}/closures`, { json: closureBody('Christmas') })).body.data.id as string;
+  const closure = (await t.rest('POST', `/v1/organizations/${d.clinic.id}/closures`, { json: closureBody('Christmas') })).body.data
+    .id as string;
   t.clock.advance(60_000);
-  await t.rest('POST', `/v1/organizations/${d.clinic.id}/closures/${closure}`, { json: { description: 'Christmas Day', annualDate: { month: 12, day: 25 } } });
+  await t.rest('POST', `/v1/organizations/${d.clinic.id}/closures/${closure}`, {
+    json: { description: 'Christmas Day', annualDate: { month: 12, day: 25 } },
+  });
   t.clock.advance(60_000);
   await t.rest('PATCH', `/v1/organizations/${d.clinic.id}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Checked' } });
   t.clock.advance(60_000);
@@ -45,7 +48,10 @@ describe('GET /v1/events', () => {
     expect(next.body.data.events.map((e: any) => e.type)).toEqual(['closure.created']);
     expect(next.body.data.pagination.nextCursor).toBeNull();
     // a cursor is bound to its filters
-    const other = await t.rest('GET', `/v1/events?limit=2&type=closure.*&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
+    const other = await t.rest(
+      'GET',
+      `/v1/events?limit=2&type=closure.*&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`,
+    );
     expect(other.status).toBe(400);
     expect(JSON.stringify(other.body)).toContain('cursor');
   });
@@ -54,7 +60,12 @@ describe('GET /v1/events', () => {
     await makeChanges(t);
     const account = await t.rest('GET', '/v1/events', { token: t.demo.organizations.account.apiKey });
     expect(account.body.data.events.map((e: any) => e.orgId).sort()).toEqual(
-      [t.demo.organizations.clinic.id, t.demo.organizations.clinic.id, t.demo.organizations.clinic.id, t.demo.organizations.clinic2.id].sort(),
+      [
+        t.demo.organizations.clinic.id,
+        t.demo.organizations.clinic.id,
+        t.demo.organizations.clinic.id,
+        t.demo.organizations.clinic2.id,
+      ].sort(),
     );
     const clinic = await t.rest('GET', '/v1/events');
     expect(clinic.body.data.events).toHaveLength(3);
@@ -70,7 +81,8 @@ describe('GET /v1/events', () => {
 
   it('filters by type (names and families), organization, subject and time', async () => {
     const { closure } = await makeChanges(t);
-    const types = async (query: string, token?: string) => (await t.rest('GET', `/v1/events?${query}`, { token })).body.data.events.map((e: any) => e.type);
+    const types = async (query: string, token?: string) =>
+      (await t.rest('GET', `/v1/events?${query}`, { token })).body.data.events.map((e: any) => e.type);
     expect(await types('type=closure.*')).toEqual(['closure.updated', 'closure.created']);
     expect(await types('type=insurance.updated,closure.created')).toEqual(['insurance.updated', 'closure.created']);
     expect(await types(`subjectId=${closure}`)).toEqual(['closure.updated', 'closure.created']);
@@ -90,7 +102,12 @@ describe('GET /v1/events', () => {
     const client = await createOAuthClient(t.deps.db, t.demo.organizations.clinic.id, ['closures:read'], 'Closures only');
     const token = await t.rest('POST', '/oauth/token', {
       token: null,
-      json: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, audience: t.deps.config.oauthAudience },
+      json: {
+        grant_type: 'client_credentials',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        audience: t.deps.config.oauthAudience,
+      },
     });
     const refused = await t.rest('GET', '/v1/events', { token: token.body.access_token });
     expect(refused.status).toBe(403);
@@ -132,7 +149,11 @@ describe('GraphQL events and event', () => {
     await makeChanges(t);
     const own = (await t.rest('GET', '/v1/events')).body.data.events[0];
     const QUERY = 'query($id: ID!) { event(id: $id) { id type actor { kind name } } }';
-    expect((await t.gql(QUERY, { id: own.id })).body.data.event).toEqual({ id: own.id, type: own.type, actor: { kind: 'apiKey', name: 'Demo key' } });
+    expect((await t.gql(QUERY, { id: own.id })).body.data.event).toEqual({
+      id: own.id,
+      type: own.type,
+      actor: { kind: 'apiKey', name: 'Demo key' },
+    });
     const foreign = (await t.rest('GET', '/v1/events', { token: t.demo.organizations.other.apiKey })).body.data.events[0];
     const res = await t.gql(QUERY, { id: foreign.id });
     expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -33,7 +33,12 @@ describe('request bodies on a write route', () => {
   it('answers 415 in the envelope for an unsupported content type', async () => {
     const res = await t.rest('POST', path(), { raw: { body: '<x/>', contentType: 'application/xml' } });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ success: false, data: {}, code: 'unsupported_media_type', message: expect.stringContaining('application/xml') });
+    expect(res.body).toEqual({
+      success: false,
+      data: {},
+      code: 'unsupported_media_type',
+      message: expect.stringContaining('application/xml'),
+    });
   });
 
   it('answers 400 in the envelope for malformed JSON, and changes nothing', async () => {
@@ -45,7 +50,9 @@ describe('request bodies on a write route', () => {
   });
 
   it('answers 413 in the envelope over 1 MiB', async () => {
-    const res = await t.rest('POST', path(), { raw: { body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }), contentType: 'application/json' } });
+    const res = await t.rest('POST', path(), {
+      raw: { body: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }), contentType: 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.body.success).toBe(false);
   });
@@ -59,15 +66,31 @@ describe('request bodies on a write route', () => {
 // found by the fuzzer: graphql-yoga answered these two with an empty body
 describe('GraphQL requests it cannot read or answer', () => {
   it('answers 415 with a GraphQL error for an unsupported content type', async () => {
-    const res = await t.rest('POST', '/graphql', { raw: { body: '{"query":"{ viewer { scopes } }"}', contentType: 'application/octet-stream' } });
+    const res = await t.rest('POST', '/graphql', {
+      raw: { body: '{"query":"{ viewer { scopes } }"}', contentType: 'application/octet-stream' },
+    });
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/octet-stream'), extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', requestId: res.headers.get('x-request-id') } }] });
+    expect(res.body).toEqual({
+      errors: [
+        {
+          message: expect.stringContaining('application/octet-stream'),
+          extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', requestId: res.headers.get('x-request-id') },
+        },
+      ],
+    });
   });
 
   it('answers 406 with a GraphQL error when no accepted media type can be produced', async () => {
     const res = await t.rest('POST', '/graphql', { json: { query: '{ viewer { scopes } }' }, headers: { accept: 'application/xml' } });
     expect(res.status).toBe(406);
-    expect(res.body).toEqual({ errors: [{ message: expect.stringContaining('application/xml'), extensions: { code: 'NOT_ACCEPTABLE', requestId: res.headers.get('x-request-id') } }] });
+    expect(res.body).toEqual({
+      errors: [
+        {
+          message: expect.stringContaining('application/xml'),
+          extensions: { code: 'NOT_ACCEPTABLE', requestId: res.headers.get('x-request-id') },
+        },
+      ],
+    });
   });
 });
 
@@ -81,7 +104,10 @@ describe('health and keys', () => {
   it('answers /healthz 503 naming the database when it does not answer', async () => {
     // a database that has not answered lately and does not answer the ping
     const gate = new DatabaseGate({ maxConcurrent: 1, maxWaiting: 1, queueTimeoutMs: 100, breakerMs: 1_000 });
-    const app = createApp({ ...t.deps, database: { ...t.deps.database, gate, ping: () => Promise.reject(new Error('connection refused')) } });
+    const app = createApp({
+      ...t.deps,
+      database: { ...t.deps.database, gate, ping: () => Promise.reject(new Error('connection refused')) },
+    });
     const res = await app.fetch(new Request('http://127.0.0.1:4000/healthz'));
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: 'unavailable', database: 'unavailable', redis: 'not configured' });

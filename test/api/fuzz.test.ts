@@ -69,7 +69,10 @@ beforeEach(async () => {
   const orgs = t.demo.organizations;
   fixtures = {
     demo: t.demo,
-    closures: { clinic: await createClosure(orgs.clinic.id, orgs.clinic.apiKey), other: await createClosure(orgs.other.id, orgs.other.apiKey) },
+    closures: {
+      clinic: await createClosure(orgs.clinic.id, orgs.clinic.apiKey),
+      other: await createClosure(orgs.other.id, orgs.other.apiKey),
+    },
     tokens: { clinic: await t.accessToken('clinic'), readOnly: await t.accessToken('clinicReadOnly') },
   };
   const app = createApp({ ...t.deps, logger: capturingLogger(t.deps.logger) });

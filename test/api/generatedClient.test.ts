@@ -31,7 +31,13 @@ beforeAll(async () => {
     async onResponse({ request, response }) {
       const text = await response.clone().text();
       const { pathname } = new URL(request.url);
-      const problems = validator.check({ method: request.method, path: pathname, status: response.status, contentType: response.headers.get('content-type'), body: text ? JSON.parse(text) : undefined });
+      const problems = validator.check({
+        method: request.method,
+        path: pathname,
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        body: text ? JSON.parse(text) : undefined,
+      });
       if (problems.length > 0) throw new Error(`The answer does not match the OpenAPI document:\n${problems.join('\n')}`);
     },
   };
@@ -65,7 +71,12 @@ describe('the integrator flow through a generated client (openapi-typescript + o
   it('refuses a wrong secret with the documented OAuth error', async () => {
     const anonymous = client();
     const { data, error, response } = await anonymous.POST('/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: t.demo.oauthClients.clinic.clientId, client_secret: 'wrong', audience: t.demo.oauthAudience },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: t.demo.oauthClients.clinic.clientId,
+        client_secret: 'wrong',
+        audience: t.demo.oauthAudience,
+      },
     });
     expect(data).toBeUndefined();
     expect(response.status).toBe(401);
@@ -100,7 +111,9 @@ describe('the integrator flow through a generated client (openapi-typescript + o
     const listed = await api.GET('/v1/organizations/{orgId}/closures', { params: { path: { orgId } } });
     expect(listed.data!.data.closures.map((c) => c.description)).toEqual(['Independence Day']);
 
-    const deleted = await api.DELETE('/v1/organizations/{orgId}/closures/{closureId}', { params: { path: { orgId, closureId: closure.id } } });
+    const deleted = await api.DELETE('/v1/organizations/{orgId}/closures/{closureId}', {
+      params: { path: { orgId, closureId: closure.id } },
+    });
     expect(deleted.data!.data).toEqual({ id: closure.id, deleted: true });
 
     const gone = await api.GET('/v1/organizations/{orgId}/closures/{closureId}', { params: { path: { orgId, closureId: closure.id } } });
@@ -128,12 +141,20 @@ describe('the integrator flow through a generated client (openapi-typescript + o
 
     const phoneNumberId = t.demo.phoneNumbers.clinic[0]!;
     const at = async (instant: string) =>
-      (await api.GET('/v1/organizations/{orgId}/availability', { params: { path: { orgId }, query: { at: instant, medium: 'PHONE', phoneNumberId } } })).data!.data;
+      (
+        await api.GET('/v1/organizations/{orgId}/availability', {
+          params: { path: { orgId }, query: { at: instant, medium: 'PHONE', phoneNumberId } },
+        })
+      ).data!.data;
     const open = await at('2026-03-09T13:30:00Z'); // Monday 09:30 in New York
     expect(open).toMatchObject({ state: 'OPEN', officeOpen: true, localTime: '2026-03-09T09:30', nextChangeAt: '2026-03-09T16:00:00Z' });
     expect(open.greeting).toBe('Thanks for calling Downtown main line, how can I help?');
     const lunch = await at('2026-03-09T16:30:00Z');
-    expect(lunch).toMatchObject({ state: 'BREAK', greeting: 'We are at lunch until 1 pm.', break: { start: '12:00', end: '13:00', reason: 'Lunch' } });
+    expect(lunch).toMatchObject({
+      state: 'BREAK',
+      greeting: 'We are at lunch until 1 pm.',
+      break: { start: '12:00', end: '13:00', reason: 'Lunch' },
+    });
   });
 
   it('polls a call request within the minimum interval, and reads a failure as data', async () => {
@@ -152,7 +173,9 @@ describe('the integrator flow through a generated client (openapi-typescript + o
     t.clock.advance(retryAfter * 1000);
     expect((await poll()).data!.data.status).toBe('queued');
 
-    const failed = await api.GET('/v1/call-requests/{callRequestId}', { params: { path: { callRequestId: t.demo.callRequests.clinic.failed } } });
+    const failed = await api.GET('/v1/call-requests/{callRequestId}', {
+      params: { path: { callRequestId: t.demo.callRequests.clinic.failed } },
+    });
     expect(failed.data!.data).toMatchObject({ status: 'failed', error: { category: 'request', code: 'target_unavailable' } });
   });
 

@@ -8,7 +8,8 @@ import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '8' } });
 
-const ORG = 'query Org($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }';
+const ORG =
+  'query Org($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end reason greeting } } } }';
 
 async function ask(body: Record<string, unknown>, token = t.demo.organizations.clinic.apiKey) {
   const res = await t.app.fetch(
@@ -23,7 +24,8 @@ async function ask(body: Record<string, unknown>, token = t.demo.organizations.c
 
 const kept = () => t.deps.readModel.stats().answers;
 const orgBody = () => ({ query: ORG, variables: { id: t.demo.organizations.clinic.id } });
-const monday = (answer: { body: any }) => answer.body.data.organization.officeHours.find((d: { dayOfWeek: string }) => d.dayOfWeek === 'MONDAY');
+const monday = (answer: { body: any }) =>
+  answer.body.data.organization.officeHours.find((d: { dayOfWeek: string }) => d.dayOfWeek === 'MONDAY');
 
 /** Asks until the answer is a kept one (the first run compiles the query, the second remembers the body, the third keeps its answer). */
 async function askUntilKept(body: Record<string, unknown>) {
@@ -54,20 +56,30 @@ describe('a kept answer', () => {
 
   it('gives way to a change of a record it read, made here', async () => {
     await askUntilKept(orgBody());
-    const set = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '07:15', close: '11:45' } });
+    const set = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '07:15', close: '11:45' },
+    });
     expect(set.status).toBe(200);
     expect(monday(await ask(orgBody()))).toMatchObject({ open: '07:15', close: '11:45' });
-    const renamed = await ask({ query: 'mutation($id: ID!) { disableOrganization(orgId: $id) { status } }', variables: { id: t.demo.organizations.clinic.id } });
+    const renamed = await ask({
+      query: 'mutation($id: ID!) { disableOrganization(orgId: $id) { status } }',
+      variables: { id: t.demo.organizations.clinic.id },
+    });
     expect(renamed.status).toBe(200);
     await askUntilKept(orgBody());
   });
 
   it('gives way to a change heard from another instance (its event read from the log)', async () => {
-    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '08:00', close: '17:00' } });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '08:00', close: '17:00' },
+    });
     const before = monday(await askUntilKept(orgBody()));
     expect(before).toMatchObject({ open: '08:00' });
     // another instance's write: the database changed, and this instance hears its event (changes/eventTail.ts)
-    await t.deps.db.officeHours.updateMany({ where: { orgId: t.demo.organizations.clinic.id, dayOfWeek: 'MONDAY' }, data: { open: '06:05' } });
+    await t.deps.db.officeHours.updateMany({
+      where: { orgId: t.demo.organizations.clinic.id, dayOfWeek: 'MONDAY' },
+      data: { open: '06:05' },
+    });
     expect(monday(await ask(orgBody()))).toEqual(before); // nothing heard yet: what the read model holds
     t.deps.changes.apply({ kind: 'officeHours', orgId: t.demo.organizations.clinic.id });
     expect(monday(await ask(orgBody()))).toMatchObject({ open: '06:05' });
@@ -87,7 +99,8 @@ describe('a kept answer', () => {
 
   it('draws every alias’s budgets, as running the query would', async () => {
     const aliased = {
-      query: 'query Two($id: ID!) { a: organization(id: $id) { officeHours { dayOfWeek } } b: organization(id: $id) { officeHours { dayOfWeek } } }',
+      query:
+        'query Two($id: ID!) { a: organization(id: $id) { officeHours { dayOfWeek } } b: organization(id: $id) { officeHours { dayOfWeek } } }',
       variables: { id: t.demo.organizations.clinic.id },
     };
     // the fourth request is the kept answer: two occurrences of each budget per request, 8 of 8 drawn
@@ -115,9 +128,19 @@ describe('a kept answer', () => {
     const other = { query: ORG, variables: { id: t.demo.organizations.other.id } };
     for (let i = 0; i < 5; i++) expect((await ask(other)).body.errors[0].extensions.code).toBe('NOT_FOUND');
     const hits = kept().hits;
-    const availability = { query: 'query A($id: ID!) { organization(id: $id) { availability(medium: PHONE) { state } } }', variables: { id: t.demo.organizations.clinic.id } };
+    const availability = {
+      query: 'query A($id: ID!) { organization(id: $id) { availability(medium: PHONE) { state } } }',
+      variables: { id: t.demo.organizations.clinic.id },
+    };
     await t.rest('PUT', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
-      json: { officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00' })) },
+      json: {
+        officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({
+          dayOfWeek,
+          isClosed: false,
+          open: '09:00',
+          close: '17:00',
+        })),
+      },
     });
     t.clock.set('2026-03-09T13:30:00Z'); // 09:30 in New York
     for (let i = 0; i < 3; i++) expect((await ask(availability)).body.data.organization.availability.state).toBe('OPEN');

@@ -221,7 +221,12 @@ describe('dashboard GraphQL operations', () => {
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
     const viewer = res.body.data.viewer;
-    expect(viewer.organization).toMatchObject({ id: organizations.account.id, name: 'Bright Smiles Dental Group', isAccount: true, communicationsEnabled: true });
+    expect(viewer.organization).toMatchObject({
+      id: organizations.account.id,
+      name: 'Bright Smiles Dental Group',
+      isAccount: true,
+      communicationsEnabled: true,
+    });
     expect(viewer.organization.children.map((c) => c.id).sort()).toEqual([organizations.clinic.id, organizations.clinic2.id].sort());
     expect(viewer.scopes).toContain('conversations:read');
   });
@@ -278,7 +283,12 @@ describe('dashboard GraphQL operations', () => {
     const templates = res.body.data.templates;
     expect(templates.map((x) => x.id).sort()).toEqual([...t.demo.templates.clinic].sort());
     const booking = templates.find((x) => x.name === 'Book an appointment')!;
-    expect(booking).toMatchObject({ version: 1, applicableMediums: [], officeHoursAvailability: 'OPEN', variables: [{ name: 'patientName', type: 'STRING' }] });
+    expect(booking).toMatchObject({
+      version: 1,
+      applicableMediums: [],
+      officeHoursAvailability: 'OPEN',
+      variables: [{ name: 'patientName', type: 'STRING' }],
+    });
     expect(booking.workflow?.title).toBe('Book an appointment');
     expect(booking.workflow?.steps[0]?.childSteps.length).toBeGreaterThan(0);
   });
@@ -287,18 +297,26 @@ describe('dashboard GraphQL operations', () => {
     const res = await t.gql(ConversationsQuery, { offset: 5, limit: 10 });
     expect(res.body.errors).toBeUndefined();
     const page = res.body.data.conversations;
-    expect(page.pagination).toEqual({ offset: 5, limit: 10, totalCount: t.demo.conversations.clinic.total - t.demo.conversations.clinic.archived });
+    expect(page.pagination).toEqual({
+      offset: 5,
+      limit: 10,
+      totalCount: t.demo.conversations.clinic.total - t.demo.conversations.clinic.archived,
+    });
     expect(page.items).toHaveLength(10);
     expect(page.items.every((c) => c.orgId === t.demo.organizations.clinic.id)).toBe(true);
 
     const rest = await t.rest('GET', '/v1/conversations?offset=5&limit=10');
-    expect(rest.body.data.conversations.map((c: { conversationId: string }) => c.conversationId)).toEqual(page.items.map((c) => c.conversationId));
+    expect(rest.body.data.conversations.map((c: { conversationId: string }) => c.conversationId)).toEqual(
+      page.items.map((c) => c.conversationId),
+    );
   });
 
   it('conversations: includeChildren gathers the account’s children', async () => {
     const { conversations, organizations } = t.demo;
     const res = await t.gql(ConversationsQuery, { includeChildren: true, limit: 100 }, { token: organizations.account.apiKey });
-    expect(res.body.data.conversations.pagination.totalCount).toBe(conversations.clinic.total - conversations.clinic.archived + conversations.clinic2.total);
+    expect(res.body.data.conversations.pagination.totalCount).toBe(
+      conversations.clinic.total - conversations.clinic.archived + conversations.clinic2.total,
+    );
   });
 
   it('callRequest: a failed request is data with its public error', async () => {
@@ -325,10 +343,21 @@ describe('dashboard GraphQL operations', () => {
       },
     });
     expect(set.body.errors).toBeUndefined();
-    expect(set.body.data.setOfficeHours).toEqual({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00' }] });
+    expect(set.body.data.setOfficeHours).toEqual({
+      dayOfWeek: 'MONDAY',
+      isClosed: false,
+      open: '09:00',
+      close: '17:00',
+      breaks: [{ start: '12:00', end: '13:00' }],
+    });
     const closure = await t.gql(CreateClosureMutation, {
       orgId,
-      input: { description: 'Independence Day', annualDate: { month: 7, day: 4 }, chatGreeting: null, phoneGreeting: 'Closed for the holiday.' },
+      input: {
+        description: 'Independence Day',
+        annualDate: { month: 7, day: 4 },
+        chatGreeting: null,
+        phoneGreeting: 'Closed for the holiday.',
+      },
     });
     expect(closure.body.data.createClosure).toMatchObject({ description: 'Independence Day', annualDate: { month: 7, day: 4 } });
 
@@ -336,7 +365,9 @@ describe('dashboard GraphQL operations', () => {
     const res = await t.gql(OfficeStatusQuery, { id: orgId, at: '2026-03-09T13:30:00Z', phoneNumberId: t.demo.phoneNumbers.clinic[0]! });
     expect(res.body.errors).toBeUndefined();
     const org = res.body.data.organization!;
-    expect(org.officeHours).toEqual([{ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch' }] }]);
+    expect(org.officeHours).toEqual([
+      { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch' }] },
+    ]);
     expect(org.closures).toEqual([{ id: closure.body.data.createClosure.id, description: 'Independence Day' }]);
     expect(org.availability).toMatchObject({
       state: 'OPEN',

@@ -27,7 +27,11 @@ function freshApp(overrides: Partial<typeof t.deps> = {}) {
     const init: RequestInit =
       method === 'GET'
         ? { method, headers: { ...auth, accept: 'application/json', ...headers } }
-        : { method, headers: { ...auth, 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(body) };
+        : {
+            method,
+            headers: { ...auth, 'content-type': 'application/json', accept: 'application/json', ...headers },
+            body: JSON.stringify(body),
+          };
     const url =
       method === 'GET'
         ? `http://127.0.0.1/graphql?${new URLSearchParams(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()}`
@@ -47,10 +51,16 @@ function comparable(answer: Answer) {
   expect(requestId).toBeTruthy();
   for (const error of answer.body.errors ?? []) expect(error.extensions.requestId).toBe(requestId);
   const { 'x-request-id': _id, ...headers } = answer.headers;
-  const errors = answer.body.errors?.map((e: { extensions: Record<string, unknown> }) => ({ ...e, extensions: { ...e.extensions, requestId: 'R' } }));
+  const errors = answer.body.errors?.map((e: { extensions: Record<string, unknown> }) => ({
+    ...e,
+    extensions: { ...e.extensions, requestId: 'R' },
+  }));
   // every run draws on the budgets: what is left differs from run to run, the rest of the report does not
   const rateLimit = answer.body.extensions?.rateLimit;
-  const extensions = rateLimit && { ...answer.body.extensions, rateLimit: { ...rateLimit, budgets: rateLimit.budgets.map((b: Record<string, unknown>) => ({ ...b, remaining: 'R' })) } };
+  const extensions = rateLimit && {
+    ...answer.body.extensions,
+    rateLimit: { ...rateLimit, budgets: rateLimit.budgets.map((b: Record<string, unknown>) => ({ ...b, remaining: 'R' })) },
+  };
   return { status: answer.status, headers, body: { ...answer.body, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) } };
 }
 
@@ -121,7 +131,16 @@ describe('a query answers the same on its first run (yoga) and on every run afte
     const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
     const db = new Proxy(t.deps.db, {
       get: (target, prop, receiver) =>
-        prop === 'conversation' ? new Proxy({}, { get: () => () => { throw new TypeError('a bug: secret detail'); } }) : Reflect.get(target, prop, receiver),
+        prop === 'conversation'
+          ? new Proxy(
+              {},
+              {
+                get: () => () => {
+                  throw new TypeError('a bug: secret detail');
+                },
+              },
+            )
+          : Reflect.get(target, prop, receiver),
     }) as Db;
     const post = freshApp({ db, logger });
     for (const id of ['first-run', 'prepared-run']) {
@@ -148,8 +167,14 @@ describe('a document with several operations', () => {
     for (const method of ['POST', 'POST', 'GET', 'POST', 'GET']) {
       const a = await post({ query: document, operationName: 'A' }, {}, method);
       const b = await post({ query: document, operationName: 'B' }, {}, method);
-      expect(a.body).toEqual({ data: { organization: { id: t.demo.organizations.clinic.id } }, extensions: { rateLimit: expect.objectContaining({ cost: 1 }) } });
-      expect(b.body).toEqual({ data: { organization: { name: expect.any(String) } }, extensions: { rateLimit: expect.objectContaining({ cost: 1 }) } });
+      expect(a.body).toEqual({
+        data: { organization: { id: t.demo.organizations.clinic.id } },
+        extensions: { rateLimit: expect.objectContaining({ cost: 1 }) },
+      });
+      expect(b.body).toEqual({
+        data: { organization: { name: expect.any(String) } },
+        extensions: { rateLimit: expect.objectContaining({ cost: 1 }) },
+      });
       expect(b.body.data.organization.id).toBeUndefined();
     }
   });
@@ -201,7 +226,9 @@ describe('metrics', () => {
     const post = freshApp();
     for (let i = 0; i < 3; i++) expect((await post({ query: 'query Viewer { viewer { scopes } }' })).status).toBe(200);
     const text = await (await post.app.fetch(new Request('http://127.0.0.1/metrics'))).text();
-    const line = text.split('\n').find((l) => l.startsWith('ocs_http_requests_total{') && l.includes('operation="Viewer"') && l.includes('status="200"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('ocs_http_requests_total{') && l.includes('operation="Viewer"') && l.includes('status="200"'));
     expect(line, text.slice(0, 3000)).toBeDefined();
     expect(Number(line!.split(' ').pop())).toBe(3);
   });
@@ -253,6 +280,8 @@ describe('a repeated body (its parameters remembered, src/graphql/overHttp.ts)',
       expect(answer.body.data).toBeUndefined();
       expect(answer.body.errors[0].message).toContain('$id');
     }
-    expect((await post({ query: QUERY, variables: { id: t.demo.organizations.clinic.id } })).body.data.organization.id).toBe(t.demo.organizations.clinic.id);
+    expect((await post({ query: QUERY, variables: { id: t.demo.organizations.clinic.id } })).body.data.organization.id).toBe(
+      t.demo.organizations.clinic.id,
+    );
   });
 });

@@ -26,7 +26,11 @@ async function send(query: string, target: App = app) {
   const res = await target.fetch(
     new Request('http://127.0.0.1:4000/graphql', {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify({ query }),
     }),
   );
@@ -90,7 +94,11 @@ describe('GraphQL abuse limits', () => {
       const res = await target.fetch(
         new Request('http://127.0.0.1:4000/graphql', {
           method: 'POST',
-          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
           body: `{"query":${JSON.stringify(query)},"variables":{"id":"${t.demo.organizations.clinic.id}","at":${nested}}}`,
         }),
       );
@@ -126,13 +134,19 @@ describe('GraphQL abuse limits', () => {
     const res = await app.fetch(
       new Request('http://127.0.0.1:4000/graphql', {
         method: 'POST',
-        headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: JSON.stringify(batch),
       }),
     );
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
-    expect(body.errors).toEqual([expect.objectContaining({ message: 'Batching is not supported.', extensions: expect.objectContaining({ code: 'BAD_REQUEST' }) })]);
+    expect(body.errors).toEqual([
+      expect.objectContaining({ message: 'Batching is not supported.', extensions: expect.objectContaining({ code: 'BAD_REQUEST' }) }),
+    ]);
     expect(databaseOperations).toBe(0);
   });
 

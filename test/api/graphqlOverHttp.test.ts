@@ -18,6 +18,9 @@ const audits = serverAudits({
 describe.each(['first pass (yoga)', 'second pass (prepared queries)'])('GraphQL over HTTP audits (graphql-http): %s', () => {
   it.each(audits.map((audit) => [audit.id, audit.name, audit] as const))('%s %s', async (_id, _name, audit) => {
     const result = await audit.fn();
-    expect(result.status, result.status === 'ok' ? '' : `${result.reason}\n${JSON.stringify(await result.response?.text?.().catch(() => ''))}`).toBe('ok');
+    expect(
+      result.status,
+      result.status === 'ok' ? '' : `${result.reason}\n${JSON.stringify(await result.response?.text?.().catch(() => ''))}`,
+    ).toBe('ok');
   });
 });

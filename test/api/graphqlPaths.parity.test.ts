@@ -38,7 +38,12 @@ const PATHS = [
   { name: 'fast path, compiled, no prepared path', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, preparedPath: false },
   // over node:http: the prepared path answered directly on the socket (app.answerNode), and through Hono
   { name: 'node:http, compiled, direct', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, socket: true },
-  { name: 'node:http, compiled, through Hono', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, socket: true, directGraphQL: false },
+  {
+    name: 'node:http, compiled, through Hono',
+    env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' },
+    socket: true,
+    directGraphQL: false,
+  },
 ];
 
 /** Headers of a socket's answer that an app.fetch answer does not have (the connection's, the framing). */
@@ -60,7 +65,10 @@ type PathApp = { name: string; app: ReturnType<typeof createApp>; rateLimit: Rat
 async function pathApps(): Promise<PathApp[]> {
   return Promise.all(
     PATHS.map(async ({ name, env, preparedPath, socket, directGraphQL }) => {
-      const config = { ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }), graphqlPreparedPath: preparedPath ?? true };
+      const config = {
+        ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }),
+        graphqlPreparedPath: preparedPath ?? true,
+      };
       const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
       limiters.push(rateLimit);
       const app = createApp({ ...t.deps, config, rateLimit }, { directGraphQL });
@@ -80,9 +88,19 @@ async function pathApps(): Promise<PathApp[]> {
 }
 
 /** POSTs over a socket, reading the answer's header names as they are on the wire. */
-function sendOverSocket(port: number, headers: Record<string, string>, body: string): Promise<{ status: number; rawHeaders: string[]; text: string }> {
+function sendOverSocket(
+  port: number,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; rawHeaders: string[]; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/graphql', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+    const req = httpRequest({
+      port,
+      host: '127.0.0.1',
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    });
     req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -96,7 +114,12 @@ function sendOverSocket(port: number, headers: Record<string, string>, body: str
 
 async function send(path: PathApp, body: unknown, headers: Record<string, string | null> = {}): Promise<Answer> {
   const merged: Record<string, string> = {};
-  const all: Record<string, string | null> = { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json', ...headers };
+  const all: Record<string, string | null> = {
+    authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+    'content-type': 'application/json',
+    accept: 'application/json',
+    ...headers,
+  };
   for (const [name, value] of Object.entries(all)) if (value !== null) merged[name] = value;
   const sent = typeof body === 'string' ? body : JSON.stringify(body);
   const kept: Record<string, string> = {};
@@ -156,7 +179,11 @@ describe('every path answers a plain POST identically', () => {
     for (const { rateLimit } of apps) rateLimit.clear();
   });
 
-  const cases: { name: string; requests: () => { body: unknown; headers?: Record<string, string | null> }[]; check: (answers: Answer[]) => void }[] = [
+  const cases: {
+    name: string;
+    requests: () => { body: unknown; headers?: Record<string, string | null> }[];
+    check: (answers: Answer[]) => void;
+  }[] = [
     {
       name: 'data, then the budget spent: 200 ×2 with the cost reported, then 429 with Retry-After',
       requests: () => Array.from({ length: 3 }, () => ({ body: { query: ORG, variables: { id: t.demo.organizations.clinic.id } } })),
@@ -211,7 +238,8 @@ describe('every path answers a plain POST identically', () => {
     },
     {
       name: 'introspection without a credential, metered per address',
-      requests: () => Array.from({ length: 5 }, () => ({ body: { query: '{ __schema { queryType { name } } }' }, headers: { authorization: null } })),
+      requests: () =>
+        Array.from({ length: 5 }, () => ({ body: { query: '{ __schema { queryType { name } } }' }, headers: { authorization: null } })),
       check: (answers) => {
         expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 429]);
         expect(answers[0]!.body.data.__schema.queryType.name).toBe('Query');
@@ -219,12 +247,26 @@ describe('every path answers a plain POST identically', () => {
     },
     {
       name: 'a mutation that changes nothing',
-      requests: () => [{ body: { query: 'mutation($id: ID!) { enableOrganization(orgId: $id) { status changed } }', variables: { id: t.demo.organizations.clinic.id } } }],
+      requests: () => [
+        {
+          body: {
+            query: 'mutation($id: ID!) { enableOrganization(orgId: $id) { status changed } }',
+            variables: { id: t.demo.organizations.clinic.id },
+          },
+        },
+      ],
       check: ([a]) => expect(a!.body.data.enableOrganization).toEqual({ status: 'enabled', changed: false }),
     },
     {
       name: 'a subscription asked for as JSON: 406 with a reason',
-      requests: () => [{ body: { query: `subscription($o: ID!) { availabilityChanged(orgId: $o, medium: PHONE) { state } }`, variables: { o: t.demo.organizations.clinic.id } } }],
+      requests: () => [
+        {
+          body: {
+            query: `subscription($o: ID!) { availabilityChanged(orgId: $o, medium: PHONE) { state } }`,
+            variables: { o: t.demo.organizations.clinic.id },
+          },
+        },
+      ],
       check: ([a]) => {
         expect(a!.status).toBe(406);
         expect(a!.body.errors[0].extensions.code).toBe('NOT_ACCEPTABLE');
@@ -263,17 +305,22 @@ describe('every path answers a plain POST identically', () => {
         expect(answers.map(comparable), `${path.name}, round ${(i % 2) + 1}`).toEqual(reference);
       });
       // and both executors agree on status and codes
-      const summary = (answers: Answer[]) => answers.map((a) => ({ status: a.status, codes: a.body?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) }));
+      const summary = (answers: Answer[]) =>
+        answers.map((a) => ({ status: a.status, codes: a.body?.errors?.map((e: { extensions: { code: string } }) => e.extensions.code) }));
       expect(summary(byPath[4]!)).toEqual(summary(byPath[0]!));
       // over a socket, answered directly or through Hono: the same header names on the wire, both rounds
       const direct = PATHS.findIndex((p) => p.socket && p.directGraphQL === undefined) * 2;
       const hono = PATHS.findIndex((p) => p.socket && p.directGraphQL === false) * 2;
-      for (const round of [0, 1]) expect(byPath[direct + round]!.map((a) => a.rawNames)).toEqual(byPath[hono + round]!.map((a) => a.rawNames));
+      for (const round of [0, 1])
+        expect(byPath[direct + round]!.map((a) => a.rawNames)).toEqual(byPath[hono + round]!.map((a) => a.rawNames));
     });
   }
 
   it('the socket paths leave the same request metrics, and a prepared query never reaches Hono on the direct one', async () => {
-    const [direct, hono] = [apps.find((a) => a.name === 'node:http, compiled, direct')!, apps.find((a) => a.name === 'node:http, compiled, through Hono')!];
+    const [direct, hono] = [
+      apps.find((a) => a.name === 'node:http, compiled, direct')!,
+      apps.find((a) => a.name === 'node:http, compiled, through Hono')!,
+    ];
     const body = { query: ORG, variables: { id: t.demo.organizations.clinic.id } };
     const metricsOf = async (path: PathApp) =>
       (await (await path.app.fetch(new Request('http://127.0.0.1/metrics'))).text())

@@ -71,7 +71,8 @@ describe('a form body with very many fields', () => {
 describe('malformed token requests', () => {
   it('are refused in a short answer and count against the failed-authentication budget', async () => {
     const c = t.demo.oauthClients.clinic;
-    const form = (body: string) => t.fetch('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const form = (body: string) =>
+      t.fetch('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
     const huge = await form(manyFields(100_000));
     expect(huge.status).toBe(400);
     expect((await huge.json()).error).toBe('invalid_request');
@@ -82,7 +83,12 @@ describe('malformed token requests', () => {
     // the budget is spent: even the right secret waits for the next window
     const res = await t.rest('POST', '/oauth/token', {
       token: null,
-      json: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: t.deps.config.oauthAudience },
+      json: {
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        audience: t.deps.config.oauthAudience,
+      },
     });
     expect(res.status).toBe(429);
     expect(res.body.error).toBe('invalid_client');

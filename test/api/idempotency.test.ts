@@ -4,20 +4,34 @@ import { describe, expect, it } from 'vitest';
 import { buildSchema, isObjectType } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { MUTATION_SCOPES } from '../../src/graphql/idempotentOperations.js';
-import { answerIdempotently, IDEMPOTENCY_KEY_TTL_MS, IN_FLIGHT_LEASE_MS, MAX_STORED_BODY_BYTES } from '../../src/idempotency/idempotentRequests.js';
+import {
+  answerIdempotently,
+  IDEMPOTENCY_KEY_TTL_MS,
+  IN_FLIGHT_LEASE_MS,
+  MAX_STORED_BODY_BYTES,
+} from '../../src/idempotency/idempotentRequests.js';
 import { graphql } from '../generated/index.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
-const closure = { description: 'Staff training', chatGreeting: null, phoneGreeting: 'We are in training.', startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T18:00:00Z' };
+const closure = {
+  description: 'Staff training',
+  chatGreeting: null,
+  phoneGreeting: 'We are in training.',
+  startAt: '2026-03-10T14:00:00Z',
+  endAt: '2026-03-10T18:00:00Z',
+};
 const closuresPath = () => `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
 const closureCount = () => t.db.prisma.closure.count({ where: { orgId: t.demo.organizations.clinic.id } });
 const keyed = (key: string) => ({ 'Idempotency-Key': key });
 
 const CreateClosure = graphql(`
   mutation IdempotentCreateClosure($orgId: ID!, $description: String!) {
-    createClosure(orgId: $orgId, input: { description: $description, annualDate: { month: 7, day: 4 }, chatGreeting: null, phoneGreeting: null }) {
+    createClosure(
+      orgId: $orgId
+      input: { description: $description, annualDate: { month: 7, day: 4 }, chatGreeting: null, phoneGreeting: null }
+    ) {
       id
       description
     }
@@ -48,7 +62,11 @@ describe('Idempotency-Key on /v1', () => {
 
   it('treats the same fields as the same request, whatever their order or the body encoding', async () => {
     const first = await t.rest('POST', closuresPath(), { json: closure, headers: keyed('form-or-json') });
-    const reordered = Object.fromEntries(Object.entries(closure).reverse().map(([k, v]) => [k, v ?? '']));
+    const reordered = Object.fromEntries(
+      Object.entries(closure)
+        .reverse()
+        .map(([k, v]) => [k, v ?? '']),
+    );
     const again = await t.rest('POST', closuresPath(), { form: reordered as Record<string, string>, headers: keyed('form-or-json') });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
@@ -69,9 +87,15 @@ describe('Idempotency-Key on /v1', () => {
   });
 
   it('replays a 4xx answer too (the same request would fail the same way)', async () => {
-    const first = await t.rest('POST', closuresPath(), { json: { ...closure, endAt: '2026-03-10T13:00:00Z' }, headers: keyed('bad-closure') });
+    const first = await t.rest('POST', closuresPath(), {
+      json: { ...closure, endAt: '2026-03-10T13:00:00Z' },
+      headers: keyed('bad-closure'),
+    });
     expect(first.status).toBe(400);
-    const again = await t.rest('POST', closuresPath(), { json: { ...closure, endAt: '2026-03-10T13:00:00Z' }, headers: keyed('bad-closure') });
+    const again = await t.rest('POST', closuresPath(), {
+      json: { ...closure, endAt: '2026-03-10T13:00:00Z' },
+      headers: keyed('bad-closure'),
+    });
     expect(again.status).toBe(400);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -142,7 +166,9 @@ describe('Idempotency-Key on /v1', () => {
     t.clock.set('2026-03-09T12:00:00Z');
     await t.rest('POST', closuresPath(), { json: closure, headers: keyed('day-old') });
     t.clock.advance(IDEMPOTENCY_KEY_TTL_MS - 60_000);
-    expect((await t.rest('POST', closuresPath(), { json: { ...closure, description: 'Other' }, headers: keyed('day-old') })).status).toBe(422);
+    expect((await t.rest('POST', closuresPath(), { json: { ...closure, description: 'Other' }, headers: keyed('day-old') })).status).toBe(
+      422,
+    );
     t.clock.advance(120_000);
     const fresh = await t.rest('POST', closuresPath(), { json: { ...closure, description: 'Other' }, headers: keyed('day-old') });
     expect(fresh.status).toBe(200);
@@ -155,7 +181,9 @@ describe('Idempotency-Key on /v1', () => {
   });
 
   it('20 concurrent POSTs with one key create exactly one closure; the others are replays or 409s, never a 5xx', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, () => t.rest('POST', closuresPath(), { json: closure, headers: keyed('stampede') })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.rest('POST', closuresPath(), { json: closure, headers: keyed('stampede') })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
     const ran = answers.filter((a) => a.status === 200 && a.headers.get('idempotent-replayed') === null);
@@ -267,11 +295,20 @@ describe('answers that are not worth replaying', () => {
   it('releases the key when the request throws, and a GraphQL answer made only of retryable errors', async () => {
     await expect(answerIdempotently(t.deps, request(), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
-    const limited = JSON.stringify({ errors: [{ message: 'limited', extensions: { code: 'RATE_LIMITED' } }], data: { createClosure: null } });
+    const limited = JSON.stringify({
+      errors: [{ message: 'limited', extensions: { code: 'RATE_LIMITED' } }],
+      data: { createClosure: null },
+    });
     const { onlyRetryableErrors } = await import('../../src/graphql/idempotentOperations.js');
     expect(onlyRetryableErrors(limited)).toBe(true);
-    expect(onlyRetryableErrors(JSON.stringify({ errors: [{ message: 'limited', extensions: { code: 'RATE_LIMITED' } }], data: { a: null, b: { id: 1 } } }))).toBe(false);
-    expect(onlyRetryableErrors(JSON.stringify({ errors: [{ message: 'nope', extensions: { code: 'NOT_FOUND' } }], data: null }))).toBe(false);
+    expect(
+      onlyRetryableErrors(
+        JSON.stringify({ errors: [{ message: 'limited', extensions: { code: 'RATE_LIMITED' } }], data: { a: null, b: { id: 1 } } }),
+      ),
+    ).toBe(false);
+    expect(onlyRetryableErrors(JSON.stringify({ errors: [{ message: 'nope', extensions: { code: 'NOT_FOUND' } }], data: null }))).toBe(
+      false,
+    );
   });
 });
 
@@ -319,7 +356,9 @@ describe('a key is answered only to a credential that may make the request', () 
     const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
     const mutation = schema.getMutationType();
     expect(isObjectType(mutation)).toBe(true);
-    const declared = Object.fromEntries(Object.values(mutation!.getFields()).map((f) => [f.name, /Scope ([a-z-]+:[a-z]+)\./.exec(f.description ?? '')?.[1]]));
+    const declared = Object.fromEntries(
+      Object.values(mutation!.getFields()).map((f) => [f.name, /Scope ([a-z-]+:[a-z]+)\./.exec(f.description ?? '')?.[1]]),
+    );
     expect(MUTATION_SCOPES).toEqual(declared);
   });
 });

@@ -14,8 +14,10 @@ const LIST = `query ($id: ID!) { organization(id: $id) { id insurances { ${SELEC
 
 const clinicId = () => t.demo.organizations.clinic.id;
 const path = (orgId: string, insuranceId: string) => `/v1/organizations/${orgId}/insurances/${insuranceId}`;
-const patch = (body: Parameters<typeof t.rest>[2], orgId = clinicId(), insuranceId = t.demo.insurances.clinic[0]!) => t.rest('PATCH', path(orgId, insuranceId), body);
-const listInsurances = async (orgId = clinicId()) => (await t.rest('GET', `/v1/organizations/${orgId}/insurances`)).body.data.insurances as Record<string, unknown>[];
+const patch = (body: Parameters<typeof t.rest>[2], orgId = clinicId(), insuranceId = t.demo.insurances.clinic[0]!) =>
+  t.rest('PATCH', path(orgId, insuranceId), body);
+const listInsurances = async (orgId = clinicId()) =>
+  (await t.rest('GET', `/v1/organizations/${orgId}/insurances`)).body.data.insurances as Record<string, unknown>[];
 const deltaDental = async () => (await listInsurances()).find((i) => i.name === 'Delta Dental')!;
 
 describe('GET /v1/organizations/{orgId}/insurances', () => {
@@ -89,7 +91,12 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
   it('changes type, status and notes together', async () => {
     const res = await patch({ json: { type: 'EPO', status: 'NOT_ACCEPTED', notes: 'No longer accepted from March.' } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'Delta Dental', type: 'EPO', status: 'NOT_ACCEPTED', notes: 'No longer accepted from March.' });
+    expect(res.body.data).toMatchObject({
+      name: 'Delta Dental',
+      type: 'EPO',
+      status: 'NOT_ACCEPTED',
+      notes: 'No longer accepted from March.',
+    });
     expect(await deltaDental()).toMatchObject({ type: 'EPO', status: 'NOT_ACCEPTED', notes: 'No longer accepted from March.' });
   });
 
@@ -128,12 +135,20 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
     ['an unknown property', { json: { status: 'ACCEPTED', name: 'Renamed' } }, /name/],
     ['an unknown type', { json: { type: 'POS' } }, /^type: must be one of PPO, HMO, EPO, MEDICAID, MEDICARE$/],
     ['a lowercase type', { json: { type: 'ppo' } }, /^type: must be one of/],
-    ['an unknown status', { json: { status: 'MAYBE' } }, /^status: must be one of IN_NETWORK, ACCEPTED, CAN_FILE, CONDITIONAL, NOT_ACCEPTED$/],
+    [
+      'an unknown status',
+      { json: { status: 'MAYBE' } },
+      /^status: must be one of IN_NETWORK, ACCEPTED, CAN_FILE, CONDITIONAL, NOT_ACCEPTED$/,
+    ],
     ['a null status', { json: { status: null } }, /^status: must be one of/],
     ['notes over 2000 characters', { json: { notes: 'n'.repeat(2001) } }, /^notes: must be at most 2000 characters$/],
     ['notes that are not a string', { json: { notes: 5 } }, /^notes: must be a string$/],
     // found by the fuzzer: NUL made the database refuse the write (a 500)
-    ['notes with a NUL character', { json: { notes: 'a\u0000b' } }, /^notes: must not contain NUL characters or unpaired UTF-16 surrogates$/],
+    [
+      'notes with a NUL character',
+      { json: { notes: 'a\u0000b' } },
+      /^notes: must not contain NUL characters or unpaired UTF-16 surrogates$/,
+    ],
     ['notes with an unpaired surrogate', { json: { notes: '\uD83D' } }, /^notes: must not contain NUL/],
     ['a body that is not an object', { json: ['PPO'] }, /./],
     ['malformed JSON', { raw: { body: '{"type":', contentType: 'application/json' } }, /JSON/],
@@ -176,12 +191,18 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
     expect(foreignUnderOwnOrg.body).toEqual(missing.body);
     expect(foreignOrg.status).toBe(404);
     // the other tenant's insurance is untouched
-    const other = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/insurances`, { token: t.demo.organizations.other.apiKey });
+    const other = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/insurances`, {
+      token: t.demo.organizations.other.apiKey,
+    });
     expect(other.body.data.insurances[0]).toMatchObject({ type: 'MEDICARE', status: 'CAN_FILE' });
   });
 
-  it("answers 404 for an insurance of another organization within reach, under this orgId", async () => {
-    const res = await patch({ json: { type: 'EPO' }, token: t.demo.organizations.account.apiKey }, t.demo.organizations.account.id, t.demo.insurances.clinic[0]!);
+  it('answers 404 for an insurance of another organization within reach, under this orgId', async () => {
+    const res = await patch(
+      { json: { type: 'EPO' }, token: t.demo.organizations.account.apiKey },
+      t.demo.organizations.account.id,
+      t.demo.insurances.clinic[0]!,
+    );
     expect(res.status).toBe(404);
     expect((await deltaDental()).type).toBe('PPO');
   });
@@ -208,7 +229,11 @@ describe('GraphQL insurances', () => {
 
   it('updates with updateInsurance and answers the whole record', async () => {
     const before = await deltaDental();
-    const res = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { type: 'MEDICARE', notes: 'via GraphQL' } });
+    const res = await t.gql(UPDATE, {
+      orgId: clinicId(),
+      insuranceId: t.demo.insurances.clinic[0],
+      input: { type: 'MEDICARE', notes: 'via GraphQL' },
+    });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.updateInsurance).toEqual({ ...before, type: 'MEDICARE', notes: 'via GraphQL', updatedAt: isoInstant });
     expect(await deltaDental()).toEqual(res.body.data.updateInsurance);
@@ -219,7 +244,11 @@ describe('GraphQL insurances', () => {
     expect(empty.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(empty.body.errors[0].message).toMatch(/^nothing to update/);
     const long = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { notes: 'n'.repeat(2001) } });
-    expect(long.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'notes', message: 'must be at most 2000 characters' }], requestId: long.headers.get('x-request-id') });
+    expect(long.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'notes', message: 'must be at most 2000 characters' }],
+      requestId: long.headers.get('x-request-id'),
+    });
     const nul = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { notes: 'a\u0000b' } });
     expect(nul.body.errors[0].extensions).toEqual({
       code: 'BAD_USER_INPUT',
@@ -249,7 +278,11 @@ describe('GraphQL insurances', () => {
   });
 
   it('answers FORBIDDEN to a read-only client', async () => {
-    const res = await t.gql(UPDATE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { type: 'EPO' } }, { token: await t.accessToken('clinicReadOnly') });
+    const res = await t.gql(
+      UPDATE,
+      { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0], input: { type: 'EPO' } },
+      { token: await t.accessToken('clinicReadOnly') },
+    );
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await deltaDental()).type).toBe('PPO');
   });

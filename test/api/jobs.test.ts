@@ -69,7 +69,10 @@ describe('the job queue', () => {
   it('polls on the app clock once started, and stops', async () => {
     t.clock.set('2026-03-02T15:00:00Z');
     const ran: number[] = [];
-    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 1_000 }).handle('test', async () => (ran.push(1), { done: true }));
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 1_000 }).handle(
+      'test',
+      async () => (ran.push(1), { done: true }),
+    );
     queue.start();
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {}, runAt: new Date('2026-03-02T15:00:02Z') });
     // the loop looks, finds nothing due, and waits for its next poll on the clock
@@ -86,7 +89,10 @@ describe('the job queue', () => {
   it('started with a delay, looks first when the clock reaches it (a poke looks sooner); releases the leases found held first when asked', async () => {
     t.clock.set('2026-03-02T15:00:00Z');
     const ran: number[] = [];
-    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 60_000 }).handle('test', async (job) => (ran.push(job.attempts), { done: true }));
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 60_000 }).handle(
+      'test',
+      async (job) => (ran.push(job.attempts), { done: true }),
+    );
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
     // a lease left by a process that died: without the release, its job would wait for the lease to run out
     await t.deps.db.job.updateMany({ data: { lockedUntil: new Date('2026-03-02T15:10:00Z'), attempts: 1 } });
@@ -109,12 +115,15 @@ describe('the job queue', () => {
     let releaseSlow!: () => void;
     const slowDone = new Promise<void>((resolve) => (releaseSlow = resolve));
     const ran: string[] = [];
-    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { batchSize: 2 }).handle('test', async (job) => {
-      const { name } = job.payload as { name: string };
-      if (name === 'slow') await slowDone;
-      ran.push(name);
-      return { done: true };
-    });
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { batchSize: 2 }).handle(
+      'test',
+      async (job) => {
+        const { name } = job.payload as { name: string };
+        if (name === 'slow') await slowDone;
+        ran.push(name);
+        return { done: true };
+      },
+    );
     await enqueueJob(t.deps.db, new Date('2026-03-02T14:59:00Z'), { kind: 'test', payload: { name: 'slow' } });
     for (const name of ['a', 'b', 'c', 'd']) await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: { name } });
     queue.start();

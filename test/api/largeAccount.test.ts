@@ -34,7 +34,11 @@ async function addChildren(n: number, prefix = 'Location'): Promise<string[]> {
 
 /** Every child of the account in the documented order (creation time, ties by id), as the database sorts them. */
 async function childrenInOrder(): Promise<string[]> {
-  const rows = await t.db.prisma.organization.findMany({ where: { parentId: t.demo.organizations.account.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true } });
+  const rows = await t.db.prisma.organization.findMany({
+    where: { parentId: t.demo.organizations.account.id },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: { id: true },
+  });
   return rows.map((r) => r.id);
 }
 
@@ -45,7 +49,10 @@ describe('reach under an account with thousands of locations', () => {
     const ids = await addChildren(CHILDREN);
     const last = ids.at(-1)!;
     const { clinic, clinic2, other } = t.demo.organizations;
-    expect((await t.rest('GET', `/v1/organizations/${last}`, { token: account().apiKey })).body.data).toMatchObject({ id: last, parentId: account().id });
+    expect((await t.rest('GET', `/v1/organizations/${last}`, { token: account().apiKey })).body.data).toMatchObject({
+      id: last,
+      parentId: account().id,
+    });
     expect((await t.rest('GET', `/v1/organizations/${ids[0]}/closures`, { token: account().apiKey })).status).toBe(200);
     const missing = await t.rest('GET', `/v1/organizations/${randomUUID()}`, { token: clinic.apiKey });
     for (const [id, token] of [
@@ -82,7 +89,9 @@ describe('reach under an account with thousands of locations', () => {
     expect((await get(`/v1/organizations/${account().id}`)).status).toBe(200); // the account's record is now warm here
     expect((await get(`/v1/organizations/${t.demo.organizations.clinic.id}`)).status).toBe(200);
     // created behind both instances' backs: no change is published
-    const child = await t.db.prisma.organization.create({ data: { name: 'New location', timezone: 'America/Denver', parentId: account().id } });
+    const child = await t.db.prisma.organization.create({
+      data: { name: 'New location', timezone: 'America/Denver', parentId: account().id },
+    });
     expect((await get(`/v1/organizations/${child.id}`)).status).toBe(200);
     expect((await get(`/v1/organizations/${child.id}/office-hours?dayOfWeek=MONDAY`)).status).toBe(200);
     expect((await t.rest('GET', `/v1/organizations/${child.id}`, { token: account().apiKey })).status).toBe(200);
@@ -158,7 +167,8 @@ describe('children page by page', () => {
   it('GraphQL: childrenConnection walks the same list, with totalCount and pageInfo', async () => {
     await addChildren(1_000);
     const expected = await childrenInOrder();
-    const query = 'query($id: ID!, $after: String) { organization(id: $id) { childrenConnection(first: 50, after: $after) { totalCount edges { node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } } }';
+    const query =
+      'query($id: ID!, $after: String) { organization(id: $id) { childrenConnection(first: 50, after: $after) { totalCount edges { node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } } }';
     const seen: string[] = [];
     let after: string | null = null;
     for (;;) {
@@ -182,7 +192,9 @@ describe('children page by page', () => {
     expect(ofChild.body.data.children).toEqual([]);
     const page = await t.rest('GET', `/v1/organizations/${account().id}/children?limit=10`, { token: account().apiKey });
     const cursor = page.body.data.pagination.nextCursor as string;
-    const elsewhere = await t.rest('GET', `/v1/organizations/${ids[0]}/children?cursor=${encodeURIComponent(cursor)}`, { token: account().apiKey });
+    const elsewhere = await t.rest('GET', `/v1/organizations/${ids[0]}/children?cursor=${encodeURIComponent(cursor)}`, {
+      token: account().apiKey,
+    });
     expect(elsewhere.status).toBe(400);
     expect(JSON.stringify(elsewhere.body)).toContain('cursor');
     const tooMany = await t.rest('GET', `/v1/organizations/${account().id}/children?limit=201`, { token: account().apiKey });
@@ -190,8 +202,14 @@ describe('children page by page', () => {
     expect(JSON.stringify(tooMany.body)).toContain('limit');
     // a sibling's or another tenant's children: 404 like a missing organization
     expect((await t.rest('GET', `/v1/organizations/${account().id}/children`)).status).toBe(404);
-    expect((await t.rest('GET', `/v1/organizations/${account().id}/children`, { token: t.demo.organizations.other.apiKey })).status).toBe(404);
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { childrenConnection(first: 201) { totalCount } } }', { id: account().id }, { token: account().apiKey });
+    expect((await t.rest('GET', `/v1/organizations/${account().id}/children`, { token: t.demo.organizations.other.apiKey })).status).toBe(
+      404,
+    );
+    const gql = await t.gql(
+      'query($id: ID!) { organization(id: $id) { childrenConnection(first: 201) { totalCount } } }',
+      { id: account().id },
+      { token: account().apiKey },
+    );
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 });
@@ -202,11 +220,22 @@ describe('includeChildren conversations under thousands of locations', () => {
     const base = Date.parse('2026-03-01T00:00:00Z');
     // one conversation per location (every fifth one archived), ties in startTime every few rows
     await t.db.prisma.conversation.createMany({
-      data: ids.map((orgId, i) => ({ orgId, tags: [], medium: 'PHONE' as const, startTime: new Date(base - Math.floor(i / 4) * 60_000), archived: i % 5 === 4 })),
+      data: ids.map((orgId, i) => ({
+        orgId,
+        tags: [],
+        medium: 'PHONE' as const,
+        startTime: new Date(base - Math.floor(i / 4) * 60_000),
+        archived: i % 5 === 4,
+      })),
     });
     // another tenant's conversations never show up
     await t.db.prisma.conversation.createMany({
-      data: Array.from({ length: 50 }, (_, i) => ({ orgId: t.demo.organizations.other.id, tags: [], medium: 'CHAT' as const, startTime: new Date(base - i * 1_000) })),
+      data: Array.from({ length: 50 }, (_, i) => ({
+        orgId: t.demo.organizations.other.id,
+        tags: [],
+        medium: 'CHAT' as const,
+        startTime: new Date(base - i * 1_000),
+      })),
     });
     const rows = await t.db.prisma.conversation.findMany({
       where: { archived: false, OR: [{ orgId: account().id }, { org: { parentId: account().id } }] },
@@ -237,7 +266,9 @@ describe('includeChildren conversations under thousands of locations', () => {
     expect(deep.body.data.conversations.map((c: { conversationId: string }) => c.conversationId)).toEqual(expected.slice(1000, 1020));
     // with archived ones: every child's conversation
     const all = await t.rest('GET', '/v1/conversations?includeChildren=true&includeArchived=true&limit=1', { token: account().apiKey });
-    expect(all.body.data.pagination.totalCount).toBe(await t.db.prisma.conversation.count({ where: { OR: [{ orgId: account().id }, { org: { parentId: account().id } }] } }));
+    expect(all.body.data.pagination.totalCount).toBe(
+      await t.db.prisma.conversation.count({ where: { OR: [{ orgId: account().id }, { org: { parentId: account().id } }] } }),
+    );
     expect(all.body.data.pagination.totalCount).toBeGreaterThanOrEqual(CHILDREN);
   });
 
@@ -257,15 +288,23 @@ describe('includeChildren conversations under thousands of locations', () => {
       after = connection.pageInfo.endCursor;
     }
     expect(seen).toEqual(expected);
-    const offsetPage: any = await t.gql('{ conversations(includeChildren: true, limit: 10, offset: 500) { items { conversationId } pagination { totalCount } } }', {}, { token: account().apiKey });
+    const offsetPage: any = await t.gql(
+      '{ conversations(includeChildren: true, limit: 10, offset: 500) { items { conversationId } pagination { totalCount } } }',
+      {},
+      { token: account().apiKey },
+    );
     expect(offsetPage.body.errors, JSON.stringify(offsetPage.body.errors)).toBeUndefined();
-    expect(offsetPage.body.data.conversations.items.map((c: { conversationId: string }) => c.conversationId)).toEqual(expected.slice(500, 510));
+    expect(offsetPage.body.data.conversations.items.map((c: { conversationId: string }) => c.conversationId)).toEqual(
+      expected.slice(500, 510),
+    );
   });
 
   it("a child's bot filters within the account's list; a location's credential still may not include children", async () => {
     const ids = await addChildren(500);
     const bot = await t.db.prisma.bot.create({ data: { orgId: ids[7]!, name: 'Child bot' } });
-    await t.db.prisma.conversation.create({ data: { orgId: ids[7]!, botId: bot.id, tags: [], medium: 'CHAT', startTime: new Date('2026-03-01T00:00:00Z') } });
+    await t.db.prisma.conversation.create({
+      data: { orgId: ids[7]!, botId: bot.id, tags: [], medium: 'CHAT', startTime: new Date('2026-03-01T00:00:00Z') },
+    });
     const withBot = await t.rest('GET', `/v1/conversations?includeChildren=true&botId=${bot.id}`, { token: account().apiKey });
     expect(withBot.body.data.conversations.map((c: { orgId: string }) => c.orgId)).toEqual([ids[7]]);
     const ownOnly = await t.rest('GET', `/v1/conversations?botId=${bot.id}`, { token: account().apiKey });

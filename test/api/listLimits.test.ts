@@ -13,7 +13,12 @@ describe('closures per organization', () => {
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.closure.count({ where: { orgId } });
     await t.db.prisma.closure.createMany({
-      data: Array.from({ length: LIST_LIMITS.closures - 1 - have }, (_, i) => ({ orgId, description: `Past ${i}`, startAt: new Date(Date.UTC(2020, 0, 1, 0, i)), endAt: new Date(Date.UTC(2020, 0, 1, 1, i)) })),
+      data: Array.from({ length: LIST_LIMITS.closures - 1 - have }, (_, i) => ({
+        orgId,
+        description: `Past ${i}`,
+        startAt: new Date(Date.UTC(2020, 0, 1, 0, i)),
+        endAt: new Date(Date.UTC(2020, 0, 1, 1, i)),
+      })),
     });
     const last = await t.rest('POST', `/v1/organizations/${orgId}/closures`, { json: closureBody });
     expect(last.status).toBe(200);
@@ -21,15 +26,22 @@ describe('closures per organization', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ success: false, data: {} });
     expect(refused.body.message).toContain(`at most ${LIST_LIMITS.closures} closures`);
-    const gql = await t.gql(
-      'mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }',
-      { orgId, input: { description: 'Holiday', annualDate: { month: 12, day: 26 }, chatGreeting: null, phoneGreeting: null } },
-    );
+    const gql = await t.gql('mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }', {
+      orgId,
+      input: { description: 'Holiday', annualDate: { month: 12, day: 26 }, chatGreeting: null, phoneGreeting: null },
+    });
     expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
     expect(gql.body.errors[0].message).toContain(`at most ${LIST_LIMITS.closures} closures`);
     expect(await t.db.prisma.closure.count({ where: { orgId } })).toBe(LIST_LIMITS.closures);
     // another organization is not affected, and a deleted closure makes room again
-    expect((await t.rest('POST', `/v1/organizations/${t.demo.organizations.other.id}/closures`, { token: t.demo.organizations.other.apiKey, json: closureBody })).status).toBe(200);
+    expect(
+      (
+        await t.rest('POST', `/v1/organizations/${t.demo.organizations.other.id}/closures`, {
+          token: t.demo.organizations.other.apiKey,
+          json: closureBody,
+        })
+      ).status,
+    ).toBe(200);
     expect((await t.rest('DELETE', `/v1/organizations/${orgId}/closures/${last.body.data.id}`)).status).toBe(200);
     expect((await t.rest('POST', `/v1/organizations/${orgId}/closures`, { json: closureBody })).status).toBe(200);
   });
@@ -38,9 +50,16 @@ describe('closures per organization', () => {
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.closure.count({ where: { orgId } });
     await t.db.prisma.closure.createMany({
-      data: Array.from({ length: LIST_LIMITS.closures - 3 - have }, (_, i) => ({ orgId, description: `Past ${i}`, startAt: new Date(Date.UTC(2020, 0, 1, 0, i)), endAt: new Date(Date.UTC(2020, 0, 1, 1, i)) })),
+      data: Array.from({ length: LIST_LIMITS.closures - 3 - have }, (_, i) => ({
+        orgId,
+        description: `Past ${i}`,
+        startAt: new Date(Date.UTC(2020, 0, 1, 0, i)),
+        endAt: new Date(Date.UTC(2020, 0, 1, 1, i)),
+      })),
     });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => t.rest('POST', `/v1/organizations/${orgId}/closures`, { json: closureBody })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => t.rest('POST', `/v1/organizations/${orgId}/closures`, { json: closureBody })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 409, 409, 409]);
     expect(await t.db.prisma.closure.count({ where: { orgId } })).toBe(LIST_LIMITS.closures);
   });
@@ -51,7 +70,13 @@ describe('templates per organization', () => {
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.workflowTemplate.count({ where: { orgId } });
     await t.db.prisma.workflowTemplate.createMany({
-      data: Array.from({ length: LIST_LIMITS.templates - 1 - have }, (_, i) => ({ orgId, name: `Bulk ${i}`, version: 1, variables: [], applicableMediums: [] })),
+      data: Array.from({ length: LIST_LIMITS.templates - 1 - have }, (_, i) => ({
+        orgId,
+        name: `Bulk ${i}`,
+        version: 1,
+        variables: [],
+        applicableMediums: [],
+      })),
     });
     expect((await t.rest('POST', '/v1/templates', { json: { name: 'Last one' } })).status).toBe(200);
     const refused = await t.rest('POST', '/v1/templates', { json: { name: 'One too many' } });
@@ -68,7 +93,9 @@ describe('workflows per bot', () => {
   it(`refuses an import that would pass ${LIST_LIMITS.workflows} workflows, importing none of it`, async () => {
     const botId = t.demo.bots.clinic[1]!;
     const have = await t.db.prisma.workflow.count({ where: { botId } });
-    await t.db.prisma.workflow.createMany({ data: Array.from({ length: LIST_LIMITS.workflows - 2 - have }, (_, i) => ({ botId, title: `Bulk ${i}`, order: i + 1 })) });
+    await t.db.prisma.workflow.createMany({
+      data: Array.from({ length: LIST_LIMITS.workflows - 2 - have }, (_, i) => ({ botId, title: `Bulk ${i}`, order: i + 1 })),
+    });
     const workflow = { title: 'Imported', description: '', enabled: true, usageContext: '', steps: [] };
     const refused = await t.rest('POST', `/v1/bots/${botId}/workflows/import`, { json: { workflows: [workflow, workflow, workflow] } });
     expect(refused.status).toBe(409);

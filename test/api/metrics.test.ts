@@ -27,7 +27,11 @@ const requests = (labels: Record<string, string>) => ['ocs_http_requests_total',
 async function graphqlPost(body: Record<string, unknown>): Promise<Response> {
   return t.fetch('/graphql', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -48,7 +52,9 @@ describe('GET /metrics', () => {
 
     const ok = { method: 'GET', route: 'GET /v1/organizations/:orgId', status: '200' };
     expect(after.value(...requests(ok)) - before.value(...requests(ok))).toBe(2);
-    expect(after.value('ocs_http_request_duration_seconds_count', ok) - before.value('ocs_http_request_duration_seconds_count', ok)).toBe(2);
+    expect(after.value('ocs_http_request_duration_seconds_count', ok) - before.value('ocs_http_request_duration_seconds_count', ok)).toBe(
+      2,
+    );
     const notFound = { ...ok, status: '404' };
     expect(after.value(...requests(notFound)) - before.value(...requests(notFound))).toBe(1);
     // a histogram with buckets from 1 ms up
@@ -110,7 +116,9 @@ describe('GET /metrics', () => {
     await round();
     const second = await scrape();
     expect(series(second).sort()).toEqual(series(first).sort());
-    expect(second.find('ocs_http_request_duration_seconds_count')).toHaveLength(first.find('ocs_http_request_duration_seconds_count').length);
+    expect(second.find('ocs_http_request_duration_seconds_count')).toHaveLength(
+      first.find('ocs_http_request_duration_seconds_count').length,
+    );
     for (const value of seen) expect(second.text).not.toContain(value);
 
     const routes = new Set(second.find('ocs_http_requests_total').map((s) => s.labels.route));
@@ -127,7 +135,15 @@ describe('GET /metrics', () => {
     const before = await scrape();
     // a known name, from operationName or from the document alone
     expect((await graphqlPost({ query: 'query Viewer { viewer { scopes } }' })).status).toBe(200);
-    expect((await graphqlPost({ query: 'query Organization($id: ID!) { organization(id: $id) { id } }', variables: { id }, operationName: 'Organization' })).status).toBe(200);
+    expect(
+      (
+        await graphqlPost({
+          query: 'query Organization($id: ID!) { organization(id: $id) { id } }',
+          variables: { id },
+          operationName: 'Organization',
+        })
+      ).status,
+    ).toBe(200);
     expect((await graphqlPost({ query: 'mutation CreateClosure { __typename }' })).status).toBe(200);
     // invented names, however many, are one value
     const invented = Array.from({ length: 20 }, (_, i) => `Invented${i}_${randomUUID().slice(0, 8)}`);
@@ -153,10 +169,15 @@ describe('GET /metrics', () => {
     expect(post('CreateClosure', '200')).toBe(1);
     expect(post('other')).toBe(21 + 2); // the invented names, the unknown operationName, the query that did not parse
     expect(post('anonymous', '200')).toBe(1);
-    expect(after.value(...requests({ method: 'GET', route: 'GET /graphql', status: '200', operation: 'Viewer' })) - before.value(...requests({ method: 'GET', route: 'GET /graphql', status: '200', operation: 'Viewer' }))).toBe(1);
+    expect(
+      after.value(...requests({ method: 'GET', route: 'GET /graphql', status: '200', operation: 'Viewer' })) -
+        before.value(...requests({ method: 'GET', route: 'GET /graphql', status: '200', operation: 'Viewer' })),
+    ).toBe(1);
     for (const name of [...invented, 'Secret_abc', 'Nope_1', 'xxxxxxxxxx']) expect(after.text).not.toContain(name);
     // REST requests carry no operation label
-    expect(after.find('ocs_http_requests_total', { route: 'GET /v1/organizations/:orgId' }).every((s) => !('operation' in s.labels))).toBe(true);
+    expect(after.find('ocs_http_requests_total', { route: 'GET /v1/organizations/:orgId' }).every((s) => !('operation' in s.labels))).toBe(
+      true,
+    );
   });
 
   it('counts the read model’s hits and misses by part', async () => {
@@ -173,7 +194,12 @@ describe('GET /metrics', () => {
       expect(at(s2, 'ocs_read_model_hits_total', part) - at(s1, 'ocs_read_model_hits_total', part), part).toBeGreaterThan(0);
       expect(at(s2, 'ocs_read_model_entries', part), part).toBeGreaterThan(0);
     }
-    expect(s2.find('ocs_read_model_hits_total').map((s) => s.labels.part).sort()).toEqual(['answers', 'credentials', 'organizations', 'schedules', 'tokens']);
+    expect(
+      s2
+        .find('ocs_read_model_hits_total')
+        .map((s) => s.labels.part)
+        .sort(),
+    ).toEqual(['answers', 'credentials', 'organizations', 'schedules', 'tokens']);
   });
 
   it('times every SQL statement but transaction control, and counts failed statements', async () => {
@@ -208,7 +234,9 @@ describe('GET /metrics', () => {
     ).rejects.toThrow();
     const after = await scrape();
     expect(timeouts(after) - timeouts(before)).toBe(1);
-    expect(after.value('ocs_db_statement_errors_total', { reason: 'error' })).toBe(before.value('ocs_db_statement_errors_total', { reason: 'error' }));
+    expect(after.value('ocs_db_statement_errors_total', { reason: 'error' })).toBe(
+      before.value('ocs_db_statement_errors_total', { reason: 'error' }),
+    );
   });
 
   it('reports the database gate: slots in use, work waiting, admitted, refused and timed out', async () => {
@@ -253,7 +281,9 @@ describe('GET /metrics', () => {
     const limiter = createRateLimiter(t.deps.config, t.deps.logger, t.clock.now);
     const app = createApp({ ...t.deps, changes, rateLimit: limiter });
     const down = await scrape(app);
-    expect(down.find('ocs_change_channel_connected')).toEqual([{ name: 'ocs_change_channel_connected', labels: { transport: 'redis' }, value: 0 }]);
+    expect(down.find('ocs_change_channel_connected')).toEqual([
+      { name: 'ocs_change_channel_connected', labels: { transport: 'redis' }, value: 0 },
+    ]);
     expect(down.value('ocs_rate_limit_store_degraded')).toBe(0);
 
     handlers.onConnection(true);
@@ -281,14 +311,26 @@ describe('rate-limit refusals', () => {
   let app: App;
   let limiter: RateLimiter;
   beforeAll(() => {
-    const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '5', CALL_REQUEST_READS_PER_SECOND: '3', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4' });
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '5',
+      CALL_REQUEST_READS_PER_SECOND: '3',
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4',
+    });
     limiter = createRateLimiter(config, t.deps.logger, t.clock.now);
     app = createApp({ ...t.deps, config, rateLimit: limiter });
   });
   afterAll(() => limiter.close());
 
   const call = async (path: string, token: string | null = t.demo.organizations.clinic.apiKey, init: RequestInit = {}) =>
-    (await app.fetch(new Request(`http://127.0.0.1:4000${path}`, { ...init, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers } }))).status;
+    (
+      await app.fetch(
+        new Request(`http://127.0.0.1:4000${path}`, {
+          ...init,
+          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers },
+        }),
+      )
+    ).status;
 
   it('are counted by budget, on both surfaces', async () => {
     t.clock.set('2026-03-09T13:30:10.000Z');
@@ -341,12 +383,23 @@ describe('with METRICS_TOKEN', () => {
 
   it('answers only Authorization: Bearer <METRICS_TOKEN>, 401 otherwise', async () => {
     t.clock.set('2026-03-09T13:30:10.000Z');
-    for (const authorization of [undefined, `Bearer ${token.slice(0, -1)}x`, `Bearer ${token}x`, `Basic ${token}`, `Bearer ${t.demo.organizations.clinic.apiKey}`]) {
+    for (const authorization of [
+      undefined,
+      `Bearer ${token.slice(0, -1)}x`,
+      `Bearer ${token}x`,
+      `Basic ${token}`,
+      `Bearer ${t.demo.organizations.clinic.apiKey}`,
+    ]) {
       limiter.clear();
       const res = await get(authorization);
       expect(res.status, String(authorization)).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
-      expect(await res.json()).toEqual({ success: false, data: {}, code: 'unauthenticated', message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>' });
+      expect(await res.json()).toEqual({
+        success: false,
+        data: {},
+        code: 'unauthenticated',
+        message: 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>',
+      });
     }
     const res = await get(`Bearer ${token}`);
     expect(res.status).toBe(200);

@@ -57,12 +57,16 @@ describe('OAuth clients', () => {
   });
 
   it('changes scopes and revokes through GraphQL; tokens already issued follow at once', async () => {
-    const created = await t.gql('mutation { createOAuthClient(input: {name: "Twin", scopes: ["closures:read"]}) { id clientId clientSecret } }');
+    const created = await t.gql(
+      'mutation { createOAuthClient(input: {name: "Twin", scopes: ["closures:read"]}) { id clientId clientSecret } }',
+    );
     expect(created.body.errors).toBeUndefined();
     const client = created.body.data.createOAuthClient;
     const access = (await token(client.clientId, client.clientSecret)).body.access_token as string;
     expect((await t.rest('GET', closuresPath(), { token: access })).status).toBe(200);
-    const narrowed = await t.gql('mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["templates:read"]) { scopes } }', { id: client.id });
+    const narrowed = await t.gql('mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["templates:read"]) { scopes } }', {
+      id: client.id,
+    });
     expect(narrowed.body.data.setOAuthClientScopes.scopes).toEqual(['templates:read']);
     expect((await t.rest('GET', closuresPath(), { token: access })).status).toBe(403);
     const listed = await t.gql('{ oauthClients { id clientId } }');
@@ -78,7 +82,8 @@ describe('OAuth clients', () => {
   });
 
   it('is managed only by a credential holding every scope: a restricted key or a narrower client gets 403 on both surfaces', async () => {
-    const key = (await t.rest('POST', '/v1/api-keys', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } })).body.data.apiKey as string;
+    const key = (await t.rest('POST', '/v1/api-keys', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } })).body
+      .data.apiKey as string;
     expect((await t.rest('POST', '/v1/oauth-clients', { token: key, json: { name: 'X', scopes: ['closures:write'] } })).status).toBe(403);
     const gql = await t.gql('mutation { createOAuthClient(input: {name: "X", scopes: ["closures:write"]}) { id } }', {}, { token: key });
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -88,11 +93,17 @@ describe('OAuth clients', () => {
   });
 
   it("answers another tenant's client as missing (404), and lets an account manage its child's", async () => {
-    const foreign = await t.rest('POST', '/v1/oauth-clients', { token: orgs().other.apiKey, json: { name: 'Other', scopes: ['closures:read'] } });
+    const foreign = await t.rest('POST', '/v1/oauth-clients', {
+      token: orgs().other.apiKey,
+      json: { name: 'Other', scopes: ['closures:read'] },
+    });
     const id = foreign.body.data.id as string;
     expect((await t.rest('POST', `/v1/oauth-clients/${id}/revoke`)).status).toBe(404);
     expect((await t.rest('PUT', `/v1/oauth-clients/${id}/scopes`, { json: { scopes: ['closures:write'] } })).status).toBe(404);
-    const child = await t.rest('POST', '/v1/oauth-clients', { token: orgs().account.apiKey, json: { name: 'Child', scopes: ['closures:read'], orgId: orgs().clinic.id } });
+    const child = await t.rest('POST', '/v1/oauth-clients', {
+      token: orgs().account.apiKey,
+      json: { name: 'Child', scopes: ['closures:read'], orgId: orgs().clinic.id },
+    });
     expect(child.status).toBe(200);
     expect(child.body.data.orgId).toBe(orgs().clinic.id);
     expect((await t.rest('POST', `/v1/oauth-clients/${child.body.data.id}/revoke`, { token: orgs().account.apiKey })).status).toBe(200);

@@ -48,7 +48,11 @@ describe('office-hours rules: REST and GraphQL agree', () => {
   it('has enough cases, covering every rule', () => {
     expect(officeHoursCases.length).toBeGreaterThanOrEqual(40);
     expect(new Set(officeHoursCases.map((c) => c.name)).size).toBe(officeHoursCases.length);
-    for (const rule of [1, 2, 3, 4, 5, 6, 7]) expect(officeHoursCases.some((c) => c.name.startsWith(`rule ${rule}:`)), `rule ${rule}`).toBe(true);
+    for (const rule of [1, 2, 3, 4, 5, 6, 7])
+      expect(
+        officeHoursCases.some((c) => c.name.startsWith(`rule ${rule}:`)),
+        `rule ${rule}`,
+      ).toBe(true);
   });
 
   for (const c of officeHoursCases) {
@@ -86,7 +90,10 @@ describe('office-hours rules: REST and GraphQL agree', () => {
       for (const kind of c.form ? FORM_KINDS : []) {
         // a fresh day: the JSON request above may have changed this one
         const orgId = kind === 'form' ? restOrg : gqlOrg;
-        await t.rest('POST', `/v1/organizations/${orgId}/office-hours`, { json: { dayOfWeek: dayOf(c), isClosed: true, breaks: [] }, token: key() });
+        await t.rest('POST', `/v1/organizations/${orgId}/office-hours`, {
+          json: { dayOfWeek: dayOf(c), isClosed: true, breaks: [] },
+          token: key(),
+        });
         const viaForm = await viaRest(c, orgId, kind);
         expect(viaForm.accepted, `${kind}: ${viaForm.message}`).toBe(c.accepted);
         if (c.accepted) expect(viaForm.data).toMatchObject(c.data ?? {});

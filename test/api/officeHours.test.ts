@@ -17,7 +17,13 @@ describe('reading office hours', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.officeHours.map((d: { dayOfWeek: string }) => d.dayOfWeek)).toEqual(DAYS);
     expect(res.body.data.officeHours[0]).toEqual({ dayOfWeek: 'MONDAY', isClosed: true, open: null, close: null, breaks: [] });
-    expect(res.body.data.officeHours[2]).toEqual({ dayOfWeek: 'WEDNESDAY', isClosed: false, open: '08:00', close: '16:00', breaks: [lunch] });
+    expect(res.body.data.officeHours[2]).toEqual({
+      dayOfWeek: 'WEDNESDAY',
+      isClosed: false,
+      open: '08:00',
+      close: '16:00',
+      breaks: [lunch],
+    });
   });
 
   it('filters by dayOfWeek, and refuses an unknown day with a 400', async () => {
@@ -32,9 +38,14 @@ describe('reading office hours', () => {
   it('reads the same over GraphQL, with the dayOfWeek filter', async () => {
     const orgId = t.demo.organizations.clinic.id;
     await t.gql(SET, { orgId, input: { dayOfWeek: 'TUESDAY', isClosed: false, open: '9:30', close: '18:00', breaks: [lunch] } });
-    const res = await t.gql(`query($id: ID!) { organization(id: $id) { all: officeHours { dayOfWeek } tue: officeHours(dayOfWeek: TUESDAY) { ${FIELDS} } } }`, { id: orgId });
+    const res = await t.gql(
+      `query($id: ID!) { organization(id: $id) { all: officeHours { dayOfWeek } tue: officeHours(dayOfWeek: TUESDAY) { ${FIELDS} } } }`,
+      { id: orgId },
+    );
     expect(res.body.data.organization.all.map((d: { dayOfWeek: string }) => d.dayOfWeek)).toEqual(DAYS);
-    expect(res.body.data.organization.tue).toEqual([{ dayOfWeek: 'TUESDAY', isClosed: false, open: '09:30', close: '18:00', breaks: [lunch] }]);
+    expect(res.body.data.organization.tue).toEqual([
+      { dayOfWeek: 'TUESDAY', isClosed: false, open: '09:30', close: '18:00', breaks: [lunch] },
+    ]);
     expect((await t.rest('GET', `${path(orgId)}?dayOfWeek=TUESDAY`)).body.data.officeHours).toEqual(res.body.data.organization.tue);
   });
 });
@@ -56,7 +67,10 @@ describe('who may set office hours', () => {
 
   it('lets the account key manage its child clinic', async () => {
     const { account, clinic } = t.demo.organizations;
-    const res = await t.rest('POST', path(clinic.id), { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' }, token: account.apiKey });
+    const res = await t.rest('POST', path(clinic.id), {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' },
+      token: account.apiKey,
+    });
     expect(res.status).toBe(200);
     expect((await t.rest('GET', `${path(clinic.id)}?dayOfWeek=MONDAY`)).body.data.officeHours[0].open).toBe('09:00');
   });
@@ -87,7 +101,13 @@ describe('concurrent writers', () => {
         inputs.map((input, i) =>
           i % 2 === 0
             ? t.rest('POST', path(orgId), { json: input }).then((r) => ({ ok: r.status === 200, status: r.status, data: r.body.data }))
-            : t.gql(SET, { orgId, input }).then((r) => ({ ok: !r.body.errors, status: r.body.errors?.[0]?.extensions?.code ?? 200, data: r.body.data?.setOfficeHours })),
+            : t
+                .gql(SET, { orgId, input })
+                .then((r) => ({
+                  ok: !r.body.errors,
+                  status: r.body.errors?.[0]?.extensions?.code ?? 200,
+                  data: r.body.data?.setOfficeHours,
+                })),
         ),
       );
       for (const a of answers) expect([200, 400, 'BAD_USER_INPUT']).toContain(a.status);
@@ -112,7 +132,9 @@ describe('concurrent writers', () => {
     const afternoonOnly = { dayOfWeek: 'MONDAY', isClosed: false, open: '13:30', close: '17:00' }; // keeps the breaks
     for (let round = 0; round < 8; round++) {
       await t.rest('POST', path(orgId), { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] } });
-      const answers = await Promise.all([addLunch, afternoonOnly, addLunch, afternoonOnly].map((json) => t.rest('POST', path(orgId), { json })));
+      const answers = await Promise.all(
+        [addLunch, afternoonOnly, addLunch, afternoonOnly].map((json) => t.rest('POST', path(orgId), { json })),
+      );
       for (const a of answers) expect([200, 400]).toContain(a.status);
       const final = (await t.rest('GET', `${path(orgId)}?dayOfWeek=MONDAY`)).body.data.officeHours[0];
       for (const b of final.breaks) expect(b.start >= final.open && b.end <= final.close, JSON.stringify(final)).toBe(true);
@@ -122,7 +144,9 @@ describe('concurrent writers', () => {
   it('concurrent first writes of a new day create one record', async () => {
     const orgId = t.demo.organizations.clinic.id;
     const answers = await Promise.all(
-      ['10:00', '11:00', '12:00', '13:00'].map((open) => t.rest('POST', path(orgId), { json: { dayOfWeek: 'THURSDAY', isClosed: false, open, close: '20:00' } })),
+      ['10:00', '11:00', '12:00', '13:00'].map((open) =>
+        t.rest('POST', path(orgId), { json: { dayOfWeek: 'THURSDAY', isClosed: false, open, close: '20:00' } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(await t.deps.db.officeHours.count({ where: { orgId, dayOfWeek: 'THURSDAY' } })).toBe(1);

@@ -17,7 +17,12 @@ import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
-type Operation = { description: string; tags: string[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, any> };
+type Operation = {
+  description: string;
+  tags: string[];
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, any>;
+};
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; [key: string]: any };
 
 async function openApiDocument(): Promise<Document> {
@@ -28,7 +33,9 @@ async function openApiDocument(): Promise<Document> {
 }
 
 const documentedOperations = (doc: Document) =>
-  Object.entries(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })));
+  Object.entries(doc.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })),
+  );
 
 describe('GET /v1/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -51,14 +58,20 @@ describe('GET /v1/openapi.json', () => {
       expect(operation!.description).toContain(`Scope: \`${route.scope}\``);
       // the success and exactly the 4xx statuses the route can answer (405 belongs to the other methods)
       // (and 304 for a conditional GET)
-      expect(Object.keys(operation!.responses).sort()).toEqual(['200', ...(route.method === 'GET' ? ['304'] : []), ...errorStatusesOf(route)].sort());
+      expect(Object.keys(operation!.responses).sort()).toEqual(
+        ['200', ...(route.method === 'GET' ? ['304'] : []), ...errorStatusesOf(route)].sort(),
+      );
       expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
       // `data` is the route's real shape, not a bare object
       const data = operation!.responses['200'].content['application/json'].schema.properties.data;
       expect(data.$ref ?? data.properties, `${route.method} ${route.path}: data`).toBeDefined();
       expect(operation!.responses['200'].content['application/json'].example, `${route.method} ${route.path}: example`).toBeDefined();
       if (route.body) {
-        expect(Object.keys(operation!.requestBody!.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+        expect(Object.keys(operation!.requestBody!.content).sort()).toEqual([
+          'application/json',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data',
+        ]);
         expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
       }
       if (route.path.includes('/:')) expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['400', '404']));
@@ -68,8 +81,23 @@ describe('GET /v1/openapi.json', () => {
   it('documents no 404 where no id is named, and the route-specific reasons of an error', async () => {
     const doc = await openApiDocument();
     expect(Object.keys(doc.paths['/v1/templates']!.get!.responses).sort()).toEqual(['200', '304', '401', '403', '429', '500', '503']);
-    expect(Object.keys(doc.paths['/v1/templates']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
-    expect(doc.paths['/v1/conversations']!.get!.responses['404']).toMatchObject({ $ref: '#/components/responses/NotFound', description: expect.stringContaining('botId') });
+    expect(Object.keys(doc.paths['/v1/templates']!.post!.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(doc.paths['/v1/conversations']!.get!.responses['404']).toMatchObject({
+      $ref: '#/components/responses/NotFound',
+      description: expect.stringContaining('botId'),
+    });
   });
 
   it('names its server, license and tags (each with a description), with examples from the demo data', async () => {
@@ -79,24 +107,33 @@ describe('GET /v1/openapi.json', () => {
     const tags = new Set(allRoutes.map((r) => r.tag));
     for (const tag of tags) expect(doc.tags).toContainEqual({ name: tag, description: TAG_DESCRIPTIONS[tag] });
     expect(Object.keys(SUCCESS_EXAMPLES).sort()).toEqual(allRoutes.map((r) => `${r.method} ${r.path}`).sort());
-    expect(doc.paths['/v1/organizations/{orgId}']!.get!.responses['200'].content['application/json'].example.data.name).toBe('Bright Smiles Downtown');
+    expect(doc.paths['/v1/organizations/{orgId}']!.get!.responses['200'].content['application/json'].example.data.name).toBe(
+      'Bright Smiles Downtown',
+    );
   });
 
-  it("documents every example so that it matches its own schema", async () => {
+  it('documents every example so that it matches its own schema', async () => {
     const validator = new OpenApiValidator(await openApiDocument());
     for (const route of allRoutes) {
       const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
       const example = { success: true, data: SUCCESS_EXAMPLES[`${route.method} ${route.path}`] };
-      expect(validator.check({ method: route.method, path, status: 200, contentType: 'application/json', body: example }), `${route.method} ${route.path}`).toEqual([]);
+      expect(
+        validator.check({ method: route.method, path, status: 200, contentType: 'application/json', body: example }),
+        `${route.method} ${route.path}`,
+      ).toEqual([]);
     }
   });
 
-  it('passes Redocly\'s recommended lint with no error and no warning', async () => {
+  it("passes Redocly's recommended lint with no error and no warning", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ocs-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(await openApiDocument()));
-    const { stdout } = await promisify(execFile)('node_modules/.bin/redocly', ['lint', '--config', 'redocly.yaml', '--format', 'json', file], {
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    const { stdout } = await promisify(execFile)(
+      'node_modules/.bin/redocly',
+      ['lint', '--config', 'redocly.yaml', '--format', 'json', file],
+      {
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
@@ -105,14 +142,26 @@ describe('GET /v1/openapi.json', () => {
   it('tells drift apart: an undocumented status, a missing, extra or mistyped field', async () => {
     const validator = new OpenApiValidator(await openApiDocument());
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`);
-    const answer = { method: 'GET', path: `/v1/organizations/${t.demo.organizations.clinic.id}`, status: 200, contentType: 'application/json', body: res.body };
+    const answer = {
+      method: 'GET',
+      path: `/v1/organizations/${t.demo.organizations.clinic.id}`,
+      status: 200,
+      contentType: 'application/json',
+      body: res.body,
+    };
     expect(validator.check(answer)).toEqual([]);
     const { name: _name, ...withoutName } = res.body.data;
     expect(validator.check({ ...answer, status: 418 })).toEqual([expect.stringContaining('status 418 is not documented')]);
     expect(validator.check({ ...answer, body: { ...res.body, data: withoutName } }).join()).toContain("must have required property 'name'");
-    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, extra: 1 } } }).join()).toContain('must NOT have additional properties');
-    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, childIds: 'none' } } }).join()).toContain('/data/childIds must be array');
-    expect(validator.check({ ...answer, status: 404, body: { success: false, data: {} } }).join()).toContain("must have required property 'message'");
+    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, extra: 1 } } }).join()).toContain(
+      'must NOT have additional properties',
+    );
+    expect(validator.check({ ...answer, body: { ...res.body, data: { ...res.body.data, childIds: 'none' } } }).join()).toContain(
+      '/data/childIds must be array',
+    );
+    expect(validator.check({ ...answer, status: 404, body: { success: false, data: {} } }).join()).toContain(
+      "must have required property 'message'",
+    );
     expect(validator.check({ ...answer, method: 'PUT', status: 200 })).toEqual([expect.stringContaining('no documented operation')]);
     expect(validator.check({ ...answer, contentType: 'text/plain' })).toEqual([expect.stringContaining('answered text/plain')]);
   });
@@ -137,10 +186,12 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents request ids, conditional GETs, idempotency keys and conversation cursors', async () => {
     const doc = (await openApiDocument()) as Document & { components: { parameters: Record<string, { name: string }> } };
-    const paramNames = (op: Operation & { parameters?: ({ name?: string; $ref?: string })[] }) =>
+    const paramNames = (op: Operation & { parameters?: { name?: string; $ref?: string }[] }) =>
       (op.parameters ?? []).map((p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()!]!.name : p.name));
     for (const route of allRoutes) {
-      const op = doc.paths[openApiPath(route.path)]![route.method.toLowerCase()]! as Operation & { responses: Record<string, { headers?: Record<string, unknown> }> };
+      const op = doc.paths[openApiPath(route.path)]![route.method.toLowerCase()]! as Operation & {
+        responses: Record<string, { headers?: Record<string, unknown> }>;
+      };
       const names = paramNames(op);
       expect(names, route.path).toContain('X-Request-Id');
       expect(Object.keys(op.responses['200']!.headers!)).toContain('X-Request-Id');

@@ -109,12 +109,18 @@ describe('POST /v1/organizations/{orgId}/disable and /enable', () => {
     for (const body of [{ json: { reason: 'holiday' } }, { form: { reason: 'holiday' } }]) {
       const res = await t.rest('POST', `/v1/organizations/${ids().clinic.id}/disable`, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, data: {}, code: 'validation_failed', message: expect.stringContaining('reason'), errors: expect.any(Array) });
+      expect(res.body).toEqual({
+        success: false,
+        data: {},
+        code: 'validation_failed',
+        message: expect.stringContaining('reason'),
+        errors: expect.any(Array),
+      });
     }
     expect(await enabled(ids().clinic.id)).toBe(true);
   });
 
-  it("lets the account key disable and enable a child; the sibling stays untouched", async () => {
+  it('lets the account key disable and enable a child; the sibling stays untouched', async () => {
     const res = await post(ids().clinic2.id, 'disable', ids().account.apiKey);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ status: 'disabled', changed: true });
@@ -206,12 +212,19 @@ describe('GraphQL organizations', () => {
       expect(res.body.errors[0].extensions.code).toBe('NOT_FOUND');
     }
     const malformed = await t.gql(ORG, { id: 'downtown' });
-    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'orgId', message: 'must be a UUID' }], requestId: malformed.headers.get('x-request-id') });
+    expect(malformed.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'orgId', message: 'must be a UUID' }],
+      requestId: malformed.headers.get('x-request-id'),
+    });
   });
 
   it('disables and enables with changed, like REST', async () => {
     const first = await t.gql(DISABLE, { orgId: ids().clinic.id });
-    expect(first.body).toEqual({ data: { disableOrganization: { status: 'disabled', changed: true } }, extensions: { rateLimit: expect.objectContaining({ cost: 1 }) } });
+    expect(first.body).toEqual({
+      data: { disableOrganization: { status: 'disabled', changed: true } },
+      extensions: { rateLimit: expect.objectContaining({ cost: 1 }) },
+    });
     const second = await t.gql(DISABLE, { orgId: ids().clinic.id });
     expect(second.body.data.disableOrganization).toEqual({ status: 'disabled', changed: false });
     expect(await enabled(ids().clinic.id)).toBe(false);

@@ -62,11 +62,14 @@ describe('when the database is busy', () => {
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'UNAVAILABLE', retryAfter: 1 });
   });
 
-  it.runIf(process.env.TEST_DB === 'postgres')('stops waiting for a statement after DB_STATEMENT_TIMEOUT_MS (503, not a hang)', async () => {
-    const err = await t.deps.db.$queryRaw`SELECT pg_sleep(5)`.then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(asUnavailable(err)?.message).toMatch(/did not answer within 1500 ms|canceling statement/);
-  });
+  it.runIf(process.env.TEST_DB === 'postgres')(
+    'stops waiting for a statement after DB_STATEMENT_TIMEOUT_MS (503, not a hang)',
+    async () => {
+      const err = await t.deps.db.$queryRaw`SELECT pg_sleep(5)`.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(asUnavailable(err)?.message).toMatch(/did not answer within 1500 ms|canceling statement/);
+    },
+  );
 });

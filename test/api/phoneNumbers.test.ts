@@ -4,8 +4,24 @@ import { useTestApp } from '../support/testApp.js';
 const t = useTestApp();
 
 const FIELDS = [
-  'id', 'orgId', 'botId', 'createdAt', 'updatedAt', 'number', 'name', 'language', 'outbound', 'verifiedCallerId',
-  'callbackForwardingNumber', 'voiceId', 'speed', 'stability', 'similarity', 'style', 'customGreeting', 'customClosedGreeting',
+  'id',
+  'orgId',
+  'botId',
+  'createdAt',
+  'updatedAt',
+  'number',
+  'name',
+  'language',
+  'outbound',
+  'verifiedCallerId',
+  'callbackForwardingNumber',
+  'voiceId',
+  'speed',
+  'stability',
+  'similarity',
+  'style',
+  'customGreeting',
+  'customClosedGreeting',
 ];
 const SELECTION = FIELDS.join(' ');
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -14,9 +30,13 @@ const ATTACH = `mutation ($phoneNumberId: ID!, $botId: ID!) { attachPhoneNumber(
 const LIST = `query ($id: ID!) { organization(id: $id) { id phoneNumbers { ${SELECTION} } } }`;
 
 const clinicId = () => t.demo.organizations.clinic.id;
-const attach = (phoneNumberId: string, body: Parameters<typeof t.rest>[2]) => t.rest('POST', `/v1/phone-numbers/${phoneNumberId}/attach`, body);
+const attach = (phoneNumberId: string, body: Parameters<typeof t.rest>[2]) =>
+  t.rest('POST', `/v1/phone-numbers/${phoneNumberId}/attach`, body);
 const listPhoneNumbers = async (orgId = clinicId(), token?: string) =>
-  (await t.rest('GET', `/v1/organizations/${orgId}/phone-numbers`, token ? { token } : {})).body.data.phoneNumbers as Record<string, unknown>[];
+  (await t.rest('GET', `/v1/organizations/${orgId}/phone-numbers`, token ? { token } : {})).body.data.phoneNumbers as Record<
+    string,
+    unknown
+  >[];
 const billingLine = async () => (await listPhoneNumbers()).find((p) => p.id === t.demo.phoneNumbers.clinic[1])!;
 
 describe('GET /v1/organizations/{orgId}/phone-numbers', () => {
@@ -91,13 +111,19 @@ describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
   });
 
   it("attaches a child's number with the account key", async () => {
-    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: t.demo.organizations.account.apiKey });
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, {
+      json: { botId: t.demo.bots.clinic[0] },
+      token: t.demo.organizations.account.apiKey,
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.botId).toBe(t.demo.bots.clinic[0]);
   });
 
-  it("answers 400 naming botId for a bot of another organization within reach, and changes nothing", async () => {
-    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic2[0] }, token: t.demo.organizations.account.apiKey });
+  it('answers 400 naming botId for a bot of another organization within reach, and changes nothing', async () => {
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, {
+      json: { botId: t.demo.bots.clinic2[0] },
+      token: t.demo.organizations.account.apiKey,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, data: {}, message: expect.stringMatching(/^botId: /) });
     expect((await billingLine()).botId).toBeNull();
@@ -128,7 +154,7 @@ describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
     expect(res.body.message).toBe('phoneNumberId: must be a UUID');
   });
 
-  it("answers 404 for a bot of another tenant, exactly like a missing bot", async () => {
+  it('answers 404 for a bot of another tenant, exactly like a missing bot', async () => {
     const missing = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: MISSING } });
     const foreign = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.other[0] } });
     // a sibling clinic is outside a clinic key's reach
@@ -155,7 +181,10 @@ describe('POST /v1/phone-numbers/{phoneNumberId}/attach', () => {
   });
 
   it('answers 403 to a read-only client and changes nothing', async () => {
-    const res = await attach(t.demo.phoneNumbers.clinic[1]!, { json: { botId: t.demo.bots.clinic[0] }, token: await t.accessToken('clinicReadOnly') });
+    const res = await attach(t.demo.phoneNumbers.clinic[1]!, {
+      json: { botId: t.demo.bots.clinic[0] },
+      token: await t.accessToken('clinicReadOnly'),
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ success: false, data: {}, code: 'forbidden', message: expect.stringContaining('phone-numbers:write') });
     expect((await billingLine()).botId).toBeNull();
@@ -183,12 +212,20 @@ describe('GraphQL phone numbers', () => {
   });
 
   it('answers BAD_USER_INPUT naming botId for a bot of another organization within reach', async () => {
-    const res = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic2[0] }, { token: t.demo.organizations.account.apiKey });
+    const res = await t.gql(
+      ATTACH,
+      { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic2[0] },
+      { token: t.demo.organizations.account.apiKey },
+    );
     expect(res.body.data).toBeNull();
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(res.body.errors[0].extensions.issues).toEqual([{ path: 'botId', message: expect.any(String) }]);
     const malformed = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: 'nope' });
-    expect(malformed.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', issues: [{ path: 'botId', message: 'must be a UUID' }], requestId: malformed.headers.get('x-request-id') });
+    expect(malformed.body.errors[0].extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'botId', message: 'must be a UUID' }],
+      requestId: malformed.headers.get('x-request-id'),
+    });
   });
 
   it("answers NOT_FOUND for another tenant's phone number or bot", async () => {
@@ -205,7 +242,11 @@ describe('GraphQL phone numbers', () => {
   });
 
   it('answers FORBIDDEN to a read-only client', async () => {
-    const res = await t.gql(ATTACH, { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic[0] }, { token: await t.accessToken('clinicReadOnly') });
+    const res = await t.gql(
+      ATTACH,
+      { phoneNumberId: t.demo.phoneNumbers.clinic[1], botId: t.demo.bots.clinic[0] },
+      { token: await t.accessToken('clinicReadOnly') },
+    );
     expect(res.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await billingLine()).botId).toBeNull();
   });

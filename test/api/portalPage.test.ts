@@ -83,7 +83,11 @@ describe('the portal files', () => {
   it('answers any other name 404 in the envelope, and other methods 405', async () => {
     const missing = await get('/portal/assets/portal-0000.js');
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ success: false, code: 'not_found', message: 'No route GET /portal/assets/portal-0000.js' });
+    expect(await missing.json()).toMatchObject({
+      success: false,
+      code: 'not_found',
+      message: 'No route GET /portal/assets/portal-0000.js',
+    });
     const traversal = await get('/portal/assets/..%2F..%2Fpackage.json');
     expect(traversal.status).toBe(404);
     const post = await Promise.resolve(t.app.fetch(new Request('http://127.0.0.1:4000/portal', { method: 'POST' })));

@@ -81,7 +81,9 @@ describe.skipIf(!REDIS)('with Redis: instances share one budget', () => {
     expect(ok).toHaveLength(60);
     expect(refused).toHaveLength(20);
     // one atomic counter: every remaining value 59..0 handed out exactly once
-    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
     for (const r of refused) {
       expect(r.headers.get('retry-after')).toBe('50');
       expect(r.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-03-09T13:31:00Z') / 1000));

@@ -44,7 +44,12 @@ async function times<T>(n: number, call: (i: number) => Promise<T>): Promise<T[]
 
 function expectLimited(res: TestResponse, retryAfter?: number) {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ success: false, data: {}, code: 'rate_limited', message: expect.stringMatching(/rate limit|poll|authentication/i) });
+  expect(res.body).toEqual({
+    success: false,
+    data: {},
+    code: 'rate_limited',
+    message: expect.stringMatching(/rate limit|poll|authentication/i),
+  });
   const header = Number(res.headers.get('retry-after'));
   expect(Number.isInteger(header)).toBe(true);
   expect(header).toBeGreaterThanOrEqual(1);
@@ -78,7 +83,6 @@ describe('default budget: 60 per minute per organization and endpoint pattern', 
     expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
     expect(next.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-03-09T13:32:00Z') / 1000));
   });
-
 
   it('puts the headers on error answers of a limited route too (a 404 still counts)', async () => {
     t.clock.set(ORG_PATTERN_START);
@@ -120,7 +124,6 @@ describe('default budget: 60 per minute per organization and endpoint pattern', 
     // and the REST twin has no budget left either
     expectLimited(await t.rest('GET', orgPath(t)));
   });
-
 });
 
 describe('small configured budgets', () => {
@@ -150,7 +153,15 @@ describe('small configured budgets', () => {
   it('gives root fields without a REST twin their own pattern (viewer)', async () => {
     t.clock.set(ORG_PATTERN_START);
     await times(5, () => t.rest('GET', orgPath(t)));
-    const res = await t.gql(graphql(`query RateLimitViewer { viewer { scopes } }`));
+    const res = await t.gql(
+      graphql(`
+        query RateLimitViewer {
+          viewer {
+            scopes
+          }
+        }
+      `),
+    );
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
   });
@@ -179,7 +190,16 @@ describe('small configured budgets', () => {
     const orgId = t.demo.organizations.clinic.id;
     const rest = await times(5, () => t.rest('POST', `${orgPath(t)}/enable`));
     expect(rest.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    const res = await t.gql(graphql(`mutation RateLimitEnableOrganization($orgId: ID!) { enableOrganization(orgId: $orgId) { status } }`), { orgId });
+    const res = await t.gql(
+      graphql(`
+        mutation RateLimitEnableOrganization($orgId: ID!) {
+          enableOrganization(orgId: $orgId) {
+            status
+          }
+        }
+      `),
+      { orgId },
+    );
     expect(res.status).toBe(429);
     expect(res.body.errors[0].extensions.code).toBe('RATE_LIMITED');
   });
@@ -192,7 +212,11 @@ describe('small configured budgets', () => {
     ['bots', 'bots { id }', '/bots'],
     ['phoneNumbers', 'phoneNumbers { id }', '/phone-numbers'],
     ['availability', 'availability(medium: PHONE) { state }', '/availability'],
-    ['availabilityTimeline', 'availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-03-10T00:00:00Z", medium: PHONE) { from }', '/availability/timeline'],
+    [
+      'availabilityTimeline',
+      'availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-03-10T00:00:00Z", medium: PHONE) { from }',
+      '/availability/timeline',
+    ],
   ];
   for (const [field, selection, restPath] of NESTED_TWINS) {
     it(`refuses Organization.${field} once its REST twin GET …${restPath} is spent`, async () => {
@@ -205,15 +229,23 @@ describe('small configured budgets', () => {
       expect(res.status).toBe(429);
       expect(res.headers.get('retry-after')).toBe('50');
       expect(res.body.data).toEqual({ organization: null });
-      expect(res.body.errors).toEqual([expect.objectContaining({ path: ['organization', field], extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) })]);
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          path: ['organization', field],
+          extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }),
+        }),
+      ]);
     });
   }
 
   it('counts a nested field once per alias and per parent, and reports the cost in extensions.rateLimit', async () => {
     t.clock.set(ORG_PATTERN_START);
     const id = t.demo.organizations.clinic.id;
-    const timeline = (i: number) => `t${i}: availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-04-09T00:00:00Z", medium: PHONE) { from }`;
-    const res = await t.gql(`query($id: ID!) { organization(id: $id) { ${Array.from({ length: 7 }, (_, i) => timeline(i)).join(' ')} } }`, { id });
+    const timeline = (i: number) =>
+      `t${i}: availabilityTimeline(from: "2026-03-09T00:00:00Z", to: "2026-04-09T00:00:00Z", medium: PHONE) { from }`;
+    const res = await t.gql(`query($id: ID!) { organization(id: $id) { ${Array.from({ length: 7 }, (_, i) => timeline(i)).join(' ')} } }`, {
+      id,
+    });
     // 5 timelines fit the budget of 5; the sixth and seventh make the organization null
     expect(res.status).toBe(429);
     expect(res.body.errors.map((e: any) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
@@ -228,26 +260,38 @@ describe('small configured budgets', () => {
     expectLimited(await t.rest('GET', `${orgPath(t)}/availability/timeline`));
 
     // per parent: the viewer's organization and the organization field each read office hours
-    const twice = await t.gql(`query($id: ID!) { viewer { organization { officeHours { dayOfWeek } } } organization(id: $id) { officeHours { dayOfWeek } } }`, { id });
+    const twice = await t.gql(
+      `query($id: ID!) { viewer { organization { officeHours { dayOfWeek } } } organization(id: $id) { officeHours { dayOfWeek } } }`,
+      { id },
+    );
     expect(twice.status).toBe(200);
     expect(twice.body.errors).toBeUndefined();
     expect(twice.body.extensions.rateLimit.cost).toBe(5);
-    expect(twice.body.extensions.rateLimit.budgets).toContainEqual({ pattern: 'GET /v1/organizations/:orgId/office-hours', limit: 5, remaining: 3, resetAt: '2026-03-09T13:31:00.000Z' });
+    expect(twice.body.extensions.rateLimit.budgets).toContainEqual({
+      pattern: 'GET /v1/organizations/:orgId/office-hours',
+      limit: 5,
+      remaining: 3,
+      resetAt: '2026-03-09T13:31:00.000Z',
+    });
     const rest = await t.rest('GET', `${orgPath(t)}/office-hours`);
     expect(rest.headers.get('x-ratelimit-remaining')).toBe('2');
   });
 
-  it('counts bot(id) { workflows } once, and workflows under each of an organization\'s bots once per bot', async () => {
+  it("counts bot(id) { workflows } once, and workflows under each of an organization's bots once per bot", async () => {
     t.clock.set(ORG_PATTERN_START);
     const [botId] = t.demo.bots.clinic;
     const one = await t.gql(`query($id: ID!) { bot(id: $id) { workflows { id } } }`, { id: botId });
     expect(one.body.errors).toBeUndefined();
     expect(one.body.extensions.rateLimit).toMatchObject({ cost: 1, budgets: [{ pattern: 'GET /v1/bots/:botId/workflows', remaining: 4 }] });
-    const nested = await t.gql(`query($id: ID!) { organization(id: $id) { bots { workflows { id } } } }`, { id: t.demo.organizations.clinic.id });
+    const nested = await t.gql(`query($id: ID!) { organization(id: $id) { bots { workflows { id } } } }`, {
+      id: t.demo.organizations.clinic.id,
+    });
     expect(nested.body.errors).toBeUndefined();
     const bots = nested.body.data.organization.bots.length;
     expect(bots).toBeGreaterThan(1);
-    expect(nested.body.extensions.rateLimit.budgets).toContainEqual(expect.objectContaining({ pattern: 'GET /v1/bots/:botId/workflows', remaining: 4 - bots }));
+    expect(nested.body.extensions.rateLimit.budgets).toContainEqual(
+      expect.objectContaining({ pattern: 'GET /v1/bots/:botId/workflows', remaining: 4 - bots }),
+    );
   });
 
   it('refuses a second poll of a queued call request within 10 s, with the seconds left, on both surfaces', async () => {
@@ -282,7 +326,9 @@ describe('small configured budgets', () => {
     t.clock.set('2026-03-09T13:30:00.000Z');
     expect((await poll(t.demo.callRequests.clinic.queued)).status).toBe(200);
     // another tenant's queued request, by its owner
-    const other = await t.rest('GET', `/v1/call-requests/${t.demo.callRequests.other.queued}`, { token: t.demo.organizations.other.apiKey });
+    const other = await t.rest('GET', `/v1/call-requests/${t.demo.callRequests.other.queued}`, {
+      token: t.demo.organizations.other.apiKey,
+    });
     expect(other.status).toBe(200);
   });
 
@@ -322,17 +368,44 @@ describe('small configured budgets', () => {
   it('answers 429 per client address after a flood of failed authentications, before verifying', async () => {
     t.clock.set(ORG_PATTERN_START);
     const bad = 'svc-sk-v2-' + 'x'.repeat(43);
-    const failures = await times(4, (i) => (i % 2 ? t.gql(graphql(`query RateLimitViewer2 { viewer { scopes } }`), {}, { token: bad }) : t.rest('GET', orgPath(t), { token: i ? bad : null })));
+    const failures = await times(4, (i) =>
+      i % 2
+        ? t.gql(
+            graphql(`
+              query RateLimitViewer2 {
+                viewer {
+                  scopes
+                }
+              }
+            `),
+            {},
+            { token: bad },
+          )
+        : t.rest('GET', orgPath(t), { token: i ? bad : null }),
+    );
     expect(failures.map((r) => r.status)).toEqual([401, 401, 401, 401]);
 
     expectLimited(await t.rest('GET', orgPath(t), { token: bad }));
     // once over budget, even a valid key from this address waits (it cannot be told apart unverified)
     const valid = await t.rest('GET', orgPath(t));
     expectLimited(valid, 50);
-    const viaGraphQL = await t.gql(graphql(`query RateLimitViewer3 { viewer { scopes } }`), {}, { token: bad });
+    const viaGraphQL = await t.gql(
+      graphql(`
+        query RateLimitViewer3 {
+          viewer {
+            scopes
+          }
+        }
+      `),
+      {},
+      { token: bad },
+    );
     expect(viaGraphQL.status).toBe(429);
     expect(viaGraphQL.body.errors[0].extensions.code).toBe('RATE_LIMITED');
-    const token = await t.rest('POST', '/oauth/token', { token: null, json: { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' } });
+    const token = await t.rest('POST', '/oauth/token', {
+      token: null,
+      json: { grant_type: 'client_credentials', client_id: 'x', client_secret: 'y' },
+    });
     expect(token.status).toBe(429);
     expect(token.headers.get('retry-after')).toBe('50');
 
@@ -346,7 +419,11 @@ describe('small configured budgets', () => {
     const introspect = (method: 'GET' | 'POST') =>
       method === 'POST'
         ? t.gql('query IntrospectionQuery { __schema { queryType { name } } }', {}, { token: null })
-        : t.app.fetch(new Request(`http://127.0.0.1/graphql?query=${encodeURIComponent('{ __type(name: "Organization") { name } }')}`, { headers: { accept: 'application/json' } }));
+        : t.app.fetch(
+            new Request(`http://127.0.0.1/graphql?query=${encodeURIComponent('{ __type(name: "Organization") { name } }')}`, {
+              headers: { accept: 'application/json' },
+            }),
+          );
     const allowed = [await introspect('POST'), await introspect('POST'), await introspect('POST')];
     expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(allowed[0]!.body.data.__schema.queryType.name).toBe('Query');
@@ -362,13 +439,23 @@ describe('small configured budgets', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('50');
     expect(refused.body.data ?? null).toBeNull();
-    expect(refused.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) })]);
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'RATE_LIMITED', retryAfter: 50 }) }),
+    ]);
     const refusedGet = (await introspect('GET')) as Response;
     expect(refusedGet.status).toBe(429);
 
     // a counter of its own: the address may still authenticate, and a data field still answers
     expect((await t.rest('GET', orgPath(t))).status).toBe(200);
-    const data = await t.gql(graphql(`query RateLimitViewer4 { viewer { scopes } }`));
+    const data = await t.gql(
+      graphql(`
+        query RateLimitViewer4 {
+          viewer {
+            scopes
+          }
+        }
+      `),
+    );
     expect(data.status).toBe(200);
     expect(data.body.extensions.rateLimit.budgets.map((b: { pattern: string }) => b.pattern)).toEqual(['QUERY viewer']);
 
@@ -379,7 +466,9 @@ describe('small configured budgets', () => {
 
   it('does not count successful authentications against the address', async () => {
     t.clock.set(ORG_PATTERN_START);
-    const ok = await times(5, (i) => t.rest('GET', orgPath(t, i % 2 ? 'clinic2' : 'clinic'), { token: t.demo.organizations[i % 2 ? 'clinic2' : 'clinic'].apiKey }));
+    const ok = await times(5, (i) =>
+      t.rest('GET', orgPath(t, i % 2 ? 'clinic2' : 'clinic'), { token: t.demo.organizations[i % 2 ? 'clinic2' : 'clinic'].apiKey }),
+    );
     expect(ok.every((r) => r.status === 200)).toBe(true);
     const failures = await times(4, () => t.rest('GET', orgPath(t), { token: null }));
     expect(failures.map((r) => r.status)).toEqual([401, 401, 401, 401]);

@@ -28,11 +28,16 @@ describe('the read model sees every write at once', () => {
     expect((await availability()).body.data.state).toBe('CLOSED'); // cached now
     await openMonday();
     expect((await availability()).body.data.state).toBe('OPEN');
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { officeHours(dayOfWeek: MONDAY) { open close } } }', { id: t.demo.organizations.clinic.id });
-    expect(gql.body.data.organization.officeHours).toEqual([{ open: '09:00', close: '17:00' }]);
-    const closed = await t.gql('mutation($id: ID!) { setOfficeHours(orgId: $id, input: {dayOfWeek: MONDAY, isClosed: true}) { isClosed } }', {
+    const gql = await t.gql('query($id: ID!) { organization(id: $id) { officeHours(dayOfWeek: MONDAY) { open close } } }', {
       id: t.demo.organizations.clinic.id,
     });
+    expect(gql.body.data.organization.officeHours).toEqual([{ open: '09:00', close: '17:00' }]);
+    const closed = await t.gql(
+      'mutation($id: ID!) { setOfficeHours(orgId: $id, input: {dayOfWeek: MONDAY, isClosed: true}) { isClosed } }',
+      {
+        id: t.demo.organizations.clinic.id,
+      },
+    );
     expect(closed.body.data.setOfficeHours.isClosed).toBe(true);
     expect((await availability()).body.data.state).toBe('CLOSED');
   });
@@ -42,10 +47,20 @@ describe('the read model sees every write at once', () => {
     await openMonday();
     expect((await availability()).body.data.state).toBe('OPEN');
     const created = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
-      json: { description: 'Flood', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T18:00:00Z', chatGreeting: null, phoneGreeting: 'Closed: flood' },
+      json: {
+        description: 'Flood',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T18:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: 'Closed: flood',
+      },
     });
     const id = created.body.data.id;
-    expect((await availability()).body.data).toMatchObject({ state: 'CLOSURE', greeting: 'Closed: flood', nextChangeAt: '2026-03-09T18:00:00Z' });
+    expect((await availability()).body.data).toMatchObject({
+      state: 'CLOSURE',
+      greeting: 'Closed: flood',
+      nextChangeAt: '2026-03-09T18:00:00Z',
+    });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures/${id}`, {
       json: { description: 'Flood', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T16:00:00Z' },
     });
@@ -57,7 +72,9 @@ describe('the read model sees every write at once', () => {
   it('templates: a new template is available from the next request', async () => {
     t.clock.set(NOW);
     const before = (await availability()).body.data.availableTemplates.map((x: { name: string }) => x.name);
-    await t.rest('POST', '/v1/templates', { json: { name: 'Night line', applicableMediums: ['PHONE'], officeHoursAvailability: 'CLOSED' } });
+    await t.rest('POST', '/v1/templates', {
+      json: { name: 'Night line', applicableMediums: ['PHONE'], officeHoursAvailability: 'CLOSED' },
+    });
     const after = (await availability()).body.data.availableTemplates.map((x: { name: string }) => x.name);
     expect(after).toEqual([...before, 'Night line']);
   });
@@ -110,7 +127,13 @@ describe('the read model', () => {
   it('answers an instant before the cached schedule reaches with the closures of that time', async () => {
     t.clock.set('2026-03-09T15:30:00Z');
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
-      json: { description: 'Last year', startAt: '2025-03-10T00:00:00Z', endAt: '2025-03-11T00:00:00Z', chatGreeting: null, phoneGreeting: null },
+      json: {
+        description: 'Last year',
+        startAt: '2025-03-10T00:00:00Z',
+        endAt: '2025-03-11T00:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: null,
+      },
     });
     expect((await availability()).body.data.state).toBe('CLOSED'); // the cached schedule leaves last year's closure out
     const past = await availability('&at=2025-03-10T12:00:00Z');
@@ -123,7 +146,9 @@ describe('the read model', () => {
     const app = createApp({ ...t.deps, readModel });
     const name = async () => {
       const res = await app.fetch(
-        new Request(`http://127.0.0.1/v1/organizations/${t.demo.organizations.clinic.id}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } }),
+        new Request(`http://127.0.0.1/v1/organizations/${t.demo.organizations.clinic.id}`, {
+          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+        }),
       );
       return ((await res.json()) as { data: { name: string } }).data.name;
     };
@@ -142,7 +167,9 @@ describe('the read model', () => {
       const app = createApp({ ...t.deps, readModel });
       const state = async (org: { id: string; apiKey: string }) => {
         const res = await app.fetch(
-          new Request(`http://127.0.0.1/v1/organizations/${org.id}/availability?medium=PHONE`, { headers: { authorization: `Bearer ${org.apiKey}` } }),
+          new Request(`http://127.0.0.1/v1/organizations/${org.id}/availability?medium=PHONE`, {
+            headers: { authorization: `Bearer ${org.apiKey}` },
+          }),
         );
         expect(res.status).toBe(200);
         return ((await res.json()) as { data: { state: string } }).data.state;
@@ -179,7 +206,13 @@ describe('the read model', () => {
         const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
         const startMs = Date.parse('2026-04-01T00:00:00Z') + day * 86_400_000;
         const res = await t.rest('POST', `/v1/organizations/${clinic.id}/closures`, {
-          json: { description: `Holiday number ${day}`, startAt: iso(startMs), endAt: iso(startMs + 3_600_000), chatGreeting: null, phoneGreeting: null },
+          json: {
+            description: `Holiday number ${day}`,
+            startAt: iso(startMs),
+            endAt: iso(startMs + 3_600_000),
+            chatGreeting: null,
+            phoneGreeting: null,
+          },
         });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
       }
@@ -189,7 +222,13 @@ describe('the read model', () => {
         expect(readModel.holds('schedule', clinic.id)).toBe(false);
         expect(readModel.stats().schedules.bytes).toBeLessThanOrEqual(MAX_BYTES);
         const flood = await t.rest('POST', `/v1/organizations/${clinic.id}/closures`, {
-          json: { description: 'Flood', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T18:00:00Z', chatGreeting: null, phoneGreeting: 'Closed: flood' },
+          json: {
+            description: 'Flood',
+            startAt: '2026-03-09T15:00:00Z',
+            endAt: '2026-03-09T18:00:00Z',
+            chatGreeting: null,
+            phoneGreeting: 'Closed: flood',
+          },
         });
         expect(flood.status, JSON.stringify(flood.body)).toBe(200);
         expect(await state(clinic)).toBe('CLOSURE');

@@ -18,7 +18,14 @@ function instrumentedApp(options: { brokenConversations?: boolean } = {}) {
     ? (new Proxy(t.deps.db, {
         get: (target, prop, receiver) =>
           prop === 'conversation'
-            ? new Proxy({}, { get: () => () => { throw new TypeError("Cannot read properties of undefined (reading 'startTime')"); } })
+            ? new Proxy(
+                {},
+                {
+                  get: () => () => {
+                    throw new TypeError("Cannot read properties of undefined (reading 'startTime')");
+                  },
+                },
+              )
             : Reflect.get(target, prop, receiver),
       }) as Db)
     : t.deps.db;
@@ -28,7 +35,11 @@ function instrumentedApp(options: { brokenConversations?: boolean } = {}) {
       app.fetch(
         new Request(`http://127.0.0.1${path}`, {
           ...init,
-          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+          headers: {
+            authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+            'content-type': 'application/json',
+            ...(init.headers as Record<string, string>),
+          },
         }),
       ),
     );
@@ -69,9 +80,22 @@ describe('X-Request-Id', () => {
     const { lines, call } = instrumentedApp();
     // an expired idempotency key: the keyed request purges it, and the purge logs (at debug) from deep below the router
     await t.db.prisma.idempotencyKey.create({
-      data: { ownerOrgId: t.demo.organizations.clinic.id, key: 'old', fingerprint: 'f', request: 'POST /v1/templates', requestId: 'r', status: 200, createdAt: new Date(0), expiresAt: new Date(1) },
+      data: {
+        ownerOrgId: t.demo.organizations.clinic.id,
+        key: 'old',
+        fingerprint: 'f',
+        request: 'POST /v1/templates',
+        requestId: 'r',
+        status: 200,
+        createdAt: new Date(0),
+        expiresAt: new Date(1),
+      },
     });
-    const res = await call('/v1/templates', { method: 'POST', headers: { 'Idempotency-Key': 'new', 'X-Request-Id': 'trace-42' }, body: JSON.stringify({ name: 'Logged' }) });
+    const res = await call('/v1/templates', {
+      method: 'POST',
+      headers: { 'Idempotency-Key': 'new', 'X-Request-Id': 'trace-42' },
+      body: JSON.stringify({ name: 'Logged' }),
+    });
     expect(res.status).toBe(200);
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['expired idempotency keys purged', 'request']));
     for (const line of lines) expect(line.requestId, JSON.stringify(line)).toBe('trace-42');
@@ -97,8 +121,17 @@ describe('request ids in errors', () => {
     const { lines, call } = instrumentedApp({ brokenConversations: true });
     const rest = await call('/v1/conversations', { headers: { 'X-Request-Id': 'ticket-7' } });
     expect(rest.status).toBe(500);
-    expect(await rest.json()).toEqual({ success: false, data: {}, code: 'internal_error', message: 'Internal server error; quote request id ticket-7 when reporting it' });
-    const gql = await call('/graphql', { method: 'POST', headers: { 'X-Request-Id': 'ticket-8' }, body: JSON.stringify({ query: '{ conversations { items { topic } } }' }) });
+    expect(await rest.json()).toEqual({
+      success: false,
+      data: {},
+      code: 'internal_error',
+      message: 'Internal server error; quote request id ticket-7 when reporting it',
+    });
+    const gql = await call('/graphql', {
+      method: 'POST',
+      headers: { 'X-Request-Id': 'ticket-8' },
+      body: JSON.stringify({ query: '{ conversations { items { topic } } }' }),
+    });
     const body = (await gql.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
     expect(body.errors[0]).toMatchObject({
       message: 'Internal server error; quote request id ticket-8 when reporting it',

@@ -22,7 +22,11 @@ const withoutDay = (value: Record<string, unknown>): Record<string, unknown> => 
   const { dayOfWeek: _day, ...rest } = value;
   return rest;
 };
-const asSpecial = (day: Record<string, unknown>): Record<string, unknown> => ({ date: DATE, description: 'Inventory day', ...withoutDay(day) });
+const asSpecial = (day: Record<string, unknown>): Record<string, unknown> => ({
+  date: DATE,
+  description: 'Inventory day',
+  ...withoutDay(day),
+});
 
 /** Every office-hours case but those about dayOfWeek, on a date. */
 const derived: SpecialCase[] = officeHoursCases
@@ -43,7 +47,17 @@ const own: SpecialCase[] = [
   { name: 'date: today is accepted', input: { ...base, date: '2026-03-02' }, accepted: true, data: { date: '2026-03-02' } },
   { name: 'date: a leap day', input: { ...base, date: '2028-02-29' }, accepted: true, data: { date: '2028-02-29' } },
   { name: 'date: missing', input: without('date'), accepted: false, field: 'date' },
-  { name: 'date: not YYYY-MM-DD', input: { ...base, date: '2026-3-9' }, accepted: false, field: 'date', form: [['date', '2026-3-9'], ['description', 'x'], ['isClosed', 'true']] },
+  {
+    name: 'date: not YYYY-MM-DD',
+    input: { ...base, date: '2026-3-9' },
+    accepted: false,
+    field: 'date',
+    form: [
+      ['date', '2026-3-9'],
+      ['description', 'x'],
+      ['isClosed', 'true'],
+    ],
+  },
   { name: 'date: with a time', input: { ...base, date: '2026-03-09T00:00:00Z' }, accepted: false, field: 'date' },
   { name: 'date: not a calendar date', input: { ...base, date: '2026-02-29' }, accepted: false, field: 'date' },
   { name: 'date: month 13', input: { ...base, date: '2026-13-01' }, accepted: false, field: 'date' },
@@ -52,8 +66,19 @@ const own: SpecialCase[] = [
   { name: 'description: missing', input: without('description'), accepted: false, field: 'description' },
   { name: 'description: blank', input: { ...base, description: '   ' }, accepted: false, field: 'description' },
   { name: 'description: 256 characters', input: { ...base, description: 'x'.repeat(256) }, accepted: false, field: 'description' },
-  { name: 'description and date both wrong: both named', input: { ...base, date: 'soon', description: '' }, accepted: false, field: 'date' },
-  { name: 'unknown property dayOfWeek', input: { ...base, dayOfWeek: 'MONDAY' }, accepted: false, field: '', graphqlTypeError: '"dayOfWeek"' },
+  {
+    name: 'description and date both wrong: both named',
+    input: { ...base, date: 'soon', description: '' },
+    accepted: false,
+    field: 'date',
+  },
+  {
+    name: 'unknown property dayOfWeek',
+    input: { ...base, dayOfWeek: 'MONDAY' },
+    accepted: false,
+    field: '',
+    graphqlTypeError: '"dayOfWeek"',
+  },
 ];
 
 const specialCases = [...derived, ...own];
@@ -62,7 +87,8 @@ const FIELDS = 'id date description isClosed open close breaks { start end reaso
 const CREATE = `mutation($orgId: ID!, $input: SpecialHoursInput!) { createSpecialHours(orgId: $orgId, input: $input) { ${FIELDS} } }`;
 const UPDATE = `mutation($orgId: ID!, $id: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $orgId, specialHoursId: $id, input: $input) { ${FIELDS} } }`;
 const CREATE_INLINE = (input: string) => `mutation($orgId: ID!) { createSpecialHours(orgId: $orgId, input: ${input}) { ${FIELDS} } }`;
-const UPDATE_INLINE = (input: string) => `mutation($orgId: ID!, $id: ID!) { updateSpecialHours(orgId: $orgId, specialHoursId: $id, input: ${input}) { ${FIELDS} } }`;
+const UPDATE_INLINE = (input: string) =>
+  `mutation($orgId: ID!, $id: ID!) { updateSpecialHours(orgId: $orgId, specialHoursId: $id, input: ${input}) { ${FIELDS} } }`;
 
 const key = () => t.demo.organizations.account.apiKey;
 const path = (orgId: string, id?: string) => `/v1/organizations/${orgId}/special-hours${id ? `/${id}` : ''}`;
@@ -88,10 +114,14 @@ async function viaGraphql(c: SpecialCase, orgId: string, inline = false): Promis
   const id = await setup(c, orgId);
   const literal = inline ? graphqlLiteral(c.input) : undefined;
   if (id === undefined) {
-    const res = literal ? await t.gql(CREATE_INLINE(literal), { orgId }, { token: key() }) : await t.gql(CREATE, { orgId, input: c.input }, { token: key() });
+    const res = literal
+      ? await t.gql(CREATE_INLINE(literal), { orgId }, { token: key() })
+      : await t.gql(CREATE, { orgId, input: c.input }, { token: key() });
     return graphqlOutcome(res, 'createSpecialHours');
   }
-  const res = literal ? await t.gql(UPDATE_INLINE(literal), { orgId, id }, { token: key() }) : await t.gql(UPDATE, { orgId, id, input: c.input }, { token: key() });
+  const res = literal
+    ? await t.gql(UPDATE_INLINE(literal), { orgId, id }, { token: key() })
+    : await t.gql(UPDATE, { orgId, id, input: c.input }, { token: key() });
   return { ...graphqlOutcome(res, 'updateSpecialHours'), id };
 }
 
@@ -112,7 +142,11 @@ describe('special-hours rules: REST and GraphQL agree', () => {
   it('has the cases of every office-hours rule, and its own', () => {
     expect(specialCases.length).toBeGreaterThanOrEqual(50);
     expect(new Set(specialCases.map((c) => c.name)).size).toBe(specialCases.length);
-    for (const rule of [1, 2, 3, 4, 5, 6, 7]) expect(specialCases.some((c) => c.name.startsWith(`rule ${rule}:`)), `rule ${rule}`).toBe(true);
+    for (const rule of [1, 2, 3, 4, 5, 6, 7])
+      expect(
+        specialCases.some((c) => c.name.startsWith(`rule ${rule}:`)),
+        `rule ${rule}`,
+      ).toBe(true);
   });
 
   for (const c of specialCases) {
@@ -147,7 +181,8 @@ describe('special-hours rules: REST and GraphQL agree', () => {
       }
       for (const kind of c.form && !c.setup ? FORM_KINDS : []) {
         const orgId = t.demo.organizations.other.id;
-        for (const day of await stored(orgId, t.demo.organizations.other.apiKey)) await t.rest('DELETE', path(orgId, String(day.id)), { token: t.demo.organizations.other.apiKey });
+        for (const day of await stored(orgId, t.demo.organizations.other.apiKey))
+          await t.rest('DELETE', path(orgId, String(day.id)), { token: t.demo.organizations.other.apiKey });
         const res = await t.rest('POST', path(orgId), { [kind]: c.form!, token: t.demo.organizations.other.apiKey });
         const viaForm = restOutcome(res);
         expect(viaForm.accepted, `${kind}: ${viaForm.message}`).toBe(c.accepted);
@@ -185,7 +220,15 @@ describe('special hours: one per date, the limit, reading and deleting', () => {
   it(`keeps at most ${SPECIAL_HOURS_LIMIT} days from today on; past days do not count`, async () => {
     const day = (i: number) => new Date(Date.UTC(2026, 2, 2 + i)).toISOString().slice(0, 10);
     await t.deps.db.specialHours.createMany({
-      data: Array.from({ length: SPECIAL_HOURS_LIMIT }, (_, i) => ({ orgId: clinic(), date: day(i - 1), description: 'Busy', isClosed: true, open: null, close: null, breaks: [] })),
+      data: Array.from({ length: SPECIAL_HOURS_LIMIT }, (_, i) => ({
+        orgId: clinic(),
+        date: day(i - 1),
+        description: 'Busy',
+        isClosed: true,
+        open: null,
+        close: null,
+        breaks: [],
+      })),
     });
     // the first is yesterday's: SPECIAL_HOURS_LIMIT - 1 from today on, so one more fits
     expect((await t.rest('POST', path(clinic()), { json: { ...base, date: day(SPECIAL_HOURS_LIMIT + 5) } })).status).toBe(200);
@@ -211,7 +254,10 @@ describe('special hours: one per date, the limit, reading and deleting', () => {
 
     expect((await t.rest('DELETE', path(clinic(), later.id))).body.data).toEqual({ id: later.id, deleted: true });
     expect((await t.rest('DELETE', path(clinic(), later.id))).status).toBe(404);
-    const gqlDelete = await t.gql('mutation($o: ID!, $s: ID!) { deleteSpecialHours(orgId: $o, specialHoursId: $s) }', { o: clinic(), s: sooner.id });
+    const gqlDelete = await t.gql('mutation($o: ID!, $s: ID!) { deleteSpecialHours(orgId: $o, specialHoursId: $s) }', {
+      o: clinic(),
+      s: sooner.id,
+    });
     expect(gqlDelete.body.data.deleteSpecialHours).toBe(true);
     expect(await stored(clinic())).toEqual([]);
   });
@@ -221,20 +267,46 @@ describe('special hours decide availability on both surfaces, at once', () => {
   it('a write, an update and a delete change the answer immediately (the read model forgets the schedule)', async () => {
     t.clock.set(NOW);
     const clinic = t.demo.organizations.clinic.id;
-    await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, { json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' } });
+    await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00' },
+    });
     const at = '2026-03-09T15:00:00Z'; // Monday 11:00 in New York
     const rest = async () => (await t.rest('GET', `/v1/organizations/${clinic}/availability?at=${at}&medium=PHONE`)).body.data;
     const AVAILABILITY = `query($id: ID!) { organization(id: $id) { availability(medium: PHONE, at: "${at}") { state specialHours { id description } break { reason } nextChangeAt } } }`;
     expect(await rest()).toMatchObject({ state: 'OPEN', specialHours: null, nextChangeAt: '2026-03-09T21:00:00Z' });
 
-    const created = (await t.rest('POST', path(clinic), { json: { ...base, open: '10:00', close: '12:00', breaks: [{ start: '10:30', end: '11:30', reason: 'Stocktake', greeting: 'Back at 11:30.' }] } })).body.data;
-    expect(await rest()).toMatchObject({ state: 'BREAK', specialHours: { id: created.id, description: 'Inventory day' }, break: { reason: 'Stocktake' }, nextChangeAt: '2026-03-09T15:30:00Z' });
+    const created = (
+      await t.rest('POST', path(clinic), {
+        json: {
+          ...base,
+          open: '10:00',
+          close: '12:00',
+          breaks: [{ start: '10:30', end: '11:30', reason: 'Stocktake', greeting: 'Back at 11:30.' }],
+        },
+      })
+    ).body.data;
+    expect(await rest()).toMatchObject({
+      state: 'BREAK',
+      specialHours: { id: created.id, description: 'Inventory day' },
+      break: { reason: 'Stocktake' },
+      nextChangeAt: '2026-03-09T15:30:00Z',
+    });
     const gql = await t.gql(AVAILABILITY, { id: clinic });
-    expect(gql.body.data.organization.availability).toEqual({ state: 'BREAK', specialHours: { id: created.id, description: 'Inventory day' }, break: { reason: 'Stocktake' }, nextChangeAt: '2026-03-09T15:30:00Z' });
+    expect(gql.body.data.organization.availability).toEqual({
+      state: 'BREAK',
+      specialHours: { id: created.id, description: 'Inventory day' },
+      break: { reason: 'Stocktake' },
+      nextChangeAt: '2026-03-09T15:30:00Z',
+    });
 
     await t.rest('POST', path(clinic, created.id), { json: { ...base, isClosed: true, breaks: [] } });
     expect(await rest()).toMatchObject({ state: 'CLOSED', specialHours: { id: created.id } });
-    const timeline = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=2026-03-09T04:00:00Z&to=2026-03-10T05:00:00Z&medium=PHONE`)).body.data.intervals;
+    const timeline = (
+      await t.rest(
+        'GET',
+        `/v1/organizations/${clinic}/availability/timeline?from=2026-03-09T04:00:00Z&to=2026-03-10T05:00:00Z&medium=PHONE`,
+      )
+    ).body.data.intervals;
     expect(timeline.map((i: any) => [i.start, i.state, i.specialHours?.id ?? null])).toEqual([
       ['2026-03-09T04:00:00Z', 'CLOSED', created.id],
       ['2026-03-10T04:00:00Z', 'CLOSED', null],

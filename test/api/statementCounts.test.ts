@@ -69,22 +69,37 @@ async function measure(call: Call): Promise<Budget> {
   return { cold: cold.sql.length, warm: warm.sql.length };
 }
 
-const gqlOk = (query: string, variables: Record<string, unknown> = {}, token?: string): Call => async () => {
-  const res = await t.gql(query, variables, token === undefined ? {} : { token });
-  return { status: res.body.errors ? 500 : res.status, body: res.body };
-};
+const gqlOk =
+  (query: string, variables: Record<string, unknown> = {}, token?: string): Call =>
+  async () => {
+    const res = await t.gql(query, variables, token === undefined ? {} : { token });
+    return { status: res.body.errors ? 500 : res.status, body: res.body };
+  };
 
 describe('SQL statements per operation', () => {
   it('stay within their budgets on every main REST route and GraphQL operation', async () => {
     const d = t.demo;
     const org = d.organizations.clinic.id;
-    const closureBody = { description: 'Training', startAt: '2026-03-10T13:00:00Z', endAt: '2026-03-10T17:00:00Z', chatGreeting: null, phoneGreeting: null };
+    const closureBody = {
+      description: 'Training',
+      startAt: '2026-03-10T13:00:00Z',
+      endAt: '2026-03-10T17:00:00Z',
+      chatGreeting: null,
+      phoneGreeting: null,
+    };
     const created = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody });
     const closureId = created.body.data.id as string;
     // one closure for the cold deletion, one for the warm one
     const toDelete: string[] = [];
-    for (let i = 0; i < 2; i++) toDelete.push((await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody })).body.data.id);
-    const day = { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }] };
+    for (let i = 0; i < 2; i++)
+      toDelete.push((await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody })).body.data.id);
+    const day = {
+      dayOfWeek: 'MONDAY',
+      isClosed: false,
+      open: '09:00',
+      close: '17:00',
+      breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'At lunch' }],
+    };
 
     const calls: Record<string, Call> = {
       'GET /v1/organizations/:orgId': () => t.rest('GET', `/v1/organizations/${org}`),
@@ -96,15 +111,19 @@ describe('SQL statements per operation', () => {
       'POST /v1/organizations/:orgId/closures': () => t.rest('POST', `/v1/organizations/${org}/closures`, { json: closureBody }),
       'GET /v1/organizations/:orgId/closures/:closureId': () => t.rest('GET', `/v1/organizations/${org}/closures/${closureId}`),
       'POST /v1/organizations/:orgId/closures/:closureId': () =>
-        t.rest('POST', `/v1/organizations/${org}/closures/${closureId}`, { json: { description: 'Moved', annualDate: { month: 7, day: 4 } } }),
-      'DELETE /v1/organizations/:orgId/closures/:closureId': () => t.rest('DELETE', `/v1/organizations/${org}/closures/${toDelete.shift()}`),
+        t.rest('POST', `/v1/organizations/${org}/closures/${closureId}`, {
+          json: { description: 'Moved', annualDate: { month: 7, day: 4 } },
+        }),
+      'DELETE /v1/organizations/:orgId/closures/:closureId': () =>
+        t.rest('DELETE', `/v1/organizations/${org}/closures/${toDelete.shift()}`),
       'GET /v1/templates': () => t.rest('GET', '/v1/templates'),
       'POST /v1/templates': () => t.rest('POST', '/v1/templates', { json: { name: 'After hours' } }),
       'PUT /v1/templates/:templateId': () => t.rest('PUT', `/v1/templates/${d.templates.clinic[0]}`, { json: { description: 'Changed' } }),
       'GET /v1/organizations/:orgId/bots': () => t.rest('GET', `/v1/organizations/${org}/bots`),
       'GET /v1/bots/:botId/workflows': () => t.rest('GET', `/v1/bots/${d.bots.clinic[0]}/workflows`),
       'GET /v1/organizations/:orgId/phone-numbers': () => t.rest('GET', `/v1/organizations/${org}/phone-numbers`),
-      'POST /v1/phone-numbers/:phoneNumberId/attach': () => t.rest('POST', `/v1/phone-numbers/${d.phoneNumbers.clinic[1]}/attach`, { json: { botId: d.bots.clinic[0] } }),
+      'POST /v1/phone-numbers/:phoneNumberId/attach': () =>
+        t.rest('POST', `/v1/phone-numbers/${d.phoneNumbers.clinic[1]}/attach`, { json: { botId: d.bots.clinic[0] } }),
       'GET /v1/organizations/:orgId/insurances': () => t.rest('GET', `/v1/organizations/${org}/insurances`),
       'PATCH /v1/organizations/:orgId/insurances/:insuranceId': () =>
         t.rest('PATCH', `/v1/organizations/${org}/insurances/${d.insurances.clinic[0]}`, { json: { notes: 'Checked' } }),
@@ -112,8 +131,14 @@ describe('SQL statements per operation', () => {
       'GET /v1/conversations': () => t.rest('GET', '/v1/conversations?limit=20'),
       'POST /v1/organizations/:orgId/disable': () => t.rest('POST', `/v1/organizations/${org}/disable`),
       'GraphQL viewer': gqlOk('{ viewer { scopes organization { id name } } }'),
-      'GraphQL organization officeHours': gqlOk('query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end } } } }', { id: org }),
-      'GraphQL organization availability': gqlOk('query($id: ID!) { organization(id: $id) { availability(medium: PHONE) { state greeting nextChangeAt } } }', { id: org }),
+      'GraphQL organization officeHours': gqlOk(
+        'query($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek isClosed open close breaks { start end } } } }',
+        { id: org },
+      ),
+      'GraphQL organization availability': gqlOk(
+        'query($id: ID!) { organization(id: $id) { availability(medium: PHONE) { state greeting nextChangeAt } } }',
+        { id: org },
+      ),
       'GraphQL organization lists': gqlOk(
         'query($id: ID!) { organization(id: $id) { closures { id } phoneNumbers { id } insurances { id } bots { id } } }',
         { id: org },

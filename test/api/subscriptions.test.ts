@@ -18,7 +18,10 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-async function watch(variables: Record<string, unknown> = {}, token: string | null = t.demo.organizations.clinic.apiKey): Promise<Subscription> {
+async function watch(
+  variables: Record<string, unknown> = {},
+  token: string | null = t.demo.organizations.clinic.apiKey,
+): Promise<Subscription> {
   const s = await subscribe(t.app, WATCH, { org: t.demo.organizations.clinic.id, medium: 'PHONE', ...variables }, token);
   open.push(s);
   return s;
@@ -43,15 +46,29 @@ describe('subscription availabilityChanged', () => {
 
     const first = await s.next();
     expect(first.event).toBe('next');
-    expect(first.data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T15:30:00Z', state: 'OPEN', nextChangeAt: '2026-03-09T16:00:00Z' });
+    expect(first.data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T15:30:00Z',
+      state: 'OPEN',
+      nextChangeAt: '2026-03-09T16:00:00Z',
+    });
 
     t.clock.advance(10 * 60_000); // 11:40: nothing changes
     t.clock.set('2026-03-09T16:00:00Z'); // 12:00: the break
     const lunch = (await s.next()).data.data.availabilityChanged;
-    expect(lunch).toMatchObject({ at: '2026-03-09T16:00:00Z', state: 'BREAK', greeting: 'We are at lunch', break: { start: '12:00', end: '13:00' }, nextChangeAt: '2026-03-09T17:00:00Z' });
+    expect(lunch).toMatchObject({
+      at: '2026-03-09T16:00:00Z',
+      state: 'BREAK',
+      greeting: 'We are at lunch',
+      break: { start: '12:00', end: '13:00' },
+      nextChangeAt: '2026-03-09T17:00:00Z',
+    });
 
     t.clock.set('2026-03-09T17:00:00Z'); // 13:00: open again
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T17:00:00Z', state: 'OPEN', nextChangeAt: '2026-03-09T21:00:00Z' });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T17:00:00Z',
+      state: 'OPEN',
+      nextChangeAt: '2026-03-09T21:00:00Z',
+    });
 
     await settle();
     expect(s.received.map((e) => e.data.data.availabilityChanged.state)).toEqual(['OPEN', 'BREAK', 'OPEN']);
@@ -75,7 +92,12 @@ describe('subscription availabilityChanged', () => {
     // so the event at 12:30 comes from the wake-up at the answer's own change
     t.clock.set('2026-03-09T16:29:30Z');
     const s = await watch();
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'BREAK', break: { start: '12:00' }, greeting: 'We are at lunch', nextChangeAt: '2026-03-09T17:00:00Z' });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      state: 'BREAK',
+      break: { start: '12:00' },
+      greeting: 'We are at lunch',
+      nextChangeAt: '2026-03-09T17:00:00Z',
+    });
     t.clock.set('2026-03-09T16:30:00Z'); // 12:30: still BREAK, but the meeting's
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({
       at: '2026-03-09T16:30:00Z',
@@ -102,7 +124,11 @@ describe('subscription availabilityChanged', () => {
     await closure('Inspection', '2026-03-09T16:00:00Z', '2026-03-09T18:00:00Z');
     t.clock.set('2026-03-09T15:59:30Z'); // the credential check is due at 16:00:30
     const s = await watch();
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSURE', closure: { description: 'Burst pipe' }, nextChangeAt: '2026-03-09T18:00:00Z' });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      state: 'CLOSURE',
+      closure: { description: 'Burst pipe' },
+      nextChangeAt: '2026-03-09T18:00:00Z',
+    });
     t.clock.set('2026-03-09T16:00:00Z');
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({
       at: '2026-03-09T16:00:00Z',
@@ -123,7 +149,11 @@ describe('subscription availabilityChanged', () => {
     expect(res.status).toBe(200);
     t.clock.set('2026-03-09T03:59:30Z'); // Sunday 23:59:30 in New York; the credential check is due at 04:00:30
     const s = await watch();
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSED', specialHours: null, nextChangeAt: '2026-03-09T14:00:00Z' });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      state: 'CLOSED',
+      specialHours: null,
+      nextChangeAt: '2026-03-09T14:00:00Z',
+    });
     t.clock.set('2026-03-09T04:00:00Z');
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({
       at: '2026-03-09T04:00:00Z',
@@ -138,13 +168,23 @@ describe('subscription availabilityChanged', () => {
   it('sends an event when a change first comes within the 8-day lookahead (nextChangeAt is no longer null)', async () => {
     // no office hours: CLOSED for good, until a closure 8 days and 2 minutes ahead comes within the lookahead
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
-      json: { description: 'Move', startAt: '2026-03-17T15:32:00Z', endAt: '2026-03-18T00:00:00Z', chatGreeting: null, phoneGreeting: null },
+      json: {
+        description: 'Move',
+        startAt: '2026-03-17T15:32:00Z',
+        endAt: '2026-03-18T00:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: null,
+      },
     });
     t.clock.set('2026-03-09T15:31:30Z'); // the credential check is due at 15:32:30
     const s = await watch();
     expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSED', nextChangeAt: null });
     t.clock.set('2026-03-09T15:32:00Z');
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T15:32:00Z', state: 'CLOSED', nextChangeAt: '2026-03-17T15:32:00Z' });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      at: '2026-03-09T15:32:00Z',
+      state: 'CLOSED',
+      nextChangeAt: '2026-03-17T15:32:00Z',
+    });
     await settle();
     expect(s.received).toHaveLength(2);
   });
@@ -169,12 +209,28 @@ describe('subscription availabilityChanged', () => {
     expect((await s.next()).data.data.availabilityChanged.state).toBe('OPEN');
     // a closure next year changes nothing about now (not even nextChangeAt, 8 days ahead at most)
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
-      json: { description: 'Next year', startAt: '2027-03-09T00:00:00Z', endAt: '2027-03-10T00:00:00Z', chatGreeting: null, phoneGreeting: null },
+      json: {
+        description: 'Next year',
+        startAt: '2027-03-09T00:00:00Z',
+        endAt: '2027-03-10T00:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: null,
+      },
     });
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, {
-      json: { description: 'Burst pipe', startAt: '2026-03-09T15:00:00Z', endAt: '2026-03-09T18:00:00Z', chatGreeting: null, phoneGreeting: 'Closed: burst pipe' },
+      json: {
+        description: 'Burst pipe',
+        startAt: '2026-03-09T15:00:00Z',
+        endAt: '2026-03-09T18:00:00Z',
+        chatGreeting: null,
+        phoneGreeting: 'Closed: burst pipe',
+      },
     });
-    expect((await s.next()).data.data.availabilityChanged).toMatchObject({ state: 'CLOSURE', greeting: 'Closed: burst pipe', closure: { description: 'Burst pipe' } });
+    expect((await s.next()).data.data.availabilityChanged).toMatchObject({
+      state: 'CLOSURE',
+      greeting: 'Closed: burst pipe',
+      closure: { description: 'Burst pipe' },
+    });
     await settle();
     expect(s.received).toHaveLength(2);
   });
@@ -232,7 +288,11 @@ describe('subscription availabilityChanged', () => {
       const res = await t.app.fetch(
         new Request('http://127.0.0.1/graphql', {
           method: 'POST',
-          headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
           body: JSON.stringify({ query: WATCH, variables: { org: t.demo.organizations.clinic.id, medium: 'PHONE' } }),
         }),
       );

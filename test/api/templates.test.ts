@@ -14,7 +14,6 @@ const UPDATE = `mutation($id: ID!, $input: TemplateInput!) { updateTemplate(id: 
 const CREATE = `mutation($input: TemplateInput!) { createTemplate(input: $input) { ${TEMPLATE_FIELDS} } }`;
 const TEMPLATES = `{ templates { ${TEMPLATE_FIELDS} } }`;
 
-
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 async function restTemplate(id: string) {
@@ -49,7 +48,9 @@ describe('GET /v1/templates and Query.templates', () => {
     const res = await t.gql(TEMPLATES);
     expect(res.body.errors).toBeUndefined();
     const templates = res.body.data.templates;
-    expect(templates.map(({ workflow, createdAt, ...rest }: any) => ({ ...rest, createdAt: new Date(createdAt).toISOString() }))).toEqual(rest.body.data.templates);
+    expect(templates.map(({ workflow, createdAt, ...rest }: any) => ({ ...rest, createdAt: new Date(createdAt).toISOString() }))).toEqual(
+      rest.body.data.templates,
+    );
     expect(templates[0].workflow).toEqual(demoWorkflow('Book an appointment'));
   });
 
@@ -59,14 +60,38 @@ describe('GET /v1/templates and Query.templates', () => {
     expect(account.body.data.templates).toEqual([]);
     const other = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
     expect(other.body.data.templates.map((tpl: any) => tpl.id)).toEqual(t.demo.templates.other);
-    const gql = await t.gql(graphql(`query TemplatesTemplates { templates { id } }`), {}, { token: t.demo.organizations.account.apiKey });
+    const gql = await t.gql(
+      graphql(`
+        query TemplatesTemplates {
+          templates {
+            id
+          }
+        }
+      `),
+      {},
+      { token: t.demo.organizations.account.apiKey },
+    );
     expect(gql.body.data.templates).toEqual([]);
   });
 
   it('is readable with a read-only OAuth client', async () => {
     const token = await t.accessToken('clinicReadOnly');
     expect((await t.rest('GET', '/v1/templates', { token })).status).toBe(200);
-    expect((await t.gql(graphql(`query TemplatesTemplates2 { templates { id } }`), {}, { token })).body.data.templates).toHaveLength(3);
+    expect(
+      (
+        await t.gql(
+          graphql(`
+            query TemplatesTemplates2 {
+              templates {
+                id
+              }
+            }
+          `),
+          {},
+          { token },
+        )
+      ).body.data.templates,
+    ).toHaveLength(3);
   });
 });
 
@@ -76,21 +101,41 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     const input = {
       name: 'Book a visit',
       description: 'Books visits',
-      variables: [{ name: 'patientName', description: 'Who' }, { name: 'time', type: 'STRING', description: 'When' }],
+      variables: [
+        { name: 'patientName', description: 'Who' },
+        { name: 'time', type: 'STRING', description: 'When' },
+      ],
       applicableMediums: ['PHONE', 'CHAT'],
       officeHoursAvailability: 'CLOSED',
       workflow: {
         title: 'Booking',
         steps: [
           { title: 'Second', order: 20, examples: ['b'] },
-          { title: 'First', order: 10, action: 'SEND_SMS', actionMetadata: { templateName: 'n' }, childSteps: [{ title: 'B', order: 2 }, { title: 'A', order: 1 }] },
+          {
+            title: 'First',
+            order: 10,
+            action: 'SEND_SMS',
+            actionMetadata: { templateName: 'n' },
+            childSteps: [
+              { title: 'B', order: 2 },
+              { title: 'A', order: 1 },
+            ],
+          },
         ],
       },
     };
     const res = await t.rest('PUT', `/v1/templates/${id}`, { json: input });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
-    const child = (title: string, order: number) => ({ title, description: '', instructions: '', order, examples: [], action: '', actionMetadata: null });
+    const child = (title: string, order: number) => ({
+      title,
+      description: '',
+      instructions: '',
+      order,
+      examples: [],
+      action: '',
+      actionMetadata: null,
+    });
     expect(res.body.data).toEqual({
       id,
       name: 'Book a visit',
@@ -110,7 +155,12 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
         usageContext: '',
         order: 0,
         steps: [
-          { ...child('First', 10), action: 'SEND_SMS', actionMetadata: { templateName: 'n', templateBody: '' }, childSteps: [child('A', 1), child('B', 2)] },
+          {
+            ...child('First', 10),
+            action: 'SEND_SMS',
+            actionMetadata: { templateName: 'n', templateBody: '' },
+            childSteps: [child('A', 1), child('B', 2)],
+          },
           { ...child('Second', 20), examples: ['b'], childSteps: [] },
         ],
       },
@@ -122,7 +172,9 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     // GraphQL answers the same template, and the same update through it changes nothing further
     const gql = await t.gql(UPDATE, { id, input });
     expect(gql.body.errors).toBeUndefined();
-    expect({ ...gql.body.data.updateTemplate, createdAt: new Date(gql.body.data.updateTemplate.createdAt).toISOString() }).toEqual(res.body.data);
+    expect({ ...gql.body.data.updateTemplate, createdAt: new Date(gql.body.data.updateTemplate.createdAt).toISOString() }).toEqual(
+      res.body.data,
+    );
   });
 
   it('keeps omitted fields, and the version when no workflow is sent', async () => {
@@ -139,7 +191,12 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
       workflow: demoWorkflow('Take a message'),
     });
     const gql = await t.gql(UPDATE, { id, input: { description: 'Changed' } });
-    expect(gql.body.data.updateTemplate).toMatchObject({ name: 'Messages', description: 'Changed', version: 1, applicableMediums: ['PHONE', 'SMS'] });
+    expect(gql.body.data.updateTemplate).toMatchObject({
+      name: 'Messages',
+      description: 'Changed',
+      version: 1,
+      applicableMediums: ['PHONE', 'SMS'],
+    });
     // an empty body changes nothing
     const empty = await t.rest('PUT', `/v1/templates/${id}`);
     expect(empty.status).toBe(200);
@@ -234,7 +291,12 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
       },
     });
     // an empty form value for a nullable field is null
-    const cleared = await t.rest('PUT', `/v1/templates/${id}`, { form: [['officeHoursAvailability', ''], ['applicableMediums', '']] });
+    const cleared = await t.rest('PUT', `/v1/templates/${id}`, {
+      form: [
+        ['officeHoursAvailability', ''],
+        ['applicableMediums', ''],
+      ],
+    });
     expect(cleared.body.data).toMatchObject({ officeHoursAvailability: null, applicableMediums: [], version: 2 });
   });
 
@@ -254,7 +316,12 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
       ['Look up', 1],
       ['Answer', 2],
     ]);
-    const bad = await t.rest('PUT', `/v1/templates/${id}`, { multipart: [['workflow[title]', 'X'], ['workflow[steps][0][order]', '1']] });
+    const bad = await t.rest('PUT', `/v1/templates/${id}`, {
+      multipart: [
+        ['workflow[title]', 'X'],
+        ['workflow[steps][0][order]', '1'],
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('workflow.steps.0.title');
   });
@@ -271,7 +338,10 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
       expect(gql.body.errors[0].message).toBe('Template not found');
     }
     // templates are the credential owner's own: the account's key does not reach its clinic's templates
-    const byAccount = await t.rest('PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { token: t.demo.organizations.account.apiKey, json: { name: 'X' } });
+    const byAccount = await t.rest('PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, {
+      token: t.demo.organizations.account.apiKey,
+      json: { name: 'X' },
+    });
     expect(byAccount.status).toBe(404);
     const other = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
     expect(other.body.data.templates[0].name).toBe('Termin buchen');
@@ -282,7 +352,10 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('templateId: must be a UUID');
     const gql = await t.gql(UPDATE, { id: 'not-a-uuid', input: { name: 'x' } });
-    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'templateId', message: 'must be a UUID' }] });
+    expect(gql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'templateId', message: 'must be a UUID' }],
+    });
   });
 
   it('answers 403 to a read-only OAuth client, on both surfaces, and changes nothing', async () => {
@@ -296,7 +369,11 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     expect((await t.gql(UPDATE, { id, input: { name: 'No' } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await t.gql(CREATE, { input: { name: 'No' } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
     const list = await t.rest('GET', '/v1/templates');
-    expect(list.body.data.templates.map((tpl: any) => tpl.name)).toEqual(['Book an appointment', 'Take a message', 'Answer billing questions']);
+    expect(list.body.data.templates.map((tpl: any) => tpl.name)).toEqual([
+      'Book an appointment',
+      'Take a message',
+      'Answer billing questions',
+    ]);
     // a full-scope OAuth client may write
     const full = await t.rest('PUT', `/v1/templates/${id}`, { token: await t.accessToken('clinic'), json: { name: 'Yes' } });
     expect(full.status).toBe(200);
@@ -356,7 +433,13 @@ describe('POST /v1/templates and Mutation.createTemplate', () => {
   });
 
   it('creates from a form body', async () => {
-    const res = await t.rest('POST', '/v1/templates', { form: [['name', 'Form made'], ['workflow[title]', 'W'], ['workflow[steps][0][title]', 'S']] });
+    const res = await t.rest('POST', '/v1/templates', {
+      form: [
+        ['name', 'Form made'],
+        ['workflow[title]', 'W'],
+        ['workflow[steps][0][title]', 'S'],
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ name: 'Form made', version: 1, workflow: { title: 'W', steps: [{ title: 'S', order: 1 }] } });
   });

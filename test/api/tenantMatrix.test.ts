@@ -50,15 +50,44 @@ beforeEach(async () => {
   const phone = async (who: Who, botId: string | null) =>
     (
       await db.phoneNumber.create({
-        data: { orgId: orgs[who].id, botId, number: who === "account" ? "+15550991" : "+15550992", name: `${who} line`, verifiedCallerId: '+15550999', callbackForwardingNumber: '+15550998', customGreeting: 'Hello', customClosedGreeting: 'Closed' },
+        data: {
+          orgId: orgs[who].id,
+          botId,
+          number: who === 'account' ? '+15550991' : '+15550992',
+          name: `${who} line`,
+          verifiedCallerId: '+15550999',
+          callbackForwardingNumber: '+15550998',
+          customGreeting: 'Hello',
+          customClosedGreeting: 'Closed',
+        },
       })
     ).id;
-  const insurance = async (who: Who) => (await db.insurance.create({ data: { orgId: orgs[who].id, name: `${who} insurance`, type: 'PPO', status: 'ACCEPTED', notes: '' } })).id;
+  const insurance = async (who: Who) =>
+    (await db.insurance.create({ data: { orgId: orgs[who].id, name: `${who} insurance`, type: 'PPO', status: 'ACCEPTED', notes: '' } })).id;
   const callRequest = async (who: Who) =>
-    (await db.callRequest.create({ data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() } })).id;
+    (
+      await db.callRequest.create({
+        data: { orgId: orgs[who].id, status: 'completed', expiresAt: new Date(Date.now() + 3_600_000), finishedAt: new Date() },
+      })
+    ).id;
   const accountBot = await bot('account');
   objects = {
-    clinic: { org: orgs.clinic.id, closure: await closure('clinic'), bot: d.bots.clinic[0]!, phone: d.phoneNumbers.clinic[0]!, insurance: d.insurances.clinic[0]!, template: d.templates.clinic[0]!, callRequest: d.callRequests.clinic.completed, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '', apiKey: '', oauthClient: '' },
+    clinic: {
+      org: orgs.clinic.id,
+      closure: await closure('clinic'),
+      bot: d.bots.clinic[0]!,
+      phone: d.phoneNumbers.clinic[0]!,
+      insurance: d.insurances.clinic[0]!,
+      template: d.templates.clinic[0]!,
+      callRequest: d.callRequests.clinic.completed,
+      event: '',
+      webhookEndpoint: '',
+      webhookDelivery: '',
+      conversation: '',
+      special: '',
+      apiKey: '',
+      oauthClient: '',
+    },
     clinic2: {
       org: orgs.clinic2.id,
       closure: await closure('clinic2'),
@@ -91,16 +120,39 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
     },
-    other: { org: orgs.other.id, closure: await closure('other'), bot: d.bots.other[0]!, phone: d.phoneNumbers.other[0]!, insurance: d.insurances.other[0]!, template: d.templates.other[0]!, callRequest: d.callRequests.other.queued, event: '', webhookEndpoint: '', webhookDelivery: '', conversation: '', special: '', apiKey: '', oauthClient: '' },
+    other: {
+      org: orgs.other.id,
+      closure: await closure('other'),
+      bot: d.bots.other[0]!,
+      phone: d.phoneNumbers.other[0]!,
+      insurance: d.insurances.other[0]!,
+      template: d.templates.other[0]!,
+      callRequest: d.callRequests.other.queued,
+      event: '',
+      webhookEndpoint: '',
+      webhookDelivery: '',
+      conversation: '',
+      special: '',
+      apiKey: '',
+      oauthClient: '',
+    },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
   // must not depend on how many children an account has)
   await db.organization.createMany({
-    data: Array.from({ length: 2_000 }, (_, i) => ({ name: `Bulk location ${i}`, timezone: 'America/New_York', parentId: orgs.account.id })),
+    data: Array.from({ length: 2_000 }, (_, i) => ({
+      name: `Bulk location ${i}`,
+      timezone: 'America/New_York',
+      parentId: orgs.account.id,
+    })),
   });
   // each organization's special hours (written directly: their own creation would add events)
   for (const who of Object.keys(objects) as Who[]) {
-    objects[who].special = (await db.specialHours.create({ data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] } })).id;
+    objects[who].special = (
+      await db.specialHours.create({
+        data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] },
+      })
+    ).id;
   }
   // each organization's event (the one its closure's creation recorded), webhook endpoint, and a failed delivery
   for (const who of Object.keys(objects) as Who[]) {
@@ -109,10 +161,24 @@ beforeEach(async () => {
     o.event = (await db.event.findFirstOrThrow({ where: { subjectId: o.closure }, select: { id: true } })).id;
     o.apiKey = (await createApiKey(db, o.org, `${who} matrix key`)).id;
     o.oauthClient = (await createOAuthClient(db, o.org, ['closures:read'], `${who} matrix client`)).id;
-    o.webhookEndpoint = (await createEndpointRecord(db, t.deps.tokens.key, new Date(), { orgId: o.org, url: `https://hooks.example.com/${who}`, eventTypes: ['*'] })).id;
+    o.webhookEndpoint = (
+      await createEndpointRecord(db, t.deps.tokens.key, new Date(), {
+        orgId: o.org,
+        url: `https://hooks.example.com/${who}`,
+        eventTypes: ['*'],
+      })
+    ).id;
     o.webhookDelivery = (
       await db.webhookDelivery.create({
-        data: { id: randomUUID(), endpointId: o.webhookEndpoint, eventId: o.event, eventType: 'closure.created', status: 'failed', attempts: 8, createdAt: new Date() },
+        data: {
+          id: randomUUID(),
+          endpointId: o.webhookEndpoint,
+          eventId: o.event,
+          eventType: 'closure.created',
+          status: 'failed',
+          attempts: 8,
+          createdAt: new Date(),
+        },
       })
     ).id;
   }
@@ -156,7 +222,9 @@ async function callGraphQL(key: string, c: GraphQLCase, ids: Ids, token: string)
   // every call draws on the budgets: what is left differs by one from call to call, and the window's end differs
   // when two calls fall on either side of a minute (the shared store's windows run on real time); the cost and
   // patterns may not differ
-  const text = JSON.stringify(res.body).replace(/"remaining":\d+/g, '"remaining":"R"').replace(/"resetAt":"[^"]*"/g, '"resetAt":"T"');
+  const text = JSON.stringify(res.body)
+    .replace(/"remaining":\d+/g, '"remaining":"R"')
+    .replace(/"resetAt":"[^"]*"/g, '"resetAt":"T"');
   return { status: res.status, body: res.body, text };
 }
 
@@ -190,7 +258,11 @@ type Operation = { key: string; ids: Record<string, Kind>; call: (ids: Ids, toke
 
 const operations = (): Operation[] => [
   ...Object.entries(REST_CASES).map(([key, c]) => ({ key, ids: c.ids, call: (ids: Ids, token: string) => callRest(key, c, ids, token) })),
-  ...Object.entries(GRAPHQL_CASES).map(([key, c]) => ({ key, ids: c.ids, call: (ids: Ids, token: string) => callGraphQL(key, c, ids, token) })),
+  ...Object.entries(GRAPHQL_CASES).map(([key, c]) => ({
+    key,
+    ids: c.ids,
+    call: (ids: Ids, token: string) => callGraphQL(key, c, ids, token),
+  })),
 ];
 
 /** Runs a call and reports the tables it changed. */
@@ -206,7 +278,8 @@ describe('the tenant matrix covers every operation', () => {
     expect(Object.keys(REST_CASES).sort()).toEqual(registered);
     for (const route of allRoutes) {
       const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
-      for (const p of params) expect(REST_CASES[`${route.method} ${route.path}`]!.ids, `${route.method} ${route.path} :${p}`).toHaveProperty(p);
+      for (const p of params)
+        expect(REST_CASES[`${route.method} ${route.path}`]!.ids, `${route.method} ${route.path} :${p}`).toHaveProperty(p);
     }
   });
 
@@ -215,7 +288,9 @@ describe('the tenant matrix covers every operation', () => {
       ...Object.keys(schema.getQueryType()!.getFields()).map((f) => `Query.${f}`),
       ...Object.keys(schema.getMutationType()!.getFields()).map((f) => `Mutation.${f}`),
       ...Object.keys(schema.getSubscriptionType()!.getFields()).map((f) => `Subscription.${f}`),
-      ...Object.keys((schema.getType('Organization') as { getFields(): Record<string, unknown> }).getFields()).map((f) => `Organization.${f}`),
+      ...Object.keys((schema.getType('Organization') as { getFields(): Record<string, unknown> }).getFields()).map(
+        (f) => `Organization.${f}`,
+      ),
     ].sort();
     expect(Object.keys(GRAPHQL_CASES).sort()).toEqual(fields);
   });
@@ -232,23 +307,36 @@ describe('one tenant never reaches another’s objects', () => {
       let compared = 0;
       for (const op of operations()) {
         const slots = Object.keys(op.ids);
-        const fill = (kinds: Record<string, Kind>, pick: (slot: string, kind: Kind) => string) => Object.fromEntries(Object.entries(kinds).map(([slot, kind]) => [slot, pick(slot, kind)]));
+        const fill = (kinds: Record<string, Kind>, pick: (slot: string, kind: Kind) => string) =>
+          Object.fromEntries(Object.entries(kinds).map(([slot, kind]) => [slot, pick(slot, kind)]));
         // the caller's own call, reads only: it must not name the target's objects either
         if (!isWrite(op.key)) {
-          const mine = await op.call(fill(op.ids, (_, kind) => own[kind]), token);
+          const mine = await op.call(
+            fill(op.ids, (_, kind) => own[kind]),
+            token,
+          );
           const leaked = targetIds.filter((id) => mine.text.includes(id));
-          if (leaked.length) failures.push(`${op.key} on the caller's own ids names the target's ${leaked.join(', ')}: ${mine.text.slice(0, 300)}`);
+          if (leaked.length)
+            failures.push(`${op.key} on the caller's own ids names the target's ${leaked.join(', ')}: ${mine.text.slice(0, 300)}`);
         }
         for (const foreign of variants(slots)) {
           const label = `${op.key} with the target's ${foreign.join(' + ')}`;
           const { result, changed } = await unchanged(async () => ({
-            onTarget: await op.call(fill(op.ids, (slot, kind) => (foreign.includes(slot) ? target[kind] : own[kind])), token),
-            onUnknown: await op.call(fill(op.ids, (slot, kind) => (foreign.includes(slot) ? randomUUID() : own[kind])), token),
+            onTarget: await op.call(
+              fill(op.ids, (slot, kind) => (foreign.includes(slot) ? target[kind] : own[kind])),
+              token,
+            ),
+            onUnknown: await op.call(
+              fill(op.ids, (slot, kind) => (foreign.includes(slot) ? randomUUID() : own[kind])),
+              token,
+            ),
           }));
           compared++;
           const { onTarget, onUnknown } = result;
           if (onTarget.status !== onUnknown.status || onTarget.text !== onUnknown.text) {
-            failures.push(`${label}: ${onTarget.status} ${onTarget.text.slice(0, 300)}\n    but for an unknown id: ${onUnknown.status} ${onUnknown.text.slice(0, 300)}`);
+            failures.push(
+              `${label}: ${onTarget.status} ${onTarget.text.slice(0, 300)}\n    but for an unknown id: ${onUnknown.status} ${onUnknown.text.slice(0, 300)}`,
+            );
           } else if (!refused(onTarget)) failures.push(`${label}: not refused: ${onTarget.status} ${onTarget.text.slice(0, 300)}`);
           if (changed.length) failures.push(`${label}: changed ${changed.join(', ')}`);
           const leaked = targetIds.filter((id) => onTarget.text.includes(id));
@@ -266,9 +354,12 @@ describe('a read-only OAuth client', () => {
     const token = await t.accessToken('clinicReadOnly');
     const failures: string[] = [];
     const writes = operations().filter((op) => isWrite(op.key));
-    expect(writes.length).toBe(allRoutes.filter((r) => r.method !== 'GET').length + Object.keys(schema.getMutationType()!.getFields()).length);
+    expect(writes.length).toBe(
+      allRoutes.filter((r) => r.method !== 'GET').length + Object.keys(schema.getMutationType()!.getFields()).length,
+    );
     const forbidden = (call: Call) =>
-      call.status === 403 || (call.body as { errors?: { extensions?: { code?: string } }[] })?.errors?.[0]?.extensions?.code === 'FORBIDDEN';
+      call.status === 403 ||
+      (call.body as { errors?: { extensions?: { code?: string } }[] })?.errors?.[0]?.extensions?.code === 'FORBIDDEN';
     for (const op of writes) {
       for (const whose of ['clinic', 'other'] as const) {
         const ids = Object.fromEntries(Object.entries(op.ids).map(([slot, kind]) => [slot, objects[whose][kind]]));
@@ -276,7 +367,8 @@ describe('a read-only OAuth client', () => {
         if (!forbidden(result)) {
           // on another tenant's objects, "not found" (exactly as for an unknown id) is as good as 403
           const unknown = await op.call(Object.fromEntries(Object.keys(op.ids).map((slot) => [slot, randomUUID()])), token);
-          if (whose === 'clinic' || result.status !== unknown.status || result.text !== unknown.text) failures.push(`${op.key} on ${whose}'s objects: ${result.status} ${result.text.slice(0, 300)}`);
+          if (whose === 'clinic' || result.status !== unknown.status || result.text !== unknown.text)
+            failures.push(`${op.key} on ${whose}'s objects: ${result.status} ${result.text.slice(0, 300)}`);
         }
         if (changed.length) failures.push(`${op.key} on ${whose}'s objects changed ${changed.join(', ')}`);
       }

@@ -29,13 +29,20 @@ describe('the demo data set', () => {
     const failing = failingAtWrite(30);
     await expect(createDemoData(failing.db, t.deps.config.oauthAudience)).rejects.toThrow('the process died here');
     expect(failing.writes()).toBe(30);
-    for (const count of [t.db.prisma.organization.count(), t.db.prisma.apiKey.count(), t.db.prisma.bot.count(), t.db.prisma.oAuthClient.count()]) {
+    for (const count of [
+      t.db.prisma.organization.count(),
+      t.db.prisma.apiKey.count(),
+      t.db.prisma.bot.count(),
+      t.db.prisma.oAuthClient.count(),
+    ]) {
       expect(await count).toBe(0);
     }
     // the next attempt writes the whole set
     const demo = await createDemoData(t.db.prisma, t.deps.config.oauthAudience);
     expect(await t.db.prisma.organization.count()).toBe(4);
-    expect((await t.rest('GET', `/v1/organizations/${demo.organizations.clinic.id}`, { token: demo.organizations.clinic.apiKey })).status).toBe(200);
+    expect(
+      (await t.rest('GET', `/v1/organizations/${demo.organizations.clinic.id}`, { token: demo.organizations.clinic.apiKey })).status,
+    ).toBe(200);
   });
 });
 

@@ -30,11 +30,21 @@ describe('paths and queries', () => {
 });
 
 describe('Content-Encoding of a request body', () => {
-  const closure = () => ({ description: 'Zipped', chatGreeting: null, phoneGreeting: null, startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T18:00:00Z' });
+  const closure = () => ({
+    description: 'Zipped',
+    chatGreeting: null,
+    phoneGreeting: null,
+    startAt: '2026-03-10T14:00:00Z',
+    endAt: '2026-03-10T18:00:00Z',
+  });
   const post = (body: BodyInit, encoding: string) =>
     t.fetch(`/v1/organizations/${org()}/closures`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', 'content-encoding': encoding },
+      headers: {
+        authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+        'content-type': 'application/json',
+        'content-encoding': encoding,
+      },
       body,
     });
 
@@ -59,7 +69,11 @@ describe('Content-Encoding of a request body', () => {
   it('decodes a gzipped GraphQL POST', async () => {
     const res = await t.fetch('/graphql', {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      headers: {
+        authorization: `Bearer ${t.demo.organizations.clinic.apiKey}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
       body: gzipSync(JSON.stringify({ query: '{ viewer { scopes } }' })),
     });
     expect(res.status).toBe(200);
@@ -71,14 +85,22 @@ describe('CORS for the API headers', () => {
   it('lets a browser send Idempotency-Key, X-Request-Id and If-None-Match, and read ETag, X-Request-Id and replay headers', async () => {
     const preflight = await t.fetch(`/v1/organizations/${org()}/closures`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://good.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'idempotency-key,x-request-id,if-none-match' },
+      headers: {
+        origin: 'https://good.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'idempotency-key,x-request-id,if-none-match',
+      },
     });
     expect(preflight.status).toBe(204);
     const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
     expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'if-none-match']));
-    const res = await t.fetch(`/v1/organizations/${org()}`, { headers: { origin: 'https://good.example', authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
+    const res = await t.fetch(`/v1/organizations/${org()}`, {
+      headers: { origin: 'https://good.example', authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` },
+    });
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',');
-    expect(exposed).toEqual(expect.arrayContaining(['etag', 'x-request-id', 'idempotent-replayed', 'original-request', 'x-ratelimit-remaining', 'retry-after']));
+    expect(exposed).toEqual(
+      expect.arrayContaining(['etag', 'x-request-id', 'idempotent-replayed', 'original-request', 'x-ratelimit-remaining', 'retry-after']),
+    );
   });
 });
 

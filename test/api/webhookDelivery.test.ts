@@ -45,12 +45,20 @@ describe('webhook delivery', () => {
     t.clock.set(new Date());
     const { id, secret } = await endpoint(['closure.*']);
     const created = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });
-    await t.rest('PATCH', `/v1/organizations/${t.demo.organizations.clinic.id}/insurances/${t.demo.insurances.clinic[0]}`, { json: { notes: 'Not subscribed' } });
+    await t.rest('PATCH', `/v1/organizations/${t.demo.organizations.clinic.id}/insurances/${t.demo.insurances.clinic[0]}`, {
+      json: { notes: 'Not subscribed' },
+    });
     expect(await queue().runDue()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     const payload = verify(secret, receiver.received[0]!) as Record<string, unknown>;
     const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'closure.created' } });
-    expect(payload).toEqual({ id: event.id, type: 'closure.created', occurredAt: event.occurredAt.toISOString(), orgId: t.demo.organizations.clinic.id, data: created.body.data });
+    expect(payload).toEqual({
+      id: event.id,
+      type: 'closure.created',
+      occurredAt: event.occurredAt.toISOString(),
+      orgId: t.demo.organizations.clinic.id,
+      data: created.body.data,
+    });
     expect(receiver.received[0]!.headers['webhook-id']).toBe(event.id);
     // a wrong secret does not verify
     expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, receiver.received[0]!)).toThrow();
@@ -98,7 +106,12 @@ describe('webhook delivery', () => {
       expect(await q.runDue()).toBe(1);
     }
     expect(receiver.received).toHaveLength(8);
-    expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({ status: 'failed', attempts: 8, statusCode: 500, nextAttemptAt: null });
+    expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({
+      status: 'failed',
+      attempts: 8,
+      statusCode: 500,
+      nextAttemptAt: null,
+    });
   });
 
   it('disables the endpoint when it answers 410 Gone, and sends it nothing more', async () => {
@@ -117,7 +130,10 @@ describe('webhook delivery', () => {
     t.clock.set(new Date());
     const { secret } = await endpoint(['closure.created'], t.demo.organizations.account.id);
     await endpoint(['*'], t.demo.organizations.other.id);
-    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, { token: t.demo.organizations.account.apiKey, json: closureBody });
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic2.id}/closures`, {
+      token: t.demo.organizations.account.apiKey,
+      json: closureBody,
+    });
     expect(await queue().runDue()).toBe(1);
     expect(verify(secret, receiver.received[0]!)).toMatchObject({ orgId: t.demo.organizations.clinic2.id });
   });
@@ -133,7 +149,11 @@ describe('webhook delivery', () => {
     const lane = deliveriesLane(t.deps.db);
     const lease = () => new Date(t.clock.now().getTime() + 60_000);
     const [claimed] = await lane.claim(10, t.clock.now(), lease());
-    expect(claimed).toMatchObject({ kind: 'webhook.deliver', attempts: 2, payload: { endpointId: id, eventType: 'closure.created', status: 'pending' } });
+    expect(claimed).toMatchObject({
+      kind: 'webhook.deliver',
+      attempts: 2,
+      payload: { endpointId: id, eventType: 'closure.created', status: 'pending' },
+    });
     expect(await lane.depth()).toMatchObject({ pending: 1 });
     // in flight on one instance: nobody else takes it while the lease holds
     expect(await lane.claim(10, t.clock.now(), lease())).toHaveLength(0);
@@ -146,7 +166,13 @@ describe('webhook delivery', () => {
     t.clock.set(new Date());
     await endpoint(['*']);
     const refused = await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/office-hours`, {
-      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '18:00', end: '19:00', reason: 'x', greeting: 'x' }] },
+      json: {
+        dayOfWeek: 'MONDAY',
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+        breaks: [{ start: '18:00', end: '19:00', reason: 'x', greeting: 'x' }],
+      },
     });
     expect(refused.status).toBe(400);
     expect(await queue().runDue()).toBe(0);
@@ -188,7 +214,18 @@ describe('webhook metrics', () => {
 
 describe('webhook targets', () => {
   it('refuses loopback, private, link-local and metadata addresses unless private targets are allowed', async () => {
-    for (const address of ['127.0.0.1', '169.254.169.254', '10.1.2.3', '192.168.0.10', '172.20.0.1', '::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '0.0.0.0']) {
+    for (const address of [
+      '127.0.0.1',
+      '169.254.169.254',
+      '10.1.2.3',
+      '192.168.0.10',
+      '172.20.0.1',
+      '::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '0.0.0.0',
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     for (const address of ['93.184.216.34', '2606:4700::1111']) expect(isPrivateAddress(address), address).toBe(false);
@@ -204,7 +241,12 @@ describe('webhook targets', () => {
       ...t.deps,
       config: { ...t.deps.config, webhookAllowPrivateTargets: false },
     });
-    for (const url of [`https://127.0.0.1:${port}/hooks`, `https://localhost:${port}/hooks`, 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/hook']) {
+    for (const url of [
+      `https://127.0.0.1:${port}/hooks`,
+      `https://localhost:${port}/hooks`,
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.1/hook',
+    ]) {
       await t.deps.db.webhookEndpoint.deleteMany();
       await endpoint(['*'], t.demo.organizations.clinic.id, url);
       await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/closures`, { json: closureBody });

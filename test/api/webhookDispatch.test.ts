@@ -36,7 +36,9 @@ const org = () => t.demo.organizations.clinic.id;
 let n = 0;
 async function writeClosure(): Promise<string> {
   n++;
-  const res = await t.rest('POST', `/v1/organizations/${org()}/closures`, { json: { description: `Closure ${n}`, annualDate: { month: 1 + (n % 12), day: 1 + (n % 28) }, chatGreeting: null, phoneGreeting: null } });
+  const res = await t.rest('POST', `/v1/organizations/${org()}/closures`, {
+    json: { description: `Closure ${n}`, annualDate: { month: 1 + (n % 12), day: 1 + (n % 28) }, chatGreeting: null, phoneGreeting: null },
+  });
   expect(res.status).toBe(200);
   return (await t.deps.db.event.findFirstOrThrow({ where: { subjectId: res.body.data.id } })).id;
 }
@@ -74,7 +76,12 @@ describe('the webhook dispatcher', () => {
     expect(await q.runDue()).toBe(1);
     expect(await q.runDue()).toBe(0);
     expect(await cursor()).toBe(await seqOf(first));
-    expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({ eventId: first, status: 'delivered', attempts: 1, statusCode: 200 });
+    expect(await t.deps.db.webhookDelivery.findFirstOrThrow()).toMatchObject({
+      eventId: first,
+      status: 'delivered',
+      attempts: 1,
+      statusCode: 200,
+    });
     // a restart: the stopped instance gave its lease up, the next one reads on from the cursor
     await q.stop();
     const second = await writeClosure();
@@ -149,7 +156,11 @@ describe('the webhook dispatcher', () => {
   it('hands the deliveries past a slow receiver’s waiting bound to the retry lane, pending and due now', async () => {
     t.clock.set(new Date());
     const slow = await heldReceiver();
-    const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
+    const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org(),
+      url: slow.url,
+      eventTypes: ['closure.*'],
+    });
     const slots = new DeliverySlots({ perEndpoint: 1 });
     const outcomes: unknown[] = [];
     const dispatcher = new WebhookDispatcher(t.deps, { slots }, (outcome) => outcomes.push(outcome), { maxWaitingPerEndpoint: 1 });
@@ -159,7 +170,11 @@ describe('the webhook dispatcher', () => {
     expect(await dispatcher.look(false)).toBe(2);
     await vi.waitFor(() => expect(slow.held).toHaveLength(1));
     expect([slots.busy(endpointId), slots.waiting(endpointId)]).toEqual([1, 1]);
-    await vi.waitFor(async () => expect(await t.deps.db.webhookDelivery.findMany({ where: { endpointId } })).toMatchObject([{ eventId: events[2], status: 'pending', attempts: 0 }]));
+    await vi.waitFor(async () =>
+      expect(await t.deps.db.webhookDelivery.findMany({ where: { endpointId } })).toMatchObject([
+        { eventId: events[2], status: 'pending', attempts: 0 },
+      ]),
+    );
     // the cursor stays below the events whose deliveries are not written yet
     expect(await cursor()).toBeLessThan(await seqOf(events[0]!));
     const settled = dispatcher.settle();
@@ -254,15 +269,24 @@ describe('the webhook dispatcher', () => {
     const after = await writeClosure();
     expect(await q.runDue()).toBe(3);
     const got = receiver.received.map((r) => `${r.url} ${JSON.parse(r.body).type} ${String(r.headers['webhook-id'])}`).sort();
-    const createdSecond = await t.deps.db.event.findFirstOrThrow({ where: { subjectId: second.body.data.id, type: 'webhook_endpoint.created' } });
+    const createdSecond = await t.deps.db.event.findFirstOrThrow({
+      where: { subjectId: second.body.data.id, type: 'webhook_endpoint.created' },
+    });
     expect(got).toEqual(
-      [`/hooks/first closure.created ${after}`, `/hooks/first webhook_endpoint.created ${createdSecond.id}`, `/hooks/second closure.created ${after}`].sort(),
+      [
+        `/hooks/first closure.created ${after}`,
+        `/hooks/first webhook_endpoint.created ${createdSecond.id}`,
+        `/hooks/second closure.created ${after}`,
+      ].sort(),
     );
     expect(receivedIds()).not.toContain(before);
     // GraphQL's create is the same domain code
-    const third = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["webhook_endpoint.*"]}) { id } }', {
-      url: `${receiver.url}/third`,
-    });
+    const third = await t.gql(
+      'mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["webhook_endpoint.*"]}) { id } }',
+      {
+        url: `${receiver.url}/third`,
+      },
+    );
     receiver.received = [];
     expect(await q.runDue()).toBe(2); // to first and second, not to itself
     expect(receiver.received.map((r) => r.url).sort()).toEqual(['/hooks/first', '/hooks/second']);
@@ -279,7 +303,11 @@ describe('the webhook dispatcher', () => {
     expect(receiver.received).toHaveLength(0);
 
     const slow = await heldReceiver();
-    const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org(), url: slow.url, eventTypes: ['closure.*'] });
+    const { id: endpointId } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org(),
+      url: slow.url,
+      eventTypes: ['closure.*'],
+    });
     const dispatcher = new WebhookDispatcher(t.deps, { slots: new DeliverySlots() }, () => {});
     stops.push(() => dispatcher.stop());
     await q.stop(); // its lease given up: the dispatcher under test takes it

@@ -18,7 +18,8 @@ let current: JobQueue | undefined;
 beforeEach(() => {
   current = undefined;
 });
-const queue = () => (current ??= handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps));
+const queue = () =>
+  (current ??= handleWebhookDeliveries(new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }), t.deps));
 
 function verifies(secret: string, message: { headers: IncomingHttpHeaders; body: string }): boolean {
   vi.useFakeTimers({ toFake: ['Date'], now: t.clock.now() });
@@ -34,11 +35,19 @@ function verifies(secret: string, message: { headers: IncomingHttpHeaders; body:
 
 describe('/v1/webhook-endpoints', () => {
   it('answers the secret once; reads never show it, nor do the events', async () => {
-    const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, description: 'Back office', eventTypes: ['closure.*'] } });
+    const created = await t.rest('POST', '/v1/webhook-endpoints', {
+      json: { url: receiver.url, description: 'Back office', eventTypes: ['closure.*'] },
+    });
     expect(created.status).toBe(200);
     const { secret, ...endpoint } = created.body.data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(endpoint).toMatchObject({ url: receiver.url, description: 'Back office', eventTypes: ['closure.*'], enabled: true, orgId: t.demo.organizations.clinic.id });
+    expect(endpoint).toMatchObject({
+      url: receiver.url,
+      description: 'Back office',
+      eventTypes: ['closure.*'],
+      enabled: true,
+      orgId: t.demo.organizations.clinic.id,
+    });
     const got = await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}`);
     expect(got.body.data).toEqual(endpoint);
     expect((await t.rest('GET', '/v1/webhook-endpoints')).body.data.webhookEndpoints).toEqual([endpoint]);
@@ -56,7 +65,10 @@ describe('/v1/webhook-endpoints', () => {
     const types = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['closure.exploded'] } });
     expect(types.status).toBe(400);
     expect(types.body.errors[0].path).toMatch(/^eventTypes/);
-    const scope = await t.rest('POST', '/v1/webhook-endpoints', { token: await t.accessToken('clinicReadOnly'), json: { url: receiver.url } });
+    const scope = await t.rest('POST', '/v1/webhook-endpoints', {
+      token: await t.accessToken('clinicReadOnly'),
+      json: { url: receiver.url },
+    });
     expect(scope.status).toBe(403);
   });
 
@@ -75,7 +87,14 @@ describe('/v1/webhook-endpoints', () => {
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: 'webhook.test', data: { endpointId: a.id } });
     const deliveries = (await t.rest('GET', `/v1/webhook-endpoints/${a.id}/deliveries`)).body.data.deliveries;
     // a private target's answer (allowed here) is never shown: only its status and latency
-    expect(deliveries[0]).toMatchObject({ id: sent.body.data.id, status: 'delivered', attempts: 1, statusCode: 200, response: null, nextAttemptAt: null });
+    expect(deliveries[0]).toMatchObject({
+      id: sent.body.data.id,
+      status: 'delivered',
+      attempts: 1,
+      statusCode: 200,
+      response: null,
+      nextAttemptAt: null,
+    });
     expect(deliveries[0].latencyMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -100,7 +119,8 @@ describe('/v1/webhook-endpoints', () => {
 
   it('retries a failed delivery on request; updates and deletes the endpoint', async () => {
     t.clock.set(new Date());
-    const endpoint = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['webhook.test'] } })).body.data;
+    const endpoint = (await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, eventTypes: ['webhook.test'] } })).body
+      .data;
     receiver.script = [410];
     const delivery = (await t.rest('POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).body.data;
     await queue().runDue();
@@ -113,7 +133,10 @@ describe('/v1/webhook-endpoints', () => {
     const again = await t.rest('POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/${delivery.id}/retry`);
     expect(again.status).toBe(400);
     await queue().runDue();
-    expect((await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data.deliveries[0]).toMatchObject({ status: 'delivered', statusCode: 200 });
+    expect((await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data.deliveries[0]).toMatchObject({
+      status: 'delivered',
+      statusCode: 200,
+    });
     expect((await t.rest('DELETE', `/v1/webhook-endpoints/${endpoint.id}`)).body.data).toEqual({ id: endpoint.id, deleted: true });
     expect((await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404);
   });
@@ -122,7 +145,10 @@ describe('/v1/webhook-endpoints', () => {
 describe('GraphQL webhook endpoints', () => {
   it('creates, lists, tests and reads deliveries like REST', async () => {
     t.clock.set(new Date());
-    const created = await t.gql('mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["closure.*"]}) { id url eventTypes secret } }', { url: receiver.url });
+    const created = await t.gql(
+      'mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["closure.*"]}) { id url eventTypes secret } }',
+      { url: receiver.url },
+    );
     expect(created.body.errors).toBeUndefined();
     const endpoint = created.body.data.createWebhookEndpoint;
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -135,7 +161,9 @@ describe('GraphQL webhook endpoints', () => {
     await queue().runDue();
     expect(verifies(endpoint.secret, receiver.received[0]!)).toBe(true);
     const deliveries = await t.gql('query($id: ID!) { webhookDeliveries(endpointId: $id) { id status statusCode } }', { id: endpoint.id });
-    expect(deliveries.body.data.webhookDeliveries).toEqual([{ id: tested.body.data.testWebhookEndpoint.id, status: 'delivered', statusCode: 200 }]);
+    expect(deliveries.body.data.webhookDeliveries).toEqual([
+      { id: tested.body.data.testWebhookEndpoint.id, status: 'delivered', statusCode: 200 },
+    ]);
     const bad = await t.gql('mutation { createWebhookEndpoint(input: {url: "ftp://x"}) { id } }');
     expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });

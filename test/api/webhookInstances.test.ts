@@ -47,7 +47,11 @@ async function instance(channel: string): Promise<{ app: App; jobs: JobQueue }> 
   await feed.start(3_000);
   opened.push(() => feed.close());
   const deps: AppDeps = { ...t.deps, readModel, changes: feed, liveStreams: new LiveStreams(10) };
-  const looks = new AvailabilityEvents({ db: t.db.prisma, clock: t.clock.now, loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from) });
+  const looks = new AvailabilityEvents({
+    db: t.db.prisma,
+    clock: t.clock.now,
+    loadSchedules: (tx, ids, from) => loadSchedules(tx as unknown as Db, ids, from),
+  });
   const jobs = handleWebhookDeliveries(new JobQueue({ db: t.db.prisma, clock: t.clock.now, wakeAt: t.clock.wakeAt }), deps, {
     onDisabled: (tx, endpoint) => recordEndpointDisabled(tx, deps, endpoint),
   }).alsoRun(() => looks.runDue());
@@ -80,13 +84,22 @@ describe('two instances', () => {
     const channel = `ocs_events_${randomBytes(6).toString('hex')}`;
     const a = await instance(channel);
     const b = await instance(channel);
-    const { secret } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: receiver.url, eventTypes: ['*'] });
+    const { secret } = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: receiver.url,
+      eventTypes: ['*'],
+    });
     await runBoth(a.jobs, b.jobs); // the first availability look, without an event
 
     // writes on both instances, each looked for by both queues at once
     for (let n = 0; n < 12; n++) {
       const on = n % 2 === 0 ? a : b;
-      await post(on.app, `/v1/organizations/${org}/closures`, { description: `Closure ${n}`, annualDate: { month: 12, day: n + 1 }, chatGreeting: null, phoneGreeting: null });
+      await post(on.app, `/v1/organizations/${org}/closures`, {
+        description: `Closure ${n}`,
+        annualDate: { month: 12, day: n + 1 },
+        chatGreeting: null,
+        phoneGreeting: null,
+      });
       if (n % 3 === 2) await runBoth(a.jobs, b.jobs);
     }
     // a change of availability (CLOSED→OPEN on four media), then the clock crossing nextChangeAt (17:00)

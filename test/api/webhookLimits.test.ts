@@ -23,14 +23,27 @@ function queue(batchSize = 10, maxInFlightPerEndpoint?: number) {
 }
 
 const DAY = 24 * 3_600_000;
-const closure = (n: number) => ({ description: `Closure ${n}`, annualDate: { month: 12, day: 1 + (n % 28) }, chatGreeting: null, phoneGreeting: null });
+const closure = (n: number) => ({
+  description: `Closure ${n}`,
+  annualDate: { month: 12, day: 1 + (n % 28) },
+  chatGreeting: null,
+  phoneGreeting: null,
+});
 
 describe('an endpoint failing for 5 days', () => {
   it('is disabled, with webhook_endpoint.disabled recorded and sent to the organization’s other endpoints; nothing more is sent to it', async () => {
     const org = t.demo.organizations.clinic.id;
     t.clock.set('2026-03-02T15:00:00Z');
-    const failing = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: `${receiver.url}/failing`, eventTypes: ['closure.*'] });
-    const watcher = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: `${receiver.url}/watcher`, eventTypes: ['webhook_endpoint.*'] });
+    const failing = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: `${receiver.url}/failing`,
+      eventTypes: ['closure.*'],
+    });
+    const watcher = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: `${receiver.url}/watcher`,
+      eventTypes: ['webhook_endpoint.*'],
+    });
     const q = queue();
     receiver.answer = (path) => (path === '/hooks/failing' ? 500 : undefined);
     await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(1) });
@@ -54,7 +67,13 @@ describe('an endpoint failing for 5 days', () => {
     expect(stored).toMatchObject({ enabled: false, disabledReason: 'every delivery failed for 5 days (since 2026-03-02T15:00:00.000Z)' });
     const events = await t.deps.db.event.findMany({ where: { type: 'webhook_endpoint.disabled' } });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ orgId: org, actorKind: 'system', subjectType: 'webhook_endpoint', subjectId: failing.id, data: { id: failing.id, enabled: false, disabledReason: stored.disabledReason } });
+    expect(events[0]).toMatchObject({
+      orgId: org,
+      actorKind: 'system',
+      subjectType: 'webhook_endpoint',
+      subjectId: failing.id,
+      data: { id: failing.id, enabled: false, disabledReason: stored.disabledReason },
+    });
     // the REST answer shows it too
     const view = await t.rest('GET', `/v1/webhook-endpoints/${failing.id}`);
     expect(view.body.data).toMatchObject({ enabled: false, disabledReason: stored.disabledReason });
@@ -73,13 +92,19 @@ describe('an endpoint failing for 5 days', () => {
   it('starts the 5 days again after a delivered attempt', async () => {
     const org = t.demo.organizations.clinic.id;
     t.clock.set('2026-03-02T15:00:00Z');
-    const endpoint = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: receiver.url, eventTypes: ['closure.*'] });
+    const endpoint = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: receiver.url,
+      eventTypes: ['closure.*'],
+    });
     const q = queue();
     let failing = true;
     receiver.answer = () => (failing ? 500 : undefined);
     await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(1) });
     await q.runDue(); // fails
-    expect((await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).failingSince).toEqual(new Date('2026-03-02T15:00:00Z'));
+    expect((await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).failingSince).toEqual(
+      new Date('2026-03-02T15:00:00Z'),
+    );
     t.clock.advance(3 * DAY);
     failing = false;
     await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(2) });
@@ -92,7 +117,10 @@ describe('an endpoint failing for 5 days', () => {
     t.clock.advance(3 * DAY);
     await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(4) });
     await q.runDue();
-    expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({ enabled: true, failingSince: new Date('2026-03-08T15:00:00Z') });
+    expect(await t.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).toMatchObject({
+      enabled: true,
+      failingSince: new Date('2026-03-08T15:00:00Z'),
+    });
   });
 });
 
@@ -122,13 +150,17 @@ describe('deliveries to one endpoint in flight at once', () => {
     const org = t.demo.organizations.clinic.id;
     t.clock.set('2026-03-02T15:00:00Z');
     await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
-    const fast = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url: receiver.url, eventTypes: ['closure.*'] });
+    const fast = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), {
+      orgId: org,
+      url: receiver.url,
+      eventTypes: ['closure.*'],
+    });
     for (let n = 0; n < 10; n++) await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(n) });
     const running = queue(20).runDue(); // claims all 20 deliveries at once
     await expect.poll(() => inFlight).toBe(4);
     // the other endpoint is not held up by the slow one
     await expect.poll(() => receiver.received.length).toBe(10);
-    for (let answered = 0; answered < 10; ) {
+    for (let answered = 0; answered < 10;) {
       await expect.poll(() => held.length).toBeGreaterThan(0);
       const batch = held;
       held = [];
@@ -149,7 +181,7 @@ describe('deliveries to one endpoint in flight at once', () => {
     for (let n = 0; n < 6; n++) await t.rest('POST', `/v1/organizations/${org}/closures`, { json: closure(n) });
     const running = queue(10, 2).runDue();
     await expect.poll(() => inFlight).toBe(2);
-    for (let answered = 0; answered < 6; ) {
+    for (let answered = 0; answered < 6;) {
       await expect.poll(() => held.length).toBeGreaterThan(0);
       const batch = held;
       held = [];

@@ -39,7 +39,9 @@ async function pendingDeliveryTo(url: string): Promise<string> {
   await t.deps.db.webhookEndpoint.deleteMany();
   const endpoint = await createEndpointRecord(t.deps.db, t.deps.tokens.key, t.clock.now(), { orgId: org, url, eventTypes: ['closure.*'] });
   closures++;
-  const written = await t.rest('POST', `/v1/organizations/${org}/closures`, { json: { description: `Closure ${closures}`, annualDate: { month: 12, day: closures }, chatGreeting: null, phoneGreeting: null } });
+  const written = await t.rest('POST', `/v1/organizations/${org}/closures`, {
+    json: { description: `Closure ${closures}`, annualDate: { month: 12, day: closures }, chatGreeting: null, phoneGreeting: null },
+  });
   expect(written.status).toBe(200);
   const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'closure.created', subjectId: written.body.data.id } });
   return deliveryRow(t.deps.db, { endpointId: endpoint.id, eventId: event.id, at: t.clock.now() });
@@ -89,7 +91,11 @@ describe('a hostile receiver', () => {
     await vi.advanceTimersByTimeAsync(200);
     expect(await attempt).toMatchObject({ error: 'timeout' });
     vi.useRealTimers();
-    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending', attempts: 1, response: 'timeout' });
+    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      response: 'timeout',
+    });
   });
 
   it('dropping a kept connection as it is reused has the delivery sent again once, on a new connection, and delivered', async () => {
@@ -112,7 +118,11 @@ describe('a hostile receiver', () => {
     expect(await attemptDelivery(t.deps, first)).toMatchObject({ label: 'delivered' });
     const second = await pendingDeliveryTo(url);
     expect(await attemptDelivery(t.deps, second)).toMatchObject({ label: 'delivered' });
-    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: 'delivered', attempts: 1, statusCode: 200 });
+    expect(await t.deps.db.webhookDelivery.findUniqueOrThrow({ where: { id: second } })).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      statusCode: 200,
+    });
     // the second event reached the receiver twice (the dropped request and its repeat), on two connections
     expect(received).toHaveLength(3);
     expect(received[1]).toBe(received[2]);

@@ -15,7 +15,8 @@ const week = (): Record<string, unknown>[] =>
         ? { dayOfWeek, isClosed: false, open: '09:00', close: '12:00' }
         : { dayOfWeek, isClosed: true },
   );
-const SET = 'mutation($o: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $o, input: $input) { dayOfWeek isClosed open close breaks { start end reason greeting } } }';
+const SET =
+  'mutation($o: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $o, input: $input) { dayOfWeek isClosed open close breaks { start end reason greeting } } }';
 const path = (orgId: string) => `/v1/organizations/${orgId}/office-hours`;
 
 describe('the whole week in one write', () => {
@@ -56,14 +57,23 @@ describe('the whole week in one write', () => {
     const rest = await t.rest('PUT', path(clinic), { json: { officeHours: bad } });
     expect(rest.status).toBe(400);
     const paths = rest.body.errors.map((i: any) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['officeHours.1.close', 'officeHours.2.breaks.0', 'officeHours.6.dayOfWeek', 'officeHours']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['officeHours.1.close', 'officeHours.2.breaks.0', 'officeHours.6.dayOfWeek', 'officeHours']),
+    );
     expect(rest.body.message).toContain('missing SUNDAY');
     const gql = await t.gql(SET, { o: clinic, input: { officeHours: bad } });
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(gql.body.errors[0].extensions.issues.map((i: any) => ({ ...i, path: i.path.replace(/^input\./, '') }))).toEqual(rest.body.errors);
+    expect(gql.body.errors[0].extensions.issues.map((i: any) => ({ ...i, path: i.path.replace(/^input\./, '') }))).toEqual(
+      rest.body.errors,
+    );
     expect((await t.rest('GET', path(clinic))).body.data).toEqual(before);
 
-    for (const body of [{}, { officeHours: week().slice(0, 6) }, { officeHours: [...week(), week()[0]] }, { officeHours: week(), extra: 1 }]) {
+    for (const body of [
+      {},
+      { officeHours: week().slice(0, 6) },
+      { officeHours: [...week(), week()[0]] },
+      { officeHours: week(), extra: 1 },
+    ]) {
       expect((await t.rest('PUT', path(clinic), { json: body })).status, JSON.stringify(body)).toBe(400);
     }
     expect((await t.rest('GET', path(clinic))).body.data).toEqual(before);
@@ -80,7 +90,11 @@ describe('the whole week in one write', () => {
     expect(event).toMatchObject({ orgId: clinic, subjectType: 'office_hours', subjectId: clinic });
     expect((event.data as any).officeHours).toHaveLength(7);
 
-    expect((await t.rest('PUT', path(clinic), { token: t.demo.organizations.other.apiKey, json: { officeHours: week() } })).status).toBe(404);
-    expect((await t.rest('PUT', path(clinic), { token: await t.accessToken('clinicReadOnly'), json: { officeHours: week() } })).status).toBe(403);
+    expect((await t.rest('PUT', path(clinic), { token: t.demo.organizations.other.apiKey, json: { officeHours: week() } })).status).toBe(
+      404,
+    );
+    expect(
+      (await t.rest('PUT', path(clinic), { token: await t.accessToken('clinicReadOnly'), json: { officeHours: week() } })).status,
+    ).toBe(403);
   });
 });

@@ -13,7 +13,6 @@ const BOT = `query($id: ID!) { bot(id: $id) { id name createdAt workflows { ${WO
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
-
 const withoutId = ({ id: _id, ...rest }: { id: string }) => rest;
 
 describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
@@ -29,13 +28,19 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
         ],
       },
     });
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id name createdAt } } }', { id: t.demo.organizations.clinic.id });
+    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id name createdAt } } }', {
+      id: t.demo.organizations.clinic.id,
+    });
     expect(gql.body.errors).toBeUndefined();
-    expect(gql.body.data.organization.bots.map((b: any) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(res.body.data.bots);
+    expect(gql.body.data.organization.bots.map((b: any) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(
+      res.body.data.bots,
+    );
   });
 
   it("lets an account organization list a child's bots", async () => {
-    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic2.id}/bots`, { token: t.demo.organizations.account.apiKey });
+    const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic2.id}/bots`, {
+      token: t.demo.organizations.account.apiKey,
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.bots.map((b: any) => b.id)).toEqual(t.demo.bots.clinic2);
   });
@@ -44,13 +49,24 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/bots`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Organization not found' });
-    const gql = await t.gql(graphql(`query WorkflowsForeignOrganizationBots($id: ID!) { organization(id: $id) { bots { id } } }`), { id: t.demo.organizations.other.id });
+    const gql = await t.gql(
+      graphql(`
+        query WorkflowsForeignOrganizationBots($id: ID!) {
+          organization(id: $id) {
+            bots {
+              id
+            }
+          }
+        }
+      `),
+      { id: t.demo.organizations.other.id },
+    );
     expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 });
 
 describe('GET /v1/bots/{botId}/workflows and Query.bot', () => {
-  it("exports every workflow of the bot in the portable form, steps ordered, child steps nested", async () => {
+  it('exports every workflow of the bot in the portable form, steps ordered, child steps nested', async () => {
     const res = await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -146,10 +162,20 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
   it("imports into a child's bot with the account's key, and copies several workflows in order", async () => {
     const workflows = [
       { title: 'One', steps: [{ title: 'x' }] },
-      { title: 'Two', enabled: false, steps: [{ title: 'y', order: 2 }, { title: 'z', order: 1, childSteps: [{ title: 'w' }] }] },
+      {
+        title: 'Two',
+        enabled: false,
+        steps: [
+          { title: 'y', order: 2 },
+          { title: 'z', order: 1, childSteps: [{ title: 'w' }] },
+        ],
+      },
       { title: 'Three' },
     ];
-    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows/import`, { token: t.demo.organizations.account.apiKey, json: { workflows } });
+    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows/import`, {
+      token: t.demo.organizations.account.apiKey,
+      json: { workflows },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.workflows.map((w: any) => [w.title, w.enabled, w.steps.map((s: any) => s.title)])).toEqual([
       ['One', true, ['x']],
@@ -159,7 +185,8 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
     expect(res.body.data.workflows[1].steps[0].childSteps).toEqual([
       { title: 'w', description: '', instructions: '', order: 1, examples: [], action: '', actionMetadata: null },
     ]);
-    const all = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`, { token: t.demo.organizations.account.apiKey })).body.data.workflows;
+    const all = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`, { token: t.demo.organizations.account.apiKey })).body
+      .data.workflows;
     expect(all.map((w: any) => w.title)).toEqual(['Lakeside desk scheduling', 'One', 'Two', 'Three']);
   });
 
@@ -182,7 +209,10 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
 
   it('answers 403 to a read-only OAuth client', async () => {
     const token = await t.accessToken('clinicReadOnly');
-    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, { token, json: { workflows: [{ title: 'x' }] } });
+    const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, {
+      token,
+      json: { workflows: [{ title: 'x' }] },
+    });
     expect(res.status).toBe(403);
     expect(res.body.message).toContain('templates:write');
     expect((await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[1]}/workflows`)).body.data.workflows).toHaveLength(1);
@@ -191,7 +221,11 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
   const invalid: { name: string; body: unknown; message: string }[] = [
     { name: 'no workflows', body: {}, message: 'workflows: is required' },
     { name: 'workflows not an array', body: { workflows: 'x' }, message: 'workflows: must be an array of workflows' },
-    { name: 'more than 100 workflows', body: { workflows: Array.from({ length: 101 }, (_, i) => ({ title: `W${i}` })) }, message: 'workflows: must have at most 100 workflows' },
+    {
+      name: 'more than 100 workflows',
+      body: { workflows: Array.from({ length: 101 }, (_, i) => ({ title: `W${i}` })) },
+      message: 'workflows: must have at most 100 workflows',
+    },
     {
       name: 'more than 200 steps in a workflow',
       body: { workflows: [{ title: 'W', steps: Array.from({ length: 201 }, (_, i) => ({ title: `S${i}` })) }] },

@@ -14,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const DOC_FILES = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 vi.setConfig({ testTimeout: 150_000, hookTimeout: 120_000 });
 
@@ -54,7 +60,13 @@ const SHELL_LANGS = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 
 /** Examples that need servers besides the service (`needs=postgres,redis`) run when the test has them, as in CI. */
 const AVAILABLE = new Set([...(process.env.TEST_DATABASE_URL ? ['postgres'] : []), ...(process.env.TEST_REDIS_URL ? ['redis'] : [])]);
-const needsMet = (e: Example) => (e.attrs.find((a) => a.startsWith('needs='))?.slice('needs='.length).split(',') ?? []).every((n) => AVAILABLE.has(n));
+const needsMet = (e: Example) =>
+  (
+    e.attrs
+      .find((a) => a.startsWith('needs='))
+      ?.slice('needs='.length)
+      .split(',') ?? []
+  ).every((n) => AVAILABLE.has(n));
 const skipped: string[] = [];
 
 function examples(file: string): Example[] {
@@ -242,7 +254,8 @@ async function runFile(file: string): Promise<Ran[]> {
     const output = text.replace(/^@@ERR@@ .*\n?/gm, '').replace(/^\[\d+\][+-]?\s+(Terminated|Done|Killed|Exit \d+)\s.*\n?/gm, '');
     ran.push({ example, output, errors });
   }
-  if (ran.length !== list.length) throw new Error(`${file}: only ${ran.length} of ${list.length} examples ran; output:\n${output.slice(-4000)}`);
+  if (ran.length !== list.length)
+    throw new Error(`${file}: only ${ran.length} of ${list.length} examples ran; output:\n${output.slice(-4000)}`);
   return ran;
 }
 
@@ -270,7 +283,10 @@ describe('the documentation', () => {
     const unmarked = DOC_FILES.flatMap((file) =>
       fences(readFileSync(join(root, file), 'utf8'))
         .filter((f) => SHELL_LANGS.has(f.lang) && !f.attrs.includes('runnable'))
-        .filter((f) => !f.attrs.includes('norun') || f.code.split('\n').some((l) => l.trim() && !l.startsWith('#') && !NORUN_ALLOWED.test(l.trim())))
+        .filter(
+          (f) =>
+            !f.attrs.includes('norun') || f.code.split('\n').some((l) => l.trim() && !l.startsWith('#') && !NORUN_ALLOWED.test(l.trim())),
+        )
         .map((f) => `${file}:${f.line}`),
     );
     expect(unmarked).toEqual([]);
@@ -289,7 +305,8 @@ describe('the documentation', () => {
           broken.push(`${file}: ${target} (no file ${relative(root, resolved)})`);
           continue;
         }
-        if (anchor && resolved.endsWith('.md') && !headingSlugs(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${file}: ${target} (no heading #${anchor})`);
+        if (anchor && resolved.endsWith('.md') && !headingSlugs(readFileSync(resolved, 'utf8')).has(anchor))
+          broken.push(`${file}: ${target} (no heading #${anchor})`);
       }
     }
     expect(broken).toEqual([]);
@@ -316,7 +333,12 @@ describe('the documentation', () => {
   });
 
   it('compares shown output with placeholders', () => {
-    expect(outputMatches('{"id":"<id>","at":"<time>","n":<n>}', '{"id":"0b8e6a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-03-09T13:30:00.000Z","n":3}')).toBe(true);
+    expect(
+      outputMatches(
+        '{"id":"<id>","at":"<time>","n":<n>}',
+        '{"id":"0b8e6a4c-1b2d-4e5f-8a9b-0c1d2e3f4a5b","at":"2026-03-09T13:30:00.000Z","n":3}',
+      ),
+    ).toBe(true);
     expect(outputMatches('{"state":"OPEN",…}', '{"state":"CLOSED","x":1}')).toBe(false);
     expect(outputMatches('a\n…\nz', 'a\nb\nc\nz')).toBe(true);
   });
@@ -325,7 +347,8 @@ describe('the documentation', () => {
     it(`runs every example of ${file} as shown`, async () => {
       if (examples(file).length === 0 && file !== 'README.md') return;
       const problems = failures(await (early.get(file) ?? runFile(file)));
-      if (skipped.some((s) => s.startsWith(`${file}:`))) console.log(`skipped without TEST_DATABASE_URL/TEST_REDIS_URL: ${skipped.filter((s) => s.startsWith(`${file}:`)).join(', ')}`);
+      if (skipped.some((s) => s.startsWith(`${file}:`)))
+        console.log(`skipped without TEST_DATABASE_URL/TEST_REDIS_URL: ${skipped.filter((s) => s.startsWith(`${file}:`)).join(', ')}`);
       expect(problems.join('\n\n')).toBe('');
     });
   }

@@ -43,11 +43,25 @@ describe('npm run agent -- --simulate', () => {
       const client = demo.oauthClients.clinic;
       const run = await runScript(
         'agent/simulator.ts',
-        ['--simulate', '--once', '--url', server.baseUrl, '--client-id', client.clientId, '--client-secret', client.clientSecret, '--audience', demo.oauthAudience],
+        [
+          '--simulate',
+          '--once',
+          '--url',
+          server.baseUrl,
+          '--client-id',
+          client.clientId,
+          '--client-secret',
+          client.clientSecret,
+          '--audience',
+          demo.oauthAudience,
+        ],
         {},
       );
       expect(run.code, run.stderr).toBe(0);
-      const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       for (const id of Object.values(ids)) expect(lines.some((l) => l.callRequestId === id)).toBe(true);
 
       const list = await api('GET', '/v1/call-requests?limit=100');
@@ -58,7 +72,13 @@ describe('npm run agent -- --simulate', () => {
       }
       const answered = byId.get(ids['+15005550006']!);
       const conversation = await api('GET', `/v1/conversations/${answered.conversationId}`);
-      expect(conversation.body.data.conversation).toMatchObject({ status: 'CLOSED', duration: 16, medium: 'PHONE', toNumber: '+15005550006', summary: 'Confirmed the appointment on Tuesday at ten.' });
+      expect(conversation.body.data.conversation).toMatchObject({
+        status: 'CLOSED',
+        duration: 16,
+        medium: 'PHONE',
+        toNumber: '+15005550006',
+        summary: 'Confirmed the appointment on Tuesday at ten.',
+      });
       expect(conversation.body.data.transcript.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller']);
     } finally {
       await server.stop();

@@ -100,7 +100,9 @@ describe('an instance under load', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const answersBefore = answers;
     const health = await new Promise<{ status: string; answersMeanwhile: number }>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
+      );
       let text = '';
       socket.setEncoding('latin1');
       socket.on('data', (chunk: string) => (text += chunk));
@@ -129,11 +131,15 @@ describe('the queue of requests waiting to start', () => {
     try {
       // all connected (and accepted) first, then every request written at once: they arrive in one iteration
       const sockets = await Promise.all(
-        Array.from({ length: 40 }, () => new Promise<net.Socket>((resolve) => {
-          const socket = net.connect(busyPort, '127.0.0.1', () => resolve(socket));
-          socket.setEncoding('latin1');
-          socket.on('error', () => {});
-        })),
+        Array.from(
+          { length: 40 },
+          () =>
+            new Promise<net.Socket>((resolve) => {
+              const socket = net.connect(busyPort, '127.0.0.1', () => resolve(socket));
+              socket.setEncoding('latin1');
+              socket.on('error', () => {});
+            }),
+        ),
       );
       await new Promise((resolve) => setTimeout(resolve, 100));
       const answers = await Promise.all(

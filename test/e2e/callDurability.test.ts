@@ -18,9 +18,14 @@ describe('a claimed call across a SIGKILL', () => {
     let server = await startServer(env);
     const demo = JSON.parse(readFileSync(join(scratch, 'demo-credentials.json'), 'utf8'));
     const auth = { authorization: `Bearer ${demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' };
-    const post = async (path: string, json: unknown) => (await (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(json) })).json()) as any;
+    const post = async (path: string, json: unknown) =>
+      (await (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(json) })).json()) as any;
     try {
-      const placed = await post('/v1/call-requests', { botId: demo.bots.clinic[0], phoneNumberId: demo.phoneNumbers.clinic[0], to: '+15005550006' });
+      const placed = await post('/v1/call-requests', {
+        botId: demo.bots.clinic[0],
+        phoneNumberId: demo.phoneNumbers.clinic[0],
+        to: '+15005550006',
+      });
       const id = placed.data.callRequestId;
       const claimed = await post('/v1/dispatch/claim', { max: 50, leaseSeconds: 10 });
       expect(claimed.data.claims.map((c: any) => c.callRequest.callRequestId)).toContain(id);
@@ -30,10 +35,16 @@ describe('a claimed call across a SIGKILL', () => {
       server = await startServer(env);
       const statusOf = async () => {
         const res = await fetch(`${server.baseUrl}/v1/call-requests?limit=100`, { headers: auth });
-        return ((await res.json()) as any).data.callRequests.find((c: any) => c.callRequestId === id) as { status: string; attempts: number };
+        return ((await res.json()) as any).data.callRequests.find((c: any) => c.callRequestId === id) as {
+          status: string;
+          attempts: number;
+        };
       };
       expect((await statusOf()).status).toBe('in_progress');
-      await vi.waitFor(async () => expect(await statusOf()).toMatchObject({ status: 'queued', attempts: 1 }), { timeout: 30_000, interval: 500 });
+      await vi.waitFor(async () => expect(await statusOf()).toMatchObject({ status: 'queued', attempts: 1 }), {
+        timeout: 30_000,
+        interval: 500,
+      });
       expect(Date.now()).toBeGreaterThanOrEqual(leaseEnds);
     } finally {
       await server.stop();

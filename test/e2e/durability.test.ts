@@ -39,7 +39,12 @@ function streamWrites(server: RunningServer, orgId: string, apiKey: string, roun
         res = await fetch(`${server.baseUrl}/v1/organizations/${orgId}/closures`, {
           method: 'POST',
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ description, annualDate: { month: 1 + (i % 12), day: 1 + (i % 28) }, chatGreeting: null, phoneGreeting: `Closed (${w}/${i})` }),
+          body: JSON.stringify({
+            description,
+            annualDate: { month: 1 + (i % 12), day: 1 + (i % 28) },
+            chatGreeting: null,
+            phoneGreeting: `Closed (${w}/${i})`,
+          }),
         });
       } catch {
         return; // the server is gone: this write was never acknowledged
@@ -54,7 +59,11 @@ function streamWrites(server: RunningServer, orgId: string, apiKey: string, roun
   return { acknowledged, done, stop: () => (stop = true) };
 }
 
-async function closuresOf(server: RunningServer, orgId: string, apiKey: string): Promise<Map<string, { description: string; phoneGreeting: string | null }>> {
+async function closuresOf(
+  server: RunningServer,
+  orgId: string,
+  apiKey: string,
+): Promise<Map<string, { description: string; phoneGreeting: string | null }>> {
   const res = await fetch(`${server.baseUrl}/v1/organizations/${orgId}/closures`, { headers: { authorization: `Bearer ${apiKey}` } });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { data: { closures: { id: string; description: string; phoneGreeting: string | null }[] } };
@@ -96,7 +105,12 @@ describe('SIGKILL during a stream of writes on the embedded database', () => {
       const after = await fetch(`${server.baseUrl}/v1/organizations/${orgId}/closures`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ description: 'after the kills', annualDate: { month: 12, day: 25 }, chatGreeting: null, phoneGreeting: null }),
+        body: JSON.stringify({
+          description: 'after the kills',
+          annualDate: { month: 12, day: 25 },
+          chatGreeting: null,
+          phoneGreeting: null,
+        }),
       });
       expect(after.status).toBe(200);
     } finally {

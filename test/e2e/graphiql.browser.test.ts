@@ -27,7 +27,15 @@ const chromiumMissing = !existsSync(CHROMIUM);
 function startService(): Promise<{ child: ChildProcessWithoutNullStreams; address: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'pglite:memory', LOG_LEVEL: 'info', REDIS_URL: '', NODE_ENV: 'development' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'pglite:memory',
+      LOG_LEVEL: 'info',
+      REDIS_URL: '',
+      NODE_ENV: 'development',
+    },
   });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -102,7 +110,9 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', { t
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
     await page.keyboard.type('{ viewer { organization { name } } }');
-    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 }).toBe('{ viewer { organization { name } } }');
+    await expect
+      .poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 })
+      .toBe('{ viewer { organization { name } } }');
     // GraphiQL takes the editor's text in after a short debounce; the tab then names the new operation
     await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: 10_000 }).toBe('<untitled>');
 
@@ -131,7 +141,9 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', { t
     await page.keyboard.press('Delete');
     const operation = `subscription { availabilityChanged(orgId: "${orgId}", medium: CHAT) { state officeOpen } }`;
     await page.keyboard.type(operation);
-    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 }).toContain('availabilityChanged');
+    await expect
+      .poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 10_000 })
+      .toContain('availabilityChanged');
     await expect.poll(() => page.locator('.graphiql-tab-active').innerText(), { timeout: 10_000 }).toBe('<untitled>');
     await page.locator('.graphiql-execute-button').click();
     const result = page.locator('.result-window .view-lines');
@@ -149,13 +161,23 @@ describe.skipIf(chromiumMissing && !process.env.CI)('GraphiQL in a browser', { t
     await editor.waitFor({ timeout: 30_000 });
     // the tab GraphiQL opened (it keeps its tabs in localStorage): the examples with the demo's variables
     const tabVariables = () =>
-      page.evaluate(() => (JSON.parse(localStorage.getItem('graphiql:tabState') ?? '{"tabs":[]}') as { tabs: { variables?: string }[] }).tabs[0]?.variables ?? '');
+      page.evaluate(
+        () =>
+          (JSON.parse(localStorage.getItem('graphiql:tabState') ?? '{"tabs":[]}') as { tabs: { variables?: string }[] }).tabs[0]
+            ?.variables ?? '',
+      );
     await expect.poll(tabVariables, { timeout: 10_000 }).toMatch(/"id": "[0-9a-f-]{36}"/);
-    expect(JSON.parse(await tabVariables())).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), from: expect.stringMatching(/Z$/), to: expect.stringMatching(/Z$/) });
+    expect(JSON.parse(await tabVariables())).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      from: expect.stringMatching(/Z$/),
+      to: expect.stringMatching(/Z$/),
+    });
     // the editor holds the examples (their operations make ▶ a menu; only the lines in view are rendered) before
     // ▶ is pressed; on a busy machine the first press can land before GraphiQL has read them, so it is pressed
     // until the menu shows
-    await expect.poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 15_000 }).toContain('Office Communications Service');
+    await expect
+      .poll(() => editorText(page.locator('.graphiql-query-editor .view-lines')), { timeout: 15_000 })
+      .toContain('Office Communications Service');
     const availability = page.getByRole('menuitem', { name: 'Availability', exact: true });
     await expect
       .poll(

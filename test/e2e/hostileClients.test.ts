@@ -81,7 +81,12 @@ function parseAnswer(raw: string): { status: number; headers: string; body: unkn
   return { status, headers: head ?? '', body: text ? JSON.parse(text) : undefined };
 }
 
-const envelope = (code: string, message: string | RegExp) => ({ success: false, data: {}, code, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+const envelope = (code: string, message: string | RegExp) => ({
+  success: false,
+  data: {},
+  code,
+  message: typeof message === 'string' ? message : expect.stringMatching(message),
+});
 
 function authorized(path: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${t.demo.organizations.clinic.apiKey}` } });
@@ -114,7 +119,11 @@ describe('slow clients (slowloris)', () => {
     }
 
     // other clients are answered while all 40 are still connected
-    const served = await Promise.all([authorized(`/v1/organizations/${orgId}`), authorized(`/v1/organizations/${orgId}/closures`), fetch(`http://127.0.0.1:${port}/healthz`)]);
+    const served = await Promise.all([
+      authorized(`/v1/organizations/${orgId}`),
+      authorized(`/v1/organizations/${orgId}/closures`),
+      fetch(`http://127.0.0.1:${port}/healthz`),
+    ]);
     expect(served.map((r) => r.status)).toEqual([200, 200, 200]);
     expect([...slowHeaders, ...slowBodies].filter((c) => c.isClosed())).toHaveLength(0);
 
@@ -150,7 +159,8 @@ describe('oversized and too many headers', () => {
     c.socket.write(request);
     return parseAnswer(await c.closed);
   }
-  const request = (headers: string[]) => `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
+  const request = (headers: string[]) =>
+    `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
 
   it('refuses headers over HTTP_MAX_HEADER_BYTES with 431', async () => {
     const answer = await send(request([`X-Big: ${'a'.repeat(9000)}`]));

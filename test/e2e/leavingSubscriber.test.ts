@@ -32,7 +32,12 @@ afterAll(async () => {
 });
 
 /** Opens an SSE subscription, waits for its first bytes, then cuts the connection. */
-function subscribeAndLeave(method: 'GET' | 'POST', token: string, query: string, origin?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+function subscribeAndLeave(
+  method: 'GET' | 'POST',
+  token: string,
+  query: string,
+  origin?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ query });
     const path = method === 'GET' ? `/graphql?query=${encodeURIComponent(query)}` : '/graphql';
@@ -60,7 +65,9 @@ function subscribeAndLeave(method: 'GET' | 'POST', token: string, query: string,
         res.on('error', () => {});
       },
     );
-    req.on('error', (err) => (err.message.includes('aborted') || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+    req.on('error', (err) =>
+      err.message.includes('aborted') || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err),
+    );
     if (method === 'POST') req.write(body);
     req.end();
   });
@@ -85,7 +92,8 @@ describe('a subscriber leaving with CORS on', () => {
           if (origin) expect(answer.headers['access-control-allow-origin']).toBe(origin);
         }
         // the server notices the closed sockets and ends those subscriptions (and only those)
-        for (let waited = 0; t.deps.liveStreams.count() > 0 && waited < 2_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let waited = 0; t.deps.liveStreams.count() > 0 && waited < 2_000; waited += 20)
+          await new Promise((resolve) => setTimeout(resolve, 20));
         expect(t.deps.liveStreams.count()).toBe(0);
         expect(uncaught).toEqual([]);
         expect(await healthz()).toBe(200);

@@ -13,7 +13,16 @@ import { projectRoot, startServer, type RunningServer } from '../support/process
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const chromiumMissing = !existsSync(CHROMIUM);
 const AUDIENCE = 'https://portal.test/v1';
 const SCREENSHOTS = join(projectRoot, 'test', 'e2e', 'screenshots');
@@ -37,7 +46,10 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
   const problems: string[] = [];
 
   const api = (path: string, key: string, init: RequestInit = {}) =>
-    fetch(`${service!.baseUrl}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+    fetch(`${service!.baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const secretShown = () => page.locator('#secret-value').inputValue();
 
@@ -45,9 +57,18 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     if (chromiumMissing) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
     mkdirSync(SCREENSHOTS, { recursive: true });
     // the webhook receiver listens on 127.0.0.1: private targets are off unless asked for
-    service = await startServer({ DATABASE_URL: 'pglite:memory', REDIS_URL: '', NODE_ENV: 'development', OAUTH_AUDIENCE: AUDIENCE, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    service = await startServer({
+      DATABASE_URL: 'pglite:memory',
+      REDIS_URL: '',
+      NODE_ENV: 'development',
+      OAUTH_AUDIENCE: AUDIENCE,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    });
     demoKey = /Demo API key \(account organization\): (svc-sk-v2-\w+)/.exec(service.output().stdout + service.output().stderr)![1]!;
-    const viewer = await api('/graphql', demoKey, { method: 'POST', body: JSON.stringify({ query: '{ viewer { organization { id } } }' }) });
+    const viewer = await api('/graphql', demoKey, {
+      method: 'POST',
+      body: JSON.stringify({ query: '{ viewer { organization { id } } }' }),
+    });
     orgId = ((await viewer.json()) as { data: { viewer: { organization: { id: string } } } }).data.viewer.organization.id;
 
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
@@ -150,7 +171,9 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     // both work now; the old one with the expiry chosen (to the minute), the new one without
     expect((await api(`/v1/organizations/${orgId}/closures`, rolled)).status).toBe(200);
     expect((await api(`/v1/organizations/${orgId}/closures`, restricted)).status).toBe(200);
-    const { data } = (await (await api('/v1/api-keys', demoKey)).json()) as { data: { apiKeys: { masked: string; expiresAt: string | null; scopes: string[] }[] } };
+    const { data } = (await (await api('/v1/api-keys', demoKey)).json()) as {
+      data: { apiKeys: { masked: string; expiresAt: string | null; scopes: string[] }[] };
+    };
     const old = data.apiKeys.find((k) => k.masked.endsWith(restricted.slice(-4)))!;
     const fresh = data.apiKeys.find((k) => k.masked.endsWith(rolled.slice(-4)))!;
     expect(Math.abs(Date.parse(old.expiresAt!) - Math.floor(until / 60_000) * 60_000)).toBeLessThan(60_000);
@@ -162,7 +185,13 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     // the list shows the old key's new expiry (the Expires column), and none for the new one
     const oldRow = page.locator('#keys-rows tr', { hasText: restricted.slice(-4) });
     expect(await oldRow.locator('td').nth(5).locator('time').getAttribute('datetime')).toBe(old.expiresAt);
-    expect(await page.locator('#keys-rows tr', { hasText: rolled.slice(-4) }).locator('td').nth(5).innerText()).toBe('never');
+    expect(
+      await page
+        .locator('#keys-rows tr', { hasText: rolled.slice(-4) })
+        .locator('td')
+        .nth(5)
+        .innerText(),
+    ).toBe('never');
   });
 
   it('revokes the new key: it is refused at once and leaves the list', async () => {
@@ -196,7 +225,9 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await page.getByRole('button', { name: 'Change scopes of Reporting job' }).click();
     await page.locator('#client-scopes-form').getByRole('checkbox', { name: 'webhooks:read' }).check();
     await page.getByRole('button', { name: 'Save scopes' }).click();
-    await expect.poll(() => page.locator('#clients-rows tr', { hasText: 'Reporting job' }).innerText(), { timeout: 10_000 }).toContain('events:read, webhooks:read');
+    await expect
+      .poll(() => page.locator('#clients-rows tr', { hasText: 'Reporting job' }).innerText(), { timeout: 10_000 })
+      .toContain('events:read, webhooks:read');
   });
 
   it('adds a webhook endpoint, sends it a test event and shows the delivery', async () => {

@@ -26,7 +26,9 @@ describe('npm start on an embedded database', () => {
       expect(key).toBeDefined();
       expect(first.output().stderr).toContain(`GraphiQL: ${first.baseUrl}/graphql`);
       expect(first.output().stderr).toContain(`REST API docs: ${first.baseUrl}/v1/docs`);
-      expect(first.output().stderr).toContain(`Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`);
+      expect(first.output().stderr).toContain(
+        `Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`,
+      );
 
       // exactly what the docs' curl sends (curl -d uses application/x-www-form-urlencoded)
       const res = await fetch(`${first.baseUrl}/graphql`, {
@@ -45,7 +47,9 @@ describe('npm start on an embedded database', () => {
 
       // the request log names the request id, method, route pattern, status, org — and never the key
       const log = first.output().stdout;
-      expect(log).toMatch(/"msg":"request","requestId":"[0-9a-f-]{36}","method":"POST","route":"POST \/graphql","status":200,"durationMs":[\d.]+,"orgId":"[0-9a-f-]{36}"/);
+      expect(log).toMatch(
+        /"msg":"request","requestId":"[0-9a-f-]{36}","method":"POST","route":"POST \/graphql","status":200,"durationMs":[\d.]+,"orgId":"[0-9a-f-]{36}"/,
+      );
       expect(log).not.toContain(key!.slice(10));
 
       expect(await first.stop('SIGTERM')).toBe(0);
@@ -60,9 +64,12 @@ describe('npm start on an embedded database', () => {
         expect(again.output().stderr).toContain(`GraphiQL: ${again.baseUrl}/graphql`);
         expect(again.output().stderr).toContain(`REST API docs: ${again.baseUrl}/v1/docs`);
         expect(again.output().stderr).toContain('demo-credentials.json');
-        const count = await fetch(`${again.baseUrl}/v1/organizations/${JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8')).organizations.account.id}`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
+        const count = await fetch(
+          `${again.baseUrl}/v1/organizations/${JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8')).organizations.account.id}`,
+          {
+            headers: { authorization: `Bearer ${key}` },
+          },
+        );
         expect(count.status).toBe(200);
       } finally {
         expect(await again.stop('SIGINT')).toBe(0);
@@ -81,7 +88,13 @@ describe('npm start on an embedded database', () => {
       // the request is sent in two halves: SIGTERM arrives between them, while it is in flight
       const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = request(
-          { host: '127.0.0.1', port: server.port, path: '/graphql', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/graphql',
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
           (res) => {
             let text = '';
             res.on('data', (d) => (text += d));
@@ -112,7 +125,7 @@ describe('npm start on an embedded database', () => {
     expect(res.code).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
     expect(res.stderr).toContain('PORT');
-    const db = await runScript('src/server.ts', [], { DATABASE_URL: "mysql://nope" });
+    const db = await runScript('src/server.ts', [], { DATABASE_URL: 'mysql://nope' });
     expect(db.code).toBe(1);
     expect(db.stderr).toContain('DATABASE_URL');
   });
@@ -127,7 +140,17 @@ describe('command line', () => {
     const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/);
     const key = expect.stringMatching(/^svc-sk-v2-[0-9A-Za-z]{43}$/);
     expect(Object.keys(doc).sort()).toEqual(
-      ['organizations', 'oauthClients', 'bots', 'phoneNumbers', 'insurances', 'templates', 'callRequests', 'conversations', 'oauthAudience'].sort(),
+      [
+        'organizations',
+        'oauthClients',
+        'bots',
+        'phoneNumbers',
+        'insurances',
+        'templates',
+        'callRequests',
+        'conversations',
+        'oauthAudience',
+      ].sort(),
     );
     expect(doc.organizations).toEqual({
       account: { id: uuid, timezone: 'America/New_York', apiKey: key },
@@ -142,7 +165,11 @@ describe('command line', () => {
     expect(doc.insurances).toEqual({ clinic: [uuid, uuid], other: [uuid] });
     expect(doc.templates).toEqual({ clinic: [uuid, uuid, uuid], other: [uuid] });
     expect(doc.callRequests).toEqual({ clinic: { queued: uuid, failed: uuid, completed: uuid }, other: { queued: uuid } });
-    expect(doc.conversations).toEqual({ clinic: { total: 45, archived: 5 }, clinic2: { total: 7, archived: 0 }, other: { total: 3, archived: 0 } });
+    expect(doc.conversations).toEqual({
+      clinic: { total: 45, archived: 5 },
+      clinic2: { total: 7, archived: 0 },
+      other: { total: 3, archived: 0 },
+    });
     expect(doc.oauthAudience).toBe('http://127.0.0.1:4000/v1');
     // logs never reach stdout
     expect(res.stdout.trim().startsWith('{')).toBe(true);
@@ -163,7 +190,11 @@ describe('command line', () => {
     expect(JSON.parse(bot.stdout).orgId).toBe(orgId);
     const key = await runScript('src/cli/admin.ts', ['create-api-key', '--org', orgId], env);
     expect(JSON.parse(key.stdout).apiKey).toMatch(/^svc-sk-v2-[0-9A-Za-z]{43}$/);
-    const client = await runScript('src/cli/admin.ts', ['create-oauth-client', '--org', orgId, '--scopes', 'closures:read closures:write'], env);
+    const client = await runScript(
+      'src/cli/admin.ts',
+      ['create-oauth-client', '--org', orgId, '--scopes', 'closures:read closures:write'],
+      env,
+    );
     expect(JSON.parse(client.stdout).scopes).toEqual(['closures:read', 'closures:write']);
     const badScope = await runScript('src/cli/admin.ts', ['create-oauth-client', '--org', orgId, '--scopes', 'everything'], env);
     expect(badScope.code).not.toBe(0);
@@ -198,7 +229,10 @@ describe('npm run admin while npm start holds the embedded database', () => {
       expect(badZone.stderr).toContain('timezone');
       // the endpoint answers nobody without the token, and only on 127.0.0.1
       const { port } = JSON.parse(readFileSync(endpointFile, 'utf8')) as { port: number };
-      const anonymous = await fetch(`http://127.0.0.1:${port}/admin`, { method: 'POST', body: JSON.stringify({ command: 'list-orgs', values: {} }) });
+      const anonymous = await fetch(`http://127.0.0.1:${port}/admin`, {
+        method: 'POST',
+        body: JSON.stringify({ command: 'list-orgs', values: {} }),
+      });
       expect(anonymous.status).toBe(401);
       expect(await server.stop('SIGTERM')).toBe(0);
       expect(existsSync(endpointFile)).toBe(false);

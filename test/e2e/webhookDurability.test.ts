@@ -35,13 +35,26 @@ describe('webhook deliveries across SIGKILL', () => {
     const env = { DATABASE_URL: `pglite:${dir}`, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
     let server = await startServer(env);
     try {
-      const demo = JSON.parse(readFileSync(join(dirname(dir), 'demo-credentials.json'), 'utf8')) as { organizations: { clinic: { id: string; apiKey: string } } };
+      const demo = JSON.parse(readFileSync(join(dirname(dir), 'demo-credentials.json'), 'utf8')) as {
+        organizations: { clinic: { id: string; apiKey: string } };
+      };
       const { id: orgId, apiKey } = demo.organizations.clinic;
       const call = (method: string, path: string, body?: unknown) =>
-        fetch(`${server.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        fetch(`${server.baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
 
-      const created = (await (await call('POST', '/v1/webhook-endpoints', { url: hookUrl, eventTypes: ['closure.created'] })).json()) as { data: { secret: string } };
-      const write = await call('POST', `/v1/organizations/${orgId}/closures`, { description: 'Before the kill', annualDate: { month: 12, day: 25 }, chatGreeting: null, phoneGreeting: null });
+      const created = (await (await call('POST', '/v1/webhook-endpoints', { url: hookUrl, eventTypes: ['closure.created'] })).json()) as {
+        data: { secret: string };
+      };
+      const write = await call('POST', `/v1/organizations/${orgId}/closures`, {
+        description: 'Before the kill',
+        annualDate: { month: 12, day: 25 },
+        chatGreeting: null,
+        phoneGreeting: null,
+      });
       expect(write.status).toBe(200);
       // the first attempt reached the receiver (answered 503): the delivery is committed and pending
       await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(1), { timeout: 15_000, interval: 100 });
@@ -54,7 +67,10 @@ describe('webhook deliveries across SIGKILL', () => {
       const delivered = received.filter((r) => r.status === 200);
       expect(delivered).toHaveLength(1);
       expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-      const event = new Webhook(created.data.secret).verify(delivered[0]!.body, delivered[0]!.headers as Record<string, string>) as { type: string; data: { description: string } };
+      const event = new Webhook(created.data.secret).verify(delivered[0]!.body, delivered[0]!.headers as Record<string, string>) as {
+        type: string;
+        data: { description: string };
+      };
       expect(event).toMatchObject({ type: 'closure.created', data: { description: 'Before the kill' } });
     } finally {
       await server.stop();

@@ -32,10 +32,14 @@ export default async function setup(project: TestProject) {
     templateUrl = new URL(url);
     templateUrl.pathname = `/${POSTGRES_TEMPLATE}`;
   }
-  execFileSync(process.execPath, ['--import', 'tsx', 'test/support/buildTemplate.ts', path, ...(templateUrl ? [templateUrl.toString()] : [])], {
-    cwd: project.config.root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/buildTemplate.ts', path, ...(templateUrl ? [templateUrl.toString()] : [])],
+    {
+      cwd: project.config.root,
+      stdio: 'inherit',
+    },
+  );
   project.provide('pgliteTemplatePath', path);
   project.provide('postgresTemplate', url ? POSTGRES_TEMPLATE : null);
 

@@ -63,13 +63,15 @@ export class OpenApiValidator {
     const operation = this.operations.find((o) => o.method === res.method && o.pattern.test(path));
     if (!operation) {
       if (!path.startsWith('/v1/')) return [];
-      if (res.status !== 404 && res.status !== 405) return [`${what}: no documented operation answers this request, yet it was not refused with 404 or 405`];
+      if (res.status !== 404 && res.status !== 405)
+        return [`${what}: no documented operation answers this request, yet it was not refused with 404 or 405`];
       return this.validate('#/components/schemas/ErrorEnvelope', res.body).map((e) => `${what} (undocumented): ${e}`);
     }
     const key = `${operation.method.toLowerCase()} ${operation.template}`;
     let pointer = `#/paths/${escape(operation.template)}/${operation.method.toLowerCase()}/responses/${res.status}`;
     let response = operation.responses[String(res.status)] as JsonObject | undefined;
-    if (!response) return [`${what}: status ${res.status} is not documented for ${key} (documented: ${Object.keys(operation.responses).join(', ')})`];
+    if (!response)
+      return [`${what}: status ${res.status} is not documented for ${key} (documented: ${Object.keys(operation.responses).join(', ')})`];
     if (typeof response.$ref === 'string') {
       pointer = response.$ref;
       response = this.resolve(response.$ref);
@@ -77,7 +79,8 @@ export class OpenApiValidator {
     const content = response.content as JsonObject | undefined;
     if (!content) return [];
     const mediaType = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!Object.hasOwn(content, mediaType)) return [`${what}: answered ${mediaType || 'no content type'}, documented ${Object.keys(content).join(', ')}`];
+    if (!Object.hasOwn(content, mediaType))
+      return [`${what}: answered ${mediaType || 'no content type'}, documented ${Object.keys(content).join(', ')}`];
     return this.validate(`${pointer}/content/${escape(mediaType)}/schema`, res.body).map((e) => `${what}: ${e}`);
   }
 
@@ -95,7 +98,9 @@ export class OpenApiValidator {
       this.validators.set(pointer, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`);
+    return (validate.errors ?? []).map(
+      (e) => `body${e.instancePath} ${e.message}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+    );
   }
 }
 

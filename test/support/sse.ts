@@ -32,7 +32,12 @@ export async function subscribe(
     new Request('http://127.0.0.1:4000/graphql', {
       signal: controller.signal,
       method: 'POST',
-      headers: { accept: 'text/event-stream', 'content-type': 'application/json', ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        ...headers,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: JSON.stringify({ query, variables }),
     }),
   );
@@ -58,8 +63,15 @@ export async function subscribe(
         buffer = buffer.slice(end + 2);
         const lines = block.split('\n').filter((l) => !l.startsWith(':'));
         if (lines.length === 0) continue; // a ping
-        const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
-        const dataText = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        const event =
+          lines
+            .find((l) => l.startsWith('event:'))
+            ?.slice(6)
+            .trim() ?? 'message';
+        const dataText = lines
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n');
         const parsed: SseEvent = { event, data: dataText ? JSON.parse(dataText) : null };
         received.push(parsed);
         waiters.shift()?.(parsed);
@@ -74,7 +86,10 @@ export async function subscribe(
     next(timeoutMs = 5_000) {
       if (cursor < received.length) return Promise.resolve(received[cursor++]!);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no event within ${timeoutMs} ms; received ${JSON.stringify(received)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no event within ${timeoutMs} ms; received ${JSON.stringify(received)}`)),
+          timeoutMs,
+        );
         waiters.push((e) => {
           clearTimeout(timer);
           cursor++;

@@ -21,7 +21,9 @@ export interface ChecksumReader {
 
 /** Lists the public tables once, then reads every table's fingerprint in one statement per call. */
 export async function tableChecksumReader(db: Db): Promise<ChecksumReader> {
-  const tables = (await db.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`))
+  const tables = (
+    await db.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)
+  )
     .map((r) => r.tablename)
     .filter((name) => !IGNORED.has(name));
   // the row count and the sum of 60 bits of each row's md5: independent of the physical order, and

@@ -168,9 +168,17 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     } catch {
       /* not JSON: keep the text */
     }
-    const problems = (await documented()).check({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: parsed });
+    const problems = (await documented()).check({
+      method,
+      path,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: parsed,
+    });
     if (problems.length > 0) {
-      throw new Error(`The answer does not match the OpenAPI document (GET /v1/openapi.json):\n${problems.join('\n')}\nbody: ${text.slice(0, 2000)}`);
+      throw new Error(
+        `The answer does not match the OpenAPI document (GET /v1/openapi.json):\n${problems.join('\n')}\nbody: ${text.slice(0, 2000)}`,
+      );
     }
     return { status: res.status, headers: res.headers, body: parsed as any };
   };
@@ -179,7 +187,11 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...o.headers };
     const token = o.token === undefined ? t.demo.organizations.clinic.apiKey : o.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    const res = await t.fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }) });
+    const res = await t.fetch('/graphql', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   };

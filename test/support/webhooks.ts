@@ -6,7 +6,13 @@ import type { Db } from '../../src/db/client.js';
 
 export async function deliveryRow(
   db: Db,
-  { endpointId, eventId, status = 'pending', attempts = 0, at = new Date() }: { endpointId: string; eventId: string; status?: 'pending' | 'delivered' | 'failed'; attempts?: number; at?: Date },
+  {
+    endpointId,
+    eventId,
+    status = 'pending',
+    attempts = 0,
+    at = new Date(),
+  }: { endpointId: string; eventId: string; status?: 'pending' | 'delivered' | 'failed'; attempts?: number; at?: Date },
 ): Promise<string> {
   const event = await db.event.findUniqueOrThrow({ where: { id: eventId } });
   const id = randomUUID();

@@ -153,9 +153,7 @@ const instantFor = (zone: string): fc.Arbitrary<number> => {
             fc.oneof(fc.integer({ min: -8 * 24 * 60, max: 3 * 60 }), fc.integer({ min: -24 * 60, max: 3 * 60 })),
           )
           .map(([anchor, minutes]) => anchor + minutes * MINUTE);
-  return fc
-    .tuple(fc.oneof({ weight: 1, arbitrary: uniform }, { weight: 2, arbitrary: nearDst }), seconds)
-    .map(([ms, extra]) => ms + extra);
+  return fc.tuple(fc.oneof({ weight: 1, arbitrary: uniform }, { weight: 2, arbitrary: nearDst }), seconds).map(([ms, extra]) => ms + extra);
 };
 
 const closuresNear = (zone: string, at: number): fc.Arbitrary<ClosureRule[]> => {
@@ -171,44 +169,41 @@ const closuresNear = (zone: string, at: number): fc.Arbitrary<ClosureRule[]> => 
       return { start, end: start + durationMinutes * MINUTE, createdAt };
     });
   const localToday = DateTime.fromMillis(at, { zone });
-  const annual = fc
-    .record({
-      date: fc.oneof(
-        fc.integer({ min: -1, max: 9 }).map((d) => {
-          const date = localToday.plus({ days: d });
-          return { month: date.month, day: date.day };
-        }),
-        fc.constant({ month: 2, day: 29 }),
-        fc.record({ month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }) }),
-      ),
-      createdAt: created,
-    });
-  return fc
-    .tuple(fc.array(timed, { maxLength: 3 }), fc.array(annual, { maxLength: 2 }))
-    .map(([timedList, annualList]) => [
-      ...timedList.map((t, i): ClosureRule => ({
-        id: `timed-${i}`,
-        description: `timed ${i}`,
-        createdAt: t.createdAt,
-        startAt: new Date(t.start),
-        endAt: new Date(t.end),
-        annualMonth: null,
-        annualDay: null,
-        chatGreeting: null,
-        phoneGreeting: null,
-      })),
-      ...annualList.map((a, i): ClosureRule => ({
-        id: `annual-${i}`,
-        description: `annual ${i}`,
-        createdAt: a.createdAt,
-        startAt: null,
-        endAt: null,
-        annualMonth: a.date.month,
-        annualDay: a.date.day,
-        chatGreeting: null,
-        phoneGreeting: null,
-      })),
-    ]);
+  const annual = fc.record({
+    date: fc.oneof(
+      fc.integer({ min: -1, max: 9 }).map((d) => {
+        const date = localToday.plus({ days: d });
+        return { month: date.month, day: date.day };
+      }),
+      fc.constant({ month: 2, day: 29 }),
+      fc.record({ month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }) }),
+    ),
+    createdAt: created,
+  });
+  return fc.tuple(fc.array(timed, { maxLength: 3 }), fc.array(annual, { maxLength: 2 })).map(([timedList, annualList]) => [
+    ...timedList.map((t, i): ClosureRule => ({
+      id: `timed-${i}`,
+      description: `timed ${i}`,
+      createdAt: t.createdAt,
+      startAt: new Date(t.start),
+      endAt: new Date(t.end),
+      annualMonth: null,
+      annualDay: null,
+      chatGreeting: null,
+      phoneGreeting: null,
+    })),
+    ...annualList.map((a, i): ClosureRule => ({
+      id: `annual-${i}`,
+      description: `annual ${i}`,
+      createdAt: a.createdAt,
+      startAt: null,
+      endAt: null,
+      annualMonth: a.date.month,
+      annualDay: a.date.day,
+      chatGreeting: null,
+      phoneGreeting: null,
+    })),
+  ]);
 };
 
 /** Special days on local dates around `at` (some on a DST transition date), with hours drawn like a weekday's. */
@@ -310,18 +305,30 @@ describe('availabilityTimeline against the point function', () => {
               expect(interval.start).toBe(intervals[i - 1]!.end); // no gap, no overlap
               const previous = intervals[i - 1]!;
               // neighbours differ: otherwise they would have been one interval
-              expect([previous.state, previous.closure?.id, previous.specialHours?.id, previous.break?.start, previous.greeting]).not.toEqual([
-                interval.state,
-                interval.closure?.id,
-                interval.specialHours?.id,
-                interval.break?.start,
-                interval.greeting,
-              ]);
+              expect([
+                previous.state,
+                previous.closure?.id,
+                previous.specialHours?.id,
+                previous.break?.start,
+                previous.greeting,
+              ]).not.toEqual([interval.state, interval.closure?.id, interval.specialHours?.id, interval.break?.start, interval.greeting]);
             }
-            const answer = { state: interval.state, closure: interval.closure, specialHours: interval.specialHours, break: interval.break, greeting: interval.greeting };
+            const answer = {
+              state: interval.state,
+              closure: interval.closure,
+              specialHours: interval.specialHours,
+              break: interval.break,
+              greeting: interval.greeting,
+            };
             // the whole point function where the interval starts…
             const point = computeAvailability({ ...input, at: new Date(start), phoneNumber: withPhone });
-            expect(answer, `at ${interval.start}`).toEqual({ state: point.state, closure: point.closure, specialHours: point.specialHours, break: point.break, greeting: point.greeting });
+            expect(answer, `at ${interval.start}`).toEqual({
+              state: point.state,
+              closure: point.closure,
+              specialHours: point.specialHours,
+              break: point.break,
+              greeting: point.greeting,
+            });
             // …and its state, closure, break and greeting (stateAt, without the lookahead) at its last second and inside it
             for (const at of [end - 1_000, ...probes.map((p) => start + Math.floor(((end - start) * p) / 1000) * 1000)]) {
               if (at < start || at >= end) continue;
@@ -330,7 +337,9 @@ describe('availabilityTimeline against the point function', () => {
                 state: here.state,
                 closure: here.closure ? { id: here.closure.id, description: here.closure.description } : null,
                 specialHours: here.special ? { id: here.special.id, description: here.special.description } : null,
-                break: here.break ? { start: normalizeLocalTime(here.break.start), end: normalizeLocalTime(here.break.end), reason: here.break.reason } : null,
+                break: here.break
+                  ? { start: normalizeLocalTime(here.break.start), end: normalizeLocalTime(here.break.end), reason: here.break.reason }
+                  : null,
                 greeting: greetingFor(input.medium, here, withPhone),
               });
             }
@@ -355,16 +364,29 @@ describe('availabilityTimeline against the point function', () => {
           for (const interval of availabilityTimeline(schedule, fromMs, toMs, input.medium, withPhone)) {
             const start = Date.parse(interval.start);
             const end = Date.parse(interval.end);
-            const answer = { state: interval.state, closure: interval.closure, specialHours: interval.specialHours, break: interval.break, greeting: interval.greeting };
+            const answer = {
+              state: interval.state,
+              closure: interval.closure,
+              specialHours: interval.specialHours,
+              break: interval.break,
+              greeting: interval.greeting,
+            };
             for (const at of new Set([start, end - 1_000, start + Math.floor(((end - start) * probe) / 1000) * 1000])) {
               if (at < start || at >= end) continue;
               const { body, untilMs } = availabilityAnswer(schedule, at, input.medium, [], withPhone, HORIZON);
               const where = `at ${new Date(at).toISOString()}`;
-              expect({ state: body.state, closure: body.closure, specialHours: body.specialHours, break: body.break, greeting: body.greeting }, where).toEqual(answer);
+              expect(
+                { state: body.state, closure: body.closure, specialHours: body.specialHours, break: body.break, greeting: body.greeting },
+                where,
+              ).toEqual(answer);
               expect(untilMs, where).toBeGreaterThan(at);
               // reusable: the whole answer (nextChangeAt too) is the same until then
               for (const later of [untilMs - 1_000, at + Math.floor(((untilMs - at) * probe) / 1000) * 1000]) {
-                if (later > at && later < untilMs) expect(availabilityBody(schedule, later, input.medium, [], withPhone), `${where}, reused at ${new Date(later).toISOString()}`).toEqual(body);
+                if (later > at && later < untilMs)
+                  expect(
+                    availabilityBody(schedule, later, input.medium, [], withPhone),
+                    `${where}, reused at ${new Date(later).toISOString()}`,
+                  ).toEqual(body);
               }
               if (body.nextChangeAt !== null) {
                 // the state changes within the lookahead: the answer is reused until it changes, and no longer

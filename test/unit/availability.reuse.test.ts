@@ -29,7 +29,12 @@ const TEMPLATES: TemplateRule[] = [
 const STEP_MS = 30_000;
 const DAY_MS = 86_400_000;
 
-function orgSchedule(timezone: string, officeHours: DaySchedule[], closures: ClosureRule[], specialHours: SpecialDayRule[] = []): OrgSchedule {
+function orgSchedule(
+  timezone: string,
+  officeHours: DaySchedule[],
+  closures: ClosureRule[],
+  specialHours: SpecialDayRule[] = [],
+): OrgSchedule {
   return {
     orgId: 'org',
     timezone,
@@ -60,14 +65,22 @@ const SCENARIOS: Scenario[] = [
     // the reproduction of the defect: asked at 12:12 (break A), 12:13 answered break A again
     name: 'adjacent breaks (Saturday in Asia/Kolkata)',
     timezone: 'Asia/Kolkata',
-    officeHours: [openDay('SATURDAY', '09:00', '17:00', [pause('11:14', '12:13', 'A', 'Greeting A'), pause('12:13', '12:29', 'B', 'Greeting B')])],
+    officeHours: [
+      openDay('SATURDAY', '09:00', '17:00', [pause('11:14', '12:13', 'A', 'Greeting A'), pause('12:13', '12:29', 'B', 'Greeting B')]),
+    ],
     closures: [],
     fromMs: Date.parse('2026-12-18T18:30:00Z'), // Saturday 00:00 local
   },
   {
     name: 'three breaks end to end, the last up to closing',
     timezone: 'America/New_York',
-    officeHours: [openDay('MONDAY', '09:00', '17:00', [pause('12:00', '12:30', 'Lunch'), pause('12:30', '13:00', 'Meeting'), pause('16:00', '17:00', 'Cleaning')])],
+    officeHours: [
+      openDay('MONDAY', '09:00', '17:00', [
+        pause('12:00', '12:30', 'Lunch'),
+        pause('12:30', '13:00', 'Meeting'),
+        pause('16:00', '17:00', 'Cleaning'),
+      ]),
+    ],
     closures: [],
     fromMs: Date.parse('2026-03-09T04:00:00Z'),
   },
@@ -76,10 +89,22 @@ const SCENARIOS: Scenario[] = [
     timezone: 'Europe/Berlin',
     officeHours: ALL_DAYS.map((d) => openDay(d, '08:00', '18:00', [pause('12:00', '13:00', 'Lunch')])),
     closures: [
-      timedClosure('c0000000-0000-4000-8000-000000000001', '2026-06-10T08:00:00Z', '2026-06-10T12:00:00Z', { ...created(2), ...greeted('first') }),
-      timedClosure('c0000000-0000-4000-8000-000000000002', '2026-06-10T10:00:00Z', '2026-06-10T14:00:00Z', { ...created(3), ...greeted('second') }),
-      timedClosure('c0000000-0000-4000-8000-000000000003', '2026-06-10T15:00:00Z', '2026-06-10T17:00:00Z', { ...created(5), ...greeted('third') }),
-      timedClosure('c0000000-0000-4000-8000-000000000004', '2026-06-10T15:30:00Z', '2026-06-10T16:00:00Z', { ...created(1), ...greeted('fourth') }),
+      timedClosure('c0000000-0000-4000-8000-000000000001', '2026-06-10T08:00:00Z', '2026-06-10T12:00:00Z', {
+        ...created(2),
+        ...greeted('first'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000002', '2026-06-10T10:00:00Z', '2026-06-10T14:00:00Z', {
+        ...created(3),
+        ...greeted('second'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000003', '2026-06-10T15:00:00Z', '2026-06-10T17:00:00Z', {
+        ...created(5),
+        ...greeted('third'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000004', '2026-06-10T15:30:00Z', '2026-06-10T16:00:00Z', {
+        ...created(1),
+        ...greeted('fourth'),
+      }),
     ],
     fromMs: Date.parse('2026-06-09T22:00:00Z'),
   },
@@ -89,8 +114,14 @@ const SCENARIOS: Scenario[] = [
     officeHours: ALL_DAYS.map((d) => openDay(d, '09:00', '17:00')),
     closures: [
       annualClosure('c0000000-0000-4000-8000-000000000011', 7, 3, { ...created(1), ...greeted('annual') }),
-      timedClosure('c0000000-0000-4000-8000-000000000012', '2026-07-03T15:00:00Z', '2026-07-03T16:30:00Z', { ...created(9), ...greeted('timed') }),
-      timedClosure('c0000000-0000-4000-8000-000000000013', '2026-07-03T02:00:00Z', '2026-07-03T06:00:00Z', { ...created(9), ...greeted('overnight') }),
+      timedClosure('c0000000-0000-4000-8000-000000000012', '2026-07-03T15:00:00Z', '2026-07-03T16:30:00Z', {
+        ...created(9),
+        ...greeted('timed'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000013', '2026-07-03T02:00:00Z', '2026-07-03T06:00:00Z', {
+        ...created(9),
+        ...greeted('overnight'),
+      }),
     ],
     fromMs: Date.parse('2026-07-02T22:00:00Z'),
   },
@@ -100,8 +131,14 @@ const SCENARIOS: Scenario[] = [
     timezone: 'UTC',
     officeHours: ALL_DAYS.map((d) => openDay(d, '09:00', '17:00')),
     closures: [
-      timedClosure('c0000000-0000-4000-8000-000000000021', '2026-08-01T00:00:00Z', '2026-09-01T00:00:00Z', { ...created(5), ...greeted('renovation') }),
-      timedClosure('c0000000-0000-4000-8000-000000000022', '2026-08-10T13:00:00Z', '2026-08-25T00:00:00Z', { ...created(1), ...greeted('flood') }),
+      timedClosure('c0000000-0000-4000-8000-000000000021', '2026-08-01T00:00:00Z', '2026-09-01T00:00:00Z', {
+        ...created(5),
+        ...greeted('renovation'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000022', '2026-08-10T13:00:00Z', '2026-08-25T00:00:00Z', {
+        ...created(1),
+        ...greeted('flood'),
+      }),
     ],
     fromMs: Date.parse('2026-08-10T00:00:00Z'),
   },
@@ -112,14 +149,26 @@ const SCENARIOS: Scenario[] = [
     timezone: 'UTC',
     officeHours: ALL_DAYS.map((d) => openDay(d, '09:00', '17:00')),
     closures: [
-      timedClosure('c0000000-0000-4000-8000-000000000031', '2026-08-09T00:00:00Z', '2026-08-18T12:00:00Z', { ...created(5), ...greeted('repairs') }),
-      timedClosure('c0000000-0000-4000-8000-000000000032', '2026-08-10T20:00:00Z', '2026-08-18T06:00:00Z', { ...created(1), ...greeted('audit') }),
+      timedClosure('c0000000-0000-4000-8000-000000000031', '2026-08-09T00:00:00Z', '2026-08-18T12:00:00Z', {
+        ...created(5),
+        ...greeted('repairs'),
+      }),
+      timedClosure('c0000000-0000-4000-8000-000000000032', '2026-08-10T20:00:00Z', '2026-08-18T06:00:00Z', {
+        ...created(1),
+        ...greeted('audit'),
+      }),
     ],
     fromMs: Date.parse('2026-08-10T00:00:00Z'),
   },
 ];
 
-const specialDay = (id: string, date: string, open: string | null, close: string | null, breaks: DaySchedule['breaks'] = []): SpecialDayRule => ({
+const specialDay = (
+  id: string,
+  date: string,
+  open: string | null,
+  close: string | null,
+  breaks: DaySchedule['breaks'] = [],
+): SpecialDayRule => ({
   id,
   date,
   description: `special ${id}`,
@@ -155,7 +204,10 @@ SCENARIOS.push(
     timezone: 'America/Havana',
     officeHours: [],
     closures: [],
-    specialHours: [specialDay('s1', '2026-03-08', '00:00', '12:00', [pause('00:30', '01:30', 'Night')]), specialDay('s2', '2026-03-09', null, null)],
+    specialHours: [
+      specialDay('s1', '2026-03-08', '00:00', '12:00', [pause('00:30', '01:30', 'Night')]),
+      specialDay('s2', '2026-03-09', null, null),
+    ],
     fromMs: Date.parse('2026-03-08T06:00:00Z'),
   },
 );
@@ -175,7 +227,11 @@ describe('a remembered availability answer', () => {
         for (const { medium, phoneNumberId } of ASKS) {
           const cached = availabilityFromSchedule(schedule, atMs, medium, phoneNumberId);
           // computed afresh (on a schedule compiled apart, so that nothing is shared)
-          const fresh = availabilityAt(freshSchedule, atMs, availabilityBody(freshSchedule, atMs, medium, TEMPLATES, phoneNumberId === null ? null : GREETINGS));
+          const fresh = availabilityAt(
+            freshSchedule,
+            atMs,
+            availabilityBody(freshSchedule, atMs, medium, TEMPLATES, phoneNumberId === null ? null : GREETINGS),
+          );
           expect(cached, `${medium} ${phoneNumberId ?? ''} at ${fresh.at}`).toEqual(fresh);
         }
       }

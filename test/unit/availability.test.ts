@@ -6,15 +6,7 @@ import {
   type Medium,
   type TemplateRule,
 } from '../../src/domain/schedule/availability.js';
-import {
-  CASE_GROUPS,
-  LUNCH,
-  NY_WEEK,
-  PHONE_GREETINGS,
-  annualClosure,
-  makeInput,
-  timedClosure,
-} from './availability.cases.js';
+import { CASE_GROUPS, LUNCH, NY_WEEK, PHONE_GREETINGS, annualClosure, makeInput, timedClosure } from './availability.cases.js';
 
 describe('computeAvailability: table of cases', () => {
   for (const { group, cases } of CASE_GROUPS) {
@@ -95,7 +87,10 @@ describe('greeting', () => {
       expect(greetingOf(BREAK_AT, 'PHONE')).toEqual({ state: 'BREAK', greeting: LUNCH.greeting });
     });
     it('CLOSURE: the closure phoneGreeting', () => {
-      expect(greetingOf(CLOSURE_AT, 'PHONE', { closures: [withGreetings] })).toEqual({ state: 'CLOSURE', greeting: 'Closed for the fire drill' });
+      expect(greetingOf(CLOSURE_AT, 'PHONE', { closures: [withGreetings] })).toEqual({
+        state: 'CLOSURE',
+        greeting: 'Closed for the fire drill',
+      });
     });
     it('CLOSURE without phoneGreeting: null', () => {
       expect(greetingOf(CLOSURE_AT, 'PHONE', { closures: [withoutGreetings] })).toEqual({ state: 'CLOSURE', greeting: null });
@@ -174,7 +169,13 @@ describe('availableTemplates', () => {
 });
 
 describe('stateAt', () => {
-  const schedule = { at: new Date('2000-01-01T00:00:00Z'), timezone: 'America/New_York', medium: 'PHONE' as Medium, officeHours: NY_WEEK, closures: [] };
+  const schedule = {
+    at: new Date('2000-01-01T00:00:00Z'),
+    timezone: 'America/New_York',
+    medium: 'PHONE' as Medium,
+    officeHours: NY_WEEK,
+    closures: [],
+  };
 
   it('uses its own instant, not input.at, and returns the break rule', () => {
     expect(stateAt(schedule, new Date(BREAK_AT))).toEqual({ state: 'BREAK', closure: null, special: null, break: LUNCH });
@@ -188,7 +189,12 @@ describe('stateAt', () => {
     expect(stateAt({ ...schedule, closures: [annual, withGreetings] }, new Date(OPEN_AT)).closure).toBe(annual);
   });
   it('for CHAT a break is OPEN and no break is reported', () => {
-    expect(stateAt({ ...schedule, medium: 'CHAT' }, new Date(BREAK_AT))).toEqual({ state: 'OPEN', closure: null, special: null, break: null });
+    expect(stateAt({ ...schedule, medium: 'CHAT' }, new Date(BREAK_AT))).toEqual({
+      state: 'OPEN',
+      closure: null,
+      special: null,
+      break: null,
+    });
   });
 });
 
@@ -205,7 +211,13 @@ describe('input handling', () => {
         at: OPEN_AT,
         officeHours: [
           { dayOfWeek: 'TUESDAY', isClosed: false, open: '17:00', close: '09:00', breaks: [] },
-          { dayOfWeek: 'WEDNESDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [{ start: '13:00', end: '12:00', reason: 'x', greeting: 'x' }] },
+          {
+            dayOfWeek: 'WEDNESDAY',
+            isClosed: false,
+            open: '09:00',
+            close: '17:00',
+            breaks: [{ start: '13:00', end: '12:00', reason: 'x', greeting: 'x' }],
+          },
         ],
       }),
     );

@@ -23,7 +23,9 @@ describe('parseBody', () => {
     const json = await parseBody(post(JSON.stringify(expected), 'application/json; charset=utf-8'));
     expect(json).toEqual({ kind: 'json', value: expected });
 
-    const form = await parseBody(post('description=Holiday&annualDate%5Bmonth%5D=12&annualDate.day=25&tags[]=a&tags[]=b', 'application/x-www-form-urlencoded'));
+    const form = await parseBody(
+      post('description=Holiday&annualDate%5Bmonth%5D=12&annualDate.day=25&tags[]=a&tags[]=b', 'application/x-www-form-urlencoded'),
+    );
     expect(form).toEqual({ kind: 'form', value: expected });
 
     const fd = new FormData();
@@ -44,8 +46,19 @@ describe('parseBody', () => {
         ['breaks[1][start]', '15:00'],
         ['breaks.1.end', '15:15'],
       ]),
-    ).toEqual({ breaks: [{ start: '12:00', end: '13:00' }, { start: '15:00', end: '15:15' }] });
-    expect(formEntriesToObject([['breaks[][start]', '1'], ['breaks[][end]', '2'], ['breaks[][start]', '3']])).toEqual({
+    ).toEqual({
+      breaks: [
+        { start: '12:00', end: '13:00' },
+        { start: '15:00', end: '15:15' },
+      ],
+    });
+    expect(
+      formEntriesToObject([
+        ['breaks[][start]', '1'],
+        ['breaks[][end]', '2'],
+        ['breaks[][start]', '3'],
+      ]),
+    ).toEqual({
       breaks: [{ start: '1', end: '2' }, { start: '3' }],
     });
   });
@@ -76,7 +89,12 @@ describe('parseBody', () => {
         controller.enqueue(new Uint8Array(64 * 1024).fill(32));
       },
     });
-    const streamed = new Request('http://x/', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const streamed = new Request('http://x/', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
     expect((await bodyError(streamed)).status).toBe(413);
   });
 
@@ -90,7 +108,10 @@ describe('coerceFormBody', () => {
     isClosed: z.boolean(),
     count: z.number().int(),
     greeting: z.string().min(1).nullable(),
-    mediums: z.array(z.enum(['CHAT', 'SMS'])).nullable().optional(),
+    mediums: z
+      .array(z.enum(['CHAT', 'SMS']))
+      .nullable()
+      .optional(),
     breaks: z.array(z.object({ start: z.string() })).optional(),
     nested: z.object({ month: z.number(), label: z.string() }).optional(),
   });

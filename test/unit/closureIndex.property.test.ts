@@ -18,9 +18,9 @@ const rule = (i: number): ClosureRule => ({
   phoneGreeting: null,
 });
 
-const closuresArb = fc.array(fc.tuple(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 1, max: 60 })), { maxLength: 40 }).map((pairs) =>
-  pairs.map(([start, length], i): TimedClosure => ({ rule: rule(i), startMs: start, endMs: start + length })),
-);
+const closuresArb = fc
+  .array(fc.tuple(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 1, max: 60 })), { maxLength: 40 })
+  .map((pairs) => pairs.map(([start, length], i): TimedClosure => ({ rule: rule(i), startMs: start, endMs: start + length })));
 
 function naive(closures: TimedClosure[], t: number): ClosureRule | null {
   return closures.find((c) => c.startMs <= t && t < c.endMs)?.rule ?? null;

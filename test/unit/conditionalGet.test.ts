@@ -5,8 +5,16 @@ import { weakETag, withoutFields } from '../../src/rest/conditionalGet.js';
 
 describe('withoutFields', () => {
   it('leaves the omitted top-level fields out of the JSON text and keeps the rest in order', () => {
-    const data = { at: '2026-03-09T12:00:00Z', timezone: 'America/New_York', localTime: '2026-03-09T08:00', state: 'CLOSED', nested: { at: 'kept' } };
-    expect(JSON.stringify(withoutFields(data, ['at', 'localTime']))).toBe('{"timezone":"America/New_York","state":"CLOSED","nested":{"at":"kept"}}');
+    const data = {
+      at: '2026-03-09T12:00:00Z',
+      timezone: 'America/New_York',
+      localTime: '2026-03-09T08:00',
+      state: 'CLOSED',
+      nested: { at: 'kept' },
+    };
+    expect(JSON.stringify(withoutFields(data, ['at', 'localTime']))).toBe(
+      '{"timezone":"America/New_York","state":"CLOSED","nested":{"at":"kept"}}',
+    );
     expect(data.at).toBe('2026-03-09T12:00:00Z'); // the answer itself is not touched
   });
 

@@ -6,7 +6,14 @@ import { loadConfig } from '../../src/config.js';
 describe('HTTP limits and CORS configuration', () => {
   it('has safe defaults: timeouts on, 16 KiB / 100 header fields, CORS closed', () => {
     const config = loadConfig({});
-    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384, maxHeaders: 100, maxQueuedRequests: 2_000 });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeaderBytes: 16_384,
+      maxHeaders: 100,
+      maxQueuedRequests: 2_000,
+    });
     expect(config.corsOrigins).toEqual([]);
   });
 
@@ -19,7 +26,14 @@ describe('HTTP limits and CORS configuration', () => {
       HTTP_MAX_HEADERS: '50',
       CORS_ORIGINS: ' https://app.example.com, http://localhost:3000 ,',
     });
-    expect(config.http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxHeaderBytes: 32_768, maxHeaders: 50, maxQueuedRequests: 2_000 });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 65_000,
+      maxHeaderBytes: 32_768,
+      maxHeaders: 50,
+      maxQueuedRequests: 2_000,
+    });
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
@@ -27,8 +41,14 @@ describe('HTTP limits and CORS configuration', () => {
   it.each([
     [{ HTTP_HEADERS_TIMEOUT_MS: '0' }, 'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must be a positive integer, got "0"'],
     [{ HTTP_MAX_HEADERS: 'many' }, 'HTTP_MAX_HEADERS: HTTP_MAX_HEADERS must be a positive integer, got "many"'],
-    [{ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' }, 'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS'],
-    [{ CORS_ORIGINS: 'https://app.example.com/path' }, 'CORS_ORIGINS: CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "https://app.example.com/path"'],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' },
+      'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    ],
+    [
+      { CORS_ORIGINS: 'https://app.example.com/path' },
+      'CORS_ORIGINS: CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "https://app.example.com/path"',
+    ],
     [{ CORS_ORIGINS: 'app.example.com' }, 'got "app.example.com"'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
@@ -42,9 +62,14 @@ describe('METRICS_TOKEN', () => {
     expect(loadConfig({ METRICS_TOKEN: 'a1b2c3d4e5f6a7b8c9d0' }).metricsToken).toBe('a1b2c3d4e5f6a7b8c9d0');
   });
 
-  it.each(['short', 'has a space in it, long enough', 'tab\tseparated-0123456789', 'non-ascii-ünïcødé-0123456789'])('refuses %j', (value) => {
-    expect(() => loadConfig({ METRICS_TOKEN: value })).toThrow('METRICS_TOKEN: METRICS_TOKEN must be at least 16 visible ASCII characters without spaces');
-  });
+  it.each(['short', 'has a space in it, long enough', 'tab\tseparated-0123456789', 'non-ascii-ünïcødé-0123456789'])(
+    'refuses %j',
+    (value) => {
+      expect(() => loadConfig({ METRICS_TOKEN: value })).toThrow(
+        'METRICS_TOKEN: METRICS_TOKEN must be at least 16 visible ASCII characters without spaces',
+      );
+    },
+  );
 });
 
 describe('OAuth issuer', () => {

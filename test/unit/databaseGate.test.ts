@@ -44,15 +44,22 @@ describe('DatabaseGate', () => {
 
 describe('asUnavailable', () => {
   it('recognises the gate’s error, also wrapped by Prisma, and Prisma’s own transaction timeouts', () => {
-    expect(asUnavailable(new DatabaseUnavailableError('overloaded', 'The service is overloaded; retry shortly'))?.message).toBe('The service is overloaded; retry shortly');
+    expect(asUnavailable(new DatabaseUnavailableError('overloaded', 'The service is overloaded; retry shortly'))?.message).toBe(
+      'The service is overloaded; retry shortly',
+    );
     const wrapped = new Prisma.PrismaClientKnownRequestError('Invalid `db.x()` invocation:\n\nThe service is overloaded; retry shortly', {
       code: DatabaseUnavailableError.CODE,
       clientVersion: 'test',
     });
     expect(asUnavailable(wrapped)?.message).toBe('The service is overloaded; retry shortly');
-    const p2028 = new Prisma.PrismaClientKnownRequestError('Transaction API error: Unable to start a transaction in the given time.', { code: 'P2028', clientVersion: 'test' });
+    const p2028 = new Prisma.PrismaClientKnownRequestError('Transaction API error: Unable to start a transaction in the given time.', {
+      code: 'P2028',
+      clientVersion: 'test',
+    });
     expect(asUnavailable(p2028)).toMatchObject({ code: 'UNAVAILABLE', retryAfter: 1 });
-    expect(asUnavailable(new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: 'test' }))).toBeUndefined();
+    expect(
+      asUnavailable(new Prisma.PrismaClientKnownRequestError('Unique constraint failed', { code: 'P2002', clientVersion: 'test' })),
+    ).toBeUndefined();
     expect(asUnavailable(new Error('anything else'))).toBeUndefined();
   });
 });

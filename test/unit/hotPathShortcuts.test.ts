@@ -61,7 +61,12 @@ describe('RequestMetrics', () => {
 });
 
 describe('budgets decided at once', () => {
-  const config = { rateLimitPerMinute: 2, callRequestReadsPerSecond: 2, callRequestMinPollSeconds: 10, unauthenticatedRateLimitPerMinute: 1 };
+  const config = {
+    rateLimitPerMinute: 2,
+    callRequestReadsPerSecond: 2,
+    callRequestMinPollSeconds: 10,
+    unauthenticatedRateLimitPerMinute: 1,
+  };
   const clock = () => new Date(Date.parse('2026-01-01T10:00:30Z'));
 
   it('on the in-memory store: the same decisions as hit and peek, counted in the same counters', async () => {

@@ -90,7 +90,9 @@ describe('folders of src/', () => {
   it('import each other without a cycle', () => {
     const graph = folderImports();
     const described = cycles(graph).map((component) => {
-      const edges = component.flatMap((a) => component.filter((b) => graph.get(a)?.has(b)).map((b) => `  ${a} → ${b} (${graph.get(a)!.get(b)!.slice(0, 3).join(', ')})`));
+      const edges = component.flatMap((a) =>
+        component.filter((b) => graph.get(a)?.has(b)).map((b) => `  ${a} → ${b} (${graph.get(a)!.get(b)!.slice(0, 3).join(', ')})`),
+      );
       return `${component.join(' ↔ ')}\n${edges.join('\n')}`;
     });
     expect(described, `folder cycles:\n${described.join('\n')}`).toEqual([]);
@@ -106,7 +108,8 @@ describe('folders of src/', () => {
     for (const context of contexts) {
       for (const [to, files] of graph.get(`domain/${context}`) ?? []) {
         if (!to.startsWith('domain/')) continue;
-        if (!CONTEXTS_MAY_IMPORT[context]!.includes(to.slice('domain/'.length))) wrong.push(`domain/${context} → ${to} (${files.slice(0, 3).join(', ')})`);
+        if (!CONTEXTS_MAY_IMPORT[context]!.includes(to.slice('domain/'.length)))
+          wrong.push(`domain/${context} → ${to} (${files.slice(0, 3).join(', ')})`);
       }
     }
     expect(wrong, `imports against the contexts' order:\n${wrong.join('\n')}`).toEqual([]);

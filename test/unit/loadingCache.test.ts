@@ -19,7 +19,10 @@ function cacheOver(store: Map<string, { v: number }>) {
 
 describe('LoadingCache while the event log cannot be read', () => {
   it('loads again rather than answer what it held, and answers what it held only when the load fails', async () => {
-    const store = new Map([['a', { v: 1 }], ['b', { v: 1 }]]);
+    const store = new Map([
+      ['a', { v: 1 }],
+      ['b', { v: 1 }],
+    ]);
     const { cache, state } = cacheOver(store);
     expect(await cache.get('a')).toEqual({ v: 1 });
     expect(await cache.get('b')).toEqual({ v: 1 });
@@ -33,7 +36,10 @@ describe('LoadingCache while the event log cannot be read', () => {
   });
 
   it('forgets a suspect entry a change names, and drops them all once the log is read again', async () => {
-    const store = new Map([['a', { v: 1 }], ['b', { v: 1 }]]);
+    const store = new Map([
+      ['a', { v: 1 }],
+      ['b', { v: 1 }],
+    ]);
     const { cache, state } = cacheOver(store);
     await cache.get('a');
     await cache.get('b');

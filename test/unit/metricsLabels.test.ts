@@ -7,13 +7,30 @@ import { routeLabel } from '../../src/metrics/requestMetrics.js';
 
 describe('GraphQL operation label', () => {
   it('keeps the names the service knows: its root fields in PascalCase, the GraphiQL examples, IntrospectionQuery', () => {
-    for (const name of ['Viewer', 'Organization', 'CreateClosure', 'SetOfficeHours', 'Availability', 'ConversationsByCursor', 'IntrospectionQuery']) {
+    for (const name of [
+      'Viewer',
+      'Organization',
+      'CreateClosure',
+      'SetOfficeHours',
+      'Availability',
+      'ConversationsByCursor',
+      'IntrospectionQuery',
+    ]) {
       expect(operationLabel(name)).toBe(name);
     }
   });
 
   it('turns any other name into `other`, and no name into `anonymous`', () => {
-    for (const name of ['viewer', 'MyDashboardQuery', 'Viewer2', `Viewer${'x'.repeat(100)}`, 'Vi ewer', 'Viewer\n', '__proto__', 'constructor']) {
+    for (const name of [
+      'viewer',
+      'MyDashboardQuery',
+      'Viewer2',
+      `Viewer${'x'.repeat(100)}`,
+      'Vi ewer',
+      'Viewer\n',
+      '__proto__',
+      'constructor',
+    ]) {
       expect(operationLabel(name)).toBe('other');
     }
     for (const name of [undefined, null, '']) expect(operationLabel(name)).toBe('anonymous');
@@ -35,7 +52,9 @@ describe('route label', () => {
 describe('statement error reason', () => {
   it('tells a timeout and a lost connection from an error the database answered', () => {
     expect(statementErrorReason(new DatabaseUnavailableError('timeout', 'x'))).toBe('timeout');
-    expect(statementErrorReason(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe('timeout');
+    expect(statementErrorReason(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(
+      'timeout',
+    );
     expect(statementErrorReason(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe('unreachable');
     expect(statementErrorReason(new DatabaseUnavailableError('unreachable', 'x'))).toBe('unreachable');
     expect(statementErrorReason(Object.assign(new Error('duplicate key value'), { code: '23505' }))).toBe('error');

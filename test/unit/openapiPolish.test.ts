@@ -11,7 +11,9 @@ import { allRoutes } from '../../src/rest/routes/index.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const doc = buildOpenApiDocument(allRoutes);
-const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+);
 
 describe('OpenAPI operation ids', () => {
   it('names every operation with a unique camelCase id', () => {
@@ -23,13 +25,15 @@ describe('OpenAPI operation ids', () => {
   it('reads as verb and resource: listClosures, createClosure, getClosure, updateClosure, deleteClosure', () => {
     const idOf = (key: string) => operations.find((o) => o.key === key)?.op.operationId;
     const closures = '/v1/organizations/{orgId}/closures';
-    expect([`GET ${closures}`, `POST ${closures}`, `GET ${closures}/{closureId}`, `POST ${closures}/{closureId}`, `DELETE ${closures}/{closureId}`].map(idOf)).toEqual([
-      'listClosures',
-      'createClosure',
-      'getClosure',
-      'updateClosure',
-      'deleteClosure',
-    ]);
+    expect(
+      [
+        `GET ${closures}`,
+        `POST ${closures}`,
+        `GET ${closures}/{closureId}`,
+        `POST ${closures}/{closureId}`,
+        `DELETE ${closures}/{closureId}`,
+      ].map(idOf),
+    ).toEqual(['listClosures', 'createClosure', 'getClosure', 'updateClosure', 'deleteClosure']);
     expect(idOf('POST /v1/organizations/{orgId}/disable')).toBe('disableOrganization');
     expect(idOf('POST /v1/webhook-endpoints/{endpointId}/rotate-secret')).toBe('rotateWebhookEndpointSecret');
   });
@@ -37,7 +41,9 @@ describe('OpenAPI operation ids', () => {
 
 describe('OpenAPI request examples', () => {
   it('gives every request body a JSON example', () => {
-    const without = operations.filter(({ op }) => op.requestBody && (op.requestBody as any).content['application/json'].example === undefined).map((o) => o.key);
+    const without = operations
+      .filter(({ op }) => op.requestBody && (op.requestBody as any).content['application/json'].example === undefined)
+      .map((o) => o.key);
     expect(without).toEqual([]);
   });
 
@@ -53,7 +59,7 @@ describe('OpenAPI request examples', () => {
 });
 
 describe('OpenAPI version and error codes', () => {
-  it("is the version of package.json", () => {
+  it('is the version of package.json', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect((doc.info as { version: string }).version).toBe(pkg.version);
   });
@@ -72,7 +78,9 @@ describe('OpenAPI version and error codes', () => {
     const text = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
     for (const entry of ERROR_CATALOGUE) {
       const code = entry.rest ?? entry.graphql!;
-      const line = text.split('\n').find((l) => l.startsWith(`| \`${code}\``) || (entry.rest === null && l.startsWith(`| — | \`${code}\``)));
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`| \`${code}\``) || (entry.rest === null && l.startsWith(`| — | \`${code}\``)));
       expect(line, code).toBeDefined();
       expect(line).toContain(`| ${entry.status} |`);
       if (entry.graphql) expect(line).toContain(`\`${entry.graphql}\``);

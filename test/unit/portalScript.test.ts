@@ -21,7 +21,10 @@ describe('the portal script', () => {
     });
     const problems = ts
       .getPreEmitDiagnostics(program)
-      .map((d) => `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+      .map(
+        (d) =>
+          `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      );
     expect(problems).toEqual([]);
   });
 });

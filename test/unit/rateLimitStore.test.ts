@@ -129,7 +129,11 @@ describe('FailoverStore', () => {
 
   it('counts in memory instead of throwing, and warns once per interval', async () => {
     const lines: string[] = [];
-    const store = new FailoverStore(broken, createLogger('info', (l) => lines.push(l)), 60_000);
+    const store = new FailoverStore(
+      broken,
+      createLogger('info', (l) => lines.push(l)),
+      60_000,
+    );
     for (let i = 1; i <= 20; i++) expect(await store.increment('k', 60_000)).toBe(i);
     expect(await store.get('k')).toBe(20);
     expect(await store.claimInterval('p', 0, 1000)).toBe(0);
@@ -143,8 +147,17 @@ describe('FailoverStore', () => {
     const lines: string[] = [];
     let down = false;
     const shared = new MemoryStore(); // stands for Redis
-    const inner: CounterStore = { ...broken, kind: 'redis', increment: (k, ttl) => (down ? broken.increment(k, ttl) : shared.increment(k, ttl)) };
-    const limiter = new RateLimiter(inner, config, () => new Date('2026-03-09T13:30:00Z'), createLogger('info', (l) => lines.push(l)));
+    const inner: CounterStore = {
+      ...broken,
+      kind: 'redis',
+      increment: (k, ttl) => (down ? broken.increment(k, ttl) : shared.increment(k, ttl)),
+    };
+    const limiter = new RateLimiter(
+      inner,
+      config,
+      () => new Date('2026-03-09T13:30:00Z'),
+      createLogger('info', (l) => lines.push(l)),
+    );
     expect((await limiter.hit('perMinute', 'org', 'GET /x')).count).toBe(1);
     down = true;
     const during = [];

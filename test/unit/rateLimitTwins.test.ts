@@ -6,7 +6,9 @@ import { budgetOfRootField, GRAPHQL_TWINS } from '../../src/graphql/rateLimitTwi
 import { allRoutes } from '../../src/rest/routes/index.js';
 
 const allFields = () =>
-  Object.values(schema.getTypeMap()).flatMap((type) => (isObjectType(type) ? Object.keys(type.getFields()).map((f) => `${type.name}.${f}`) : []));
+  Object.values(schema.getTypeMap()).flatMap((type) =>
+    isObjectType(type) ? Object.keys(type.getFields()).map((f) => `${type.name}.${f}`) : [],
+  );
 const rootFields = () =>
   [schema.getQueryType()!, schema.getMutationType()!].flatMap((type) => Object.keys(type.getFields()).map((f) => `${type.name}.${f}`));
 
@@ -23,7 +25,13 @@ describe('rate-limit twins', () => {
     const twinned = new Set(Object.values(GRAPHQL_TWINS));
     // a single closure or special day is read in GraphQL within its organization's list (Organization.closures, .specialHours)
     const reads = allRoutes
-      .filter((r) => r.method === 'GET' && r.path.startsWith('/v1/organizations/:orgId') && !r.path.includes(':closureId') && !r.path.includes(':specialHoursId'))
+      .filter(
+        (r) =>
+          r.method === 'GET' &&
+          r.path.startsWith('/v1/organizations/:orgId') &&
+          !r.path.includes(':closureId') &&
+          !r.path.includes(':specialHoursId'),
+      )
       .map((r) => `GET ${r.path}`);
     expect(reads.filter((p) => !twinned.has(p))).toEqual([]);
   });

@@ -98,13 +98,18 @@ describe('a body behind the Node server', () => {
 
   it('split inside a multi-byte character, in two packets: the same value', async () => {
     const cut = json.indexOf(Buffer.from('ü')) + 1; // between the two bytes of ü
-    const seen = await send([head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json.subarray(0, cut), json.subarray(cut)], true);
+    const seen = await send(
+      [head({ 'Content-Type': 'application/json', 'Content-Length': json.length }), json.subarray(0, cut), json.subarray(cut)],
+      true,
+    );
     expect(seen).toMatchObject({ httpStatus: 200, value });
   });
 
   it('chunked and complete: parsed from the buffer; a form body too', async () => {
     const chunked = `${json.length.toString(16)}\r\n${json.toString('latin1')}\r\n0\r\n\r\n`;
-    const seen = await send([Buffer.from(head({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }) + chunked, 'latin1')]);
+    const seen = await send([
+      Buffer.from(head({ 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }) + chunked, 'latin1'),
+    ]);
     expect(seen).toMatchObject({ httpStatus: 200, value, flowing: null });
 
     const form = 'dayOfWeek=MONDAY&breaks%5B0%5D%5Bstart%5D=12%3A00';

@@ -17,7 +17,10 @@ function countingSchema() {
     },
   });
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: { echo: { type: GraphQLString, args: { value: { type: Counted } }, resolve: (_, args) => args.value } } }),
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: { echo: { type: GraphQLString, args: { value: { type: Counted } }, resolve: (_, args) => args.value } },
+    }),
   });
   return { schema, counter };
 }

@@ -68,9 +68,21 @@ export const failInput = z.strictObject({
   leaseId,
   error: z.strictObject(
     {
-      category: z.preprocess(absentToUndefined, z.string().regex(/^[a-z_]{1,64}$/, 'must be 1 to 64 lowercase letters or _').default('request')).describe('Default "request".'),
+      category: z
+        .preprocess(
+          absentToUndefined,
+          z
+            .string()
+            .regex(/^[a-z_]{1,64}$/, 'must be 1 to 64 lowercase letters or _')
+            .default('request'),
+        )
+        .describe('Default "request".'),
       code: z.enum(CALL_FAILURE_CODES, { error: `must be one of ${CALL_FAILURE_CODES.join(', ')}` }),
-      message: z.string({ error: 'is required' }).min(1, 'must not be empty').max(500, 'must be at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+      message: z
+        .string({ error: 'is required' })
+        .min(1, 'must not be empty')
+        .max(500, 'must be at most 500 characters')
+        .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
     },
     { error: 'must be an object {category, code, message}' },
   ),
@@ -134,7 +146,13 @@ export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input:
     if (availability.state === 'OPEN') continue;
     const opening = await nextPhoneOpening(deps, candidate.orgId, candidate.phoneNumberId, now);
     await db.callRequest.updateMany({
-      where: { orgId: candidate.orgId, phoneNumberId: candidate.phoneNumberId, status: 'queued', officeHoursOnly: true, dueAt: { lte: now } },
+      where: {
+        orgId: candidate.orgId,
+        phoneNumberId: candidate.phoneNumberId,
+        status: 'queued',
+        officeHoursOnly: true,
+        dueAt: { lte: now },
+      },
       data: { dueAt: opening },
     });
   }
@@ -152,7 +170,10 @@ export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input:
         FOR UPDATE SKIP LOCKED)
       RETURNING "id"::text AS "id"`;
     if (claimed.length === 0) return [];
-    const rows = await tx.callRequest.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, orderBy: [{ dueAt: 'asc' }, { id: 'asc' }] });
+    const rows = await tx.callRequest.findMany({
+      where: { id: { in: claimed.map((c) => c.id) } },
+      orderBy: [{ dueAt: 'asc' }, { id: 'asc' }],
+    });
     for (const row of rows) {
       await recordEvent(tx, deps, actor, {
         type: 'call_request.started',
@@ -206,7 +227,12 @@ async function underLease(
 }
 
 /** Extends the caller's lease to now + leaseSeconds. */
-export async function heartbeatCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView & { leaseUntil: string }> {
+export async function heartbeatCallRequest(
+  deps: ScheduleDeps,
+  actor: Actor,
+  callRequestId: string,
+  input: unknown,
+): Promise<CallRequestView & { leaseUntil: string }> {
   const data = parseInput(heartbeatInput, input ?? {});
   let leaseUntil = '';
   const view = await underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
@@ -214,7 +240,12 @@ export async function heartbeatCallRequest(deps: ScheduleDeps, actor: Actor, cal
     leaseUntil = at(until);
     const updated = await tx.callRequest.update({ where: { id: row.id }, data: { leaseUntil: until } });
     const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.lease_extended', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: { ...view, leaseUntil } });
+    await recordEvent(tx, deps, actor, {
+      type: 'call_request.lease_extended',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id: row.id },
+      data: { ...view, leaseUntil },
+    });
     return view;
   });
   return { ...view, leaseUntil };
@@ -229,29 +260,62 @@ export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callReq
   const data = parseInput(startInput, input ?? {});
   return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     if (row.startedAt !== null) throw new Conflict(`Call request ${row.id} has already started`);
-    const number = row.phoneNumberId ? await tx.phoneNumber.findUnique({ where: { id: row.phoneNumberId }, select: { number: true } }) : null;
+    const number = row.phoneNumberId
+      ? await tx.phoneNumber.findUnique({ where: { id: row.phoneNumberId }, select: { number: true } })
+      : null;
     const conversation = await tx.conversation.create({
-      data: { orgId: row.orgId, botId: row.botId, medium: 'PHONE', toNumber: row.to, fromNumber: number?.number ?? '', startTime: now, status: 'OPEN', tags: [] },
+      data: {
+        orgId: row.orgId,
+        botId: row.botId,
+        medium: 'PHONE',
+        toNumber: row.to,
+        fromNumber: number?.number ?? '',
+        startTime: now,
+        status: 'OPEN',
+        tags: [],
+      },
     });
     const updated = await tx.callRequest.update({ where: { id: row.id }, data: { startedAt: now, conversationId: conversation.id } });
     await recordEvent(tx, deps, actor, {
       type: 'conversation.started',
       orgId: row.orgId,
       subject: { type: 'conversation', id: conversation.id },
-      data: { conversationId: conversation.id, callRequestId: row.id, medium: 'PHONE', botId: row.botId, toNumber: row.to, fromNumber: conversation.fromNumber, startTime: at(now) },
+      data: {
+        conversationId: conversation.id,
+        callRequestId: row.id,
+        medium: 'PHONE',
+        botId: row.botId,
+        toNumber: row.to,
+        fromNumber: conversation.fromNumber,
+        startTime: at(now),
+      },
     });
     return callRequestView(updated, now);
   });
 }
 
 /** The call ended normally (after start). */
-export async function completeCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
+export async function completeCallRequest(
+  deps: ScheduleDeps,
+  actor: Actor,
+  callRequestId: string,
+  input: unknown,
+): Promise<CallRequestView> {
   const data = parseInput(completeInput, input ?? {});
   return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     if (row.startedAt === null) throw new Conflict(`Call request ${row.id} has not started; report a call that never connected with fail`);
-    const updated = await tx.callRequest.update({ where: { id: row.id }, data: { status: 'completed', finishedAt: now, leaseId: null, leaseUntil: null } });
+    const updated = await tx.callRequest.update({
+      where: { id: row.id },
+      data: { status: 'completed', finishedAt: now, leaseId: null, leaseUntil: null },
+    });
     const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.completed', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: view, previous: { status: 'in_progress' } });
+    await recordEvent(tx, deps, actor, {
+      type: 'call_request.completed',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id: row.id },
+      data: view,
+      previous: { status: 'in_progress' },
+    });
     return view;
   });
 }
@@ -262,10 +326,24 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
   return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     const updated = await tx.callRequest.update({
       where: { id: row.id },
-      data: { status: 'failed', finishedAt: now, leaseId: null, leaseUntil: null, errorCategory: data.error.category, errorCode: data.error.code, errorMessage: data.error.message },
+      data: {
+        status: 'failed',
+        finishedAt: now,
+        leaseId: null,
+        leaseUntil: null,
+        errorCategory: data.error.category,
+        errorCode: data.error.code,
+        errorMessage: data.error.message,
+      },
     });
     const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.failed', orgId: row.orgId, subject: { type: 'call_request', id: row.id }, data: view, previous: { status: 'in_progress' } });
+    await recordEvent(tx, deps, actor, {
+      type: 'call_request.failed',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id: row.id },
+      data: view,
+      previous: { status: 'in_progress' },
+    });
     return view;
   });
 }
@@ -292,7 +370,13 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
     await closeAbandonedConversation(deps, tx, row, now);
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
-      await recordEvent(tx, deps, null, { type: 'call_request.expired', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+      await recordEvent(tx, deps, null, {
+        type: 'call_request.expired',
+        orgId: row.orgId,
+        subject,
+        data: callRequestView(updated, now),
+        previous: { status: 'in_progress' },
+      });
     } else if (row.attempts >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
       // out of leases, or a started call whose runtime vanished after notAfter (re-queued, it could never be claimed again)
       const updated = await tx.callRequest.update({
@@ -309,11 +393,23 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
               : "No outcome: the runtime's lease ended after notAfter",
         },
       });
-      await recordEvent(tx, deps, null, { type: 'call_request.failed', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+      await recordEvent(tx, deps, null, {
+        type: 'call_request.failed',
+        orgId: row.orgId,
+        subject,
+        data: callRequestView(updated, now),
+        previous: { status: 'in_progress' },
+      });
     } else {
       // the runtime vanished: the request is queued again, due at once, and may be started afresh
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'queued', dueAt: now, startedAt: null, ...cleared } });
-      await recordEvent(tx, deps, null, { type: 'call_request.queued', orgId: row.orgId, subject, data: callRequestView(updated, now), previous: { status: 'in_progress' } });
+      await recordEvent(tx, deps, null, {
+        type: 'call_request.queued',
+        orgId: row.orgId,
+        subject,
+        data: callRequestView(updated, now),
+        previous: { status: 'in_progress' },
+      });
     }
     return { done: true };
   });
@@ -327,7 +423,12 @@ async function closeAbandonedConversation(deps: ScheduleDeps, tx: Prisma.Transac
   if (row.startedAt === null || row.conversationId === null) return;
   const closed = await tx.conversation.updateMany({
     where: { id: row.conversationId, status: 'OPEN' },
-    data: { status: 'CLOSED', endTime: now, duration: Math.max(0, Math.round((now.getTime() - row.startedAt.getTime()) / 1000)), summary: 'The agent runtime stopped reporting; the call was given back.' },
+    data: {
+      status: 'CLOSED',
+      endTime: now,
+      duration: Math.max(0, Math.round((now.getTime() - row.startedAt.getTime()) / 1000)),
+      summary: 'The agent runtime stopped reporting; the call was given back.',
+    },
   });
   if (closed.count === 0) return;
   const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: row.conversationId } });
@@ -350,7 +451,10 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
     const now = deps.clock();
     if (row.expiresAt.getTime() > now.getTime()) return { retryAt: row.expiresAt, error: 'not yet expired' };
     if (!lapsed(row, now)) return { done: true }; // finished, or started in time
-    const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, leaseId: null, leaseUntil: null } });
+    const updated = await tx.callRequest.update({
+      where: { id },
+      data: { status: 'expired', finishedAt: row.expiresAt, leaseId: null, leaseUntil: null },
+    });
     await recordEvent(tx, deps, null, {
       type: 'call_request.expired',
       orgId: row.orgId,

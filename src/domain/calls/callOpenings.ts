@@ -12,7 +12,12 @@ const MAX_STEPS = 64;
 const NO_OPENING_RETRY_MS = 24 * 3_600_000;
 
 /** PHONE availability of an organization at an instant, with the greetings of the caller-id number (a number no longer the organization's answers the organization's). */
-export async function phoneAvailabilityAt(deps: ScheduleDeps, orgId: string, phoneNumberId: string | null, atMs: number): Promise<Availability> {
+export async function phoneAvailabilityAt(
+  deps: ScheduleDeps,
+  orgId: string,
+  phoneNumberId: string | null,
+  atMs: number,
+): Promise<Availability> {
   const schedule = await loadSchedule(deps, orgId, atMs);
   const known = phoneNumberId !== null && schedule.phoneGreetings.has(phoneNumberId.toLowerCase());
   return availabilityFromSchedule(schedule, atMs, 'PHONE', known ? phoneNumberId : null);

@@ -64,14 +64,19 @@ const metadataSchema = z.preprocess(
   z
     .record(
       z.string(),
-      z.string({ error: 'values must be strings' }).max(500, 'values are at most 500 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+      z
+        .string({ error: 'values must be strings' })
+        .max(500, 'values are at most 500 characters')
+        .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
       {
-      error: 'must be an object of string values',
-    })
+        error: 'must be an object of string values',
+      },
+    )
     .superRefine((m, ctx) => {
       // keys are checked here (a key schema's message would be replaced by the record's)
       for (const key of Object.keys(m)) {
-        if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(key) || key === '__proto__') ctx.addIssue({ code: 'custom', path: [key], message: 'keys are 1 to 64 letters, digits or _ . : - (not __proto__)' });
+        if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(key) || key === '__proto__')
+          ctx.addIssue({ code: 'custom', path: [key], message: 'keys are 1 to 64 letters, digits or _ . : - (not __proto__)' });
       }
     })
     .refine((m) => Object.keys(m).length <= MAX_METADATA_ENTRIES, { error: `must have at most ${MAX_METADATA_ENTRIES} entries` })
@@ -80,11 +85,15 @@ const metadataSchema = z.preprocess(
 
 export const createCallRequestInput = z.strictObject({
   botId: z.uuid({ error: 'must be a UUID' }).describe('The bot that talks.'),
-  phoneNumberId: z.uuid({ error: 'must be a UUID' }).describe('The caller id: a phone number of the same organization attached to the bot.'),
+  phoneNumberId: z
+    .uuid({ error: 'must be a UUID' })
+    .describe('The caller id: a phone number of the same organization attached to the bot.'),
   to: e164Schema.describe('The number to call, E.164.'),
   notBefore: instantInput.describe('Not dialed before this instant (default: now).'),
   notAfter: instantInput.describe('Expires when not started by this instant (default: now + 24 h; at most 30 days ahead).'),
-  officeHoursOnly: z.preprocess(absentToUndefined, z.boolean({ error: 'must be true or false' }).default(false)).describe("Dispatched only while the organization's PHONE availability is OPEN."),
+  officeHoursOnly: z
+    .preprocess(absentToUndefined, z.boolean({ error: 'must be true or false' }).default(false))
+    .describe("Dispatched only while the organization's PHONE availability is OPEN."),
   metadata: metadataSchema.describe(`Up to ${MAX_METADATA_ENTRIES} string pairs, returned as given.`),
 });
 export type CreateCallRequestInput = z.input<typeof createCallRequestInput>;
@@ -204,7 +213,8 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
   if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
   if (!number || !(await canReach(deps, actor, number.orgId))) throw new NotFound('Phone number');
   if (number.orgId !== bot.orgId) throw InvalidInput.of('phoneNumberId', "must be a phone number of the bot's organization");
-  if (number.botId !== bot.id) throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
+  if (number.botId !== bot.id)
+    throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
   const org = await loadReachableOrganization(deps, actor, bot.orgId);
   if (!org.communicationsEnabled) throw new Conflict(`Organization ${org.id} has communications disabled; enable it before placing calls`);
 
@@ -233,7 +243,12 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
       },
     });
     const view = callRequestView(row, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.queued', orgId: org.id, subject: { type: 'call_request', id: row.id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'call_request.queued',
+      orgId: org.id,
+      subject: { type: 'call_request', id: row.id },
+      data: view,
+    });
     // every request reaches a final state: the expiry is durable work, kept across restarts
     await enqueueJob(tx, now, { kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
     return view;
@@ -246,7 +261,12 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
  */
 export const cancelCallRequestInput = z.strictObject({});
 
-export async function cancelCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input?: unknown): Promise<CallRequestView> {
+export async function cancelCallRequest(
+  deps: ScheduleDeps,
+  actor: Actor,
+  callRequestId: string,
+  input?: unknown,
+): Promise<CallRequestView> {
   parseInput(cancelCallRequestInput, input ?? {});
   requireScope(actor, 'call-requests:write');
   const id = uuidParam('callRequestId', callRequestId);
@@ -256,11 +276,22 @@ export async function cancelCallRequest(deps: ScheduleDeps, actor: Actor, callRe
     if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
     const current = callRequestView(row, now).status;
     if (!(current === 'queued' || (current === 'in_progress' && row.startedAt === null))) {
-      throw new Conflict(`Call request ${id} is ${current === 'in_progress' ? 'in progress (started)' : current}; only a call not yet started can be canceled`);
+      throw new Conflict(
+        `Call request ${id} is ${current === 'in_progress' ? 'in progress (started)' : current}; only a call not yet started can be canceled`,
+      );
     }
-    const updated = await tx.callRequest.update({ where: { id }, data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null } });
+    const updated = await tx.callRequest.update({
+      where: { id },
+      data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },
+    });
     const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.canceled', orgId: row.orgId, subject: { type: 'call_request', id }, data: view, previous: { status: current } });
+    await recordEvent(tx, deps, actor, {
+      type: 'call_request.canceled',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id },
+      data: view,
+      previous: { status: current },
+    });
     return view;
   });
 }
@@ -284,13 +315,35 @@ const integerFromString = (value: unknown) => {
 
 export const listCallRequestsInput = z.strictObject({
   limit: z
-    .preprocess(integerFromString, z.number({ error: 'must be an integer between 1 and 100' }).int({ error: 'must be an integer between 1 and 100' }).min(1, 'must be an integer between 1 and 100').max(CALL_REQUESTS_MAX_LIMIT, 'must be an integer between 1 and 100').default(CALL_REQUESTS_DEFAULT_LIMIT))
+    .preprocess(
+      integerFromString,
+      z
+        .number({ error: 'must be an integer between 1 and 100' })
+        .int({ error: 'must be an integer between 1 and 100' })
+        .min(1, 'must be an integer between 1 and 100')
+        .max(CALL_REQUESTS_MAX_LIMIT, 'must be an integer between 1 and 100')
+        .default(CALL_REQUESTS_DEFAULT_LIMIT),
+    )
     .describe('Page size (1..100, default 20).'),
   cursor: z
-    .preprocess(absentToUndefined, z.string({ error: 'must be a cursor from a previous page' }).min(1, 'must not be empty').max(PAGE_CURSOR_MAX_LENGTH, `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters`).optional())
+    .preprocess(
+      absentToUndefined,
+      z
+        .string({ error: 'must be a cursor from a previous page' })
+        .min(1, 'must not be empty')
+        .max(PAGE_CURSOR_MAX_LENGTH, `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters`)
+        .optional(),
+    )
     .describe('Continue after the page whose `nextCursor` this is (bound to the filters it was issued for).'),
-  orgId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe("The organization (default: the credential owner's); outside reach a 404."),
-  status: z.preprocess(absentToUndefined, z.enum(CALL_REQUEST_STATUSES, { error: `must be one of ${CALL_REQUEST_STATUSES.join(', ')}` }).optional()).describe('Only requests in this status (as stored).'),
+  orgId: z
+    .preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional())
+    .describe("The organization (default: the credential owner's); outside reach a 404."),
+  status: z
+    .preprocess(
+      absentToUndefined,
+      z.enum(CALL_REQUEST_STATUSES, { error: `must be one of ${CALL_REQUEST_STATUSES.join(', ')}` }).optional(),
+    )
+    .describe('Only requests in this status (as stored).'),
   botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('Only requests of this bot.'),
   createdFrom: instantInput.describe('Created at or after this instant.'),
   createdTo: instantInput.describe('Created before this instant.'),
@@ -304,7 +357,10 @@ export interface CallRequestPage {
 export const callRequestPageSchema = viewSchema<CallRequestPage>()(
   z.object({
     callRequests: z.array(callRequestSchema).describe('Newest first, ties by id.'),
-    pagination: z.object({ limit: z.int(), nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.') }),
+    pagination: z.object({
+      limit: z.int(),
+      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
+    }),
   }),
 );
 
@@ -333,22 +389,35 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.botId ? { botId: filters.botId } : {}),
     ...(filters.createdFrom || filters.createdTo
-      ? { createdAt: { ...(filters.createdFrom ? { gte: new Date(filters.createdFrom) } : {}), ...(filters.createdTo ? { lt: new Date(filters.createdTo) } : {}) } }
+      ? {
+          createdAt: {
+            ...(filters.createdFrom ? { gte: new Date(filters.createdFrom) } : {}),
+            ...(filters.createdTo ? { lt: new Date(filters.createdTo) } : {}),
+          },
+        }
       : {}),
   };
   const and: Prisma.CallRequestWhereInput[] = [where];
   if (query.cursor !== undefined) {
     const p = openCursor(key, query.cursor, filters, 'cursor') as { t?: unknown; i?: unknown };
-    if (typeof p?.t !== 'number' || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i)) throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
+    if (typeof p?.t !== 'number' || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i))
+      throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
     const t = new Date(p.t);
     and.push({ OR: [{ createdAt: { lt: t } }, { createdAt: t, id: { gt: p.i } }] });
   }
-  const rows = await deps.db.callRequest.findMany({ where: { AND: and }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: query.limit + 1 });
+  const rows = await deps.db.callRequest.findMany({
+    where: { AND: and },
+    orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    take: query.limit + 1,
+  });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   const now = deps.clock();
   return {
     callRequests: page.map((row) => callRequestView(row, now)),
-    pagination: { limit: query.limit, nextCursor: rows.length > query.limit && last ? sealCursor(key, { t: last.createdAt.getTime(), i: last.id }, filters) : null },
+    pagination: {
+      limit: query.limit,
+      nextCursor: rows.length > query.limit && last ? sealCursor(key, { t: last.createdAt.getTime(), i: last.id }, filters) : null,
+    },
   };
 }

@@ -70,7 +70,12 @@ function rangeQuery(range: ConversationRange, after: ConversationPosition | unde
  * `after`, or, for an offset page, after skipping `skip` rows (each range then reads skip + take rows
  * in index order: an offset page still costs its offset, but never sorts the whole list).
  */
-export function conversationPageQuery(ranges: readonly ConversationRange[], after: ConversationPosition | undefined, take: number, skip = 0): Prisma.Sql {
+export function conversationPageQuery(
+  ranges: readonly ConversationRange[],
+  after: ConversationPosition | undefined,
+  take: number,
+  skip = 0,
+): Prisma.Sql {
   return Prisma.sql`SELECT * FROM (${Prisma.join(
     ranges.map((r) => rangeQuery(r, after, skip + take)),
     ' UNION ALL ',
@@ -78,7 +83,12 @@ export function conversationPageQuery(ranges: readonly ConversationRange[], afte
 }
 
 /** Up to `take` conversations after `after` (from the start without it), in list order. */
-export async function conversationsAfter(db: Db, ranges: readonly ConversationRange[], after: ConversationPosition | undefined, take: number): Promise<Conversation[]> {
+export async function conversationsAfter(
+  db: Db,
+  ranges: readonly ConversationRange[],
+  after: ConversationPosition | undefined,
+  take: number,
+): Promise<Conversation[]> {
   if (ranges.length === 0) return [];
   return db.$queryRaw<Conversation[]>(conversationPageQuery(ranges, after, take));
 }

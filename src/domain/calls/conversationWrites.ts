@@ -8,7 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { Conversation, ConversationMessage } from '../../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
-import { CONVERSATION_MEDIUMS, type ConversationDeps, type ConversationView, conversationPageSchema, conversationView } from './conversations.js';
+import {
+  CONVERSATION_MEDIUMS,
+  type ConversationDeps,
+  type ConversationView,
+  conversationPageSchema,
+  conversationView,
+} from './conversations.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
@@ -35,11 +41,18 @@ const instantInput = z.preprocess(
 const phoneText = z.preprocess(absentToUndefined, storable(z.string().max(32, 'must be at most 32 characters')).default(''));
 const tags = z.preprocess(
   absentToUndefined,
-  z.array(storable(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')), { error: 'must be a list of strings' }).max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`).optional(),
+  z
+    .array(storable(z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters')), {
+      error: 'must be a list of strings',
+    })
+    .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
+    .optional(),
 );
 
 export const createConversationInput = z.strictObject({
-  orgId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe("The organization (default: the bot's, else the credential owner's)."),
+  orgId: z
+    .preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional())
+    .describe("The organization (default: the bot's, else the credential owner's)."),
   botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('The bot that answered.'),
   medium: z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }),
   fromNumber: phoneText.describe('The caller or sender.'),
@@ -50,7 +63,12 @@ export const createConversationInput = z.strictObject({
 
 export const addMessageInput = z.strictObject({
   role: z.enum(MESSAGE_ROLES, { error: 'must be agent or caller' }),
-  text: storable(z.string({ error: 'is required' }).min(1, 'must not be empty').max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`)),
+  text: storable(
+    z
+      .string({ error: 'is required' })
+      .min(1, 'must not be empty')
+      .max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`),
+  ),
   at: instantInput.describe('When it was said (default now).'),
 });
 
@@ -60,7 +78,15 @@ export const endConversationInput = z.strictObject({
   topic: z.preprocess(absentToUndefined, storable(z.string().max(255, 'must be at most 255 characters')).optional()),
   tags,
   duration: z
-    .preprocess(absentToUndefined, z.number({ error: 'must be a whole number of seconds' }).int({ error: 'must be a whole number of seconds' }).min(0, 'must not be negative').max(86_400 * 7, 'must be at most a week').optional())
+    .preprocess(
+      absentToUndefined,
+      z
+        .number({ error: 'must be a whole number of seconds' })
+        .int({ error: 'must be a whole number of seconds' })
+        .min(0, 'must not be negative')
+        .max(86_400 * 7, 'must be at most a week')
+        .optional(),
+    )
     .describe('Seconds (default: from startTime to now).'),
 });
 
@@ -81,7 +107,9 @@ export interface ConversationWithTranscript {
   transcript: TranscriptPage;
 }
 
-const messageSchema = z.object({ seq: z.int().describe('1, 2, … in the order written.'), role: z.enum(MESSAGE_ROLES), text: z.string(), at: z.iso.datetime() }).meta({ id: 'ConversationMessage' });
+const messageSchema = z
+  .object({ seq: z.int().describe('1, 2, … in the order written.'), role: z.enum(MESSAGE_ROLES), text: z.string(), at: z.iso.datetime() })
+  .meta({ id: 'ConversationMessage' });
 const conversationSchema = conversationPageSchema.shape.conversations.element;
 
 export const conversationResponse = viewSchema<ConversationView>()(conversationSchema);
@@ -89,7 +117,10 @@ export const messageResponse = viewSchema<MessageView>()(messageSchema);
 export const conversationWithTranscriptResponse = viewSchema<ConversationWithTranscript>()(
   z.object({
     conversation: conversationSchema,
-    transcript: z.object({ messages: z.array(messageSchema).describe('In the order written.'), nextCursor: z.string().nullable().describe('The `cursor` of the next page of turns; null on the last.') }),
+    transcript: z.object({
+      messages: z.array(messageSchema).describe('In the order written.'),
+      nextCursor: z.string().nullable().describe('The `cursor` of the next page of turns; null on the last.'),
+    }),
   }),
 );
 
@@ -97,10 +128,17 @@ export const transcriptQuery = z.strictObject({
   limit: z
     .preprocess(
       (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : absentToUndefined(v)),
-      z.number({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` }).int({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` }).min(1, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`).max(TRANSCRIPT_MAX_LIMIT, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`).default(TRANSCRIPT_DEFAULT_LIMIT),
+      z
+        .number({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` })
+        .int({ error: `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}` })
+        .min(1, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`)
+        .max(TRANSCRIPT_MAX_LIMIT, `must be an integer between 1 and ${TRANSCRIPT_MAX_LIMIT}`)
+        .default(TRANSCRIPT_DEFAULT_LIMIT),
     )
     .describe(`Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).`),
-  cursor: z.preprocess(absentToUndefined, z.string().min(1).max(PAGE_CURSOR_MAX_LENGTH).optional()).describe('The `transcript.nextCursor` of the previous page.'),
+  cursor: z
+    .preprocess(absentToUndefined, z.string().min(1).max(PAGE_CURSOR_MAX_LENGTH).optional())
+    .describe('The `transcript.nextCursor` of the previous page.'),
 });
 
 function messageView(row: ConversationMessage): MessageView {
@@ -118,23 +156,41 @@ export async function createConversation(deps: ScheduleDeps, actor: Actor, input
   if (botId) {
     const bot = await deps.db.bot.findUnique({ where: { id: botId }, select: { orgId: true } });
     if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
-    if (orgId && orgId !== bot.orgId) throw InvalidInput.of('botId', "must be a bot of the organization orgId");
+    if (orgId && orgId !== bot.orgId) throw InvalidInput.of('botId', 'must be a bot of the organization orgId');
     orgId = bot.orgId;
   }
   const org = await loadReachableOrganization(deps, actor, orgId ?? actor.orgId);
   const now = deps.clock();
   return deps.db.$transaction(async (tx) => {
     const row = await tx.conversation.create({
-      data: { orgId: org.id, botId, medium: data.medium, fromNumber: data.fromNumber, toNumber: data.toNumber, startTime: data.startTime ? new Date(data.startTime) : now, tags: data.tags ?? [], status: 'OPEN' },
+      data: {
+        orgId: org.id,
+        botId,
+        medium: data.medium,
+        fromNumber: data.fromNumber,
+        toNumber: data.toNumber,
+        startTime: data.startTime ? new Date(data.startTime) : now,
+        tags: data.tags ?? [],
+        status: 'OPEN',
+      },
     });
     const view = conversationView(row);
-    await recordEvent(tx, deps, actor, { type: 'conversation.started', orgId: org.id, subject: { type: 'conversation', id: row.id }, data: conversationEventData(view) });
+    await recordEvent(tx, deps, actor, {
+      type: 'conversation.started',
+      orgId: org.id,
+      subject: { type: 'conversation', id: row.id },
+      data: conversationEventData(view),
+    });
     return view;
   });
 }
 
 /** Locks a conversation within reach (404 otherwise) for the rest of the transaction. */
-async function lockConversation(tx: Parameters<Parameters<ScheduleDeps['db']['$transaction']>[0]>[0], actor: Actor, id: string): Promise<Conversation> {
+async function lockConversation(
+  tx: Parameters<Parameters<ScheduleDeps['db']['$transaction']>[0]>[0],
+  actor: Actor,
+  id: string,
+): Promise<Conversation> {
   const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id"::text AS "id" FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
   const row = locked.length > 0 ? await tx.conversation.findUnique({ where: { id } }) : null;
   if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Conversation');
@@ -142,7 +198,12 @@ async function lockConversation(tx: Parameters<Parameters<ScheduleDeps['db']['$t
 }
 
 /** Appends one turn to an OPEN conversation (409 once it ended). Scope conversations:write. */
-export async function addConversationMessage(deps: ScheduleDeps, actor: Actor, conversationId: string, input: unknown): Promise<MessageView> {
+export async function addConversationMessage(
+  deps: ScheduleDeps,
+  actor: Actor,
+  conversationId: string,
+  input: unknown,
+): Promise<MessageView> {
   const data = parseInput(addMessageInput, input ?? {});
   requireScope(actor, 'conversations:write');
   const id = uuidParam('conversationId', conversationId);
@@ -151,9 +212,23 @@ export async function addConversationMessage(deps: ScheduleDeps, actor: Actor, c
     const conversation = await lockConversation(tx, actor, id);
     if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
     const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
-    const row = await tx.conversationMessage.create({ data: { id: randomUUID(), conversationId: id, seq: (last?.seq ?? 0) + 1, role: data.role, text: data.text, at: data.at ? new Date(data.at) : now } });
+    const row = await tx.conversationMessage.create({
+      data: {
+        id: randomUUID(),
+        conversationId: id,
+        seq: (last?.seq ?? 0) + 1,
+        role: data.role,
+        text: data.text,
+        at: data.at ? new Date(data.at) : now,
+      },
+    });
     const view = messageView(row);
-    await recordEvent(tx, deps, actor, { type: 'conversation.message_added', orgId: conversation.orgId, subject: { type: 'conversation', id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'conversation.message_added',
+      orgId: conversation.orgId,
+      subject: { type: 'conversation', id },
+      data: view,
+    });
     return view;
   });
 }
@@ -180,7 +255,13 @@ export async function endConversation(deps: ScheduleDeps, actor: Actor, conversa
       },
     });
     const view = conversationView(row);
-    await recordEvent(tx, deps, actor, { type: 'conversation.ended', orgId: conversation.orgId, subject: { type: 'conversation', id }, data: view, previous: { status: 'OPEN', endTime: null } });
+    await recordEvent(tx, deps, actor, {
+      type: 'conversation.ended',
+      orgId: conversation.orgId,
+      subject: { type: 'conversation', id },
+      data: view,
+      previous: { status: 'OPEN', endTime: null },
+    });
     return view;
   });
 }
@@ -188,7 +269,12 @@ export async function endConversation(deps: ScheduleDeps, actor: Actor, conversa
 const CURSOR_PURPOSE = 'page cursors v1';
 
 /** One conversation within reach with one page of its transcript. Scope conversations:read. */
-export async function getConversation(deps: ConversationDeps, actor: Actor, conversationId: string, query: unknown): Promise<ConversationWithTranscript> {
+export async function getConversation(
+  deps: ConversationDeps,
+  actor: Actor,
+  conversationId: string,
+  query: unknown,
+): Promise<ConversationWithTranscript> {
   requireScope(actor, 'conversations:read');
   const id = uuidParam('conversationId', conversationId);
   const page = parseInput(transcriptQuery, query ?? {});
@@ -198,16 +284,27 @@ export async function getConversation(deps: ConversationDeps, actor: Actor, conv
 }
 
 /** A page of turns after the sealed position `cursor` (bound to the conversation). */
-export async function transcriptPage(deps: ConversationDeps, conversationId: string, limit: number, cursor: string | undefined, field: string): Promise<TranscriptPage> {
+export async function transcriptPage(
+  deps: ConversationDeps,
+  conversationId: string,
+  limit: number,
+  cursor: string | undefined,
+  field: string,
+): Promise<TranscriptPage> {
   const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
   const filters = { list: 'transcript', conversationId };
   let after = 0;
   if (cursor !== undefined) {
     const position = openCursor(key, cursor, filters, field) as { s?: unknown };
-    if (typeof position?.s !== 'number' || !Number.isInteger(position.s)) throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
+    if (typeof position?.s !== 'number' || !Number.isInteger(position.s))
+      throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
     after = position.s;
   }
-  const rows = await deps.db.conversationMessage.findMany({ where: { conversationId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+  const rows = await deps.db.conversationMessage.findMany({
+    where: { conversationId, seq: { gt: after } },
+    orderBy: { seq: 'asc' },
+    take: limit + 1,
+  });
   const messages = rows.slice(0, limit).map(messageView);
   return { messages, nextCursor: rows.length > limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null };
 }

@@ -9,7 +9,14 @@ import type { ScheduleDeps } from '../schedule/deps.js';
 import type { Conversation, Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from '../shared/access.js';
 import { childrenWithinReach } from '../organizations/organizations.js';
-import { type ConversationPosition, type ConversationRange, type ConversationRowFilter, conversationPageQuery, conversationsAfter, positionOf } from './conversationPages.js';
+import {
+  type ConversationPosition,
+  type ConversationRange,
+  type ConversationRowFilter,
+  conversationPageQuery,
+  conversationsAfter,
+  positionOf,
+} from './conversationPages.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
@@ -45,17 +52,27 @@ function optionalIntegerParam(min: number, max: number) {
 
 const cursorParam = z.preprocess(
   absentToUndefined,
-  z.string({ error: 'must be a cursor from a previous page' }).min(1, { error: 'must not be empty' }).max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` }).optional(),
+  z
+    .string({ error: 'must be a cursor from a previous page' })
+    .min(1, { error: 'must not be empty' })
+    .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
+    .optional(),
 );
 
-const booleanParam = z.preprocess((value) => {
-  const v = absentToUndefined(value);
-  return v === 'true' ? true : v === 'false' ? false : v;
-}, z.boolean({ error: 'must be true or false' }).default(false));
+const booleanParam = z.preprocess(
+  (value) => {
+    const v = absentToUndefined(value);
+    return v === 'true' ? true : v === 'false' ? false : v;
+  },
+  z.boolean({ error: 'must be true or false' }).default(false),
+);
 
 const uuidFilter = z.preprocess(
   absentToUndefined,
-  z.uuid({ error: 'must be a UUID' }).transform((id) => id.toLowerCase()).optional(),
+  z
+    .uuid({ error: 'must be a UUID' })
+    .transform((id) => id.toLowerCase())
+    .optional(),
 );
 
 /**
@@ -68,10 +85,27 @@ const conversationFilters = {
   botId: uuidFilter.describe("Filter by bot; outside the caller's reach a 404."),
   includeArchived: booleanParam.describe('Include archived conversations.'),
   includeChildren: booleanParam.describe("Include the child organizations' conversations; account organizations only (400 otherwise)."),
-  medium: z.preprocess(absentToUndefined, z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }).optional()).describe('Only this medium.'),
-  status: z.preprocess(absentToUndefined, z.enum(CONVERSATION_STATUSES, { error: `must be one of ${CONVERSATION_STATUSES.join(', ')}` }).optional()).describe('Only this status.'),
-  startedFrom: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), instantInputSchema('must be an ISO 8601 instant').optional()).describe('startTime at or after this instant.'),
-  startedTo: z.preprocess((v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)), instantInputSchema('must be an ISO 8601 instant').optional()).describe('startTime before this instant.'),
+  medium: z
+    .preprocess(absentToUndefined, z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }).optional())
+    .describe('Only this medium.'),
+  status: z
+    .preprocess(
+      absentToUndefined,
+      z.enum(CONVERSATION_STATUSES, { error: `must be one of ${CONVERSATION_STATUSES.join(', ')}` }).optional(),
+    )
+    .describe('Only this status.'),
+  startedFrom: z
+    .preprocess(
+      (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
+      instantInputSchema('must be an ISO 8601 instant').optional(),
+    )
+    .describe('startTime at or after this instant.'),
+  startedTo: z
+    .preprocess(
+      (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
+      instantInputSchema('must be an ISO 8601 instant').optional(),
+    )
+    .describe('startTime before this instant.'),
 };
 
 export const listConversationsInput = z
@@ -100,31 +134,37 @@ const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The answer of the conversations list (documentation of the response; see ConversationPage). */
 export const conversationPageSchema = viewSchema<ConversationPage>()(
-  z.object({
-    conversations: z.array(
-      z.object({
-        conversationId: z.uuid(),
-        orgId: z.uuid(),
-        botId: z.uuid().nullable(),
-        conversationTags: z.array(z.string()),
-        medium: z.enum(CONVERSATION_MEDIUMS),
-        toNumber: z.string(),
-        fromNumber: z.string(),
-        summary: z.string(),
-        topic: z.string(),
-        duration: z.int().describe('Seconds.'),
-        startTime: instant,
-        endTime: instant.nullable(),
-        status: z.enum(CONVERSATION_STATUSES),
-      }).meta({ id: 'Conversation' }),
-    ).describe('Newest `startTime` first, ties by id.'),
-    pagination: z.object({
-      offset: z.int().nullable().describe('Items skipped; null for a page asked by `cursor`.'),
-      limit: z.int(),
-      totalCount: z.int().describe('Conversations matching the filters, over all pages.'),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
-  }).meta({ id: 'ConversationPage' }),
+  z
+    .object({
+      conversations: z
+        .array(
+          z
+            .object({
+              conversationId: z.uuid(),
+              orgId: z.uuid(),
+              botId: z.uuid().nullable(),
+              conversationTags: z.array(z.string()),
+              medium: z.enum(CONVERSATION_MEDIUMS),
+              toNumber: z.string(),
+              fromNumber: z.string(),
+              summary: z.string(),
+              topic: z.string(),
+              duration: z.int().describe('Seconds.'),
+              startTime: instant,
+              endTime: instant.nullable(),
+              status: z.enum(CONVERSATION_STATUSES),
+            })
+            .meta({ id: 'Conversation' }),
+        )
+        .describe('Newest `startTime` first, ties by id.'),
+      pagination: z.object({
+        offset: z.int().nullable().describe('Items skipped; null for a page asked by `cursor`.'),
+        limit: z.int(),
+        totalCount: z.int().describe('Conversations matching the filters, over all pages.'),
+        nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
+      }),
+    })
+    .meta({ id: 'ConversationPage' }),
 );
 
 export interface ConversationView {
@@ -181,14 +221,24 @@ export function conversationView(row: Conversation): ConversationView {
   };
 }
 
-type Filters = Pick<z.output<typeof listConversationsInput>, 'orgId' | 'botId' | 'includeArchived' | 'includeChildren' | 'medium' | 'status' | 'startedFrom' | 'startedTo'>;
+type Filters = Pick<
+  z.output<typeof listConversationsInput>,
+  'orgId' | 'botId' | 'includeArchived' | 'includeChildren' | 'medium' | 'status' | 'startedFrom' | 'startedTo'
+>;
 
 /** What a list of the given filters covers, once reach is checked: a Prisma filter and the index ranges. */
 interface ConversationScope {
   where: Prisma.ConversationWhereInput;
   ranges: ConversationRange[];
   /** What a cursor is bound to: the resolved filters (the organization defaults to the owner's). */
-  cursorFilters: { list: 'conversations'; orgId: string; botId: string | null; includeArchived: boolean; includeChildren: boolean; rows?: ConversationRowFilter };
+  cursorFilters: {
+    list: 'conversations';
+    orgId: string;
+    botId: string | null;
+    includeArchived: boolean;
+    includeChildren: boolean;
+    rows?: ConversationRowFilter;
+  };
 }
 
 /**
@@ -229,7 +279,12 @@ async function conversationScope(deps: ScheduleDeps, actor: Actor, query: Filter
     ...(rows.medium ? { medium: rows.medium as ConversationView['medium'] } : {}),
     ...(rows.status ? { status: rows.status as ConversationView['status'] } : {}),
     ...(rows.from !== undefined || rows.to !== undefined
-      ? { startTime: { ...(rows.from !== undefined ? { gte: new Date(rows.from) } : {}), ...(rows.to !== undefined ? { lt: new Date(rows.to) } : {}) } }
+      ? {
+          startTime: {
+            ...(rows.from !== undefined ? { gte: new Date(rows.from) } : {}),
+            ...(rows.to !== undefined ? { lt: new Date(rows.to) } : {}),
+          },
+        }
       : {}),
   };
   const archivedStates = query.includeArchived ? [false, true] : [false];
@@ -261,9 +316,19 @@ function sealPosition(deps: ConversationDeps, scope: ConversationScope, row: Con
 }
 
 function openPosition(deps: ConversationDeps, scope: ConversationScope, cursor: string, field: string): ConversationPosition {
-  const position = openCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), cursor, scope.cursorFilters, field) as Partial<ConversationPosition>;
+  const position = openCursor(
+    derivedKey(deps.tokens.key, CURSOR_PURPOSE),
+    cursor,
+    scope.cursorFilters,
+    field,
+  ) as Partial<ConversationPosition>;
   // a sealed cursor is one this service issued; the shape is checked all the same
-  if (typeof position?.t !== 'number' || !Number.isFinite(position.t) || typeof position.i !== 'string' || !/^[0-9a-f-]{36}$/.test(position.i)) {
+  if (
+    typeof position?.t !== 'number' ||
+    !Number.isFinite(position.t) ||
+    typeof position.i !== 'string' ||
+    !/^[0-9a-f-]{36}$/.test(position.i)
+  ) {
     throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
   }
   return { t: position.t, i: position.i };
@@ -283,11 +348,19 @@ export async function listConversations(deps: ConversationDeps, actor: Actor, in
 
   if (query.cursor !== undefined) {
     const after = openPosition(deps, scope, query.cursor, 'cursor');
-    const [rows, totalCount] = await Promise.all([conversationsAfter(db, scope.ranges, after, query.limit + 1), db.conversation.count({ where: scope.where })]);
+    const [rows, totalCount] = await Promise.all([
+      conversationsAfter(db, scope.ranges, after, query.limit + 1),
+      db.conversation.count({ where: scope.where }),
+    ]);
     const page = rows.slice(0, query.limit);
     return {
       conversations: page.map(conversationView),
-      pagination: { offset: null, limit: query.limit, totalCount, nextCursor: rows.length > query.limit ? sealPosition(deps, scope, page.at(-1)!) : null },
+      pagination: {
+        offset: null,
+        limit: query.limit,
+        totalCount,
+        nextCursor: rows.length > query.limit ? sealPosition(deps, scope, page.at(-1)!) : null,
+      },
     };
   }
 
@@ -295,9 +368,15 @@ export async function listConversations(deps: ConversationDeps, actor: Actor, in
   const [totalCount, rows] =
     scope.ranges.length === 0
       ? [0, []]
-      : await db.$transaction([db.conversation.count({ where: scope.where }), db.$queryRaw<Conversation[]>(conversationPageQuery(scope.ranges, undefined, query.limit, offset))], {
-          isolationLevel: 'RepeatableRead',
-        });
+      : await db.$transaction(
+          [
+            db.conversation.count({ where: scope.where }),
+            db.$queryRaw<Conversation[]>(conversationPageQuery(scope.ranges, undefined, query.limit, offset)),
+          ],
+          {
+            isolationLevel: 'RepeatableRead',
+          },
+        );
   const hasMore = rows.length > 0 && offset + rows.length < totalCount;
   return {
     conversations: rows.map(conversationView),

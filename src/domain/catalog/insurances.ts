@@ -43,18 +43,22 @@ const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The insurance record as answered (documentation of the response; see InsuranceView). */
 export const insuranceSchema = viewSchema<InsuranceView>()(
-  z.object({
-    id: z.uuid(),
-    orgId: z.uuid(),
-    name: z.string(),
-    type: z.enum(INSURANCE_TYPES),
-    status: z.enum(INSURANCE_STATUSES),
-    notes: z.string(),
-    createdAt: instant,
-    updatedAt: instant,
-  }).meta({ id: 'Insurance' }),
+  z
+    .object({
+      id: z.uuid(),
+      orgId: z.uuid(),
+      name: z.string(),
+      type: z.enum(INSURANCE_TYPES),
+      status: z.enum(INSURANCE_STATUSES),
+      notes: z.string(),
+      createdAt: instant,
+      updatedAt: instant,
+    })
+    .meta({ id: 'Insurance' }),
 );
-export const insuranceListResponse = viewSchema<{ insurances: InsuranceView[] }>()(z.object({ insurances: z.array(insuranceSchema).describe('By name.') }));
+export const insuranceListResponse = viewSchema<{ insurances: InsuranceView[] }>()(
+  z.object({ insurances: z.array(insuranceSchema).describe('By name.') }),
+);
 
 export interface InsuranceView {
   id: string;
@@ -92,7 +96,13 @@ export async function listInsurances(deps: DomainDeps, actor: Actor, orgId: stri
  * Updates the provided fields of one insurance of the organization. An insurance of another
  * organization (even one within reach) is a 404 under this orgId. Scope insurances:write.
  */
-export async function updateInsurance(deps: DomainDeps, actor: Actor, orgId: string, insuranceId: string, input: unknown): Promise<InsuranceView> {
+export async function updateInsurance(
+  deps: DomainDeps,
+  actor: Actor,
+  orgId: string,
+  insuranceId: string,
+  input: unknown,
+): Promise<InsuranceView> {
   const { db } = deps;
   requireScope(actor, 'insurances:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
@@ -100,12 +110,21 @@ export async function updateInsurance(deps: DomainDeps, actor: Actor, orgId: str
   const changes = parseInput(updateInsuranceInput, input ?? {});
   return db.$transaction(async (tx) => {
     // locked and read first (the event records the values it replaces); only a row of this organization
-    const locked = await tx.$queryRaw<Insurance[]>`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
+    const locked = await tx.$queryRaw<
+      Insurance[]
+    >`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw new NotFound('Insurance');
     const row = await tx.insurance.update({ where: { id, orgId: org.id }, data: changes });
     const view = insuranceView(row);
     const previous = changedFields(insuranceView(locked[0]!), view);
-    if (previous) await recordEvent(tx, deps, actor, { type: 'insurance.updated', orgId: org.id, subject: { type: 'insurance', id }, data: view, previous });
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'insurance.updated',
+        orgId: org.id,
+        subject: { type: 'insurance', id },
+        data: view,
+        previous,
+      });
     return view;
   });
 }

@@ -24,28 +24,32 @@ const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 /** The phone number record as answered (documentation of the response; see PhoneNumberView). */
 export const phoneNumberSchema = viewSchema<PhoneNumberView>()(
-  z.object({
-    id: z.uuid(),
-    orgId: z.uuid(),
-    botId: z.uuid().nullable().describe('The bot the number is attached to; null while unattached.'),
-    createdAt: instant,
-    updatedAt: instant,
-    number: z.string(),
-    name: z.string(),
-    language: z.enum(LANGUAGES),
-    outbound: z.boolean(),
-    verifiedCallerId: z.string(),
-    callbackForwardingNumber: z.string(),
-    voiceId: z.enum(VOICE_IDS),
-    speed: z.number(),
-    stability: z.number(),
-    similarity: z.number(),
-    style: z.number(),
-    customGreeting: z.string().describe('The greeting while the office is open.'),
-    customClosedGreeting: z.string().describe('The greeting while the office is closed.'),
-  }).meta({ id: 'PhoneNumber' }),
+  z
+    .object({
+      id: z.uuid(),
+      orgId: z.uuid(),
+      botId: z.uuid().nullable().describe('The bot the number is attached to; null while unattached.'),
+      createdAt: instant,
+      updatedAt: instant,
+      number: z.string(),
+      name: z.string(),
+      language: z.enum(LANGUAGES),
+      outbound: z.boolean(),
+      verifiedCallerId: z.string(),
+      callbackForwardingNumber: z.string(),
+      voiceId: z.enum(VOICE_IDS),
+      speed: z.number(),
+      stability: z.number(),
+      similarity: z.number(),
+      style: z.number(),
+      customGreeting: z.string().describe('The greeting while the office is open.'),
+      customClosedGreeting: z.string().describe('The greeting while the office is closed.'),
+    })
+    .meta({ id: 'PhoneNumber' }),
 );
-export const phoneNumberListResponse = viewSchema<{ phoneNumbers: PhoneNumberView[] }>()(z.object({ phoneNumbers: z.array(phoneNumberSchema).describe('Oldest first.') }));
+export const phoneNumberListResponse = viewSchema<{ phoneNumbers: PhoneNumberView[] }>()(
+  z.object({ phoneNumbers: z.array(phoneNumberSchema).describe('Oldest first.') }),
+);
 
 export interface PhoneNumberView {
   id: string;
@@ -132,7 +136,13 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     // attaching changes only the bot
     const previous = changedFields({ ...view, botId: phone.botId }, view);
     if (previous) {
-      await recordEvent(tx, deps, actor, { type: 'phone_number.attached', orgId: phone.orgId, subject: { type: 'phone_number', id }, data: view, previous });
+      await recordEvent(tx, deps, actor, {
+        type: 'phone_number.attached',
+        orgId: phone.orgId,
+        subject: { type: 'phone_number', id },
+        data: view,
+        previous,
+      });
     }
     return { view, changed: previous !== null };
   });

@@ -137,10 +137,15 @@ const templateSummaryFields = {
 export const templateSummaryResponse = viewSchema<TemplateSummary>()(
   z.object(templateSummaryFields).meta({ id: 'TemplateSummary', description: 'A template as listed: without `workflow`.' }),
 );
-export const templateListResponse = viewSchema<{ templates: TemplateSummary[] }>()(z.object({ templates: z.array(templateSummaryResponse).describe('Oldest first.') }));
+export const templateListResponse = viewSchema<{ templates: TemplateSummary[] }>()(
+  z.object({ templates: z.array(templateSummaryResponse).describe('Oldest first.') }),
+);
 export const templateResponse = viewSchema<TemplateView>()(
   z
-    .object({ ...templateSummaryFields, workflow: templateWorkflowResponse.nullable().describe('Null when the template has no workflow definition.') })
+    .object({
+      ...templateSummaryFields,
+      workflow: templateWorkflowResponse.nullable().describe('Null when the template has no workflow definition.'),
+    })
     .meta({ id: 'Template', description: 'The full template, with its workflow definition.' }),
 );
 
@@ -231,7 +236,12 @@ export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: u
       },
     });
     const view = viewOf(row);
-    await recordEvent(tx, deps, actor, { type: 'template.created', orgId: actor.orgId, subject: { type: 'template', id: row.id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'template.created',
+      orgId: actor.orgId,
+      subject: { type: 'template', id: row.id },
+      data: view,
+    });
     return view;
   }, LIMIT_TRANSACTION_OPTIONS);
   deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
@@ -272,7 +282,14 @@ export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId:
     const updated = await tx.workflowTemplate.update({ where: { id }, data });
     const view = viewOf(updated);
     const previous = changedFields(viewOf(current), view);
-    if (previous) await recordEvent(tx, deps, actor, { type: 'template.updated', orgId: actor.orgId, subject: { type: 'template', id }, data: view, previous });
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'template.updated',
+        orgId: actor.orgId,
+        subject: { type: 'template', id },
+        data: view,
+        previous,
+      });
     return { view, changed: previous !== null };
   }, TRANSACTION_OPTIONS);
   if (result.changed) deps.changes.publish({ kind: 'templates', orgId: actor.orgId });

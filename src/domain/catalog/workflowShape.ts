@@ -54,7 +54,10 @@ const stepFields = {
   description: textField(2000).optional(),
   instructions: textField(10_000).optional(),
   order: orderField.optional(),
-  examples: z.array(textField(1000), { error: 'must be an array of strings' }).max(50, { error: 'must have at most 50 examples' }).optional(),
+  examples: z
+    .array(textField(1000), { error: 'must be an array of strings' })
+    .max(50, { error: 'must have at most 50 examples' })
+    .optional(),
   action: textField(255).optional(),
   actionMetadata: actionMetadataSchema.nullable().optional(),
 };
@@ -62,8 +65,7 @@ const stepFields = {
 /** Object-level messages: unknown properties are named (every schema is closed), anything else is "must be an object". */
 export function objectError(what = 'must be an object') {
   return {
-    error: (iss: { code: string; keys?: string[] }) =>
-      iss.code === 'unrecognized_keys' ? unknownKeysMessage(iss.keys ?? []) : what,
+    error: (iss: { code: string; keys?: string[] }) => (iss.code === 'unrecognized_keys' ? unknownKeysMessage(iss.keys ?? []) : what),
   };
 }
 
@@ -111,7 +113,11 @@ const stepsField = z
 function stepCountWithinLimit(workflow: { steps?: { childSteps?: unknown[] | undefined }[] | undefined }, ctx: z.RefinementCtx): void {
   const total = (workflow.steps ?? []).reduce((n, s) => n + 1 + (s.childSteps?.length ?? 0), 0);
   if (total > MAX_STEPS_PER_WORKFLOW) {
-    ctx.addIssue({ code: 'custom', path: ['steps'], message: `must have at most ${MAX_STEPS_PER_WORKFLOW} steps in all, child steps included (has ${total})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['steps'],
+      message: `must have at most ${MAX_STEPS_PER_WORKFLOW} steps in all, child steps included (has ${total})`,
+    });
   }
 }
 
@@ -177,7 +183,9 @@ export interface PortableWorkflow {
 }
 
 // the documented answers (the OpenAPI document), checked against the canonical types
-export const actionMetadataResponse = viewSchema<ActionMetadata>()(z.object({ templateName: z.string(), templateBody: z.string() }).meta({ id: 'ActionMetadata' }));
+export const actionMetadataResponse = viewSchema<ActionMetadata>()(
+  z.object({ templateName: z.string(), templateBody: z.string() }).meta({ id: 'ActionMetadata' }),
+);
 const childStepViewFields = {
   title: z.string(),
   description: z.string(),
@@ -189,7 +197,9 @@ const childStepViewFields = {
 };
 export const childStepResponse = viewSchema<ChildStep>()(z.object(childStepViewFields).meta({ id: 'ChildStep' }));
 export const stepResponse = viewSchema<Step>()(
-  z.object({ ...childStepViewFields, childSteps: z.array(childStepResponse).describe('Ordered by `order`; one level only.') }).meta({ id: 'Step' }),
+  z
+    .object({ ...childStepViewFields, childSteps: z.array(childStepResponse).describe('Ordered by `order`; one level only.') })
+    .meta({ id: 'Step' }),
 );
 const workflowViewFields = {
   title: z.string(),
@@ -199,7 +209,9 @@ const workflowViewFields = {
   steps: z.array(stepResponse).describe('Ordered by `order`.'),
 };
 export const templateWorkflowResponse = viewSchema<TemplateWorkflow>()(
-  z.object({ ...workflowViewFields, order: z.int() }).meta({ id: 'TemplateWorkflow', description: "A template's workflow definition, in canonical form." }),
+  z
+    .object({ ...workflowViewFields, order: z.int() })
+    .meta({ id: 'TemplateWorkflow', description: "A template's workflow definition, in canonical form." }),
 );
 export const portableWorkflowFields = workflowViewFields;
 

@@ -42,10 +42,16 @@ export interface ExportedWorkflow extends PortableWorkflow {
 }
 
 // the documented answers (the OpenAPI document), checked against the view types
-export const botSummaryResponse = viewSchema<BotSummary>()(z.object({ id: z.uuid(), name: z.string(), createdAt: instantView() }).meta({ id: 'Bot' }));
-export const botListResponse = viewSchema<{ bots: BotSummary[] }>()(z.object({ bots: z.array(botSummaryResponse).describe('Oldest first.') }));
+export const botSummaryResponse = viewSchema<BotSummary>()(
+  z.object({ id: z.uuid(), name: z.string(), createdAt: instantView() }).meta({ id: 'Bot' }),
+);
+export const botListResponse = viewSchema<{ bots: BotSummary[] }>()(
+  z.object({ bots: z.array(botSummaryResponse).describe('Oldest first.') }),
+);
 export const exportedWorkflowResponse = viewSchema<ExportedWorkflow>()(
-  z.object({ id: z.uuid(), ...portableWorkflowFields }).meta({ id: 'Workflow', description: 'A bot workflow in the portable export form; `id` is ignored on import.' }),
+  z
+    .object({ id: z.uuid(), ...portableWorkflowFields })
+    .meta({ id: 'Workflow', description: 'A bot workflow in the portable export form; `id` is ignored on import.' }),
 );
 export const workflowListResponse = viewSchema<{ workflows: ExportedWorkflow[] }>()(
   z.object({ workflows: z.array(exportedWorkflowResponse).describe('Ordered by `order`.') }),
@@ -111,7 +117,9 @@ function childStepOf(row: StepRow): ChildStep {
     examples: row.examples,
     action: row.action,
     actionMetadata:
-      row.templateName === null && row.templateBody === null ? null : { templateName: row.templateName ?? '', templateBody: row.templateBody ?? '' },
+      row.templateName === null && row.templateBody === null
+        ? null
+        : { templateName: row.templateName ?? '', templateBody: row.templateBody ?? '' },
   };
 }
 
@@ -130,7 +138,9 @@ async function readWorkflows(db: Pick<Db, 'workflow'>, where: { botId: string } 
       list.push(childStepOf(s));
       children.set(s.parentStepId, list);
     }
-    const steps: Step[] = wf.steps.filter((s) => s.parentStepId === null).map((s) => ({ ...childStepOf(s), childSteps: children.get(s.id) ?? [] }));
+    const steps: Step[] = wf.steps
+      .filter((s) => s.parentStepId === null)
+      .map((s) => ({ ...childStepOf(s), childSteps: children.get(s.id) ?? [] }));
     return { id: wf.id, title: wf.title, description: wf.description, enabled: wf.enabled, usageContext: wf.usageContext, steps };
   });
 }
@@ -204,7 +214,12 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
     if (workflowRows.length === 0) return [];
     // the answer is read in the transaction: the event's data is exactly what the caller gets
     const imported = await readWorkflows(tx, { id: { in: workflowRows.map((w) => w.id) } });
-    await recordEvent(tx, deps, actor, { type: 'workflows.imported', orgId: bot.orgId, subject: { type: 'bot', id }, data: { botId: id, workflows: imported } });
+    await recordEvent(tx, deps, actor, {
+      type: 'workflows.imported',
+      orgId: bot.orgId,
+      subject: { type: 'bot', id },
+      data: { botId: id, workflows: imported },
+    });
     return imported;
   }, TRANSACTION_OPTIONS);
 }

@@ -46,7 +46,9 @@ const apiKeyFields = {
   name: z.string(),
   masked: z.string().describe('The key with its middle hidden (`svc-sk-v2-AbCd…wXyZ`); the key itself is never stored.'),
   scopes: z.array(z.enum(SCOPES)).describe('What the key may do; every scope for a full key.'),
-  restricted: z.boolean().describe('True when the key holds only `scopes`; false for a full key (every scope, including ones added later).'),
+  restricted: z
+    .boolean()
+    .describe('True when the key holds only `scopes`; false for a full key (every scope, including ones added later).'),
   createdAt: instantView(),
   lastUsedAt: instantView().nullable().describe('When the key last authenticated a request (recorded within a minute); null when never.'),
   expiresAt: instantView().nullable().describe('From this instant the key answers 401; null when it does not expire.'),
@@ -54,9 +56,13 @@ const apiKeyFields = {
 };
 export const apiKeyResponse = viewSchema<ApiKeyView>()(z.object(apiKeyFields).meta({ id: 'ApiKey' }));
 export const apiKeyWithSecretResponse = viewSchema<ApiKeyWithSecret>()(
-  z.object({ ...apiKeyFields, apiKey: z.string().describe('The key (`svc-sk-v2-…`): shown only in this answer; keep it.') }).meta({ id: 'ApiKeyWithSecret' }),
+  z
+    .object({ ...apiKeyFields, apiKey: z.string().describe('The key (`svc-sk-v2-…`): shown only in this answer; keep it.') })
+    .meta({ id: 'ApiKeyWithSecret' }),
 );
-export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked keys are not listed.') }));
+export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(
+  z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked keys are not listed.') }),
+);
 
 export const absent = (v: unknown) => (v === null ? undefined : v);
 export const instantInput = instantInputSchema('must be an ISO 8601 instant such as 2026-12-01T00:00:00Z');
@@ -70,13 +76,21 @@ export const scopesInput = z
   });
 
 export const createApiKeyInput = z.strictObject({
-  name: z.string({ error: 'is required (a name to tell the key apart)' }).trim().min(1, { error: 'must not be blank' }).max(100, { error: 'must be at most 100 characters' }),
+  name: z
+    .string({ error: 'is required (a name to tell the key apart)' })
+    .trim()
+    .min(1, { error: 'must not be blank' })
+    .max(100, { error: 'must be at most 100 characters' }),
   scopes: z.preprocess(absent, scopesInput.optional()).describe('A restricted key holds only these; omitted: a full key (every scope).'),
   expiresAt: z.preprocess(absent, instantInput.optional()).describe('From this instant the key answers 401; omitted: it does not expire.'),
-  orgId: z.preprocess(absent, z.string().optional()).describe("The organization the key acts for: the caller's own (default) or, for an account, a child."),
+  orgId: z
+    .preprocess(absent, z.string().optional())
+    .describe("The organization the key acts for: the caller's own (default) or, for an account, a child."),
 });
 export const rollApiKeyInput = z.strictObject({
-  expiresAt: z.preprocess(absent, instantInput.optional()).describe('Until when the old key keeps working: now (the default) up to 7 days ahead.'),
+  expiresAt: z
+    .preprocess(absent, instantInput.optional())
+    .describe('Until when the old key keeps working: now (the default) up to 7 days ahead.'),
 });
 export const emptyApiKeyInput = z.strictObject({});
 export const listApiKeysInput = z.strictObject({
@@ -123,7 +137,11 @@ export async function targetOrg(deps: DomainDeps, actor: Actor, orgId: string | 
 }
 
 /** A live (not revoked) key within the actor's reach, locked for the change; NotFound otherwise. */
-async function lockReachableKey(tx: Parameters<Parameters<DomainDeps['db']['$transaction']>[0]>[0], deps: DomainDeps, actor: Actor, id: string): Promise<ApiKey> {
+async function lockReachableKey(
+  tx: Parameters<Parameters<DomainDeps['db']['$transaction']>[0]>[0],
+  actor: Actor,
+  id: string,
+): Promise<ApiKey> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "ApiKey" WHERE "id" = ${id}::uuid AND "revokedAt" IS NULL FOR UPDATE`;
   const row = rows.length ? await tx.apiKey.findUnique({ where: { id } }) : null;
   if (!row) throw new NotFound('API key');
@@ -144,7 +162,8 @@ export async function createApiKey(deps: DomainDeps, actor: Actor, input: unknow
   const key = newKeyData();
   const view = await deps.db.$transaction(async (tx) => {
     const count = await tx.apiKey.count({ where: { orgId, revokedAt: null } });
-    if (count >= MAX_KEYS_PER_ORGANIZATION) throw InvalidInput.of('name', `at most ${MAX_KEYS_PER_ORGANIZATION} API keys per organization; revoke one first`);
+    if (count >= MAX_KEYS_PER_ORGANIZATION)
+      throw InvalidInput.of('name', `at most ${MAX_KEYS_PER_ORGANIZATION} API keys per organization; revoke one first`);
     const row = await tx.apiKey.create({
       data: {
         id: randomUUID(),
@@ -170,7 +189,11 @@ export async function listApiKeys(deps: DomainDeps, actor: Actor, input: unknown
   requireCredentialsWrite(actor);
   const data = parseInput(listApiKeysInput, input ?? {});
   const orgId = await targetOrg(deps, actor, data.orgId);
-  const rows = await deps.db.apiKey.findMany({ where: { orgId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_KEYS_PER_ORGANIZATION });
+  const rows = await deps.db.apiKey.findMany({
+    where: { orgId, revokedAt: null },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: MAX_KEYS_PER_ORGANIZATION,
+  });
   return rows.map((row) => apiKeyView(row, deps));
 }
 
@@ -188,7 +211,7 @@ export async function rollApiKey(deps: DomainDeps, actor: Actor, keyId: string, 
   if (oldUntil.getTime() > now.getTime() + MAX_ROLL_OVERLAP_MS) throw InvalidInput.of('expiresAt', 'must be within 7 days');
   const key = newKeyData();
   const view = await deps.db.$transaction(async (tx) => {
-    const old = await lockReachableKey(tx, deps, actor, id);
+    const old = await lockReachableKey(tx, actor, id);
     if (old.expiresAt && old.expiresAt <= now) throw new NotFound('API key');
     const expires = old.expiresAt && old.expiresAt < oldUntil ? old.expiresAt : oldUntil;
     const rolled = await tx.apiKey.update({ where: { id }, data: { expiresAt: expires } });
@@ -226,7 +249,7 @@ export async function revokeApiKey(deps: DomainDeps, actor: Actor, keyId: string
   const id = uuidParam('keyId', keyId);
   const now = deps.clock();
   const view = await deps.db.$transaction(async (tx) => {
-    await lockReachableKey(tx, deps, actor, id);
+    await lockReachableKey(tx, actor, id);
     const row = await tx.apiKey.update({ where: { id }, data: { revokedAt: now } });
     const view = apiKeyView(row, deps);
     await recordEvent(tx, deps, actor, { type: 'api_key.revoked', orgId: row.orgId, subject: { type: 'api_key', id }, data: view });

@@ -39,24 +39,36 @@ const clientFields = {
   clientId: z.string().describe('The `client_id` of the token request.'),
   scopes: z.array(z.enum(SCOPES)).describe('What its access tokens may do.'),
   createdAt: instantView(),
-  previousSecretExpiresAt: instantView().nullable().describe('Until when the previous secret is still accepted after a rotation; null when none is.'),
+  previousSecretExpiresAt: instantView()
+    .nullable()
+    .describe('Until when the previous secret is still accepted after a rotation; null when none is.'),
   revokedAt: instantView().nullable(),
 };
 export const oauthClientResponse = viewSchema<OAuthClientView>()(z.object(clientFields).meta({ id: 'OAuthClient' }));
 export const oauthClientWithSecretResponse = viewSchema<OAuthClientWithSecret>()(
-  z.object({ ...clientFields, clientSecret: z.string().describe('The `client_secret`: shown only in this answer; keep it.') }).meta({ id: 'OAuthClientWithSecret' }),
+  z
+    .object({ ...clientFields, clientSecret: z.string().describe('The `client_secret`: shown only in this answer; keep it.') })
+    .meta({ id: 'OAuthClientWithSecret' }),
 );
 export const oauthClientListResponse = viewSchema<{ oauthClients: OAuthClientView[] }>()(
   z.object({ oauthClients: z.array(oauthClientResponse).describe('Newest first; revoked clients are not listed.') }),
 );
 
 export const createOAuthClientInput = z.strictObject({
-  name: z.string({ error: 'is required (a name to tell the client apart)' }).trim().min(1, { error: 'must not be blank' }).max(100, { error: 'must be at most 100 characters' }),
+  name: z
+    .string({ error: 'is required (a name to tell the client apart)' })
+    .trim()
+    .min(1, { error: 'must not be blank' })
+    .max(100, { error: 'must be at most 100 characters' }),
   scopes: scopesInput.describe('What its access tokens may do.'),
-  orgId: z.preprocess(absent, z.string().optional()).describe("The organization the client acts for: the caller's own (default) or, for an account, a child."),
+  orgId: z
+    .preprocess(absent, z.string().optional())
+    .describe("The organization the client acts for: the caller's own (default) or, for an account, a child."),
 });
 export const rotateOAuthClientSecretInput = z.strictObject({
-  expiresAt: z.preprocess(absent, instantInput.optional()).describe('Until when the previous secret is still accepted: now (the default) up to 7 days ahead.'),
+  expiresAt: z
+    .preprocess(absent, instantInput.optional())
+    .describe('Until when the previous secret is still accepted: now (the default) up to 7 days ahead.'),
 });
 export const setOAuthClientScopesInput = z.strictObject({ scopes: scopesInput.describe('The new scopes (replacing the old).') });
 export const emptyOAuthClientInput = z.strictObject({});
@@ -65,7 +77,8 @@ export const listOAuthClientsInput = z.strictObject({
 });
 
 export function clientView(row: OAuthClient, now: Date): OAuthClientView {
-  const overlap = row.previousSecretHash && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
+  const overlap =
+    row.previousSecretHash && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
   return {
     id: row.id,
     orgId: row.orgId,
@@ -84,7 +97,9 @@ type Tx = Parameters<Parameters<DomainDeps['db']['$transaction']>[0]>[0];
 
 /** A live client within the actor's reach, locked for the change; NotFound otherwise. */
 async function lockReachableClient(tx: Tx, actor: Actor, id: string): Promise<OAuthClient> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "OAuthClient" WHERE "id" = ${id}::uuid AND "revokedAt" IS NULL FOR UPDATE`;
+  const rows = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT "id" FROM "OAuthClient" WHERE "id" = ${id}::uuid AND "revokedAt" IS NULL FOR UPDATE`;
   const row = rows.length ? await tx.oAuthClient.findUnique({ where: { id } }) : null;
   if (!row) throw new NotFound('OAuth client');
   if (row.orgId !== actor.orgId) {
@@ -102,9 +117,18 @@ export async function createOAuthClient(deps: DomainDeps, actor: Actor, input: u
   const clientSecret = generateClientSecret();
   const view = await deps.db.$transaction(async (tx) => {
     const count = await tx.oAuthClient.count({ where: { orgId, revokedAt: null } });
-    if (count >= MAX_CLIENTS_PER_ORGANIZATION) throw InvalidInput.of('name', `at most ${MAX_CLIENTS_PER_ORGANIZATION} OAuth clients per organization; revoke one first`);
+    if (count >= MAX_CLIENTS_PER_ORGANIZATION)
+      throw InvalidInput.of('name', `at most ${MAX_CLIENTS_PER_ORGANIZATION} OAuth clients per organization; revoke one first`);
     const row = await tx.oAuthClient.create({
-      data: { id: randomUUID(), orgId, name: data.name, clientId: generateClientId(), secretHash: hashSecret(clientSecret), scopes: ordered(data.scopes), createdAt: now },
+      data: {
+        id: randomUUID(),
+        orgId,
+        name: data.name,
+        clientId: generateClientId(),
+        secretHash: hashSecret(clientSecret),
+        scopes: ordered(data.scopes),
+        createdAt: now,
+      },
     });
     const view = clientView(row, now);
     await recordEvent(tx, deps, actor, { type: 'oauth_client.created', orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
@@ -118,7 +142,11 @@ export async function listOAuthClients(deps: DomainDeps, actor: Actor, input: un
   const data = parseInput(listOAuthClientsInput, input ?? {});
   const orgId = await targetOrg(deps, actor, data.orgId);
   const now = deps.clock();
-  const rows = await deps.db.oAuthClient.findMany({ where: { orgId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: MAX_CLIENTS_PER_ORGANIZATION });
+  const rows = await deps.db.oAuthClient.findMany({
+    where: { orgId, revokedAt: null },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: MAX_CLIENTS_PER_ORGANIZATION,
+  });
   return rows.map((row) => clientView(row, now));
 }
 
@@ -139,7 +167,12 @@ export async function rotateOAuthClientSecret(deps: DomainDeps, actor: Actor, id
       data: { secretHash: hashSecret(clientSecret), previousSecretHash: old.secretHash, previousSecretExpiresAt: until },
     });
     const view = clientView(row, now);
-    await recordEvent(tx, deps, actor, { type: 'oauth_client.secret_rotated', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'oauth_client.secret_rotated',
+      orgId: row.orgId,
+      subject: { type: 'oauth_client', id: row.id },
+      data: view,
+    });
     return view;
   });
   return { ...view, clientSecret };
@@ -157,7 +190,13 @@ export async function setOAuthClientScopes(deps: DomainDeps, actor: Actor, id: s
     const before = ordered(old.scopes);
     const changed = before.join(' ') !== view.scopes.join(' ');
     if (changed) {
-      await recordEvent(tx, deps, actor, { type: 'oauth_client.scopes_changed', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: view, previous: { scopes: before } });
+      await recordEvent(tx, deps, actor, {
+        type: 'oauth_client.scopes_changed',
+        orgId: row.orgId,
+        subject: { type: 'oauth_client', id: row.id },
+        data: view,
+        previous: { scopes: before },
+      });
     }
     return { view, changed };
   });
@@ -175,7 +214,12 @@ export async function revokeOAuthClient(deps: DomainDeps, actor: Actor, id: stri
     await lockReachableClient(tx, actor, clientRowId);
     const row = await tx.oAuthClient.update({ where: { id: clientRowId }, data: { revokedAt: now } });
     const view = clientView(row, now);
-    await recordEvent(tx, deps, actor, { type: 'oauth_client.revoked', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'oauth_client.revoked',
+      orgId: row.orgId,
+      subject: { type: 'oauth_client', id: row.id },
+      data: view,
+    });
     return view;
   });
   deps.changes.publish({ kind: 'credentials', orgId: view.orgId });

@@ -78,7 +78,21 @@ export interface EventActor {
 }
 
 export interface EventSubject {
-  type: 'organization' | 'office_hours' | 'special_hours' | 'closure' | 'template' | 'phone_number' | 'insurance' | 'bot' | 'webhook_endpoint' | 'webhook_delivery' | 'call_request' | 'conversation' | 'api_key' | 'oauth_client';
+  type:
+    | 'organization'
+    | 'office_hours'
+    | 'special_hours'
+    | 'closure'
+    | 'template'
+    | 'phone_number'
+    | 'insurance'
+    | 'bot'
+    | 'webhook_endpoint'
+    | 'webhook_delivery'
+    | 'call_request'
+    | 'conversation'
+    | 'api_key'
+    | 'oauth_client';
   id: string;
 }
 
@@ -113,7 +127,12 @@ export type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
  * a write that can change availability asks for a look in the same statement (AVAILABILITY_INPUTS, above).
  * Answers the event's id.
  */
-export async function recordEvent(tx: EventWriter, deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): Promise<string> {
+export async function recordEvent(
+  tx: EventWriter,
+  deps: Pick<DomainDeps, 'clock'>,
+  actor: Actor | EventActor | null,
+  event: NewEvent,
+): Promise<string> {
   const who = eventActorOf(actor);
   const at = deps.clock().toISOString();
   const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;

@@ -100,7 +100,11 @@ const limitParam = z.preprocess(
 );
 const cursorParam = z.preprocess(
   absent,
-  z.string({ error: 'must be a cursor from a previous page' }).min(1, { error: 'must not be empty' }).max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` }).optional(),
+  z
+    .string({ error: 'must be a cursor from a previous page' })
+    .min(1, { error: 'must not be empty' })
+    .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
+    .optional(),
 );
 const typeParam = z.preprocess(
   absent,
@@ -108,7 +112,14 @@ const typeParam = z.preprocess(
     .string()
     .max(1_000, { error: 'must be at most 1000 characters' })
     .transform((value, ctx) => {
-      const types = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+      const types = [
+        ...new Set(
+          value
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ];
       for (const type of types) {
         if (!(EVENT_TYPES as readonly string[]).includes(type) && !EVENT_FAMILIES.has(type)) {
           ctx.addIssue({ code: 'custom', message: `"${type.slice(0, 60)}" is not an event type nor a family such as closure.*` });
@@ -127,17 +138,27 @@ const instantParam = z.preprocess(absent, instantInputSchema('must be an ISO 860
 
 const eventFilters = {
   type: typeParam.describe('Event types, comma-separated; a family such as `closure.*` selects all of its types.'),
-  orgId: z.preprocess(absent, z.uuid({ error: 'must be a UUID' }).transform((id) => id.toLowerCase()).optional()).describe(
-    "Only this organization's events (outside the caller's reach a 404). By default every organization within reach.",
-  ),
-  subjectId: z.preprocess(absent, z.string().max(100, { error: 'must be at most 100 characters' }).optional()).describe('Only the events of this subject (a closure id, …).'),
+  orgId: z
+    .preprocess(
+      absent,
+      z
+        .uuid({ error: 'must be a UUID' })
+        .transform((id) => id.toLowerCase())
+        .optional(),
+    )
+    .describe("Only this organization's events (outside the caller's reach a 404). By default every organization within reach."),
+  subjectId: z
+    .preprocess(absent, z.string().max(100, { error: 'must be at most 100 characters' }).optional())
+    .describe('Only the events of this subject (a closure id, …).'),
   from: instantParam.describe('Events that occurred at or after this instant.'),
   to: instantParam.describe('Events that occurred before this instant.'),
 };
 
 /** Query of GET /v1/events. Unknown parameters are a 400 (a misspelt filter never answers another list). */
 export const listEventsInput = z.strictObject({
-  cursor: cursorParam.describe('Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the filters it was issued for).'),
+  cursor: cursorParam.describe(
+    'Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the filters it was issued for).',
+  ),
   limit: limitParam.describe('Page size.'),
   ...eventFilters,
 });
@@ -149,7 +170,11 @@ type Filters = Pick<z.output<typeof listEventsInput>, 'type' | 'orgId' | 'subjec
 
 const CURSOR_PURPOSE = 'page cursors v1';
 
-async function scopeOf(deps: EventDeps, actor: Actor, filters: Filters): Promise<{ where: Prisma.EventWhereInput; cursorFilters: unknown }> {
+async function scopeOf(
+  deps: EventDeps,
+  actor: Actor,
+  filters: Filters,
+): Promise<{ where: Prisma.EventWhereInput; cursorFilters: unknown }> {
   if (filters.orgId) await assertReach(deps, actor, filters.orgId);
   // an account's own and its children's events, through the parent relation: one condition whatever the
   // number of locations (never a list of every child id)
@@ -166,11 +191,21 @@ async function scopeOf(deps: EventDeps, actor: Actor, filters: Filters): Promise
     AND: [organizations],
     occurredAt: { gte: from && from > retained ? from : retained, ...(filters.to ? { lt: new Date(filters.to) } : {}) },
     ...(filters.subjectId ? { subjectId: filters.subjectId } : {}),
-    ...(filters.type ? { OR: [...(exact.length ? [{ type: { in: exact } }] : []), ...families.map((prefix) => ({ type: { startsWith: prefix } }))] } : {}),
+    ...(filters.type
+      ? { OR: [...(exact.length ? [{ type: { in: exact } }] : []), ...families.map((prefix) => ({ type: { startsWith: prefix } }))] }
+      : {}),
   };
   return {
     where,
-    cursorFilters: { list: 'events', orgId: filters.orgId ?? null, owner: actor.orgId, type: filters.type ?? null, subjectId: filters.subjectId ?? null, from: filters.from ?? null, to: filters.to ?? null },
+    cursorFilters: {
+      list: 'events',
+      orgId: filters.orgId ?? null,
+      owner: actor.orgId,
+      type: filters.type ?? null,
+      subjectId: filters.subjectId ?? null,
+      from: filters.from ?? null,
+      to: filters.to ?? null,
+    },
   };
 }
 
@@ -182,11 +217,16 @@ function positionAfter(deps: EventDeps, cursorFilters: unknown, cursor: string, 
   return BigInt(position.s);
 }
 
-const sealPosition = (deps: EventDeps, cursorFilters: unknown, row: Event) => sealCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), { s: row.seq.toString() }, cursorFilters);
+const sealPosition = (deps: EventDeps, cursorFilters: unknown, row: Event) =>
+  sealCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), { s: row.seq.toString() }, cursorFilters);
 
 async function eventsAfter(deps: EventDeps, where: Prisma.EventWhereInput, after: bigint | undefined, take: number): Promise<Event[]> {
   void purgeExpiredEvents(deps);
-  return deps.db.event.findMany({ where: after === undefined ? where : { AND: [where, { seq: { lt: after } }] }, orderBy: { seq: 'desc' }, take });
+  return deps.db.event.findMany({
+    where: after === undefined ? where : { AND: [where, { seq: { lt: after } }] },
+    orderBy: { seq: 'desc' },
+    take,
+  });
 }
 
 /** One page of events, newest first; `nextCursor` continues after it. Scope events:read. */
@@ -199,7 +239,10 @@ export async function listEvents(deps: EventDeps, actor: Actor, input: unknown):
   const page = rows.slice(0, query.limit);
   return {
     events: page.map(eventView),
-    pagination: { limit: query.limit, nextCursor: rows.length > query.limit ? sealPosition(deps, scope.cursorFilters, page.at(-1)!) : null },
+    pagination: {
+      limit: query.limit,
+      nextCursor: rows.length > query.limit ? sealPosition(deps, scope.cursorFilters, page.at(-1)!) : null,
+    },
   };
 }
 
@@ -218,7 +261,12 @@ export async function eventsConnection(deps: EventDeps, actor: Actor, input: unk
   const edges = rows.slice(0, query.first).map((row) => ({ cursor: sealPosition(deps, scope.cursorFilters, row), node: eventView(row) }));
   return {
     edges,
-    pageInfo: { hasNextPage: rows.length > query.first, hasPreviousPage: after !== undefined, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: rows.length > query.first,
+      hasPreviousPage: after !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
   };
 }
 

@@ -71,7 +71,8 @@ export interface WebhookDeliveryView {
 }
 
 export function endpointView(row: WebhookEndpoint, now: Date): WebhookEndpointView {
-  const overlap = row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
+  const overlap =
+    row.previousSecret && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now ? row.previousSecretExpiresAt : null;
   return {
     id: row.id,
     orgId: row.orgId,
@@ -92,7 +93,12 @@ export function endpointView(row: WebhookEndpoint, now: Date): WebhookEndpointVi
  * calls it through its `onDisabled` hook, being below the domain).
  */
 export async function recordEndpointDisabled(tx: EventWriter, deps: Pick<WebhookDeps, 'clock'>, row: WebhookEndpoint): Promise<void> {
-  await recordEvent(tx, deps, null, { type: 'webhook_endpoint.disabled', orgId: row.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: endpointView(row, deps.clock()) });
+  await recordEvent(tx, deps, null, {
+    type: 'webhook_endpoint.disabled',
+    orgId: row.orgId,
+    subject: { type: 'webhook_endpoint', id: row.id },
+    data: endpointView(row, deps.clock()),
+  });
 }
 
 export function deliveryView(row: WebhookDelivery): WebhookDeliveryView {
@@ -119,8 +125,13 @@ const endpointFields = {
   description: z.string(),
   eventTypes: z.array(z.string()).describe('Event type names, families such as `closure.*`, or `*`.'),
   enabled: z.boolean(),
-  disabledReason: z.string().nullable().describe('Why the service disabled the endpoint (it answered 410 Gone, or every delivery failed for 5 days); null otherwise.'),
-  previousSecretExpiresAt: instantView().nullable().describe('Until when the previous secret still signs after a rotation; null when none does.'),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe('Why the service disabled the endpoint (it answered 410 Gone, or every delivery failed for 5 days); null otherwise.'),
+  previousSecretExpiresAt: instantView()
+    .nullable()
+    .describe('Until when the previous secret still signs after a rotation; null when none does.'),
   createdAt: instantView(),
   updatedAt: instantView(),
 };
@@ -154,7 +165,9 @@ export const webhookDeliveryResponse = viewSchema<WebhookDeliveryView>()(
 export const webhookDeliveryListResponse = viewSchema<{ deliveries: WebhookDeliveryView[] }>()(
   z.object({ deliveries: z.array(webhookDeliveryResponse).describe(`Newest first, at most ${DELIVERIES_LISTED}.`) }),
 );
-export const deletedWebhookEndpointResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
+export const deletedWebhookEndpointResponse = viewSchema<{ id: string; deleted: true }>()(
+  z.object({ id: z.uuid(), deleted: z.literal(true) }),
+);
 
 const eventTypesField = z
   .array(z.string().max(100), { error: 'must be a list of event types' })
@@ -205,7 +218,8 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
     const count = await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } });
-    if (count >= MAX_ENDPOINTS_PER_ORGANIZATION) throw InvalidInput.of('url', `at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints per organization; delete one first`);
+    if (count >= MAX_ENDPOINTS_PER_ORGANIZATION)
+      throw InvalidInput.of('url', `at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints per organization; delete one first`);
     const row = await tx.webhookEndpoint.create({
       data: {
         id: randomUUID(),
@@ -220,7 +234,12 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
       },
     });
     const view = endpointView(row, now);
-    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.created', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'webhook_endpoint.created',
+      orgId: actor.orgId,
+      subject: { type: 'webhook_endpoint', id: row.id },
+      data: view,
+    });
     return view;
   });
   return { ...view, secret };
@@ -238,14 +257,21 @@ export async function getWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpoi
   return endpointView(await ownEndpoint(deps, actor, endpointId), deps.clock());
 }
 
-export async function updateWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input: unknown): Promise<WebhookEndpointView> {
+export async function updateWebhookEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  endpointId: string,
+  input: unknown,
+): Promise<WebhookEndpointView> {
   requireScope(actor, 'webhooks:write');
   const data = parseInput(updateWebhookEndpointInput, input ?? {});
   await checkUrl(deps, data.url);
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   return deps.db.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const locked = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
     if (locked.length === 0) throw new NotFound('Webhook endpoint');
     const before = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     const row = await tx.webhookEndpoint.update({
@@ -261,7 +287,14 @@ export async function updateWebhookEndpoint(deps: WebhookDeps, actor: Actor, end
     });
     const view = endpointView(row, now);
     const previous = changedFields(endpointView(before, now), view);
-    if (previous) await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.updated', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: view, previous });
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'webhook_endpoint.updated',
+        orgId: actor.orgId,
+        subject: { type: 'webhook_endpoint', id },
+        data: view,
+        previous,
+      });
     return view;
   });
 }
@@ -271,30 +304,54 @@ export async function deleteWebhookEndpoint(deps: WebhookDeps, actor: Actor, end
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const rows = await tx.$queryRaw<
+      { id: string }[]
+    >`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
     if (rows.length === 0) throw new NotFound('Webhook endpoint');
     const row = await tx.webhookEndpoint.delete({ where: { id } });
-    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.deleted', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: endpointView(row, now) });
+    await recordEvent(tx, deps, actor, {
+      type: 'webhook_endpoint.deleted',
+      orgId: actor.orgId,
+      subject: { type: 'webhook_endpoint', id },
+      data: endpointView(row, now),
+    });
   });
   return { id, deleted: true };
 }
 
 /** A new secret; the previous one still signs for 24 h (both signatures are sent meanwhile). */
-export async function rotateWebhookSecret(deps: WebhookDeps, actor: Actor, endpointId: string, input?: unknown): Promise<WebhookEndpointWithSecret> {
+export async function rotateWebhookSecret(
+  deps: WebhookDeps,
+  actor: Actor,
+  endpointId: string,
+  input?: unknown,
+): Promise<WebhookEndpointWithSecret> {
   requireScope(actor, 'webhooks:write');
   parseInput(emptyWebhookInput, input ?? {});
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ secret: string }[]>`SELECT "secret" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const rows = await tx.$queryRaw<
+      { secret: string }[]
+    >`SELECT "secret" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
     if (rows.length === 0) throw new NotFound('Webhook endpoint');
     const row = await tx.webhookEndpoint.update({
       where: { id },
-      data: { secret: encryptSecret(deps.tokens.key, secret), previousSecret: rows[0]!.secret, previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS), updatedAt: now },
+      data: {
+        secret: encryptSecret(deps.tokens.key, secret),
+        previousSecret: rows[0]!.secret,
+        previousSecretExpiresAt: new Date(now.getTime() + SECRET_OVERLAP_MS),
+        updatedAt: now,
+      },
     });
     const view = endpointView(row, now);
-    await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.secret_rotated', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'webhook_endpoint.secret_rotated',
+      orgId: actor.orgId,
+      subject: { type: 'webhook_endpoint', id },
+      data: view,
+    });
     return view;
   });
   return { ...view, secret };
@@ -306,7 +363,12 @@ export async function rotateWebhookSecret(deps: WebhookDeps, actor: Actor, endpo
  * (domain/events/webhooks/delivery.ts): the caller gets a delivery it can look up, which the dispatcher (which writes a
  * row only when an attempt ended) could not give it yet.
  */
-export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input?: unknown): Promise<WebhookDeliveryView> {
+export async function testWebhookEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  endpointId: string,
+  input?: unknown,
+): Promise<WebhookDeliveryView> {
   requireScope(actor, 'webhooks:write');
   parseInput(emptyWebhookInput, input ?? {});
   const endpoint = await ownEndpoint(deps, actor, endpointId);
@@ -320,7 +382,16 @@ export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpo
     });
     const now = deps.clock();
     return tx.webhookDelivery.create({
-      data: { id: randomUUID(), endpointId: endpoint.id, eventId, eventType: 'webhook.test', status: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now },
+      data: {
+        id: randomUUID(),
+        endpointId: endpoint.id,
+        eventId,
+        eventType: 'webhook.test',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      },
     });
   });
   deps.jobs?.poke();
@@ -330,25 +401,45 @@ export async function testWebhookEndpoint(deps: WebhookDeps, actor: Actor, endpo
 export async function listWebhookDeliveries(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookDeliveryView[]> {
   requireScope(actor, 'webhooks:read');
   const endpoint = await ownEndpoint(deps, actor, endpointId);
-  const rows = await deps.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: DELIVERIES_LISTED });
+  const rows = await deps.db.webhookDelivery.findMany({
+    where: { endpointId: endpoint.id },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: DELIVERIES_LISTED,
+  });
   return rows.map(deliveryView);
 }
 
 /** Delivers a delivery that failed or was delivered once more, at once, with a fresh retry schedule. */
-export async function retryWebhookDelivery(deps: WebhookDeps, actor: Actor, endpointId: string, deliveryId: string, input?: unknown): Promise<WebhookDeliveryView> {
+export async function retryWebhookDelivery(
+  deps: WebhookDeps,
+  actor: Actor,
+  endpointId: string,
+  deliveryId: string,
+  input?: unknown,
+): Promise<WebhookDeliveryView> {
   requireScope(actor, 'webhooks:write');
   parseInput(emptyWebhookInput, input ?? {});
   const endpoint = await ownEndpoint(deps, actor, endpointId);
   const id = uuidParam('deliveryId', deliveryId);
   const now = deps.clock();
   const row = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ status: string }[]>`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpoint.id}::uuid FOR UPDATE`;
+    const rows = await tx.$queryRaw<
+      { status: string }[]
+    >`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpoint.id}::uuid FOR UPDATE`;
     if (rows.length === 0) throw new NotFound('Webhook delivery');
     if (rows[0]!.status === 'pending') throw InvalidInput.of('deliveryId', 'the delivery is still pending; it is retried on its schedule');
     // pending and due now: the job queue's deliveries lane claims it (domain/events/webhooks/delivery.ts)
-    const updated = await tx.webhookDelivery.update({ where: { id }, data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null } });
+    const updated = await tx.webhookDelivery.update({
+      where: { id },
+      data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null },
+    });
     const view = deliveryView(updated);
-    await recordEvent(tx, deps, actor, { type: 'webhook_delivery.retried', orgId: actor.orgId, subject: { type: 'webhook_delivery', id }, data: view });
+    await recordEvent(tx, deps, actor, {
+      type: 'webhook_delivery.retried',
+      orgId: actor.orgId,
+      subject: { type: 'webhook_delivery', id },
+      data: view,
+    });
     return view;
   });
   deps.jobs?.poke();

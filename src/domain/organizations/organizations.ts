@@ -40,7 +40,11 @@ export const organizationResponse = viewSchema<OrganizationView>()(
       isAccount: z.boolean().describe('An account organization may act on its child organizations.'),
       communicationsEnabled: z.boolean().describe('False while calls, chats and SMS are disabled.'),
       parentId: z.uuid().nullable().describe("Null when there is no parent or the parent is outside the caller's reach."),
-      childCount: z.int().describe("How many child organizations are within the caller's reach (0 for a location); list them with GET /v1/organizations/{id}/children."),
+      childCount: z
+        .int()
+        .describe(
+          "How many child organizations are within the caller's reach (0 for a location); list them with GET /v1/organizations/{id}/children.",
+        ),
       childIds: z
         .array(z.uuid())
         .max(CHILD_IDS_LIMIT)
@@ -136,7 +140,7 @@ const sizeError = `must be an integer between 1 and ${CHILDREN_MAX_LIMIT}`;
 /** Query of GET /v1/organizations/{id}/children (unknown parameters are a 400). */
 export const listChildrenInput = z.strictObject({
   limit: pageSize(sizeError).describe(`Page size (1..${CHILDREN_MAX_LIMIT}, default ${CHILDREN_DEFAULT_LIMIT}).`),
-  cursor: pageCursor.describe("Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the organization)."),
+  cursor: pageCursor.describe('Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the organization).'),
 });
 
 /** The arguments of GraphQL `Organization.childrenConnection`. */
@@ -184,7 +188,12 @@ function cursorFilters(parentId: string) {
 }
 
 function openChildPosition(deps: ChildrenDeps, parentId: string, cursor: string, field: string): ChildPosition {
-  const p = openCursor(derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE), cursor, cursorFilters(parentId), field) as Partial<ChildPosition>;
+  const p = openCursor(
+    derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE),
+    cursor,
+    cursorFilters(parentId),
+    field,
+  ) as Partial<ChildPosition>;
   if (typeof p?.t !== 'number' || !Number.isFinite(p.t) || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i)) {
     throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
   }
@@ -192,7 +201,11 @@ function openChildPosition(deps: ChildrenDeps, parentId: string, cursor: string,
 }
 
 function sealChildPosition(deps: ChildrenDeps, parentId: string, child: OrganizationRecord): string {
-  return sealCursor(derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE), { t: child.createdAt.getTime(), i: child.id }, cursorFilters(parentId));
+  return sealCursor(
+    derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE),
+    { t: child.createdAt.getTime(), i: child.id },
+    cursorFilters(parentId),
+  );
 }
 
 /**
@@ -200,9 +213,16 @@ function sealChildPosition(deps: ChildrenDeps, parentId: string, child: Organiza
  * (parentId, createdAt, id), as cheap deep in the list as at its start. Read straight from the
  * database (not through the read model, which a walk over every child would only churn).
  */
-async function childrenAfter(deps: DomainDeps, parentId: string, after: ChildPosition | undefined, take: number): Promise<OrganizationRecord[]> {
+async function childrenAfter(
+  deps: DomainDeps,
+  parentId: string,
+  after: ChildPosition | undefined,
+  take: number,
+): Promise<OrganizationRecord[]> {
   // a row comparison, so that the index is entered at the position rather than read from its start
-  const keyset = after ? Prisma.sql`AND (o."createdAt", o."id") > (${new Date(after.t).toISOString()}::timestamp(3), ${after.i}::uuid)` : Prisma.empty;
+  const keyset = after
+    ? Prisma.sql`AND (o."createdAt", o."id") > (${new Date(after.t).toISOString()}::timestamp(3), ${after.i}::uuid)`
+    : Prisma.empty;
   const rows = await deps.db.$queryRaw<Omit<OrganizationRecord, 'childCount' | 'firstChildIds'>[]>`
     SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
            o."createdAt", o."updatedAt"
@@ -230,7 +250,11 @@ export async function listChildren(deps: ChildrenDeps, actor: Actor, orgId: stri
   const page = rows.slice(0, query.limit);
   return {
     children: page.map((child) => organizationView(actor, child, true)),
-    pagination: { limit: query.limit, totalCount, nextCursor: rows.length > query.limit ? sealChildPosition(deps, org.id, page.at(-1)!) : null },
+    pagination: {
+      limit: query.limit,
+      totalCount,
+      nextCursor: rows.length > query.limit ? sealChildPosition(deps, org.id, page.at(-1)!) : null,
+    },
   };
 }
 
@@ -241,7 +265,12 @@ export async function childrenConnection(deps: ChildrenDeps, actor: Actor, orgId
   const edges = rows.slice(0, query.first).map((node) => ({ cursor: sealChildPosition(deps, org.id, node), node }));
   return {
     edges,
-    pageInfo: { hasNextPage: rows.length > query.first, hasPreviousPage: after !== undefined, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: rows.length > query.first,
+      hasPreviousPage: after !== undefined,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
     totalCount,
   };
 }
@@ -268,7 +297,13 @@ export const communicationsInput = z.strictObject({});
  * Turns calls, chats and SMS off or on. The update is conditional on the current value so that
  * concurrent callers agree on who changed it. Account organizations cannot be disabled (403, unchanged).
  */
-export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: string, enabled: boolean, input?: unknown): Promise<CommunicationsChange> {
+export async function setCommunications(
+  deps: DomainDeps,
+  actor: Actor,
+  orgId: string,
+  enabled: boolean,
+  input?: unknown,
+): Promise<CommunicationsChange> {
   requireScope(actor, 'organizations:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   parseInput(communicationsInput, input ?? {});
@@ -285,7 +320,11 @@ export async function setCommunications(deps: DomainDeps, actor: Actor, orgId: s
         type: enabled ? 'organization.enabled' : 'organization.disabled',
         orgId: org.id,
         subject: { type: 'organization', id: org.id },
-        data: organizationView(actor, { ...org, communicationsEnabled: enabled, updatedAt: deps.clock() }, await canReach(deps, actor, org.parentId)),
+        data: organizationView(
+          actor,
+          { ...org, communicationsEnabled: enabled, updatedAt: deps.clock() },
+          await canReach(deps, actor, org.parentId),
+        ),
         previous: { communicationsEnabled: !enabled },
       });
     }

@@ -132,15 +132,23 @@ export const availabilityResponse = viewSchema<Availability>()(
     .object({
       at: z.iso.datetime().describe('The instant asked about, UTC.'),
       timezone: z.string().describe("The organization's IANA time zone."),
-      localTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/).describe('The wall clock there, `YYYY-MM-DDTHH:mm`.'),
+      localTime: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/)
+        .describe('The wall clock there, `YYYY-MM-DDTHH:mm`.'),
       state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
       officeOpen: z.boolean().describe('True only when `state` is OPEN.'),
       closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
       specialHours: z
         .object({ id: z.uuid(), description: z.string() })
         .nullable()
-        .describe("The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours."),
-      break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
+        .describe(
+          'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
+        ),
+      break: z
+        .object({ start: z.string(), end: z.string(), reason: z.string() })
+        .nullable()
+        .describe('The break that applies (PHONE only), if any.'),
       greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
       availableTemplates: z.array(z.object({ id: z.uuid(), name: z.string() })).describe('The templates usable now on this medium.'),
       nextChangeAt: z.iso.datetime().nullable().describe('The next instant the state changes, looking ahead at most 8 days.'),
@@ -442,8 +450,14 @@ function templateAvailable(template: TemplateRule, medium: Medium, officeOpen: b
   }
 }
 
-export function availableTemplates(templates: readonly TemplateRule[], medium: Medium, officeOpen: boolean): { id: string; name: string }[] {
-  return templates.filter((template) => templateAvailable(template, medium, officeOpen)).map((template) => ({ id: template.id, name: template.name }));
+export function availableTemplates(
+  templates: readonly TemplateRule[],
+  medium: Medium,
+  officeOpen: boolean,
+): { id: string; name: string }[] {
+  return templates
+    .filter((template) => templateAvailable(template, medium, officeOpen))
+    .map((template) => ({ id: template.id, name: template.name }));
 }
 
 /** What availability answers besides the instant itself (constant over the timeline interval holding `at`). */
@@ -594,7 +608,13 @@ function sameAnswer(a: Omit<TimelineInterval, 'start' | 'end'>, b: Omit<Timeline
  * interval that starts there; neighbours with the same answer are merged. Exact across daylight-saving
  * changes for the same reason nextChangeAt is.
  */
-export function availabilityTimeline(schedule: CompiledSchedule, fromMs: number, toMs: number, medium: Medium, phoneNumber: PhoneGreetings | null): TimelineInterval[] {
+export function availabilityTimeline(
+  schedule: CompiledSchedule,
+  fromMs: number,
+  toMs: number,
+  medium: Medium,
+  phoneNumber: PhoneGreetings | null,
+): TimelineInterval[] {
   const starts = [fromMs, ...candidateInstants(schedule, medium, fromMs, toMs).filter((ms) => ms < toMs)];
   const drafts: IntervalDraft[] = [];
   starts.forEach((startMs, i) => {
@@ -604,7 +624,9 @@ export function availabilityTimeline(schedule: CompiledSchedule, fromMs: number,
       state: current.state,
       closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
       specialHours: current.special ? { id: current.special.id, description: current.special.description } : null,
-      break: current.break ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason } : null,
+      break: current.break
+        ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason }
+        : null,
       greeting: greetingFor(medium, current, phoneNumber),
     };
     const last = drafts[drafts.length - 1];

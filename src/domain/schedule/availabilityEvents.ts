@@ -67,7 +67,11 @@ export class AvailabilityEvents {
         ORDER BY "nextCheckAt" LIMIT ${this.options.batchSize ?? 50}
         FOR UPDATE SKIP LOCKED`;
       if (rows.length === 0) return 0;
-      const schedules = await this.deps.loadSchedules(tx, rows.map((r) => r.orgId), now);
+      const schedules = await this.deps.loadSchedules(
+        tx,
+        rows.map((r) => r.orgId),
+        now,
+      );
       for (const row of rows) {
         const schedule = schedules.get(row.orgId);
         if (!schedule) continue; // the organization is gone, and its row with it
@@ -80,7 +84,10 @@ export class AvailabilityEvents {
           const { availability } = answerFromSchedule(schedule, nowMs, medium, null);
           // never looked at (an empty record, made by a write): it said what an organization without hours says
           const said = before === null ? availability.state : (before[medium]?.state ?? 'CLOSED');
-          after[medium] = { state: availability.state, since: said === availability.state && before?.[medium] ? before[medium]!.since : since };
+          after[medium] = {
+            state: availability.state,
+            since: said === availability.state && before?.[medium] ? before[medium]!.since : since,
+          };
           if (said !== availability.state) {
             await recordEvent(tx, this.deps, null, {
               type: 'availability.changed',

@@ -34,7 +34,9 @@ export const mediumSchema = z.enum(MEDIUMS, {
  * `at` is an ISO-8601 instant; GraphQL's DateTime scalar hands over a Date, which is accepted as is.
  */
 export const availabilityQuerySchema = z.object({
-  at: instantArgSchema(() => 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z').nullable().optional(),
+  at: instantArgSchema(() => 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z')
+    .nullable()
+    .optional(),
   medium: mediumSchema,
   phoneNumberId: uuidSchema.nullable().optional(),
 });
@@ -83,7 +85,12 @@ export function answerFromSchedule(
 }
 
 /** Availability at `atMs` from a schedule, reusing a remembered answer while it is exactly right. */
-export function availabilityFromSchedule(schedule: OrgSchedule, atMs: number, medium: Medium, phoneNumberId: string | null | undefined): Availability {
+export function availabilityFromSchedule(
+  schedule: OrgSchedule,
+  atMs: number,
+  medium: Medium,
+  phoneNumberId: string | null | undefined,
+): Availability {
   return answerFromSchedule(schedule, atMs, medium, phoneNumberId).availability;
 }
 
@@ -100,7 +107,9 @@ export async function getAvailability(deps: ScheduleDeps, actor: Actor, orgId: s
 export const TIMELINE_MAX_DAYS = 31;
 
 const instantArg = instantArgSchema((iss) =>
-  iss.input === undefined || iss.input === null ? 'is required' : 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z',
+  iss.input === undefined || iss.input === null
+    ? 'is required'
+    : 'must be an ISO-8601 instant with Z or an offset, such as 2026-03-09T13:30:00Z',
 );
 
 /** The query of GET …/availability/timeline and the arguments of Organization.availabilityTimeline. */
@@ -116,7 +125,8 @@ export const availabilityTimelineQuerySchema = z
     const from = toMs(value.from);
     const to = toMs(value.to);
     if (to <= from) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
-    else if (to - from > TIMELINE_MAX_DAYS * 86_400_000) ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${TIMELINE_MAX_DAYS} days after from` });
+    else if (to - from > TIMELINE_MAX_DAYS * 86_400_000)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${TIMELINE_MAX_DAYS} days after from` });
   });
 
 function toMs(value: string | Date): number {
@@ -147,8 +157,14 @@ export const availabilityTimelineResponse = viewSchema<AvailabilityTimeline>()(
               end: z.iso.datetime().describe('End, UTC (exclusive).'),
               state: z.enum(['CLOSURE', 'CLOSED', 'BREAK', 'OPEN']),
               closure: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The closure that applies, if any.'),
-              specialHours: z.object({ id: z.uuid(), description: z.string() }).nullable().describe('The special hours of the local date when they decide the answer.'),
-              break: z.object({ start: z.string(), end: z.string(), reason: z.string() }).nullable().describe('The break that applies (PHONE only), if any.'),
+              specialHours: z
+                .object({ id: z.uuid(), description: z.string() })
+                .nullable()
+                .describe('The special hours of the local date when they decide the answer.'),
+              break: z
+                .object({ start: z.string(), end: z.string(), reason: z.string() })
+                .nullable()
+                .describe('The break that applies (PHONE only), if any.'),
               greeting: z.string().nullable().describe('What the caller hears or reads; null when nothing is configured for the medium.'),
             })
             .meta({ id: 'AvailabilityInterval' }),
@@ -162,7 +178,12 @@ export const availabilityTimelineResponse = viewSchema<AvailabilityTimeline>()(
  * The intervals covering [from, to) (at most 31 days; instants are taken to the whole second), each
  * with the state, closure, break and greeting that hold at every instant in it. Scope office-hours:read.
  */
-export async function getAvailabilityTimeline(deps: ScheduleDeps, actor: Actor, orgId: string, query: unknown): Promise<AvailabilityTimeline> {
+export async function getAvailabilityTimeline(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  query: unknown,
+): Promise<AvailabilityTimeline> {
   const parsed = parseInput(availabilityTimelineQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, orgId);

@@ -71,7 +71,12 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
       await assertReach(this.deps, actor, this.orgId);
     }
     const now = this.deps.clock().getTime();
-    const { availability: answer, untilMs } = answerFromSchedule(await loadSchedule(this.deps, this.orgId, now), now, this.medium, this.phoneNumberId);
+    const { availability: answer, untilMs } = answerFromSchedule(
+      await loadSchedule(this.deps, this.orgId, now),
+      now,
+      this.medium,
+      this.phoneNumberId,
+    );
     if (this.finished) return;
     const key = JSON.stringify({ ...answer, at: undefined, localTime: undefined });
     if (key !== this.lastKey) {

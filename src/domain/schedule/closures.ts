@@ -9,15 +9,19 @@ import { uuidParam } from '../shared/ids.js';
 import { batchOf } from '../shared/batch.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
-import { CLOSURE_INSTANT_PATTERN, closureInstantMs, closureInstantSchema, formatClosureInstant, nonBlankText } from '../shared/timeFormats.js';
+import {
+  CLOSURE_INSTANT_PATTERN,
+  closureInstantMs,
+  closureInstantSchema,
+  formatClosureInstant,
+  nonBlankText,
+} from '../shared/timeFormats.js';
 import { viewSchema } from '../shared/viewSchema.js';
 
 /** Names unknown properties instead of zod's generic text (closure bodies are closed, spec §4). */
 export function closedObjectError(what: string) {
   return (iss: { code?: string; keys?: string[]; input?: unknown }) =>
-    iss.code === 'unrecognized_keys'
-      ? unknownKeysMessage(iss.keys ?? [])
-      : `must be ${what}`;
+    iss.code === 'unrecognized_keys' ? unknownKeysMessage(iss.keys ?? []) : `must be ${what}`;
 }
 
 /** Days in a month, counting 29 February (an annual closure on it applies in leap years only). */
@@ -26,14 +30,24 @@ const MAX_DAY_OF_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as con
 export const annualDateSchema = z
   .strictObject(
     {
-      month: z.int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..12') }).min(1, 'must be an integer 1..12').max(12, 'must be an integer 1..12'),
-      day: z.int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..31') }).min(1, 'must be an integer 1..31').max(31, 'must be an integer 1..31'),
+      month: z
+        .int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..12') })
+        .min(1, 'must be an integer 1..12')
+        .max(12, 'must be an integer 1..12'),
+      day: z
+        .int({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer 1..31') })
+        .min(1, 'must be an integer 1..31')
+        .max(31, 'must be an integer 1..31'),
     },
     { error: closedObjectError('an object {month, day}') },
   )
   .superRefine((value, ctx) => {
     if (value.day > MAX_DAY_OF_MONTH[value.month - 1]!) {
-      ctx.addIssue({ code: 'custom', path: ['day'], message: `is not a day of month ${value.month} (${value.month}/${value.day} is not a calendar date)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['day'],
+        message: `is not a day of month ${value.month} (${value.month}/${value.day} is not a calendar date)`,
+      });
     }
   });
 
@@ -48,7 +62,11 @@ function checkClosureForm(
   const hasStart = value.startAt !== undefined && value.startAt !== null;
   const hasEnd = value.endAt !== undefined && value.endAt !== null;
   if (annual && (hasStart || hasEnd)) {
-    ctx.addIssue({ code: 'custom', path: ['annualDate'], message: 'cannot be combined with startAt/endAt: a closure is either annual or timed' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['annualDate'],
+      message: 'cannot be combined with startAt/endAt: a closure is either annual or timed',
+    });
     return;
   }
   if (!annual && !hasStart && !hasEnd) {
@@ -122,14 +140,18 @@ const closureInstantView = z.string().regex(CLOSURE_INSTANT_PATTERN).describe('U
 export const closureResponse = viewSchema<ClosureView>()(
   z
     .union([
-      z.object({ ...closureViewFields, startAt: closureInstantView, endAt: closureInstantView }).meta({ id: 'TimedClosure', description: 'A one-time closure from `startAt` to `endAt` (UTC).' }),
+      z
+        .object({ ...closureViewFields, startAt: closureInstantView, endAt: closureInstantView })
+        .meta({ id: 'TimedClosure', description: 'A one-time closure from `startAt` to `endAt` (UTC).' }),
       z
         .object({ ...closureViewFields, annualDate: z.object({ month: z.int().min(1).max(12), day: z.int().min(1).max(31) }) })
         .meta({ id: 'AnnualClosure', description: "A closure every year on `annualDate`, all day in the organization's timezone." }),
     ])
     .meta({ id: 'Closure' }),
 );
-export const closureListResponse = viewSchema<{ closures: ClosureView[] }>()(z.object({ closures: z.array(closureResponse).describe('Newest first.') }));
+export const closureListResponse = viewSchema<{ closures: ClosureView[] }>()(
+  z.object({ closures: z.array(closureResponse).describe('Newest first.') }),
+);
 export const deletedClosureResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 
 type ClosureRow = {
@@ -152,7 +174,12 @@ export function closureView(row: ClosureRow): ClosureView {
 /** The stored columns of a validated form: the other form's columns are cleared (an update may switch forms). */
 function formColumns(input: { annualDate?: { month: number; day: number } | null; startAt?: string | null; endAt?: string | null }) {
   if (input.annualDate) return { annualMonth: input.annualDate.month, annualDay: input.annualDate.day, startAt: null, endAt: null };
-  return { annualMonth: null, annualDay: null, startAt: new Date(closureInstantMs(input.startAt!)!), endAt: new Date(closureInstantMs(input.endAt!)!) };
+  return {
+    annualMonth: null,
+    annualDay: null,
+    startAt: new Date(closureInstantMs(input.startAt!)!),
+    endAt: new Date(closureInstantMs(input.endAt!)!),
+  };
 }
 
 export async function createClosure(deps: ScheduleDeps, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
@@ -165,7 +192,13 @@ export async function createClosure(deps: ScheduleDeps, actor: Actor, orgId: str
     await lockOrganizationForLimit(tx, org.id);
     assertRoomFor('closures', await tx.closure.count({ where: { orgId: org.id } }));
     const row = await tx.closure.create({
-      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+      data: {
+        orgId: org.id,
+        description: data.description,
+        chatGreeting: data.chatGreeting,
+        phoneGreeting: data.phoneGreeting,
+        ...formColumns(data),
+      },
     });
     const view = closureView(row);
     await recordEvent(tx, deps, actor, { type: 'closure.created', orgId: org.id, subject: { type: 'closure', id: row.id }, data: view });
@@ -175,7 +208,13 @@ export async function createClosure(deps: ScheduleDeps, actor: Actor, orgId: str
   return view;
 }
 
-export async function updateClosure(deps: ScheduleDeps, actor: Actor, orgId: string, closureId: string, input: unknown): Promise<ClosureView> {
+export async function updateClosure(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  closureId: string,
+  input: unknown,
+): Promise<ClosureView> {
   const { db } = deps;
   const data = parseInput(updateClosureSchema, input);
   requireScope(actor, 'closures:write');
@@ -200,7 +239,14 @@ export async function updateClosure(deps: ScheduleDeps, actor: Actor, orgId: str
     });
     const view = closureView(row);
     const previous = changedFields(closureView(locked[0]!), view);
-    if (previous) await recordEvent(tx, deps, actor, { type: 'closure.updated', orgId: org.id, subject: { type: 'closure', id }, data: view, previous });
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'closure.updated',
+        orgId: org.id,
+        subject: { type: 'closure', id },
+        data: view,
+        previous,
+      });
     return { view, changed: previous !== null };
   });
   if (result.changed) deps.changes.publish({ kind: 'closures', orgId: org.id });
@@ -224,7 +270,12 @@ export async function getClosure(deps: ScheduleDeps, actor: Actor, orgId: string
   return closureView(row);
 }
 
-export async function deleteClosure(deps: ScheduleDeps, actor: Actor, orgId: string, closureId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteClosure(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  closureId: string,
+): Promise<{ id: string; deleted: true }> {
   const { db } = deps;
   requireScope(actor, 'closures:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
@@ -235,7 +286,12 @@ export async function deleteClosure(deps: ScheduleDeps, actor: Actor, orgId: str
       DELETE FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid
       RETURNING "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"`;
     if (deleted.length === 0) throw new NotFound('Closure');
-    await recordEvent(tx, deps, actor, { type: 'closure.deleted', orgId: org.id, subject: { type: 'closure', id }, data: closureView(deleted[0]!) });
+    await recordEvent(tx, deps, actor, {
+      type: 'closure.deleted',
+      orgId: org.id,
+      subject: { type: 'closure', id },
+      data: closureView(deleted[0]!),
+    });
   });
   deps.changes.publish({ kind: 'closures', orgId: org.id });
   return { id, deleted: true };

@@ -14,7 +14,15 @@ import { loadReachableOrganization } from '../organizations/organizations.js';
 import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from '../shared/timeFormats.js';
 import { viewSchema } from '../shared/viewSchema.js';
 
-export const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const satisfies readonly DayOfWeek[];
+export const DAYS_OF_WEEK = [
+  'MONDAY',
+  'TUESDAY',
+  'WEDNESDAY',
+  'THURSDAY',
+  'FRIDAY',
+  'SATURDAY',
+  'SUNDAY',
+] as const satisfies readonly DayOfWeek[];
 
 export const dayOfWeekSchema = z.enum(DAYS_OF_WEEK, {
   error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${DAYS_OF_WEEK.join(', ')}`),
@@ -63,7 +71,10 @@ export const dayHoursFields = {
   open: localTimeSchema.nullable().optional(),
   close: localTimeSchema.nullable().optional(),
   // no more breaks than minutes in a day (they may not overlap): a longer list is refused before its items are read
-  breaks: z.array(officeBreakSchema, { error: 'must be an array of breaks' }).max(MAX_BREAKS_PER_DAY, { error: `must have at most ${MAX_BREAKS_PER_DAY} breaks` }).optional(),
+  breaks: z
+    .array(officeBreakSchema, { error: 'must be an array of breaks' })
+    .max(MAX_BREAKS_PER_DAY, { error: `must have at most ${MAX_BREAKS_PER_DAY} breaks` })
+    .optional(),
 };
 
 type DayHoursValue = { isClosed: boolean; open?: string | null; close?: string | null; breaks?: { start: string; end: string }[] };
@@ -72,7 +83,8 @@ type DayHoursValue = { isClosed: boolean; open?: string | null; close?: string |
 export function checkDayHours(value: DayHoursValue, ctx: z.RefinementCtx): void {
   if (value.isClosed) {
     // rule 1
-    if (value.breaks && value.breaks.length > 0) ctx.addIssue({ code: 'custom', path: ['breaks'], message: 'must be empty when isClosed is true' });
+    if (value.breaks && value.breaks.length > 0)
+      ctx.addIssue({ code: 'custom', path: ['breaks'], message: 'must be empty when isClosed is true' });
     return;
   }
   // rule 2
@@ -87,8 +99,15 @@ export function checkDayHours(value: DayHoursValue, ctx: z.RefinementCtx): void 
   // rule 5
   // only breaks with valid times take part (the others are already reported); indexes stay those sent
   const breaks = Array.isArray(value.breaks) ? value.breaks : [];
-  const checked = breaks.flatMap((b, i) => (b && isLocalTime(b.start) && isLocalTime(b.end) && minutesOf(b.start) < minutesOf(b.end) ? [{ b, i }] : []));
-  const issues = breakIssues(checked.map((c) => c.b), value.open, value.close, (k) => `breaks.${checked[k]!.i}`);
+  const checked = breaks.flatMap((b, i) =>
+    b && isLocalTime(b.start) && isLocalTime(b.end) && minutesOf(b.start) < minutesOf(b.end) ? [{ b, i }] : [],
+  );
+  const issues = breakIssues(
+    checked.map((c) => c.b),
+    value.open,
+    value.close,
+    (k) => `breaks.${checked[k]!.i}`,
+  );
   for (const issue of issues) {
     ctx.addIssue({ code: 'custom', path: issue.path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)), message: issue.message });
   }
@@ -116,7 +135,10 @@ export function keptBreaksCheck(kept: readonly BreakTimes[], isClosed: boolean, 
 }
 
 export const setOfficeHoursSchema = z
-  .strictObject({ dayOfWeek: dayOfWeekSchema, ...dayHoursFields }, { error: closedObjectError('an object (send a JSON, form or multipart body)') })
+  .strictObject(
+    { dayOfWeek: dayOfWeekSchema, ...dayHoursFields },
+    { error: closedObjectError('an object (send a JSON, form or multipart body)') },
+  )
   .superRefine(checkDayHours);
 
 export type SetOfficeHoursInput = z.input<typeof setOfficeHoursSchema>;
@@ -139,7 +161,10 @@ export interface OfficeHoursView {
 }
 
 // the documented answers (the OpenAPI document), checked against the view types
-const localTimeView = z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/).describe("Local time `HH:mm` in the organization's timezone.");
+const localTimeView = z
+  .string()
+  .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/)
+  .describe("Local time `HH:mm` in the organization's timezone.");
 export const officeBreakResponse = viewSchema<OfficeBreakView>()(
   z.object({ start: localTimeView, end: localTimeView, reason: z.string(), greeting: z.string() }).meta({ id: 'OfficeBreak' }),
 );
@@ -185,7 +210,12 @@ function unconfiguredDay(dayOfWeek: DayOfWeek): OfficeHoursView {
 }
 
 /** All seven days Monday..Sunday, or the one day asked for; unconfigured days as closed. Read from the compiled schedule. */
-export async function getOfficeHours(deps: ScheduleDeps, actor: Actor, orgId: string, query: unknown = {}): Promise<{ officeHours: OfficeHoursView[] }> {
+export async function getOfficeHours(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  query: unknown = {},
+): Promise<{ officeHours: OfficeHoursView[] }> {
   const { dayOfWeek } = parseInput(officeHoursQuerySchema, query ?? {});
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
@@ -270,7 +300,13 @@ export async function setOfficeHours(deps: ScheduleDeps, actor: Actor, orgId: st
       const view = officeHoursView(row);
       const previous = changedFields(officeHoursView(before), view);
       if (previous) {
-        await recordEvent(tx, deps, actor, { type: 'office_hours.updated', orgId: org.id, subject: { type: 'office_hours', id: officeHoursId }, data: view, previous });
+        await recordEvent(tx, deps, actor, {
+          type: 'office_hours.updated',
+          orgId: org.id,
+          subject: { type: 'office_hours', id: officeHoursId },
+          data: view,
+          previous,
+        });
       }
       return view;
     },
@@ -297,11 +333,17 @@ export const setWeeklyHoursSchema = z
     const seen = new Map<string, number>();
     value.officeHours.forEach((day, i) => {
       const first = seen.get(day.dayOfWeek);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['officeHours', i, 'dayOfWeek'], message: `${day.dayOfWeek} is already given at officeHours.${first}` });
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['officeHours', i, 'dayOfWeek'],
+          message: `${day.dayOfWeek} is already given at officeHours.${first}`,
+        });
       else seen.set(day.dayOfWeek, i);
     });
     const missing = DAYS_OF_WEEK.filter((d) => !seen.has(d));
-    if (missing.length > 0) ctx.addIssue({ code: 'custom', path: ['officeHours'], message: `must hold all seven days; missing ${missing.join(', ')}` });
+    if (missing.length > 0)
+      ctx.addIssue({ code: 'custom', path: ['officeHours'], message: `must hold all seven days; missing ${missing.join(', ')}` });
   });
 
 export type SetWeeklyHoursInput = z.input<typeof setWeeklyHoursSchema>;
@@ -311,13 +353,19 @@ export type SetWeeklyHoursInput = z.input<typeof setWeeklyHoursSchema>;
  * their breaks replaced), one `office_hours.updated` event for the organization's week (data: the seven
  * days; previous: the week before), one change published. A week that changes nothing records nothing.
  */
-export async function setWeeklyHours(deps: ScheduleDeps, actor: Actor, orgId: string, input: unknown): Promise<{ officeHours: OfficeHoursView[] }> {
+export async function setWeeklyHours(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  input: unknown,
+): Promise<{ officeHours: OfficeHoursView[] }> {
   const { db } = deps;
   const data = parseInput(setWeeklyHoursSchema, input);
   requireScope(actor, 'office-hours:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const byDay = new Map(data.officeHours.map((d) => [d.dayOfWeek, d]));
-  const order = (a: { dayOfWeek: DayOfWeek }, b: { dayOfWeek: DayOfWeek }) => DAYS_OF_WEEK.indexOf(a.dayOfWeek) - DAYS_OF_WEEK.indexOf(b.dayOfWeek);
+  const order = (a: { dayOfWeek: DayOfWeek }, b: { dayOfWeek: DayOfWeek }) =>
+    DAYS_OF_WEEK.indexOf(a.dayOfWeek) - DAYS_OF_WEEK.indexOf(b.dayOfWeek);
 
   const result = await db.$transaction(
     async (tx) => {
@@ -332,16 +380,33 @@ export async function setWeeklyHours(deps: ScheduleDeps, actor: Actor, orgId: st
       const before = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
       for (const row of before) {
         const day = byDay.get(row.dayOfWeek)!;
-        await tx.officeHours.update({ where: { id: row.id }, data: { isClosed: day.isClosed, open: day.isClosed ? null : day.open!, close: day.isClosed ? null : day.close! } });
+        await tx.officeHours.update({
+          where: { id: row.id },
+          data: { isClosed: day.isClosed, open: day.isClosed ? null : day.open!, close: day.isClosed ? null : day.close! },
+        });
       }
       await tx.officeBreak.deleteMany({ where: { officeHoursId: { in: before.map((r) => r.id) } } });
-      const breaks = before.flatMap((row) => (byDay.get(row.dayOfWeek)!.breaks ?? []).map((b) => ({ officeHoursId: row.id, start: b.start, end: b.end, reason: b.reason, greeting: b.greeting })));
+      const breaks = before.flatMap((row) =>
+        (byDay.get(row.dayOfWeek)!.breaks ?? []).map((b) => ({
+          officeHoursId: row.id,
+          start: b.start,
+          end: b.end,
+          reason: b.reason,
+          greeting: b.greeting,
+        })),
+      );
       if (breaks.length > 0) await tx.officeBreak.createMany({ data: breaks });
       const after = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
       const week = { officeHours: after.map(officeHoursView) };
       const previous = changedFields({ officeHours: before.map(officeHoursView) }, week);
       if (previous) {
-        await recordEvent(tx, deps, actor, { type: 'office_hours.updated', orgId: org.id, subject: { type: 'office_hours', id: org.id }, data: week, previous });
+        await recordEvent(tx, deps, actor, {
+          type: 'office_hours.updated',
+          orgId: org.id,
+          subject: { type: 'office_hours', id: org.id },
+          data: week,
+          previous,
+        });
       }
       return { week, changed: previous !== null };
     },

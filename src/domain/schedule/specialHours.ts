@@ -63,7 +63,10 @@ export interface SpecialHoursView {
   breaks: OfficeBreakView[];
 }
 
-const localTimeView = z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/).describe("Local time `HH:mm` in the organization's timezone.");
+const localTimeView = z
+  .string()
+  .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/)
+  .describe("Local time `HH:mm` in the organization's timezone.");
 export const specialHoursResponse = viewSchema<SpecialHoursView>()(
   z
     .object({
@@ -80,7 +83,9 @@ export const specialHoursResponse = viewSchema<SpecialHoursView>()(
 export const specialHoursListResponse = viewSchema<{ specialHours: SpecialHoursView[] }>()(
   z.object({ specialHours: z.array(specialHoursResponse).describe('By date, past ones included.') }),
 );
-export const deletedSpecialHoursResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
+export const deletedSpecialHoursResponse = viewSchema<{ id: string; deleted: true }>()(
+  z.object({ id: z.uuid(), deleted: z.literal(true) }),
+);
 
 type SpecialHoursRow = {
   id: string;
@@ -123,10 +128,13 @@ async function lockOrganization(tx: Tx, org: OrganizationRecord): Promise<void> 
 /** Refuses a date before the organization's local today, a date already taken (by another day than `selfId`) and one over the limit. */
 async function checkDate(tx: Tx, deps: ScheduleDeps, org: OrganizationRecord, date: string, selfId: string | null): Promise<void> {
   const today = localDateAt(org.timezone, deps.clock().getTime());
-  if (date < today) throw InvalidInput.of('date', `must be today (${today}) or later in the organization's timezone; a past day changes nothing`);
+  if (date < today)
+    throw InvalidInput.of('date', `must be today (${today}) or later in the organization's timezone; a past day changes nothing`);
   const taken = await tx.specialHours.findFirst({ where: { orgId: org.id, date }, select: { id: true } });
   if (taken && taken.id !== selfId) throw new Conflict(`Special hours already exist for ${date} (${taken.id}); update or delete them`);
-  const upcoming = await tx.specialHours.count({ where: { orgId: org.id, date: { gte: today }, ...(selfId ? { id: { not: selfId } } : {}) } });
+  const upcoming = await tx.specialHours.count({
+    where: { orgId: org.id, date: { gte: today }, ...(selfId ? { id: { not: selfId } } : {}) },
+  });
   if (upcoming >= SPECIAL_HOURS_LIMIT) {
     throw new Conflict(`The organization already has ${SPECIAL_HOURS_LIMIT} special days from today on (the most kept); delete one first`);
   }
@@ -141,29 +149,40 @@ export async function createSpecialHours(deps: ScheduleDeps, actor: Actor, orgId
   requireScope(actor, 'office-hours:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const view = await deps.db.$transaction(async (tx) => {
-      await lockOrganization(tx, org);
-      await checkDate(tx, deps, org, data.date, null);
-      const row = await tx.specialHours.create({
-        data: {
-          orgId: org.id,
-          date: data.date,
-          description: data.description,
-          isClosed: data.isClosed,
-          open: data.isClosed ? null : data.open!,
-          close: data.isClosed ? null : data.close!,
-          breaks: storedBreaks(data.breaks ?? []),
-        },
-        select,
-      });
-      const view = specialHoursView(row);
-      await recordEvent(tx, deps, actor, { type: 'special_hours.created', orgId: org.id, subject: { type: 'special_hours', id: row.id }, data: view });
-      return view;
+    await lockOrganization(tx, org);
+    await checkDate(tx, deps, org, data.date, null);
+    const row = await tx.specialHours.create({
+      data: {
+        orgId: org.id,
+        date: data.date,
+        description: data.description,
+        isClosed: data.isClosed,
+        open: data.isClosed ? null : data.open!,
+        close: data.isClosed ? null : data.close!,
+        breaks: storedBreaks(data.breaks ?? []),
+      },
+      select,
     });
+    const view = specialHoursView(row);
+    await recordEvent(tx, deps, actor, {
+      type: 'special_hours.created',
+      orgId: org.id,
+      subject: { type: 'special_hours', id: row.id },
+      data: view,
+    });
+    return view;
+  });
   deps.changes.publish({ kind: 'officeHours', orgId: org.id });
   return view;
 }
 
-export async function updateSpecialHours(deps: ScheduleDeps, actor: Actor, orgId: string, specialHoursId: string, input: unknown): Promise<SpecialHoursView> {
+export async function updateSpecialHours(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  specialHoursId: string,
+  input: unknown,
+): Promise<SpecialHoursView> {
   const data = parseInput(specialHoursSchema, input);
   requireScope(actor, 'office-hours:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
@@ -171,30 +190,37 @@ export async function updateSpecialHours(deps: ScheduleDeps, actor: Actor, orgId
   const open = data.isClosed ? null : data.open!;
   const close = data.isClosed ? null : data.close!;
   const result = await deps.db.$transaction(async (tx) => {
-      await lockOrganization(tx, org);
-      const before = await tx.specialHours.findFirst({ where: { id, orgId: org.id }, select });
-      if (!before) throw new NotFound('Special hours');
-      const beforeView = specialHoursView(before);
-      // rules 6 and 7: omitted breaks are kept, so they must be allowed by the new hours
-      if (data.breaks === undefined) keptBreaksCheck(beforeView.breaks, data.isClosed, open, close);
-      if (data.date !== before.date) await checkDate(tx, deps, org, data.date, id);
-      const row = await tx.specialHours.update({
-        where: { id, orgId: org.id },
-        data: {
-          date: data.date,
-          description: data.description,
-          isClosed: data.isClosed,
-          open,
-          close,
-          ...(data.breaks !== undefined ? { breaks: storedBreaks(data.breaks) } : {}),
-        },
-        select,
-      });
-      const view = specialHoursView(row);
-      const previous = changedFields(beforeView, view);
-      if (previous) await recordEvent(tx, deps, actor, { type: 'special_hours.updated', orgId: org.id, subject: { type: 'special_hours', id }, data: view, previous });
-      return { view, changed: previous !== null };
+    await lockOrganization(tx, org);
+    const before = await tx.specialHours.findFirst({ where: { id, orgId: org.id }, select });
+    if (!before) throw new NotFound('Special hours');
+    const beforeView = specialHoursView(before);
+    // rules 6 and 7: omitted breaks are kept, so they must be allowed by the new hours
+    if (data.breaks === undefined) keptBreaksCheck(beforeView.breaks, data.isClosed, open, close);
+    if (data.date !== before.date) await checkDate(tx, deps, org, data.date, id);
+    const row = await tx.specialHours.update({
+      where: { id, orgId: org.id },
+      data: {
+        date: data.date,
+        description: data.description,
+        isClosed: data.isClosed,
+        open,
+        close,
+        ...(data.breaks !== undefined ? { breaks: storedBreaks(data.breaks) } : {}),
+      },
+      select,
     });
+    const view = specialHoursView(row);
+    const previous = changedFields(beforeView, view);
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'special_hours.updated',
+        orgId: org.id,
+        subject: { type: 'special_hours', id },
+        data: view,
+        previous,
+      });
+    return { view, changed: previous !== null };
+  });
   if (result.changed) deps.changes.publish({ kind: 'officeHours', orgId: org.id });
   return result.view;
 }
@@ -214,7 +240,12 @@ export async function getSpecialHours(deps: ScheduleDeps, actor: Actor, orgId: s
   return specialHoursView(row);
 }
 
-export async function deleteSpecialHours(deps: ScheduleDeps, actor: Actor, orgId: string, specialHoursId: string): Promise<{ id: string; deleted: true }> {
+export async function deleteSpecialHours(
+  deps: ScheduleDeps,
+  actor: Actor,
+  orgId: string,
+  specialHoursId: string,
+): Promise<{ id: string; deleted: true }> {
   requireScope(actor, 'office-hours:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const id = uuidParam('specialHoursId', specialHoursId);
@@ -224,7 +255,12 @@ export async function deleteSpecialHours(deps: ScheduleDeps, actor: Actor, orgId
       DELETE FROM "SpecialHours" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid
       RETURNING "id", "date", "description", "isClosed", "open", "close", "breaks"`;
     if (deleted.length === 0) throw new NotFound('Special hours');
-    await recordEvent(tx, deps, actor, { type: 'special_hours.deleted', orgId: org.id, subject: { type: 'special_hours', id }, data: specialHoursView(deleted[0]!) });
+    await recordEvent(tx, deps, actor, {
+      type: 'special_hours.deleted',
+      orgId: org.id,
+      subject: { type: 'special_hours', id },
+      data: specialHoursView(deleted[0]!),
+    });
   });
   deps.changes.publish({ kind: 'officeHours', orgId: org.id });
   return { id, deleted: true };

@@ -74,7 +74,11 @@ export async function canReach(deps: Pick<DomainDeps, 'readModel'>, actor: Actor
 }
 
 /** Throws NotFound (never Forbidden) for an organization outside reach, so that its existence does not leak. */
-export async function assertReach(deps: Pick<DomainDeps, 'readModel'>, actor: Actor, orgId: string | null | undefined, what = 'Organization'): Promise<void> {
+export async function assertReach(
+  deps: Pick<DomainDeps, 'readModel'>,
+  actor: Actor,
+  orgId: string | null | undefined,
+  what = 'Organization',
+): Promise<void> {
   if (!(await canReach(deps, actor, orgId))) throw new NotFound(what);
 }
-

@@ -21,24 +21,38 @@ export class RequestBatch {
 
   constructor(private readonly db: Db) {}
 
-  private loader<T extends { orgId: string }>(name: keyof RequestBatch['loaders'], load: (orgIds: string[]) => Promise<T[]>): DataLoader<string, T[]> {
-    return (this.loaders[name] ??= new DataLoader<string, T[]>(async (orgIds) => groupBy(await load([...orgIds]), orgIds), options) as DataLoader<string, unknown[]>) as DataLoader<string, T[]>;
+  private loader<T extends { orgId: string }>(
+    name: keyof RequestBatch['loaders'],
+    load: (orgIds: string[]) => Promise<T[]>,
+  ): DataLoader<string, T[]> {
+    return (this.loaders[name] ??= new DataLoader<string, T[]>(
+      async (orgIds) => groupBy(await load([...orgIds]), orgIds),
+      options,
+    ) as DataLoader<string, unknown[]>) as DataLoader<string, T[]>;
   }
 
   get closures(): DataLoader<string, Closure[]> {
-    return this.loader('closures', (orgIds) => this.db.closure.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }));
+    return this.loader('closures', (orgIds) =>
+      this.db.closure.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+    );
   }
 
   get phoneNumbers(): DataLoader<string, PhoneNumber[]> {
-    return this.loader('phoneNumbers', (orgIds) => this.db.phoneNumber.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+    return this.loader('phoneNumbers', (orgIds) =>
+      this.db.phoneNumber.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    );
   }
 
   get insurances(): DataLoader<string, Insurance[]> {
-    return this.loader('insurances', (orgIds) => this.db.insurance.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }));
+    return this.loader('insurances', (orgIds) =>
+      this.db.insurance.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    );
   }
 
   get bots(): DataLoader<string, Bot[]> {
-    return this.loader('bots', (orgIds) => this.db.bot.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }));
+    return this.loader('bots', (orgIds) =>
+      this.db.bot.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    );
   }
 }
 

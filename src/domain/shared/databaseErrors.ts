@@ -16,7 +16,12 @@ export function asUnavailable(err: unknown): Unavailable | undefined {
       return new Unavailable('The service is overloaded (a database transaction could not run in time); retry shortly', 1);
     }
     if ((e as { code?: unknown }).code === DatabaseUnavailableError.CODE) {
-      const message = e instanceof DatabaseUnavailableError ? e.message : /retry shortly/.test(String((e as Error).message)) ? lastLine((e as Error).message) : 'The database is unavailable; retry shortly';
+      const message =
+        e instanceof DatabaseUnavailableError
+          ? e.message
+          : /retry shortly/.test(String((e as Error).message))
+            ? lastLine((e as Error).message)
+            : 'The database is unavailable; retry shortly';
       return new Unavailable(message, 1);
     }
     e = (e as { cause?: unknown }).cause;

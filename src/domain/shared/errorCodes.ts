@@ -101,7 +101,8 @@ export const ERROR_CATALOGUE = [
     graphql: 'UNSUPPORTED_MEDIA_TYPE',
     status: 415,
     when: 'The body has a content type (or Content-Encoding) the service does not read.',
-    action: 'Send `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data`, encoded gzip, deflate, br or not at all.',
+    action:
+      'Send `application/json`, `application/x-www-form-urlencoded` or `multipart/form-data`, encoded gzip, deflate, br or not at all.',
   },
   {
     rest: 'idempotency_key_reused',

@@ -40,7 +40,10 @@ export function shownName(name: string): string {
 
 /** `unknown properties "a", "b", … and 995 more`: the first few names and a count. */
 export function unknownKeysMessage(keys: readonly string[]): string {
-  const named = keys.slice(0, MAX_NAMED).map((k) => `"${shownName(k)}"`).join(', ');
+  const named = keys
+    .slice(0, MAX_NAMED)
+    .map((k) => `"${shownName(k)}"`)
+    .join(', ');
   const more = keys.length > MAX_NAMED ? ` and ${keys.length - MAX_NAMED} more` : '';
   return `unknown ${keys.length > 1 ? 'properties' : 'property'} ${named}${more}`;
 }
@@ -50,7 +53,10 @@ export class InvalidInput extends DomainError {
   readonly code = 'BAD_USER_INPUT' as const;
   readonly issues: Issue[];
   constructor(issues: Issue[]) {
-    const kept = issues.length > MAX_ISSUES ? [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${issues.length - MAX_ISSUES} more issues` }] : issues;
+    const kept =
+      issues.length > MAX_ISSUES
+        ? [...issues.slice(0, MAX_ISSUES), { path: '', message: `and ${issues.length - MAX_ISSUES} more issues` }]
+        : issues;
     super(kept.map((i) => (i.path ? `${shownName(i.path)}: ${i.message}` : i.message)).join('; '));
     this.issues = kept;
   }
@@ -117,7 +123,10 @@ export class IdempotencyKeyReused extends DomainError {
 
 export function issuesFromZod(error: z.ZodError): Issue[] {
   // an unknown key's name comes from the input: its message is rebuilt short, whatever the schema said
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.code === 'unrecognized_keys' ? unknownKeysMessage(i.keys) : i.message }));
+  return error.issues.map((i) => ({
+    path: i.path.map(String).join('.'),
+    message: i.code === 'unrecognized_keys' ? unknownKeysMessage(i.keys) : i.message,
+  }));
 }
 
 /** Parses `input` with `schema`, or throws InvalidInput naming every issue. */

@@ -36,7 +36,10 @@ export function openCursor(key: Uint8Array, cursor: string, filters: unknown, fi
   }
   const sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p: unknown; f: string };
   if (sealed.f !== digestOf(filters)) {
-    throw InvalidInput.of(field, 'was issued for other filters; send the same filters as for the page it came from, or start again without it');
+    throw InvalidInput.of(
+      field,
+      'was issued for other filters; send the same filters as for the page it came from, or start again without it',
+    );
   }
   return sealed.p;
 }

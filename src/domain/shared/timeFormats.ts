@@ -60,15 +60,21 @@ const hasNonWhitespace = (value: string): boolean => value.length === 0 || /\S/.
 
 /** A free text of 1..max characters with at least one non-whitespace character. */
 export function nonBlankText(max: number, messages: { required?: string; null?: string } = {}) {
-  return z
-    .string({
-      error: (iss) =>
-        iss.input === undefined ? (messages.required ?? 'is required') : iss.input === null ? (messages.null ?? 'cannot be null') : 'must be a string',
-    })
-    // characters are counted as code points, so an emoji is one character
-    .refine((value) => value.length > 0 && [...value].length <= max, { message: `must be 1 to ${max} characters` })
-    .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' })
-    .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE });
+  return (
+    z
+      .string({
+        error: (iss) =>
+          iss.input === undefined
+            ? (messages.required ?? 'is required')
+            : iss.input === null
+              ? (messages.null ?? 'cannot be null')
+              : 'must be a string',
+      })
+      // characters are counted as code points, so an emoji is one character
+      .refine((value) => value.length > 0 && [...value].length <= max, { message: `must be 1 to ${max} characters` })
+      .refine(hasNonWhitespace, { message: 'must contain a non-whitespace character' })
+      .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
+  );
 }
 
 /**
@@ -97,7 +103,9 @@ export const isoInstantSchema = z
 export function instantArgSchema(error: (iss: { input?: unknown }) => string) {
   return z
     .union([isoInstantSchema, z.date()], { error })
-    .refine((value) => instantInRange((value instanceof Date ? value : isoInstantToDate(value)).getTime()), { message: INSTANT_RANGE_MESSAGE });
+    .refine((value) => instantInRange((value instanceof Date ? value : isoInstantToDate(value)).getTime()), {
+      message: INSTANT_RANGE_MESSAGE,
+    });
 }
 
 export function isoInstantToDate(value: string): Date {

@@ -9,8 +9,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 /** `viewSchema<ClosureView>()(z.object({…}))`: the schema, checked against the view type. */
 export function viewSchema<View>() {
-  return <S extends z.ZodType>(schema: S & (Same<z.output<S>, View> extends true ? unknown : { 'the schema does not describe the view type': never })): S =>
-    schema;
+  return <S extends z.ZodType>(
+    schema: S & (Same<z.output<S>, View> extends true ? unknown : { 'the schema does not describe the view type': never }),
+  ): S => schema;
 }
 
 /** An instant as answered: UTC ISO 8601 (`Date.toISOString()`). */

@@ -6,7 +6,7 @@ export const DAYS_OF_WEEK = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRID
 export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
 
 export const DayOfWeekEnum = builder.enumType('DayOfWeek', {
-  description: 'A day of the week; office hours are kept per day, in the organization\'s timezone.',
+  description: "A day of the week; office hours are kept per day, in the organization's timezone.",
   values: DAYS_OF_WEEK,
 });
 

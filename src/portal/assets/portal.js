@@ -71,7 +71,13 @@
     /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${credential()}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const answer = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    const answer = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
     /** @type {any} */
     let envelope = null;
     try {
@@ -93,7 +99,11 @@
   async function graphql(query, variables = {}) {
     const answer = await fetch('/graphql', {
       method: 'POST',
-      headers: { authorization: `Bearer ${credential()}`, 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+      headers: {
+        authorization: `Bearer ${credential()}`,
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+      },
       body: JSON.stringify({ query, variables }),
       credentials: 'omit',
       cache: 'no-store',
@@ -195,7 +205,8 @@
     acting = null;
     hideSecret();
     // nothing of the last session stays in the page
-    for (const id of ['org-details', 'children-rows', 'keys-rows', 'clients-rows', 'webhooks-rows', 'deliveries-rows', 'week-days']) el(id).replaceChildren();
+    for (const id of ['org-details', 'children-rows', 'keys-rows', 'clients-rows', 'webhooks-rows', 'deliveries-rows', 'week-days'])
+      el(id).replaceChildren();
     for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
     el('portal').hidden = true;
     el('signin').hidden = false;
@@ -257,7 +268,14 @@
           h('td', { text: child.name }),
           h('td', { text: child.timezone }),
           h('td', { text: child.communicationsEnabled ? 'Enabled' : 'Disabled' }),
-          h('td', {}, [button('Manage', () => actFor({ id: child.id, name: child.name, timezone: child.timezone }), 'secondary', `Manage ${child.name}`)]),
+          h('td', {}, [
+            button(
+              'Manage',
+              () => actFor({ id: child.id, name: child.name, timezone: child.timezone }),
+              'secondary',
+              `Manage ${child.name}`,
+            ),
+          ]),
         ]),
       ),
     );
@@ -292,7 +310,10 @@
     const note = el('acting');
     note.replaceChildren();
     if (acting && viewer && acting.id !== viewer.orgId) {
-      note.append(`API keys, OAuth clients and availability below are those of ${acting.name}. `, button(`Back to ${ownOrg.name}`, () => actFor({ id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone }), 'secondary'));
+      note.append(
+        `API keys, OAuth clients and availability below are those of ${acting.name}. `,
+        button(`Back to ${ownOrg.name}`, () => actFor({ id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone }), 'secondary'),
+      );
       note.hidden = false;
     } else note.hidden = true;
     await Promise.all([loadKeys(), loadClients(), loadWeek()]);
@@ -320,7 +341,9 @@
     navigator.clipboard.writeText(field.value).then(copied, () => {
       // no clipboard permission: select it, so that the keyboard's copy takes it
       field.select();
-      el('secret-copied').textContent = document.execCommand('copy') ? 'Copied to the clipboard.' : 'Select the secret and copy it yourself.';
+      el('secret-copied').textContent = document.execCommand('copy')
+        ? 'Copied to the clipboard.'
+        : 'Select the secret and copy it yourself.';
     });
   });
   el('secret-done').addEventListener('click', hideSecret);
@@ -353,13 +376,23 @@
     const fill = () =>
       actions.replaceChildren(
         button('Roll', () => startRoll(key), undefined, `Roll ${key.name}`),
-        button('Revoke', () =>
-          confirmIn(actions, `Revoke “${key.name}”? It stops working at once.`, `Confirm revoke ${key.name}`, async () => {
-            await rest('POST', `/v1/api-keys/${encodeURIComponent(key.id)}/revoke`, {});
-            showStatus(`Revoked the key “${key.name}” (${key.masked}).`);
-            await loadKeys();
-          }, fill),
-        'danger', `Revoke ${key.name}`),
+        button(
+          'Revoke',
+          () =>
+            confirmIn(
+              actions,
+              `Revoke “${key.name}”? It stops working at once.`,
+              `Confirm revoke ${key.name}`,
+              async () => {
+                await rest('POST', `/v1/api-keys/${encodeURIComponent(key.id)}/revoke`, {});
+                showStatus(`Revoked the key “${key.name}” (${key.masked}).`);
+                await loadKeys();
+              },
+              fill,
+            ),
+          'danger',
+          `Revoke ${key.name}`,
+        ),
       );
     fill();
     return h('tr', { attrs: { 'data-key-id': key.id } }, [
@@ -390,16 +423,21 @@
       el('roll-form').hidden = true;
       rollingKey = null;
       showStatus(`Rolled the key “${rolled.name}”.`);
-      showSecret(`The new key “${rolled.name}” (${rolled.masked}). The old key works until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`, rolled.apiKey);
+      showSecret(
+        `The new key “${rolled.name}” (${rolled.masked}). The old key works until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`,
+        rolled.apiKey,
+      );
       await loadKeys();
     });
   });
 
   /** The scopes checked in a group. @param {string} group */
-  const checked = (group) => [...document.querySelectorAll(`input[name="${group}"]:checked`)].map((box) => /** @type {HTMLInputElement} */ (box).value);
+  const checked = (group) =>
+    [...document.querySelectorAll(`input[name="${group}"]:checked`)].map((box) => /** @type {HTMLInputElement} */ (box).value);
 
   function syncKeyKind() {
-    const restricted = /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="key-kind"][value="restricted"]'))?.checked ?? false;
+    const restricted =
+      /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="key-kind"][value="restricted"]'))?.checked ?? false;
     for (const box of document.querySelectorAll('input[name="key-scope"]')) /** @type {HTMLInputElement} */ (box).disabled = !restricted;
   }
   for (const radio of document.querySelectorAll('input[name="key-kind"]')) radio.addEventListener('change', syncKeyKind);
@@ -436,7 +474,8 @@
     if (!allowed) return;
     const { oauthClients } = await rest('GET', `/v1/oauth-clients${orgQuery()}`);
     el('clients-rows').replaceChildren(...oauthClients.map(clientRow));
-    if (oauthClients.length === 0) el('clients-rows').append(h('tr', {}, [h('td', { text: 'No OAuth clients.', attrs: { colspan: '6' } })]));
+    if (oauthClients.length === 0)
+      el('clients-rows').append(h('tr', {}, [h('td', { text: 'No OAuth clients.', attrs: { colspan: '6' } })]));
   }
 
   /** @param {any} client */
@@ -444,29 +483,49 @@
     const actions = h('td', { className: 'actions' });
     const fill = () =>
       actions.replaceChildren(
-        button('Rotate secret', () => {
-          clientInHand = client;
-          el('rotate-title').textContent = `Rotate the secret of “${client.name}”`;
-          overlapInput(input('rotate-until'), 24 * 60 * 60 * 1000);
-          el('rotate-form').hidden = false;
-          input('rotate-until').focus();
-        }, undefined, `Rotate secret of ${client.name}`),
-        button('Change scopes', () => {
-          clientInHand = client;
-          el('client-scopes-title').textContent = `Scopes of “${client.name}”`;
-          for (const box of document.querySelectorAll('input[name="client-edit-scope"]')) {
-            const scope = /** @type {HTMLInputElement} */ (box);
-            scope.checked = client.scopes.includes(scope.value);
-          }
-          el('client-scopes-form').hidden = false;
-        }, undefined, `Change scopes of ${client.name}`),
-        button('Revoke', () =>
-          confirmIn(actions, `Revoke “${client.name}”? Its tokens are refused at once.`, `Confirm revoke ${client.name}`, async () => {
-            await rest('POST', `/v1/oauth-clients/${encodeURIComponent(client.id)}/revoke`, {});
-            showStatus(`Revoked the OAuth client “${client.name}”.`);
-            await loadClients();
-          }, fill),
-        'danger', `Revoke ${client.name}`),
+        button(
+          'Rotate secret',
+          () => {
+            clientInHand = client;
+            el('rotate-title').textContent = `Rotate the secret of “${client.name}”`;
+            overlapInput(input('rotate-until'), 24 * 60 * 60 * 1000);
+            el('rotate-form').hidden = false;
+            input('rotate-until').focus();
+          },
+          undefined,
+          `Rotate secret of ${client.name}`,
+        ),
+        button(
+          'Change scopes',
+          () => {
+            clientInHand = client;
+            el('client-scopes-title').textContent = `Scopes of “${client.name}”`;
+            for (const box of document.querySelectorAll('input[name="client-edit-scope"]')) {
+              const scope = /** @type {HTMLInputElement} */ (box);
+              scope.checked = client.scopes.includes(scope.value);
+            }
+            el('client-scopes-form').hidden = false;
+          },
+          undefined,
+          `Change scopes of ${client.name}`,
+        ),
+        button(
+          'Revoke',
+          () =>
+            confirmIn(
+              actions,
+              `Revoke “${client.name}”? Its tokens are refused at once.`,
+              `Confirm revoke ${client.name}`,
+              async () => {
+                await rest('POST', `/v1/oauth-clients/${encodeURIComponent(client.id)}/revoke`, {});
+                showStatus(`Revoked the OAuth client “${client.name}”.`);
+                await loadClients();
+              },
+              fill,
+            ),
+          'danger',
+          `Revoke ${client.name}`,
+        ),
       );
     fill();
     return h('tr', {}, [
@@ -500,7 +559,10 @@
       const rotated = await rest('POST', `/v1/oauth-clients/${encodeURIComponent(clientInHand.id)}/rotate-secret`, { expiresAt });
       el('rotate-form').hidden = true;
       showStatus(`Rotated the secret of “${rotated.name}”.`);
-      showSecret(`The new client secret of “${rotated.name}” (client_id ${rotated.clientId}); the previous one is accepted until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`, rotated.clientSecret);
+      showSecret(
+        `The new client secret of “${rotated.name}” (client_id ${rotated.clientId}); the previous one is accepted until ${dateTime.format(new Date(expiresAt ?? Date.now()))}.`,
+        rotated.clientSecret,
+      );
       await loadClients();
     });
   });
@@ -508,7 +570,9 @@
     event.preventDefault();
     void run(async () => {
       if (!clientInHand) return;
-      const updated = await rest('PUT', `/v1/oauth-clients/${encodeURIComponent(clientInHand.id)}/scopes`, { scopes: checked('client-edit-scope') });
+      const updated = await rest('PUT', `/v1/oauth-clients/${encodeURIComponent(clientInHand.id)}/scopes`, {
+        scopes: checked('client-edit-scope'),
+      });
       el('client-scopes-form').hidden = true;
       showStatus(`Saved the scopes of “${updated.name}”.`);
       await loadClients();
@@ -524,7 +588,8 @@
     if (!allowed) return;
     const { webhookEndpoints } = await rest('GET', '/v1/webhook-endpoints');
     el('webhooks-rows').replaceChildren(...webhookEndpoints.map(webhookRow));
-    if (webhookEndpoints.length === 0) el('webhooks-rows').append(h('tr', {}, [h('td', { text: 'No webhook endpoints.', attrs: { colspan: '5' } })]));
+    if (webhookEndpoints.length === 0)
+      el('webhooks-rows').append(h('tr', {}, [h('td', { text: 'No webhook endpoints.', attrs: { colspan: '5' } })]));
   }
 
   /** @param {any} endpoint */
@@ -533,37 +598,59 @@
     const actions = h('td', { className: 'actions' });
     const fill = () =>
       actions.replaceChildren(
-        button(endpoint.enabled ? 'Disable' : 'Enable', () =>
-          run(async () => {
-            await rest('PATCH', path, { enabled: !endpoint.enabled });
-            showStatus(`${endpoint.enabled ? 'Disabled' : 'Enabled'} ${endpoint.url}.`);
-            await loadWebhooks();
-          }), undefined, `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
+        button(
+          endpoint.enabled ? 'Disable' : 'Enable',
+          () =>
+            run(async () => {
+              await rest('PATCH', path, { enabled: !endpoint.enabled });
+              showStatus(`${endpoint.enabled ? 'Disabled' : 'Enabled'} ${endpoint.url}.`);
+              await loadWebhooks();
+            }),
+          undefined,
+          `${endpoint.enabled ? 'Disable' : 'Enable'} ${endpoint.url}`,
         ),
-        button('Send test', () =>
-          run(async () => {
-            await rest('POST', `${path}/test`, {});
-            showStatus(`Sent a webhook.test event to ${endpoint.url}.`);
-            await showDeliveries(endpoint);
-          }), undefined, `Send a test event to ${endpoint.url}`,
+        button(
+          'Send test',
+          () =>
+            run(async () => {
+              await rest('POST', `${path}/test`, {});
+              showStatus(`Sent a webhook.test event to ${endpoint.url}.`);
+              await showDeliveries(endpoint);
+            }),
+          undefined,
+          `Send a test event to ${endpoint.url}`,
         ),
         button('Deliveries', () => run(() => showDeliveries(endpoint)), undefined, `Deliveries of ${endpoint.url}`),
-        button('Rotate secret', () =>
-          run(async () => {
-            const rotated = await rest('POST', `${path}/rotate-secret`, {});
-            showStatus(`Rotated the signing secret of ${endpoint.url}.`);
-            showSecret(`The new signing secret of ${rotated.url}; the previous one still signs for 24 hours.`, rotated.secret);
-            await loadWebhooks();
-          }), undefined, `Rotate secret of ${endpoint.url}`,
+        button(
+          'Rotate secret',
+          () =>
+            run(async () => {
+              const rotated = await rest('POST', `${path}/rotate-secret`, {});
+              showStatus(`Rotated the signing secret of ${endpoint.url}.`);
+              showSecret(`The new signing secret of ${rotated.url}; the previous one still signs for 24 hours.`, rotated.secret);
+              await loadWebhooks();
+            }),
+          undefined,
+          `Rotate secret of ${endpoint.url}`,
         ),
-        button('Delete', () =>
-          confirmIn(actions, `Delete ${endpoint.url}? No more events are sent to it.`, `Confirm delete ${endpoint.url}`, async () => {
-            await rest('DELETE', path);
-            showStatus(`Deleted ${endpoint.url}.`);
-            el('deliveries').hidden = true;
-            await loadWebhooks();
-          }, fill),
-        'danger', `Delete ${endpoint.url}`),
+        button(
+          'Delete',
+          () =>
+            confirmIn(
+              actions,
+              `Delete ${endpoint.url}? No more events are sent to it.`,
+              `Confirm delete ${endpoint.url}`,
+              async () => {
+                await rest('DELETE', path);
+                showStatus(`Deleted ${endpoint.url}.`);
+                el('deliveries').hidden = true;
+                await loadWebhooks();
+              },
+              fill,
+            ),
+          'danger',
+          `Delete ${endpoint.url}`,
+        ),
       );
     fill();
     const state = endpoint.enabled ? 'Enabled' : `Disabled${endpoint.disabledReason ? ` (${endpoint.disabledReason})` : ''}`;
@@ -587,12 +674,15 @@
           h('td', { text: d.eventType }),
           h('td', { text: d.status }),
           h('td', { text: String(d.attempts) }),
-          h('td', { text: d.statusCode === null ? (d.response ?? '—') : `${d.statusCode}${d.latencyMs === null ? '' : ` in ${d.latencyMs} ms`}` }),
+          h('td', {
+            text: d.statusCode === null ? (d.response ?? '—') : `${d.statusCode}${d.latencyMs === null ? '' : ` in ${d.latencyMs} ms`}`,
+          }),
           h('td', {}, [when(d.nextAttemptAt, '—')]),
         ]),
       ),
     );
-    if (deliveries.length === 0) el('deliveries-rows').append(h('tr', {}, [h('td', { text: 'No deliveries yet.', attrs: { colspan: '6' } })]));
+    if (deliveries.length === 0)
+      el('deliveries-rows').append(h('tr', {}, [h('td', { text: 'No deliveries yet.', attrs: { colspan: '6' } })]));
     el('deliveries').hidden = false;
   }
   el('deliveries-close').addEventListener('click', () => (el('deliveries').hidden = true));
@@ -600,7 +690,10 @@
   form('webhook-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void run(async () => {
-      const eventTypes = input('webhook-events').value.split(',').map((s) => s.trim()).filter(Boolean);
+      const eventTypes = input('webhook-events')
+        .value.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       /** @type {Record<string, unknown>} */
       const body = { url: input('webhook-url').value, eventTypes: eventTypes.length ? eventTypes : ['*'] };
       const description = input('webhook-description').value.trim();
@@ -617,11 +710,27 @@
 
   /** The local calendar date and time of an instant in a time zone. @param {string} zone @param {number} ms */
   function localParts(zone, ms) {
-    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(ms));
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(new Date(ms));
     /** @type {Record<string, number>} */
     const v = {};
     for (const part of parts) if (part.type !== 'literal') v[part.type] = Number(part.value);
-    return { year: v.year ?? 0, month: v.month ?? 1, day: v.day ?? 1, hour: (v.hour ?? 0) % 24, minute: v.minute ?? 0, second: v.second ?? 0 };
+    return {
+      year: v.year ?? 0,
+      month: v.month ?? 1,
+      day: v.day ?? 1,
+      hour: (v.hour ?? 0) % 24,
+      minute: v.minute ?? 0,
+      second: v.second ?? 0,
+    };
   }
   /** The instant of local midnight of a date in a zone (the day may overflow: Date.UTC carries it). @param {string} zone @param {number} y @param {number} m @param {number} d */
   function localMidnight(zone, y, m, d) {
@@ -659,13 +768,18 @@
         const from = Math.max(start, Date.parse(interval.start));
         const to = Math.min(end, Date.parse(interval.end));
         if (to <= from) continue;
-        const segment = h('span', { className: `segment ${interval.state}`, attrs: { title: STATE_LABEL[/** @type {keyof typeof STATE_LABEL} */ (interval.state)] ?? interval.state } });
+        const segment = h('span', {
+          className: `segment ${interval.state}`,
+          attrs: { title: STATE_LABEL[/** @type {keyof typeof STATE_LABEL} */ (interval.state)] ?? interval.state },
+        });
         segment.style.width = `${((to - from) / (end - start)) * 100}%`;
         bar.append(segment);
         const label = STATE_LABEL[/** @type {keyof typeof STATE_LABEL} */ (interval.state)] ?? interval.state;
         const detail = interval.closure?.description ?? interval.break?.reason ?? interval.specialHours?.description ?? '';
         const until = to === end ? '24:00' : clock.format(new Date(to));
-        spans.append(h('li', { className: interval.state, text: `${clock.format(new Date(from))}–${until} ${label}${detail ? ` (${detail})` : ''}` }));
+        spans.append(
+          h('li', { className: interval.state, text: `${clock.format(new Date(from))}–${until} ${label}${detail ? ` (${detail})` : ''}` }),
+        );
       }
       list.append(h('li', { className: 'day' }, [h('h3', { text: dayName.format(new Date(start + 12 * 60 * 60 * 1000)) }), bar, spans]));
     }

@@ -27,7 +27,13 @@ export interface ClosureCase extends RuleCase {
 }
 
 export const existingClosure = {
-  timed: { description: 'Existing', chatGreeting: 'Existing chat', phoneGreeting: 'Existing phone', startAt: '2026-06-01T12:00:00Z', endAt: '2026-06-01T20:00:00Z' },
+  timed: {
+    description: 'Existing',
+    chatGreeting: 'Existing chat',
+    phoneGreeting: 'Existing phone',
+    startAt: '2026-06-01T12:00:00Z',
+    endAt: '2026-06-01T20:00:00Z',
+  },
   annual: { description: 'Existing', chatGreeting: 'Existing chat', phoneGreeting: 'Existing phone', annualDate: { month: 1, day: 1 } },
 } as const;
 
@@ -50,13 +56,24 @@ const update = (existing: 'timed' | 'annual', c: Omit<ClosureCase, 'op' | 'exist
 export const closureCases: ClosureCase[] = [
   // accepted shapes
   create({ name: 'timed closure', input: timed, accepted: true, data: timed, form: timedForm }),
-  create({ name: 'timed closure with null greetings (not configured)', input: { ...timed, chatGreeting: null, phoneGreeting: null }, accepted: true, data: { chatGreeting: null, phoneGreeting: null } }),
+  create({
+    name: 'timed closure with null greetings (not configured)',
+    input: { ...timed, chatGreeting: null, phoneGreeting: null },
+    accepted: true,
+    data: { chatGreeting: null, phoneGreeting: null },
+  }),
   create({
     name: 'form: empty greetings are null',
     input: { ...timed, chatGreeting: null, phoneGreeting: null },
     accepted: true,
     data: { chatGreeting: null, phoneGreeting: null, startAt: timed.startAt },
-    form: [['description', 'Staff training'], ['chatGreeting', ''], ['phoneGreeting', ''], ['startAt', timed.startAt], ['endAt', timed.endAt]],
+    form: [
+      ['description', 'Staff training'],
+      ['chatGreeting', ''],
+      ['phoneGreeting', ''],
+      ['startAt', timed.startAt],
+      ['endAt', timed.endAt],
+    ],
   }),
   create({ name: 'annual closure', input: annual, accepted: true, data: annual }),
   create({
@@ -64,100 +81,291 @@ export const closureCases: ClosureCase[] = [
     input: { ...annual, annualDate: { month: 2, day: 29 } },
     accepted: true,
     data: { annualDate: { month: 2, day: 29 } },
-    form: [['description', 'Leap day'], ['chatGreeting', 'x'], ['phoneGreeting', 'y'], ['annualDate[month]', '2'], ['annualDate[day]', '29']],
+    form: [
+      ['description', 'Leap day'],
+      ['chatGreeting', 'x'],
+      ['phoneGreeting', 'y'],
+      ['annualDate[month]', '2'],
+      ['annualDate[day]', '29'],
+    ],
   }),
   create({
     name: 'annual closure, dotted form keys',
     input: { ...annual, annualDate: { month: 12, day: 31 } },
     accepted: true,
     data: { annualDate: { month: 12, day: 31 } },
-    form: [['description', 'New Year Eve'], ['chatGreeting', 'x'], ['phoneGreeting', 'y'], ['annualDate.month', '12'], ['annualDate.day', '31']],
+    form: [
+      ['description', 'New Year Eve'],
+      ['chatGreeting', 'x'],
+      ['phoneGreeting', 'y'],
+      ['annualDate.month', '12'],
+      ['annualDate.day', '31'],
+    ],
   }),
-  create({ name: 'description of 255 characters', input: { ...timed, description: 'd'.repeat(255) }, accepted: true, data: { description: 'd'.repeat(255) } }),
-  create({ name: 'greeting of 500 characters', input: { ...timed, phoneGreeting: 'g'.repeat(500) }, accepted: true, data: { phoneGreeting: 'g'.repeat(500) } }),
-  create({ name: 'a closure of one minute', input: { ...timed, startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T14:01:00Z' }, accepted: true, data: { endAt: '2026-03-10T14:01:00Z' } }),
-  create({ name: 'annualDate null with startAt/endAt is timed', input: { ...timed, annualDate: null }, accepted: true, data: { startAt: timed.startAt } }),
+  create({
+    name: 'description of 255 characters',
+    input: { ...timed, description: 'd'.repeat(255) },
+    accepted: true,
+    data: { description: 'd'.repeat(255) },
+  }),
+  create({
+    name: 'greeting of 500 characters',
+    input: { ...timed, phoneGreeting: 'g'.repeat(500) },
+    accepted: true,
+    data: { phoneGreeting: 'g'.repeat(500) },
+  }),
+  create({
+    name: 'a closure of one minute',
+    input: { ...timed, startAt: '2026-03-10T14:00:00Z', endAt: '2026-03-10T14:01:00Z' },
+    accepted: true,
+    data: { endAt: '2026-03-10T14:01:00Z' },
+  }),
+  create({
+    name: 'annualDate null with startAt/endAt is timed',
+    input: { ...timed, annualDate: null },
+    accepted: true,
+    data: { startAt: timed.startAt },
+  }),
 
   // description
   create({ name: 'description missing', input: without(timed, 'description'), accepted: false, field: 'description' }),
   create({ name: 'description empty', input: { ...timed, description: '' }, accepted: false, field: 'description' }),
-  create({ name: 'description only whitespace', input: { ...timed, description: '  \t ' }, accepted: false, field: 'description', form: [...timedForm.slice(1), ['description', '   ']] }),
-  create({ name: 'description of 256 characters', input: { ...timed, description: 'd'.repeat(256) }, accepted: false, field: 'description' }),
-  create({ name: 'description not a string', input: { ...timed, description: 42 }, accepted: false, field: 'description', graphqlTypeError: 'String' }),
+  create({
+    name: 'description only whitespace',
+    input: { ...timed, description: '  \t ' },
+    accepted: false,
+    field: 'description',
+    form: [...timedForm.slice(1), ['description', '   ']],
+  }),
+  create({
+    name: 'description of 256 characters',
+    input: { ...timed, description: 'd'.repeat(256) },
+    accepted: false,
+    field: 'description',
+  }),
+  create({
+    name: 'description not a string',
+    input: { ...timed, description: 42 },
+    accepted: false,
+    field: 'description',
+    graphqlTypeError: 'String',
+  }),
 
   // startAt / endAt
-  create({ name: 'startAt with fractional seconds (.000Z)', input: { ...timed, startAt: '2026-03-10T14:00:00.000Z' }, accepted: false, field: 'startAt', form: [...timedForm.filter(([k]) => k !== 'startAt'), ['startAt', '2026-03-10T14:00:00.000Z']] }),
+  create({
+    name: 'startAt with fractional seconds (.000Z)',
+    input: { ...timed, startAt: '2026-03-10T14:00:00.000Z' },
+    accepted: false,
+    field: 'startAt',
+    form: [...timedForm.filter(([k]) => k !== 'startAt'), ['startAt', '2026-03-10T14:00:00.000Z']],
+  }),
   create({ name: 'endAt with seconds', input: { ...timed, endAt: '2026-03-10T18:00:30Z' }, accepted: false, field: 'endAt' }),
-  create({ name: 'startAt with an offset instead of Z', input: { ...timed, startAt: '2026-03-10T14:00:00+00:00' }, accepted: false, field: 'startAt' }),
+  create({
+    name: 'startAt with an offset instead of Z',
+    input: { ...timed, startAt: '2026-03-10T14:00:00+00:00' },
+    accepted: false,
+    field: 'startAt',
+  }),
   create({ name: 'startAt without seconds', input: { ...timed, startAt: '2026-03-10T14:00Z' }, accepted: false, field: 'startAt' }),
   create({ name: 'startAt on 30 February', input: { ...timed, startAt: '2026-02-30T10:00:00Z' }, accepted: false, field: 'startAt' }),
   // found by the fuzzer: PostgreSQL has no year 0, the write was a 500
-  create({ name: 'startAt in the year 0000', input: { ...timed, startAt: '0000-01-01T00:00:00Z', endAt: '0001-01-01T00:00:00Z' }, accepted: false, field: 'startAt' }),
-  create({ name: 'a closure in the years 0001 and 9999', input: { ...timed, startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' }, accepted: true, data: { startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' } }),
+  create({
+    name: 'startAt in the year 0000',
+    input: { ...timed, startAt: '0000-01-01T00:00:00Z', endAt: '0001-01-01T00:00:00Z' },
+    accepted: false,
+    field: 'startAt',
+  }),
+  create({
+    name: 'a closure in the years 0001 and 9999',
+    input: { ...timed, startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' },
+    accepted: true,
+    data: { startAt: '0001-01-01T00:00:00Z', endAt: '9999-12-31T23:59:00Z' },
+  }),
   create({ name: 'endAt at hour 24', input: { ...timed, endAt: '2026-03-10T24:00:00Z' }, accepted: false, field: 'endAt' }),
   create({ name: 'endAt equal to startAt', input: { ...timed, endAt: timed.startAt }, accepted: false, field: 'endAt' }),
-  create({ name: 'endAt before startAt', input: { ...timed, startAt: '2026-03-10T18:00:00Z', endAt: '2026-03-10T14:00:00Z' }, accepted: false, field: 'endAt' }),
+  create({
+    name: 'endAt before startAt',
+    input: { ...timed, startAt: '2026-03-10T18:00:00Z', endAt: '2026-03-10T14:00:00Z' },
+    accepted: false,
+    field: 'endAt',
+  }),
   create({ name: 'startAt without endAt', input: without(timed, 'endAt'), accepted: false, field: 'endAt' }),
   create({ name: 'endAt without startAt', input: without(timed, 'startAt'), accepted: false, field: 'startAt' }),
 
   // the form: exactly one of annual or timed
-  create({ name: 'both annualDate and startAt/endAt', input: { ...timed, annualDate: { month: 7, day: 4 } }, accepted: false, field: 'annualDate', form: [...timedForm, ['annualDate[month]', '7'], ['annualDate[day]', '4']] }),
+  create({
+    name: 'both annualDate and startAt/endAt',
+    input: { ...timed, annualDate: { month: 7, day: 4 } },
+    accepted: false,
+    field: 'annualDate',
+    form: [...timedForm, ['annualDate[month]', '7'], ['annualDate[day]', '4']],
+  }),
   create({ name: 'neither annualDate nor startAt/endAt', input: { description: 'x', ...greetings }, accepted: false, field: '' }),
 
   // annualDate
-  create({ name: 'annualDate month 13', input: { ...annual, annualDate: { month: 13, day: 1 } }, accepted: false, field: 'annualDate.month' }),
-  create({ name: 'annualDate month 0', input: { ...annual, annualDate: { month: 0, day: 1 } }, accepted: false, field: 'annualDate.month' }),
+  create({
+    name: 'annualDate month 13',
+    input: { ...annual, annualDate: { month: 13, day: 1 } },
+    accepted: false,
+    field: 'annualDate.month',
+  }),
+  create({
+    name: 'annualDate month 0',
+    input: { ...annual, annualDate: { month: 0, day: 1 } },
+    accepted: false,
+    field: 'annualDate.month',
+  }),
   create({ name: 'annualDate day 32', input: { ...annual, annualDate: { month: 1, day: 32 } }, accepted: false, field: 'annualDate.day' }),
   create({
     name: 'annualDate 30 February',
     input: { ...annual, annualDate: { month: 2, day: 30 } },
     accepted: false,
     field: 'annualDate.day',
-    form: [['description', 'x'], ['chatGreeting', 'x'], ['phoneGreeting', 'y'], ['annualDate[month]', '2'], ['annualDate[day]', '30']],
+    form: [
+      ['description', 'x'],
+      ['chatGreeting', 'x'],
+      ['phoneGreeting', 'y'],
+      ['annualDate[month]', '2'],
+      ['annualDate[day]', '30'],
+    ],
   }),
-  create({ name: 'annualDate 31 April', input: { ...annual, annualDate: { month: 4, day: 31 } }, accepted: false, field: 'annualDate.day' }),
+  create({
+    name: 'annualDate 31 April',
+    input: { ...annual, annualDate: { month: 4, day: 31 } },
+    accepted: false,
+    field: 'annualDate.day',
+  }),
   create({ name: 'annualDate without day', input: { ...annual, annualDate: { month: 4 } }, accepted: false, field: 'annualDate.day' }),
-  create({ name: 'annualDate month as a JSON string', input: { ...annual, annualDate: { month: '2', day: 1 } }, accepted: false, field: 'annualDate.month', graphqlTypeError: 'Int' }),
-  create({ name: 'annualDate with an unknown property', input: { ...annual, annualDate: { month: 2, day: 1, year: 2027 } }, accepted: false, field: 'annualDate', graphqlTypeError: '"year"' }),
+  create({
+    name: 'annualDate month as a JSON string',
+    input: { ...annual, annualDate: { month: '2', day: 1 } },
+    accepted: false,
+    field: 'annualDate.month',
+    graphqlTypeError: 'Int',
+  }),
+  create({
+    name: 'annualDate with an unknown property',
+    input: { ...annual, annualDate: { month: 2, day: 1, year: 2027 } },
+    accepted: false,
+    field: 'annualDate',
+    graphqlTypeError: '"year"',
+  }),
 
   // greetings on create
   create({ name: 'chatGreeting key missing', input: without(timed, 'chatGreeting'), accepted: false, field: 'chatGreeting' }),
   create({ name: 'phoneGreeting key missing', input: without(annual, 'phoneGreeting'), accepted: false, field: 'phoneGreeting' }),
   create({ name: 'chatGreeting empty (JSON)', input: { ...timed, chatGreeting: '' }, accepted: false, field: 'chatGreeting' }),
   create({ name: 'phoneGreeting only whitespace', input: { ...timed, phoneGreeting: '   ' }, accepted: false, field: 'phoneGreeting' }),
-  create({ name: 'chatGreeting of 501 characters', input: { ...timed, chatGreeting: 'g'.repeat(501) }, accepted: false, field: 'chatGreeting' }),
+  create({
+    name: 'chatGreeting of 501 characters',
+    input: { ...timed, chatGreeting: 'g'.repeat(501) },
+    accepted: false,
+    field: 'chatGreeting',
+  }),
 
   // closed schema
   // found by the fuzzer: NUL made the database refuse the write (a 500); an unpaired surrogate was stored as U+FFFD
-  create({ name: 'description with a NUL character', input: { ...timed, description: 'Staff\u0000training' }, accepted: false, field: 'description' }),
-  create({ name: 'phoneGreeting with an unpaired surrogate', input: { ...timed, phoneGreeting: 'Closed \uD800 today' }, accepted: false, field: 'phoneGreeting' }),
-  create({ name: 'greetings with emoji and right-to-left text', input: { ...timed, chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' }, accepted: true, data: { chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' } }),
-  create({ name: 'unknown property', input: { ...timed, color: 'red' }, accepted: false, field: '', graphqlTypeError: '"color"', form: [...timedForm, ['color', 'red']] }),
+  create({
+    name: 'description with a NUL character',
+    input: { ...timed, description: 'Staff\u0000training' },
+    accepted: false,
+    field: 'description',
+  }),
+  create({
+    name: 'phoneGreeting with an unpaired surrogate',
+    input: { ...timed, phoneGreeting: 'Closed \uD800 today' },
+    accepted: false,
+    field: 'phoneGreeting',
+  }),
+  create({
+    name: 'greetings with emoji and right-to-left text',
+    input: { ...timed, chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' },
+    accepted: true,
+    data: { chatGreeting: 'Closed 🎄🦷 today', phoneGreeting: 'مرحبا، العيادة مغلقة' },
+  }),
+  create({
+    name: 'unknown property',
+    input: { ...timed, color: 'red' },
+    accepted: false,
+    field: '',
+    graphqlTypeError: '"color"',
+    form: [...timedForm, ['color', 'red']],
+  }),
 
   // update
-  update('timed', { name: 'update: omitted greetings are kept', input: { description: 'Renamed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' }, accepted: true, data: { description: 'Renamed', chatGreeting: 'Existing chat', phoneGreeting: 'Existing phone', startAt: '2026-06-02T12:00:00Z' } }),
-  update('timed', { name: 'update: one greeting replaced, the other kept', input: { description: 'Renamed', phoneGreeting: 'New phone', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' }, accepted: true, data: { chatGreeting: 'Existing chat', phoneGreeting: 'New phone' } }),
+  update('timed', {
+    name: 'update: omitted greetings are kept',
+    input: { description: 'Renamed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+    accepted: true,
+    data: { description: 'Renamed', chatGreeting: 'Existing chat', phoneGreeting: 'Existing phone', startAt: '2026-06-02T12:00:00Z' },
+  }),
+  update('timed', {
+    name: 'update: one greeting replaced, the other kept',
+    input: { description: 'Renamed', phoneGreeting: 'New phone', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+    accepted: true,
+    data: { chatGreeting: 'Existing chat', phoneGreeting: 'New phone' },
+  }),
   update('timed', {
     name: 'update: timed to annual',
     input: { description: 'Now annual', annualDate: { month: 2, day: 29 } },
     accepted: true,
     data: { description: 'Now annual', annualDate: { month: 2, day: 29 } },
-    form: [['description', 'Now annual'], ['annualDate[month]', '2'], ['annualDate[day]', '29']],
+    form: [
+      ['description', 'Now annual'],
+      ['annualDate[month]', '2'],
+      ['annualDate[day]', '29'],
+    ],
   }),
-  update('annual', { name: 'update: annual to timed', input: { description: 'Now timed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' }, accepted: true, data: { description: 'Now timed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' } }),
-  update('timed', { name: 'update: description missing', input: { startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' }, accepted: false, field: 'description' }),
-  update('timed', { name: 'update: chatGreeting null', input: { description: 'x', chatGreeting: null, annualDate: { month: 1, day: 2 } }, accepted: false, field: 'chatGreeting' }),
+  update('annual', {
+    name: 'update: annual to timed',
+    input: { description: 'Now timed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+    accepted: true,
+    data: { description: 'Now timed', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+  }),
+  update('timed', {
+    name: 'update: description missing',
+    input: { startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+    accepted: false,
+    field: 'description',
+  }),
+  update('timed', {
+    name: 'update: chatGreeting null',
+    input: { description: 'x', chatGreeting: null, annualDate: { month: 1, day: 2 } },
+    accepted: false,
+    field: 'chatGreeting',
+  }),
   update('annual', {
     name: 'update: phoneGreeting blank',
     input: { description: 'x', phoneGreeting: '', annualDate: { month: 1, day: 2 } },
     accepted: false,
     field: 'phoneGreeting',
-    form: [['description', 'x'], ['phoneGreeting', ''], ['annualDate[month]', '1'], ['annualDate[day]', '2']],
+    form: [
+      ['description', 'x'],
+      ['phoneGreeting', ''],
+      ['annualDate[month]', '1'],
+      ['annualDate[day]', '2'],
+    ],
   }),
   update('annual', { name: 'update: neither form', input: { description: 'x' }, accepted: false, field: '' }),
-  update('annual', { name: 'update: both forms', input: { description: 'x', annualDate: { month: 1, day: 2 }, startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' }, accepted: false, field: 'annualDate' }),
-  update('timed', { name: 'update: endAt before startAt', input: { description: 'x', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T11:00:00Z' }, accepted: false, field: 'endAt' }),
-  update('timed', { name: 'update: unknown property', input: { description: 'x', annualDate: { month: 1, day: 2 }, legacyId: 'abc' }, accepted: false, field: '', graphqlTypeError: '"legacyId"' }),
+  update('annual', {
+    name: 'update: both forms',
+    input: { description: 'x', annualDate: { month: 1, day: 2 }, startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T13:00:00Z' },
+    accepted: false,
+    field: 'annualDate',
+  }),
+  update('timed', {
+    name: 'update: endAt before startAt',
+    input: { description: 'x', startAt: '2026-06-02T12:00:00Z', endAt: '2026-06-02T11:00:00Z' },
+    accepted: false,
+    field: 'endAt',
+  }),
+  update('timed', {
+    name: 'update: unknown property',
+    input: { description: 'x', annualDate: { month: 1, day: 2 }, legacyId: 'abc' },
+    accepted: false,
+    field: '',
+    graphqlTypeError: '"legacyId"',
+  }),
 ];
 
 // ── Reading a verdict from either surface (shared with the office-hours parity test) ──

@@ -31,11 +31,25 @@ export const invalidPagingCases: ConversationCase[] = [
 ];
 
 /** Valid paging: [query, expected item count, expected offset, expected limit] over the clinic's 40 non-archived conversations. */
-export const pagingCases: { name: string; query: Record<string, string>; args: Record<string, unknown>; count: number; offset: number; limit: number }[] = [
+export const pagingCases: {
+  name: string;
+  query: Record<string, string>;
+  args: Record<string, unknown>;
+  count: number;
+  offset: number;
+  limit: number;
+}[] = [
   { name: 'defaults', query: {}, args: {}, count: 20, offset: 0, limit: 20 },
   { name: 'limit 1', query: { limit: '1' }, args: { limit: 1 }, count: 1, offset: 0, limit: 1 },
   { name: 'limit 100', query: { limit: '100' }, args: { limit: 100 }, count: 40, offset: 0, limit: 100 },
   { name: 'last partial page', query: { offset: '35', limit: '10' }, args: { offset: 35, limit: 10 }, count: 5, offset: 35, limit: 10 },
   { name: 'offset at the end', query: { offset: '40' }, args: { offset: 40 }, count: 0, offset: 40, limit: 20 },
-  { name: 'offset past the end', query: { offset: '1000', limit: '100' }, args: { offset: 1000, limit: 100 }, count: 0, offset: 1000, limit: 100 },
+  {
+    name: 'offset past the end',
+    query: { offset: '1000', limit: '100' },
+    args: { offset: 1000, limit: 100 },
+    count: 0,
+    offset: 1000,
+    limit: 100,
+  },
 ];

@@ -22,14 +22,23 @@ export const invalidTemplateCases: InvalidTemplateCase[] = [
   { name: 'null name', input: { name: null }, paths: ['name'] },
   // found by the fuzzer: NUL made the database refuse the write (a 500)
   { name: 'name with a NUL character', input: { name: 'Intake\u0000' }, paths: ['name'] },
-  { name: 'step title with an unpaired surrogate', input: { workflow: workflow({ steps: [step({ title: '\uDC00' })] }) }, paths: ['workflow.steps.0.title'] },
+  {
+    name: 'step title with an unpaired surrogate',
+    input: { workflow: workflow({ steps: [step({ title: '\uDC00' })] }) },
+    paths: ['workflow.steps.0.title'],
+  },
   { name: 'description over 2000 characters', input: { description: 'd'.repeat(2001) }, paths: ['description'] },
   { name: 'description not a string', input: { description: 5 }, paths: ['description'] },
   { name: 'variable with an empty name', input: { variables: [{ name: '', description: 'x' }] }, paths: ['variables.0.name'] },
   { name: 'variable without a name', input: { variables: [{ description: 'x' }] }, paths: ['variables.0.name'] },
   { name: 'variable type other than STRING', input: { variables: [{ name: 'a', type: 'NUMBER' }] }, paths: ['variables.0.type'] },
   { name: 'duplicate variable names', input: { variables: [{ name: 'a' }, { name: 'a' }] }, paths: ['variables.1.name'] },
-  { name: 'variable with an unknown property', input: { variables: [{ name: 'a', default: 'x' }] }, paths: ['variables.0'], restOnly: true },
+  {
+    name: 'variable with an unknown property',
+    input: { variables: [{ name: 'a', default: 'x' }] },
+    paths: ['variables.0'],
+    restOnly: true,
+  },
   { name: 'unknown medium', input: { applicableMediums: ['FAX'] }, paths: ['applicableMediums.0'] },
   { name: 'duplicate medium', input: { applicableMediums: ['CHAT', 'CHAT'] }, paths: ['applicableMediums.1'] },
   { name: 'mediums not an array', input: { applicableMediums: 'CHAT' }, paths: ['applicableMediums'] },
@@ -40,10 +49,26 @@ export const invalidTemplateCases: InvalidTemplateCase[] = [
   { name: 'workflow order not an integer', input: { workflow: workflow({ order: 1.5 }) }, paths: ['workflow.order'] },
   { name: 'workflow order negative', input: { workflow: workflow({ order: -1 }) }, paths: ['workflow.order'] },
   { name: 'step without title', input: { workflow: workflow({ steps: [{ order: 1 }] }) }, paths: ['workflow.steps.0.title'] },
-  { name: 'step order not a number', input: { workflow: workflow({ steps: [step({ order: 'abc' })] }) }, paths: ['workflow.steps.0.order'] },
-  { name: 'step examples not an array', input: { workflow: workflow({ steps: [step({ examples: 'hello' })] }) }, paths: ['workflow.steps.0.examples'] },
-  { name: 'step example not a string', input: { workflow: workflow({ steps: [step({ examples: [1] })] }) }, paths: ['workflow.steps.0.examples.0'] },
-  { name: 'step action over 255 characters', input: { workflow: workflow({ steps: [step({ action: 'a'.repeat(256) })] }) }, paths: ['workflow.steps.0.action'] },
+  {
+    name: 'step order not a number',
+    input: { workflow: workflow({ steps: [step({ order: 'abc' })] }) },
+    paths: ['workflow.steps.0.order'],
+  },
+  {
+    name: 'step examples not an array',
+    input: { workflow: workflow({ steps: [step({ examples: 'hello' })] }) },
+    paths: ['workflow.steps.0.examples'],
+  },
+  {
+    name: 'step example not a string',
+    input: { workflow: workflow({ steps: [step({ examples: [1] })] }) },
+    paths: ['workflow.steps.0.examples.0'],
+  },
+  {
+    name: 'step action over 255 characters',
+    input: { workflow: workflow({ steps: [step({ action: 'a'.repeat(256) })] }) },
+    paths: ['workflow.steps.0.action'],
+  },
   {
     name: 'action metadata field not a string',
     input: { workflow: workflow({ steps: [step({ actionMetadata: { templateName: 5, templateBody: 'b' } })] }) },
@@ -82,5 +107,10 @@ export const invalidTemplateCases: InvalidTemplateCase[] = [
   { name: 'several invalid fields at once', input: { name: '', applicableMediums: ['FAX'] }, paths: ['name', 'applicableMediums.0'] },
   { name: 'unknown top-level property', input: { title: 'x' }, paths: [''], restOnly: true },
   { name: 'unknown workflow property', input: { workflow: workflow({ priority: 1 }) }, paths: ['workflow'], restOnly: true },
-  { name: 'unknown step property', input: { workflow: workflow({ steps: [step({ id: 'x' })] }) }, paths: ['workflow.steps.0'], restOnly: true },
+  {
+    name: 'unknown step property',
+    input: { workflow: workflow({ steps: [step({ id: 'x' })] }) },
+    paths: ['workflow.steps.0'],
+    restOnly: true,
+  },
 ];

@@ -5,7 +5,21 @@
 // fails when the registry or the schema has an operation this table lacks (or one it no longer has).
 
 /** The kinds of object an id can name. */
-export type Kind = 'org' | 'closure' | 'special' | 'bot' | 'phone' | 'insurance' | 'template' | 'callRequest' | 'event' | 'webhookEndpoint' | 'webhookDelivery' | 'conversation' | 'apiKey' | 'oauthClient';
+export type Kind =
+  | 'org'
+  | 'closure'
+  | 'special'
+  | 'bot'
+  | 'phone'
+  | 'insurance'
+  | 'template'
+  | 'callRequest'
+  | 'event'
+  | 'webhookEndpoint'
+  | 'webhookDelivery'
+  | 'conversation'
+  | 'apiKey'
+  | 'oauthClient';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -51,7 +65,17 @@ export const REST_CASES: Record<string, RestCase> = {
     body: () => ({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] }),
   },
   'GET /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, query: () => ({ dayOfWeek: 'MONDAY' }) },
-  'PUT /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, body: () => ({ officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00' })) }) },
+  'PUT /v1/organizations/:orgId/office-hours': {
+    ids: { orgId: 'org' },
+    body: () => ({
+      officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({
+        dayOfWeek,
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+      })),
+    }),
+  },
   'GET /v1/organizations/:orgId/special-hours': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/special-hours': {
     ids: { orgId: 'org' },
@@ -77,22 +101,43 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
   'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
-  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' }, body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }) },
+  'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
+    ids: { orgId: 'org', insuranceId: 'insurance' },
+    body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }),
+  },
   'GET /v1/call-requests/:callRequestId': { ids: { callRequestId: 'callRequest' } },
   'GET /v1/call-requests': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId! }) },
-  'POST /v1/call-requests': { ids: { botId: 'bot', phoneNumberId: 'phone' }, body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, to: '+15005550006' }) },
+  'POST /v1/call-requests': {
+    ids: { botId: 'bot', phoneNumberId: 'phone' },
+    body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, to: '+15005550006' }),
+  },
   'POST /v1/call-requests/:callRequestId/cancel': { ids: { callRequestId: 'callRequest' } },
   // claims hand out requests within reach only: no id names another tenant's
   'POST /v1/dispatch/claim': { ids: {}, body: () => ({ max: 1 }) },
   'POST /v1/call-requests/:callRequestId/heartbeat': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
   'POST /v1/call-requests/:callRequestId/start': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
   'POST /v1/call-requests/:callRequestId/complete': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
-  'POST /v1/call-requests/:callRequestId/fail': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE, error: { code: 'busy', message: 'Busy' } }) },
-  'POST /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, body: (ids) => ({ orgId: ids.orgId, botId: ids.botId, medium: 'CHAT' }) },
+  'POST /v1/call-requests/:callRequestId/fail': {
+    ids: { callRequestId: 'callRequest' },
+    body: () => ({ leaseId: LEASE, error: { code: 'busy', message: 'Busy' } }),
+  },
+  'POST /v1/conversations': {
+    ids: { orgId: 'org', botId: 'bot' },
+    body: (ids) => ({ orgId: ids.orgId, botId: ids.botId, medium: 'CHAT' }),
+  },
   'GET /v1/conversations/:conversationId': { ids: { conversationId: 'conversation' } },
-  'POST /v1/conversations/:conversationId/messages': { ids: { conversationId: 'conversation' }, body: () => ({ role: 'caller', text: 'Hello' }) },
-  'POST /v1/conversations/:conversationId/end': { ids: { conversationId: 'conversation' }, body: () => ({ summary: 'Matrix', duration: 5 }) },
-  'GET /v1/conversations': { ids: { orgId: 'org', botId: 'bot' }, query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }) },
+  'POST /v1/conversations/:conversationId/messages': {
+    ids: { conversationId: 'conversation' },
+    body: () => ({ role: 'caller', text: 'Hello' }),
+  },
+  'POST /v1/conversations/:conversationId/end': {
+    ids: { conversationId: 'conversation' },
+    body: () => ({ summary: 'Matrix', duration: 5 }),
+  },
+  'GET /v1/conversations': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query: (ids) => ({ orgId: ids.orgId!, botId: ids.botId!, includeArchived: 'true' }),
+  },
   // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
   'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
   'GET /v1/events/:eventId': { ids: { eventId: 'event' } },
@@ -104,7 +149,10 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/api-keys': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'POST /v1/api-keys/:keyId/roll': { ids: { keyId: 'apiKey' }, body: () => ({}) },
   'POST /v1/api-keys/:keyId/revoke': { ids: { keyId: 'apiKey' } },
-  'POST /v1/oauth-clients': { ids: { orgId: 'org' }, body: (ids) => ({ name: 'Matrix client', scopes: ['closures:read'], orgId: ids.orgId }) },
+  'POST /v1/oauth-clients': {
+    ids: { orgId: 'org' },
+    body: (ids) => ({ name: 'Matrix client', scopes: ['closures:read'], orgId: ids.orgId }),
+  },
   'GET /v1/oauth-clients': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'POST /v1/oauth-clients/:id/rotate-secret': { ids: { id: 'oauthClient' }, body: () => ({}) },
   'PUT /v1/oauth-clients/:id/scopes': { ids: { id: 'oauthClient' }, body: () => ({ scopes: ['closures:read', 'closures:write'] }) },
@@ -115,7 +163,9 @@ export const REST_CASES: Record<string, RestCase> = {
   'POST /v1/webhook-endpoints/:endpointId/rotate-secret': { ids: { endpointId: 'webhookEndpoint' } },
   'POST /v1/webhook-endpoints/:endpointId/test': { ids: { endpointId: 'webhookEndpoint' } },
   'GET /v1/webhook-endpoints/:endpointId/deliveries': { ids: { endpointId: 'webhookEndpoint' } },
-  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': { ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' } },
+  'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': {
+    ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' },
+  },
   // templates belong to the credential owner's organization: no id names another tenant's list
   'GET /v1/templates': { ids: {} },
   'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
@@ -127,30 +177,53 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.organization': { ids: { id: 'org' }, query: 'query($id: ID!) { organization(id: $id) { id name timezone isAccount } }' },
   'Query.bot': { ids: { id: 'bot' }, query: 'query($id: ID!) { bot(id: $id) { id name workflows { id title } } }' },
   'Query.callRequest': { ids: { id: 'callRequest' }, query: 'query($id: ID!) { callRequest(id: $id) { id status error { code } } }' },
-  'Query.callRequests': { ids: { orgId: 'org', botId: 'bot' }, query: 'query($orgId: ID, $botId: ID) { callRequests(orgId: $orgId, botId: $botId) { items { id orgId } nextCursor } }' },
+  'Query.callRequests': {
+    ids: { orgId: 'org', botId: 'bot' },
+    query: 'query($orgId: ID, $botId: ID) { callRequests(orgId: $orgId, botId: $botId) { items { id orgId } nextCursor } }',
+  },
   'Mutation.createCallRequest': {
     ids: { botId: 'bot', phoneNumberId: 'phone' },
-    query: 'mutation($botId: ID!, $phoneNumberId: ID!) { createCallRequest(input: {botId: $botId, phoneNumberId: $phoneNumberId, to: "+15005550006"}) { id } }',
+    query:
+      'mutation($botId: ID!, $phoneNumberId: ID!) { createCallRequest(input: {botId: $botId, phoneNumberId: $phoneNumberId, to: "+15005550006"}) { id } }',
   },
   'Mutation.cancelCallRequest': { ids: { id: 'callRequest' }, query: 'mutation($id: ID!) { cancelCallRequest(id: $id) { id status } }' },
   'Mutation.claimCallRequests': { ids: {}, query: 'mutation { claimCallRequests(max: 1) { leaseId callRequest { id } } }' },
-  'Mutation.heartbeatCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { heartbeatCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
-  'Mutation.startCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { startCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
-  'Mutation.completeCallRequest': { ids: { id: 'callRequest' }, query: `mutation($id: ID!) { completeCallRequest(id: $id, leaseId: "${LEASE}") { id } }` },
+  'Mutation.heartbeatCallRequest': {
+    ids: { id: 'callRequest' },
+    query: `mutation($id: ID!) { heartbeatCallRequest(id: $id, leaseId: "${LEASE}") { id } }`,
+  },
+  'Mutation.startCallRequest': {
+    ids: { id: 'callRequest' },
+    query: `mutation($id: ID!) { startCallRequest(id: $id, leaseId: "${LEASE}") { id } }`,
+  },
+  'Mutation.completeCallRequest': {
+    ids: { id: 'callRequest' },
+    query: `mutation($id: ID!) { completeCallRequest(id: $id, leaseId: "${LEASE}") { id } }`,
+  },
   'Mutation.failCallRequest': {
     ids: { id: 'callRequest' },
     query: `mutation($id: ID!) { failCallRequest(id: $id, leaseId: "${LEASE}", error: {code: busy, message: "Busy"}) { id } }`,
   },
-  'Query.conversation': { ids: { id: 'conversation' }, query: 'query($id: ID!) { conversation(id: $id) { conversation { id orgId } transcript { messages { text } } } }' },
+  'Query.conversation': {
+    ids: { id: 'conversation' },
+    query: 'query($id: ID!) { conversation(id: $id) { conversation { id orgId } transcript { messages { text } } } }',
+  },
   'Mutation.createConversation': {
     ids: { orgId: 'org', botId: 'bot' },
     query: 'mutation($orgId: ID, $botId: ID) { createConversation(input: {orgId: $orgId, botId: $botId, medium: CHAT}) { id } }',
   },
-  'Mutation.addConversationMessage': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { addConversationMessage(id: $id, role: caller, text: "Hello") { seq } }' },
-  'Mutation.endConversation': { ids: { id: 'conversation' }, query: 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Matrix", duration: 5}) { id status } }' },
+  'Mutation.addConversationMessage': {
+    ids: { id: 'conversation' },
+    query: 'mutation($id: ID!) { addConversationMessage(id: $id, role: caller, text: "Hello") { seq } }',
+  },
+  'Mutation.endConversation': {
+    ids: { id: 'conversation' },
+    query: 'mutation($id: ID!) { endConversation(id: $id, input: {summary: "Matrix", duration: 5}) { id status } }',
+  },
   'Query.conversations': {
     ids: { orgId: 'org', botId: 'bot' },
-    query: 'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
+    query:
+      'query($orgId: ID, $botId: ID) { conversations(orgId: $orgId, botId: $botId, includeArchived: true) { items { conversationId orgId } pagination { totalCount } } }',
   },
   'Query.conversationsConnection': {
     ids: { orgId: 'org', botId: 'bot' },
@@ -165,18 +238,31 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.event': { ids: { id: 'event' }, query: 'query($id: ID!) { event(id: $id) { id orgId type } }' },
   'Query.webhookEndpoints': { ids: {}, query: '{ webhookEndpoints { id url } }' },
   'Query.webhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'query($id: ID!) { webhookEndpoint(id: $id) { id url } }' },
-  'Query.webhookDeliveries': { ids: { endpointId: 'webhookEndpoint' }, query: 'query($endpointId: ID!) { webhookDeliveries(endpointId: $endpointId) { id status } }' },
+  'Query.webhookDeliveries': {
+    ids: { endpointId: 'webhookEndpoint' },
+    query: 'query($endpointId: ID!) { webhookDeliveries(endpointId: $endpointId) { id status } }',
+  },
   'Query.apiKeys': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { apiKeys(orgId: $orgId) { id masked } }' },
-  'Mutation.createApiKey': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID) { createApiKey(input: {name: "Matrix key", orgId: $orgId}) { id apiKey } }' },
+  'Mutation.createApiKey': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID) { createApiKey(input: {name: "Matrix key", orgId: $orgId}) { id apiKey } }',
+  },
   'Mutation.rollApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { rollApiKey(id: $id) { id apiKey } }' },
   'Mutation.revokeApiKey': { ids: { id: 'apiKey' }, query: 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }' },
   'Query.oauthClients': { ids: { orgId: 'org' }, query: 'query($orgId: ID) { oauthClients(orgId: $orgId) { id clientId } }' },
   'Mutation.createOAuthClient': {
     ids: { orgId: 'org' },
-    query: 'mutation($orgId: ID) { createOAuthClient(input: {name: "Matrix client", scopes: ["closures:read"], orgId: $orgId}) { id clientSecret } }',
+    query:
+      'mutation($orgId: ID) { createOAuthClient(input: {name: "Matrix client", scopes: ["closures:read"], orgId: $orgId}) { id clientSecret } }',
   },
-  'Mutation.rotateOAuthClientSecret': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }' },
-  'Mutation.setOAuthClientScopes': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }' },
+  'Mutation.rotateOAuthClientSecret': {
+    ids: { id: 'oauthClient' },
+    query: 'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { id clientSecret } }',
+  },
+  'Mutation.setOAuthClientScopes': {
+    ids: { id: 'oauthClient' },
+    query: 'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["closures:read", "closures:write"]) { id } }',
+  },
   'Mutation.revokeOAuthClient': { ids: { id: 'oauthClient' }, query: 'mutation($id: ID!) { revokeOAuthClient(id: $id) { id } }' },
   'Mutation.createWebhookEndpoint': {
     ids: {},
@@ -187,20 +273,34 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query: 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "Matrix"}) { id } }',
   },
   'Mutation.deleteWebhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }' },
-  'Mutation.rotateWebhookSecret': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }' },
-  'Mutation.testWebhookEndpoint': { ids: { id: 'webhookEndpoint' }, query: 'mutation($id: ID!) { testWebhookEndpoint(id: $id) { id status } }' },
+  'Mutation.rotateWebhookSecret': {
+    ids: { id: 'webhookEndpoint' },
+    query: 'mutation($id: ID!) { rotateWebhookSecret(id: $id) { id secret } }',
+  },
+  'Mutation.testWebhookEndpoint': {
+    ids: { id: 'webhookEndpoint' },
+    query: 'mutation($id: ID!) { testWebhookEndpoint(id: $id) { id status } }',
+  },
   'Mutation.retryWebhookDelivery': {
     ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' },
-    query: 'mutation($endpointId: ID!, $deliveryId: ID!) { retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId) { id status } }',
+    query:
+      'mutation($endpointId: ID!, $deliveryId: ID!) { retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId) { id status } }',
   },
   'Subscription.availabilityChanged': {
     ids: { orgId: 'org', phoneNumberId: 'phone' },
-    query: 'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',
+    query:
+      'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',
   },
   'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
 
-  'Mutation.disableOrganization': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }' },
-  'Mutation.enableOrganization': { ids: { orgId: 'org' }, query: 'mutation($orgId: ID!) { enableOrganization(orgId: $orgId) { status changed } }' },
+  'Mutation.disableOrganization': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }',
+  },
+  'Mutation.enableOrganization': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { enableOrganization(orgId: $orgId) { status changed } }',
+  },
   'Mutation.createClosure': {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!, $input: CreateClosureInput!) { createClosure(orgId: $orgId, input: $input) { id } }',
@@ -208,7 +308,8 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Mutation.updateClosure': {
     ids: { orgId: 'org', closureId: 'closure' },
-    query: 'mutation($orgId: ID!, $closureId: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $closureId, input: $input) { id } }',
+    query:
+      'mutation($orgId: ID!, $closureId: ID!, $input: UpdateClosureInput!) { updateClosure(orgId: $orgId, closureId: $closureId, input: $input) { id } }',
     variables: { input: { description: 'Matrix update', annualDate: { month: 6, day: 1 } } },
   },
   'Mutation.deleteClosure': {
@@ -223,7 +324,16 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.setWeeklyHours': {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!, $input: SetWeeklyHoursInput!) { setWeeklyHours(orgId: $orgId, input: $input) { dayOfWeek } }',
-    variables: { input: { officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '09:00', close: '17:00' })) } },
+    variables: {
+      input: {
+        officeHours: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({
+          dayOfWeek,
+          isClosed: false,
+          open: '09:00',
+          close: '17:00',
+        })),
+      },
+    },
   },
   'Mutation.createSpecialHours': {
     ids: { orgId: 'org' },
@@ -232,7 +342,8 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Mutation.updateSpecialHours': {
     ids: { orgId: 'org', specialHoursId: 'special' },
-    query: 'mutation($orgId: ID!, $specialHoursId: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId, input: $input) { id } }',
+    query:
+      'mutation($orgId: ID!, $specialHoursId: ID!, $input: SpecialHoursInput!) { updateSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId, input: $input) { id } }',
     variables: { input: { date: '2030-07-02', description: 'Matrix update', isClosed: true } },
   },
   'Mutation.deleteSpecialHours': {
@@ -241,14 +352,19 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Mutation.updateInsurance': {
     ids: { orgId: 'org', insuranceId: 'insurance' },
-    query: 'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
+    query:
+      'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
     variables: { input: { status: 'NOT_ACCEPTED' } },
   },
   'Mutation.attachPhoneNumber': {
     ids: { phoneNumberId: 'phone', botId: 'bot' },
     query: 'mutation($phoneNumberId: ID!, $botId: ID!) { attachPhoneNumber(phoneNumberId: $phoneNumberId, botId: $botId) { id botId } }',
   },
-  'Mutation.createTemplate': { ids: {}, query: 'mutation($input: TemplateInput!) { createTemplate(input: $input) { id } }', variables: { input: { name: 'Matrix template' } } },
+  'Mutation.createTemplate': {
+    ids: {},
+    query: 'mutation($input: TemplateInput!) { createTemplate(input: $input) { id } }',
+    variables: { input: { name: 'Matrix template' } },
+  },
   'Mutation.updateTemplate': {
     ids: { id: 'template' },
     query: 'mutation($id: ID!, $input: TemplateInput!) { updateTemplate(id: $id, input: $input) { id version } }',
@@ -267,7 +383,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
         ['parent', 'parent { id name }'],
         ['children', 'children { id name }'],
         ['childCount', 'childCount'],
-        ['childrenConnection', 'childrenConnection(first: 5) { totalCount edges { cursor node { id name } } pageInfo { hasNextPage endCursor } }'],
+        [
+          'childrenConnection',
+          'childrenConnection(first: 5) { totalCount edges { cursor node { id name } } pageInfo { hasNextPage endCursor } }',
+        ],
         ['bots', 'bots { id workflows { id } }'],
         ['closures', 'closures { id description }'],
         ['insurances', 'insurances { id name }'],
@@ -275,7 +394,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
         ['specialHours', 'specialHours { id date }'],
         ['phoneNumbers', 'phoneNumbers { id botId }'],
       ] as const
-    ).map(([field, selection]): [string, GraphQLCase] => [`Organization.${field}`, { ids: { org: 'org' }, query: `query($org: ID!) { organization(id: $org) { ${selection} } }` }]),
+    ).map(([field, selection]): [string, GraphQLCase] => [
+      `Organization.${field}`,
+      { ids: { org: 'org' }, query: `query($org: ID!) { organization(id: $org) { ${selection} } }` },
+    ]),
   ),
   'Organization.availabilityTimeline': {
     ids: { org: 'org', phoneNumberId: 'phone' },
@@ -284,6 +406,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Organization.availability': {
     ids: { org: 'org', phoneNumberId: 'phone' },
-    query: 'query($org: ID!, $phoneNumberId: ID) { organization(id: $org) { availability(medium: PHONE, at: "2026-03-09T14:00:00Z", phoneNumberId: $phoneNumberId) { state greeting } } }',
+    query:
+      'query($org: ID!, $phoneNumberId: ID) { organization(id: $org) { availability(medium: PHONE, at: "2026-03-09T14:00:00Z", phoneNumberId: $phoneNumberId) { state greeting } } }',
   },
 };

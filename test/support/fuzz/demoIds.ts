@@ -115,7 +115,9 @@ export function idArbitrary(name: string): fc.Arbitrary<IdRef> {
 const pad = (n: number) => String(n).padStart(2, '0');
 const minuteTimestamp = fc
   .record({ day: fc.integer({ min: 0, max: 730 }), minute: fc.integer({ min: 0, max: 24 * 4 - 1 }) })
-  .map(({ day, minute }) => new Date(Date.UTC(2026, 0, 1) + day * 86_400_000 + minute * 15 * 60_000).toISOString().replace(/:00\.000Z$/, ':00Z'));
+  .map(({ day, minute }) =>
+    new Date(Date.UTC(2026, 0, 1) + day * 86_400_000 + minute * 15 * 60_000).toISOString().replace(/:00\.000Z$/, ':00Z'),
+  );
 /** Instants at the edges of the calendar and of the formats (year 0000 and 9999, the epoch, a DST change). */
 const edgeInstant = fc.constantFrom(
   '0000-01-01T00:00:00Z',
@@ -128,7 +130,9 @@ const edgeInstant = fc.constantFrom(
   '9999-12-31T23:00:00Z',
   '9999-12-31T23:59:00Z',
 );
-const localTime = fc.record({ h: fc.integer({ min: 0, max: 23 }), m: fc.constantFrom(0, 15, 30, 45) }).map(({ h, m }) => `${pad(h)}:${pad(m)}`);
+const localTime = fc
+  .record({ h: fc.integer({ min: 0, max: 23 }), m: fc.constantFrom(0, 15, 30, 45) })
+  .map(({ h, m }) => `${pad(h)}:${pad(m)}`);
 
 /** Realistic values for fields the schemas type only as "string" or JSON. */
 const HINTS: Record<string, fc.Arbitrary<unknown>> = {
@@ -174,7 +178,12 @@ export const authArbitrary: fc.Arbitrary<Auth> = fc.oneof(
   { arbitrary: fc.constant<Auth>({ credential: 'clinicKey' }), weight: 12 },
   { arbitrary: fc.constant<Auth>({ credential: 'clinicToken' }), weight: 3 },
   {
-    arbitrary: fc.constantFrom<Auth>({ credential: 'accountKey' }, { credential: 'clinic2Key' }, { credential: 'otherKey' }, { credential: 'readOnlyToken' }),
+    arbitrary: fc.constantFrom<Auth>(
+      { credential: 'accountKey' },
+      { credential: 'clinic2Key' },
+      { credential: 'otherKey' },
+      { credential: 'readOnlyToken' },
+    ),
     weight: 3,
   },
   { arbitrary: fc.constant<Auth>({ none: true }), weight: 1 },

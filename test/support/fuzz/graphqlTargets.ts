@@ -29,7 +29,12 @@ import { anyJson, boundaryNumber, hostileValue, hugeString, nastyString, plainTe
 /** `id` arguments name what their field returns: `bot(id)` a bot, `updateTemplate(id)` a template. */
 function idName(argName: string, fieldName: string): string {
   if (argName !== 'id') return argName;
-  const byField: Record<string, string> = { bot: 'botId', callRequest: 'callRequestId', organization: 'orgId', updateTemplate: 'templateId' };
+  const byField: Record<string, string> = {
+    bot: 'botId',
+    callRequest: 'callRequestId',
+    organization: 'orgId',
+    updateTemplate: 'templateId',
+  };
   return byField[fieldName] ?? 'id';
 }
 
@@ -77,20 +82,28 @@ function validInput(type: GraphQLInputType, name: string, field: string, depth =
 }
 
 /** A value of the wrong type, out of range or hostile for `type` (null for a non-null type included). */
-function invalidInput(type: GraphQLInputType, name: string, field: string): fc.Arbitrary<unknown> {
+function invalidInput(type: GraphQLInputType): fc.Arbitrary<unknown> {
   const named = getNamedType(type);
   const edges: fc.Arbitrary<unknown>[] = [hostileValue];
   if (isNonNullType(type)) edges.push(fc.constant(null));
   if (isListType(isNonNullType(type) ? type.ofType : type)) edges.push(fc.constant('not a list'), fc.constant([null]));
   if (isEnumType(named)) edges.push(fc.constantFrom(...named.getValues().map((v) => v.value.toLowerCase()), '', 'UNKNOWN', 1));
   if (isScalarType(named)) {
-    if (named.name === 'ID') edges.push(fc.constantFrom('not-a-uuid', '', '0', 1, 1.5, true, '00000000-0000-0000-0000-00000000000g'), nastyString);
+    if (named.name === 'ID')
+      edges.push(fc.constantFrom('not-a-uuid', '', '0', 1, 1.5, true, '00000000-0000-0000-0000-00000000000g'), nastyString);
     if (named.name === 'Int') edges.push(boundaryNumber, fc.constantFrom('1', 1.5, 2 ** 31, -(2 ** 31) - 1, 1e21));
     if (named.name === 'String') edges.push(nastyString, hugeString, fc.constantFrom(1, true, ['a'], { a: 1 }));
-    if (named.name === 'DateTime') edges.push(fc.constantFrom('2026-02-30T00:00:00Z', '2026-03-10', 'now', '', '9999-99-99T99:99:99Z', '+275760-09-13T00:00:00.001Z', 0));
+    if (named.name === 'DateTime')
+      edges.push(
+        fc.constantFrom('2026-02-30T00:00:00Z', '2026-03-10', 'now', '', '9999-99-99T99:99:99Z', '+275760-09-13T00:00:00.001Z', 0),
+      );
     if (named.name === 'Boolean') edges.push(fc.constantFrom('true', 0, 1, ''));
   }
-  if (isInputObjectType(named)) edges.push(fc.constantFrom('x', 1, [], true), fc.tuple(protoKey, hostileValue).map(([k, v]) => new JsonEntries([[k, v]])));
+  if (isInputObjectType(named))
+    edges.push(
+      fc.constantFrom('x', 1, [], true),
+      fc.tuple(protoKey, hostileValue).map(([k, v]) => new JsonEntries([[k, v]])),
+    );
   return fc.oneof(...edges);
 }
 
@@ -101,9 +114,15 @@ function almostInput(type: GraphQLInputType, name: string, field: string, depth 
     const fields = Object.values(inner.getFields());
     const base = validInput(inner, name, field, depth) as fc.Arbitrary<Record<string, unknown>>;
     const options: fc.Arbitrary<unknown>[] = fields.map((f) =>
-      fc.tuple(base, fc.oneof(almostInput(f.type, f.name, field, depth + 1), invalidInput(f.type, f.name, field))).map(([v, bad]) => ({ ...v, [f.name]: bad })),
+      fc
+        .tuple(base, fc.oneof(almostInput(f.type, f.name, field, depth + 1), invalidInput(f.type)))
+        .map(([v, bad]) => ({ ...v, [f.name]: bad })),
     );
-    options.push(fc.tuple(base, fc.oneof(fc.constantFrom('unknownField', 'Description'), protoKey), hostileValue).map(([v, k, x]) => new JsonEntries([...Object.entries(v), [k, x]])));
+    options.push(
+      fc
+        .tuple(base, fc.oneof(fc.constantFrom('unknownField', 'Description'), protoKey), hostileValue)
+        .map(([v, k, x]) => new JsonEntries([...Object.entries(v), [k, x]])),
+    );
     const required = fields.filter((f) => isNonNullType(f.type)).map((f) => f.name);
     if (required.length) {
       options.push(
@@ -117,9 +136,14 @@ function almostInput(type: GraphQLInputType, name: string, field: string, depth 
     return fc.oneof(...options);
   }
   if (isListType(inner) && depth < MAX_INPUT_DEPTH) {
-    return fc.tuple(fc.array(validInput(inner.ofType, name, field, depth + 1), { maxLength: 2 }), almostInput(inner.ofType, name, field, depth + 1)).map(([a, b]) => [...a, b]);
+    return fc
+      .tuple(
+        fc.array(validInput(inner.ofType, name, field, depth + 1), { maxLength: 2 }),
+        almostInput(inner.ofType, name, field, depth + 1),
+      )
+      .map(([a, b]) => [...a, b]);
   }
-  return invalidInput(type, name, field);
+  return invalidInput(type);
 }
 
 /** A field of a selection set: its arguments (as typed values) and its own selection. */
@@ -139,15 +163,18 @@ function argsArbitrary(args: readonly GraphQLArgument[], field: string, broken: 
       return isNonNullType(a.type) ? v : fc.option(v, { nil: undefined });
     }),
   );
-  const toArgs = (values: unknown[]) => values.map((value, i) => ({ name: args[i]!.name, type: String(args[i]!.type), value })).filter((a) => a.value !== undefined);
+  const toArgs = (values: unknown[]) =>
+    values.map((value, i) => ({ name: args[i]!.name, type: String(args[i]!.type), value })).filter((a) => a.value !== undefined);
   if (!broken) return validArgs.map(toArgs);
   return fc.oneof(
     ...args.map((a, index) =>
-      fc.tuple(validArgs, fc.oneof(almostInput(a.type, a.name, field), invalidInput(a.type, a.name, field), fc.constant(undefined))).map(([values, bad]) => {
-        const copy = [...values];
-        copy[index] = bad;
-        return toArgs(copy);
-      }),
+      fc
+        .tuple(validArgs, fc.oneof(almostInput(a.type, a.name, field), invalidInput(a.type), fc.constant(undefined)))
+        .map(([values, bad]) => {
+          const copy = [...values];
+          copy[index] = bad;
+          return toArgs(copy);
+        }),
     ),
   );
 }
@@ -190,7 +217,10 @@ function printOperation(kind: 'query' | 'mutation', root: Selected): { query: st
 const graphQLString = (s: string) => JSON.stringify(s);
 
 /** Documents that break GraphQL itself around a root field. */
-function brokenDocuments(kind: 'query' | 'mutation', field: GraphQLField<unknown, unknown>): fc.Arbitrary<{ query: string; variables?: unknown; operationName?: unknown }> {
+function brokenDocuments(
+  kind: 'query' | 'mutation',
+  field: GraphQLField<unknown, unknown>,
+): fc.Arbitrary<{ query: string; variables?: unknown; operationName?: unknown }> {
   const first = field.args[0];
   const selection = isObjectType(getNamedType(field.type)) ? ' { __typename }' : '';
   const docs: fc.Arbitrary<{ query: string; variables?: unknown; operationName?: unknown }>[] = [
@@ -206,7 +236,9 @@ function brokenDocuments(kind: 'query' | 'mutation', field: GraphQLField<unknown
     fc.constant({ query: `${kind} { ${field.name}${selection}`.slice(0, -2) }), // truncated
     fc.constant({ query: `${kind} { ${Array.from({ length: 120 }, (_, i) => `a${i}: ${field.name}${selection}`).join(' ')} }` }),
     fc.constant({ query: `${kind} A { __typename } ${kind} B { __typename }`, operationName: 'C' }),
-    fc.tuple(hostileValue, hostileValue).map(([variables, operationName]) => ({ query: `${kind} { __typename }`, variables, operationName })),
+    fc
+      .tuple(hostileValue, hostileValue)
+      .map(([variables, operationName]) => ({ query: `${kind} { __typename }`, variables, operationName })),
   ];
   return fc.oneof(...docs);
 }
@@ -226,13 +258,29 @@ export function graphQLTargets(schema: GraphQLSchema): FuzzTarget[] {
         { arbitrary: operation(true), weight: 5 },
         { arbitrary: brokenDocuments(kind, field), weight: 1 },
       );
-      const asPost = fc.tuple(body, authArbitrary).map(
-        ([b, auth]): FuzzRequest => ({ target: name, method: 'POST', path: ['graphql'], query: [], auth, headers: [['accept', 'application/json']], body: { encoding: 'json', value: b } }),
-      );
+      const asPost = fc
+        .tuple(body, authArbitrary)
+        .map(([b, auth]): FuzzRequest => ({
+          target: name,
+          method: 'POST',
+          path: ['graphql'],
+          query: [],
+          auth,
+          headers: [['accept', 'application/json']],
+          body: { encoding: 'json', value: b },
+        }));
       // GET: what a browser link could do; a mutation must be refused
-      const asGet = fc.tuple(operation(false), authArbitrary).map(
-        ([b, auth]): FuzzRequest => ({ target: name, method: 'GET', path: ['graphql'], query: [['query', b.query], ['variables', new JsonParam(b.variables)]], auth, headers: [['accept', 'application/json']] }),
-      );
+      const asGet = fc.tuple(operation(false), authArbitrary).map(([b, auth]): FuzzRequest => ({
+        target: name,
+        method: 'GET',
+        path: ['graphql'],
+        query: [
+          ['query', b.query],
+          ['variables', new JsonParam(b.variables)],
+        ],
+        auth,
+        headers: [['accept', 'application/json']],
+      }));
       const request = fc
         .tuple(fc.oneof({ arbitrary: asPost, weight: 9 }, { arbitrary: asGet, weight: 1 }), rarely(transportChange))
         .map(([req, change]) => (change ? change(req) : req));

@@ -88,7 +88,7 @@ export function valid(schema: JsonSchema, ctx: SchemaContext, name = ''): fc.Arb
 }
 
 /** Values of the wrong type, or at and past the schema's boundaries. */
-export function invalidLeaf(schema: JsonSchema, ctx: SchemaContext, name = ''): fc.Arbitrary<unknown> {
+export function invalidLeaf(schema: JsonSchema, ctx: SchemaContext): fc.Arbitrary<unknown> {
   schema = deref(schema, ctx);
   const edges: fc.Arbitrary<unknown>[] = [];
   const s = alternatives(schema)?.find((a) => a.type && a.type !== 'null') ?? schema;
@@ -96,10 +96,32 @@ export function invalidLeaf(schema: JsonSchema, ctx: SchemaContext, name = ''): 
   if (typeof s.minLength === 'number' && s.minLength > 0) edges.push(fc.constantFrom('', ' ', '\u3000', '\u200B'));
   if (typeof s.maximum === 'number') edges.push(fc.constantFrom(s.maximum + 1, s.maximum + 0.5, s.maximum * 1000));
   if (typeof s.minimum === 'number') edges.push(fc.constantFrom(s.minimum - 1, s.minimum - 0.5));
-  if (typeof s.maxItems === 'number') edges.push(fc.constant(Array.from({ length: s.maxItems + 1 }, (_, i) => (s.items?.type === 'string' ? `x${i}` : i))));
-  if (Array.isArray(s.enum)) edges.push(fc.constantFrom(...s.enum.map((e: unknown) => (typeof e === 'string' ? e.toLowerCase() : e)), '', 'UNKNOWN', ' MONDAY'));
-  if (s.format === 'uuid') edges.push(fc.constantFrom('not-a-uuid', '', '00000000-0000-0000-0000-00000000000', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ', '{00000000-0000-0000-0000-000000000000}'));
-  if (s.pattern) edges.push(fc.constantFrom('2026-02-30T10:00:00Z', '2026-13-01T00:00:00Z', '2026-03-10T24:00:00Z', '2026-03-10T10:00:30Z', '2026-03-10T10:00:00+01:00', '0000-01-01T00:00:00Z', '9999-12-31T23:59:00Z'));
+  if (typeof s.maxItems === 'number')
+    edges.push(fc.constant(Array.from({ length: s.maxItems + 1 }, (_, i) => (s.items?.type === 'string' ? `x${i}` : i))));
+  if (Array.isArray(s.enum))
+    edges.push(fc.constantFrom(...s.enum.map((e: unknown) => (typeof e === 'string' ? e.toLowerCase() : e)), '', 'UNKNOWN', ' MONDAY'));
+  if (s.format === 'uuid')
+    edges.push(
+      fc.constantFrom(
+        'not-a-uuid',
+        '',
+        '00000000-0000-0000-0000-00000000000',
+        'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ',
+        '{00000000-0000-0000-0000-000000000000}',
+      ),
+    );
+  if (s.pattern)
+    edges.push(
+      fc.constantFrom(
+        '2026-02-30T10:00:00Z',
+        '2026-13-01T00:00:00Z',
+        '2026-03-10T24:00:00Z',
+        '2026-03-10T10:00:30Z',
+        '2026-03-10T10:00:00+01:00',
+        '0000-01-01T00:00:00Z',
+        '9999-12-31T23:59:00Z',
+      ),
+    );
   if (s.type === 'boolean') edges.push(fc.constantFrom('true', 'false', 0, 1, 'yes', ''));
   if (s.type === 'integer') edges.push(boundaryNumber, fc.constantFrom('1', '1.0', ' 1'));
   if (s.type === 'string') edges.push(nastyString, fc.integer(), fc.constant(['a']));
@@ -119,7 +141,9 @@ export function almostValid(schema: JsonSchema, ctx: SchemaContext, name = ''): 
     // built once per key (not in a chain), so that generating a value builds no arbitrary
     const breakOne = fc.oneof(
       ...keys.map((key) =>
-        fc.tuple(base, fc.oneof(almostValid(properties[key]!, ctx, key), invalidLeaf(properties[key]!, ctx, key))).map(([value, bad]) => ({ ...value, [key]: bad })),
+        fc
+          .tuple(base, fc.oneof(almostValid(properties[key]!, ctx, key), invalidLeaf(properties[key]!, ctx)))
+          .map(([value, bad]) => ({ ...value, [key]: bad })),
       ),
     );
     const options: fc.Arbitrary<unknown>[] = [breakOne, breakOne];
@@ -133,12 +157,20 @@ export function almostValid(schema: JsonSchema, ctx: SchemaContext, name = ''): 
       );
     }
     // an unknown key, a prototype key, or a key given twice (JSON keeps the last one)
-    options.push(fc.tuple(base, fc.oneof(fc.constantFrom('unknownField', 'Description', 'description ', ''), protoKey), hostileValue).map(([value, k, v]) => new JsonEntries([...Object.entries(value), [k, v]])));
-    options.push(fc.tuple(base, fc.constantFrom(...keys), hostileValue).map(([value, k, v]) => new JsonEntries([...Object.entries(value), [k, v]])));
+    options.push(
+      fc
+        .tuple(base, fc.oneof(fc.constantFrom('unknownField', 'Description', 'description ', ''), protoKey), hostileValue)
+        .map(([value, k, v]) => new JsonEntries([...Object.entries(value), [k, v]])),
+    );
+    options.push(
+      fc.tuple(base, fc.constantFrom(...keys), hostileValue).map(([value, k, v]) => new JsonEntries([...Object.entries(value), [k, v]])),
+    );
     return fc.oneof(...options);
   }
   if (schema.type === 'array' && schema.items) {
-    return fc.tuple(fc.array(valid(schema.items, ctx, name), { maxLength: 2 }), almostValid(schema.items, ctx, name)).map(([items, bad]) => [...items, bad]);
+    return fc
+      .tuple(fc.array(valid(schema.items, ctx, name), { maxLength: 2 }), almostValid(schema.items, ctx, name))
+      .map(([items, bad]) => [...items, bad]);
   }
-  return invalidLeaf(schema, ctx, name);
+  return invalidLeaf(schema, ctx);
 }

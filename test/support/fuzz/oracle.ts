@@ -74,7 +74,8 @@ export function graphQLProblems(result: unknown): string[] {
     else {
       for (const e of result.errors) {
         if (!isObject(e) || typeof e.message !== 'string') problems.push('an error without a message');
-        else if (isObject(e.extensions) && e.extensions.code === 'INTERNAL_SERVER_ERROR') problems.push(`INTERNAL_SERVER_ERROR: ${e.message}`);
+        else if (isObject(e.extensions) && e.extensions.code === 'INTERNAL_SERVER_ERROR')
+          problems.push(`INTERNAL_SERVER_ERROR: ${e.message}`);
       }
     }
   }

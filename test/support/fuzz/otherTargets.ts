@@ -8,7 +8,8 @@ import { rarely, type FuzzTarget } from './target.js';
 import { transportChange } from './transport.js';
 import { deepNesting, hostileValue, nastyString, protoKey } from './values.js';
 
-const usually = <T>(good: fc.Arbitrary<T>) => fc.oneof({ arbitrary: good, weight: 4 }, { arbitrary: hostileValue, weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 });
+const usually = <T>(good: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: good, weight: 4 }, { arbitrary: hostileValue, weight: 1 }, { arbitrary: fc.constant(undefined), weight: 1 });
 
 const oauthBody = fc
   .record({
@@ -25,17 +26,34 @@ const oauth: FuzzTarget = {
   writes: false,
   request: fc
     .tuple(
-      fc.oneof(oauthBody, hostileValue, oauthBody.map((b) => new JsonEntries([...Object.entries(b), ['client_id', 'x'], ['__proto__', { scope: 'admin' }]]))),
+      fc.oneof(
+        oauthBody,
+        hostileValue,
+        oauthBody.map((b) => new JsonEntries([...Object.entries(b), ['client_id', 'x'], ['__proto__', { scope: 'admin' }]])),
+      ),
       fc.constantFrom<Body['encoding']>('json', 'json', 'form', 'multipart'),
       rarely(transportChange),
     )
     .map(([value, encoding, change]) => {
-      const req: FuzzRequest = { target: 'POST /oauth/token', method: 'POST', path: ['oauth', 'token'], query: [], auth: { none: true }, headers: [], body: { encoding, value } as Body };
+      const req: FuzzRequest = {
+        target: 'POST /oauth/token',
+        method: 'POST',
+        path: ['oauth', 'token'],
+        query: [],
+        auth: { none: true },
+        headers: [],
+        body: { encoding, value } as Body,
+      };
       return change ? change(req) : req;
     }),
 };
 
-const someQuery = fc.constantFrom('{ viewer { scopes } }', '{ __typename }', 'query { templates { id } }', '{ __schema { queryType { name } } }');
+const someQuery = fc.constantFrom(
+  '{ viewer { scopes } }',
+  '{ __typename }',
+  'query { templates { id } }',
+  '{ __schema { queryType { name } } }',
+);
 const someMutation = fc.constantFrom('mutation { disableOrganization(orgId: "00000000-0000-0000-0000-000000000000") { status } }');
 
 const graphQLShapes: fc.Arbitrary<unknown> = fc.oneof(
@@ -46,14 +64,31 @@ const graphQLShapes: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ query: someQuery, variables: fc.oneof(hostileValue, deepNesting) }),
   fc.record({ query: someQuery, extensions: hostileValue }),
   fc.record({ query: someQuery, operationName: fc.oneof(nastyString, hostileValue) }),
-  fc.tuple(protoKey, someQuery).map(([k, q]) => new JsonEntries([['query', q], [k, { query: 'mutation { x }' }]])),
-  fc.tuple(someQuery, someQuery).map(([a, b]) => new JsonEntries([['query', a], ['query', b]])),
+  fc.tuple(protoKey, someQuery).map(
+    ([k, q]) =>
+      new JsonEntries([
+        ['query', q],
+        [k, { query: 'mutation { x }' }],
+      ]),
+  ),
+  fc.tuple(someQuery, someQuery).map(
+    ([a, b]) =>
+      new JsonEntries([
+        ['query', a],
+        ['query', b],
+      ]),
+  ),
   fc.constant({ query: '{' + 'viewer { organization { children { '.repeat(30) + 'id' + ' } } }'.repeat(30) + '}' }),
   fc.constant({ query: '{ viewer { scopes } }'.padEnd(200_000, ' ') + '#' }),
   fc.constant({ query: `{ ${'__typename '.repeat(6000)}}` }),
   fc.constant({ query: 'fragment A on Query { ...B } fragment B on Query { ...A } { ...A }' }),
   fc.constant({ query: '{ viewer @include(if: true) @skip(if: false) @deprecated { scopes } }' }),
-  fc.constant(new JsonEntries([['query', '{ viewer { scopes } }'], ['variables', new JsonEntries([['__proto__', { x: 1 }]])]])),
+  fc.constant(
+    new JsonEntries([
+      ['query', '{ viewer { scopes } }'],
+      ['variables', new JsonEntries([['__proto__', { x: 1 }]])],
+    ]),
+  ),
   hostileValue,
 );
 
@@ -64,18 +99,31 @@ const graphqlRaw: FuzzTarget = {
   request: fc
     .tuple(
       fc.oneof(
-        fc.tuple(graphQLShapes, authArbitrary).map(([value, auth]): FuzzRequest => ({ target: 'POST /graphql (other shapes)', method: 'POST', path: ['graphql'], query: [], auth, headers: [], body: { encoding: 'json', value } })),
+        fc
+          .tuple(graphQLShapes, authArbitrary)
+          .map(([value, auth]): FuzzRequest => ({
+            target: 'POST /graphql (other shapes)',
+            method: 'POST',
+            path: ['graphql'],
+            query: [],
+            auth,
+            headers: [],
+            body: { encoding: 'json', value },
+          })),
         // over GET: a mutation (CSRF) must not run; malformed parameters must be refused
-        fc.tuple(fc.oneof(someMutation, someQuery, nastyString), fc.oneof(fc.constant(undefined), hostileValue), authArbitrary).map(
-          ([query, variables, auth]): FuzzRequest => ({
+        fc
+          .tuple(fc.oneof(someMutation, someQuery, nastyString), fc.oneof(fc.constant(undefined), hostileValue), authArbitrary)
+          .map(([query, variables, auth]): FuzzRequest => ({
             target: 'POST /graphql (other shapes)',
             method: 'GET',
             path: ['graphql'],
-            query: [['query', query], ...(variables === undefined ? [] : ([['variables', new JsonParam(variables)]] as [string, JsonParam][]))],
+            query: [
+              ['query', query],
+              ...(variables === undefined ? [] : ([['variables', new JsonParam(variables)]] as [string, JsonParam][])),
+            ],
             auth,
             headers: [['accept', 'application/json']],
-          }),
-        ),
+          })),
       ),
       rarely(transportChange),
     )
@@ -88,11 +136,39 @@ const unknownPaths: FuzzTarget = {
   writes: false,
   request: fc
     .tuple(
-      fc.array(fc.oneof(fc.constantFrom('v1', 'organizations', 'graphql ', 'v2', '..', '.', '%2e%2e', '%00', '%ZZ', 'oauth', 'token', 'docs.json', '', 'V1'), nastyString.map(encodeURIComponentSafe)), { minLength: 1, maxLength: 5 }),
+      fc.array(
+        fc.oneof(
+          fc.constantFrom(
+            'v1',
+            'organizations',
+            'graphql ',
+            'v2',
+            '..',
+            '.',
+            '%2e%2e',
+            '%00',
+            '%ZZ',
+            'oauth',
+            'token',
+            'docs.json',
+            '',
+            'V1',
+          ),
+          nastyString.map(encodeURIComponentSafe),
+        ),
+        { minLength: 1, maxLength: 5 },
+      ),
       fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
       authArbitrary,
     )
-    .map(([segments, method, auth]): FuzzRequest => ({ target: 'unknown paths', method, path: ['v1', ...segments, 'unknown'], query: [], auth, headers: [] })),
+    .map(([segments, method, auth]): FuzzRequest => ({
+      target: 'unknown paths',
+      method,
+      path: ['v1', ...segments, 'unknown'],
+      query: [],
+      auth,
+      headers: [],
+    })),
 };
 
 function encodeURIComponentSafe(s: string): string {

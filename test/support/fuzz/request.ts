@@ -86,7 +86,8 @@ export function resolveIds(value: unknown, resolver: Resolver): unknown {
   if (Array.isArray(value)) return value.map((v) => resolveIds(v, resolver));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: resolveIds(v, resolver), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: resolveIds(v, resolver), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;
@@ -180,13 +181,17 @@ function encodeBody(body: Body, resolver: Resolver): { bytes: Uint8Array<ArrayBu
     case 'bytes':
       return { bytes: new Uint8Array(body.bytes), contentType: null };
     case 'huge':
-      return { bytes: utf8.encode(body.fill.repeat(Math.ceil(body.size / Math.max(1, body.fill.length))).slice(0, body.size)), contentType: null };
+      return {
+        bytes: utf8.encode(body.fill.repeat(Math.ceil(body.size / Math.max(1, body.fill.length))).slice(0, body.size)),
+        contentType: null,
+      };
   }
 }
 
 export function encodeRequest(req: FuzzRequest, resolver: Resolver): EncodedRequest {
   const path = req.path.map((s) => (s instanceof IdRef ? percentEncode(resolver.id(s.name)) : s)).join('/');
-  const paramText = (v: string | IdRef | JsonParam) => (v instanceof IdRef ? resolver.id(v.name) : v instanceof JsonParam ? jsonText(resolveIds(v.value, resolver)) : v);
+  const paramText = (v: string | IdRef | JsonParam) =>
+    v instanceof IdRef ? resolver.id(v.name) : v instanceof JsonParam ? jsonText(resolveIds(v.value, resolver)) : v;
   const query = req.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(paramText(v))}`);
   if (req.rawQuery) query.push(req.rawQuery);
   const url = `${ORIGIN}/${path.replace(/^\/+/, '')}${query.length ? `?${query.join('&')}` : ''}`;

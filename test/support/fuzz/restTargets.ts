@@ -62,9 +62,20 @@ function pathArbitrary(path: string, params: Parameter[], ctx: SchemaContext, q:
         if (!m) return fc.constant(segment);
         if (names.indexOf(m[1]!) !== brokenIndex) return ctx.id(m[1]!) as fc.Arbitrary<string | IdRef>;
         return fc.oneof(
-          invalidLeaf({ type: 'string', format: 'uuid' }, ctx, m[1]).map((v) => percentEncode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+          invalidLeaf({ type: 'string', format: 'uuid' }, ctx).map((v) =>
+            percentEncode(typeof v === 'string' ? v : (JSON.stringify(v) ?? '')),
+          ),
           nastyString.map(percentEncode),
-          fc.constantFrom('00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '%20', '%00', 'null', 'undefined', '1', '-1'),
+          fc.constantFrom(
+            '00000000-0000-0000-0000-000000000000',
+            'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+            '%20',
+            '%00',
+            'null',
+            'undefined',
+            '1',
+            '-1',
+          ),
         );
       }),
     );
@@ -77,28 +88,40 @@ function queryArbitrary(params: Parameter[], ctx: SchemaContext, q: Quality): fc
   const query = params.filter((p) => p.in === 'query');
   const validQuery = fc
     // a null value of an optional parameter is sent as no parameter
-    .tuple(...query.map((p) => (p.required ? valid(p.schema, ctx, p.name).map((v) => [v]) : fc.option(valid(p.schema, ctx, p.name), { nil: undefined }).map((v) => (v === undefined || v === null ? [] : [v])))))
+    .tuple(
+      ...query.map((p) =>
+        p.required
+          ? valid(p.schema, ctx, p.name).map((v) => [v])
+          : fc.option(valid(p.schema, ctx, p.name), { nil: undefined }).map((v) => (v === undefined || v === null ? [] : [v])),
+      ),
+    )
     .map((values) => values.flatMap((vs, i) => vs.map((v): [string, string | IdRef] => [query[i]!.name, queryText(v)])));
   if (q === 'valid' || query.length === 0) {
     if (q === 'valid') return validQuery;
     // no query parameters declared: unknown ones must be refused or ignored, never crash
     return fc.oneof(
       fc.constant<[string, string | IdRef][]>([]),
-      fc.tuple(fc.oneof(fc.constantFrom('limit', 'orgId', 'x'), protoKey), hostileValue).map(([k, v]): [string, string | IdRef][] => [[k, queryText(v)]]),
+      fc
+        .tuple(fc.oneof(fc.constantFrom('limit', 'orgId', 'x'), protoKey), hostileValue)
+        .map(([k, v]): [string, string | IdRef][] => [[k, queryText(v)]]),
     );
   }
   const variants = query.flatMap((param): fc.Arbitrary<[string, string | IdRef][]>[] => {
     const others = validQuery.map((base) => base.filter(([k]) => k !== param.name));
     return [
       // one parameter invalid, or hostile
-      fc.tuple(others, invalidLeaf(param.schema, ctx, param.name)).map(([o, v]) => [...o, [param.name, queryText(v)]]),
+      fc.tuple(others, invalidLeaf(param.schema, ctx)).map(([o, v]) => [...o, [param.name, queryText(v)]]),
       fc.tuple(others, hostileValue).map(([o, v]) => [...o, [param.name, queryText(v)]]),
       // one parameter missing (when required) or given twice
       param.required ? others : validQuery.map((base) => [...base, [param.name, '1']]),
     ];
   });
   // an unknown or prototype parameter
-  variants.push(fc.tuple(validQuery, fc.oneof(fc.constantFrom('unknown', 'Limit', 'orgid'), protoKey), nastyString).map(([base, k, v]) => [...base, [k, v]]));
+  variants.push(
+    fc
+      .tuple(validQuery, fc.oneof(fc.constantFrom('unknown', 'Limit', 'orgid'), protoKey), nastyString)
+      .map(([base, k, v]) => [...base, [k, v]]),
+  );
   return fc.oneof(...variants);
 }
 
@@ -111,7 +134,9 @@ const encoding = fc.oneof(
 function bodyArbitrary(operation: string, schema: JsonSchema | undefined, ctx: SchemaContext, q: Quality): fc.Arbitrary<Body | undefined> {
   if (!schema) return rarely(hostileValue.map((value): Body => ({ encoding: 'json', value })));
   const realistic = VALID_BODIES[operation];
-  const validValue = realistic ? fc.oneof({ arbitrary: realistic, weight: 2 }, { arbitrary: valid(schema, ctx), weight: 1 }) : valid(schema, ctx);
+  const validValue = realistic
+    ? fc.oneof({ arbitrary: realistic, weight: 2 }, { arbitrary: valid(schema, ctx), weight: 1 })
+    : valid(schema, ctx);
   const value = q === 'valid' ? validValue : q === 'almost' ? almostValid(schema, ctx) : hostileValue;
   return fc.tuple(encoding, value).map(([enc, v]): Body => ({ encoding: enc, value: v }));
 }
@@ -131,13 +156,23 @@ export function restTargets(doc: OpenApiDocument): FuzzTarget[] {
           body: bodyArbitrary(`${upper} ${path}`, bodySchema, ctx, q),
           auth: authArbitrary,
         });
-      const base = fc.oneof({ arbitrary: variant('valid'), weight: 4 }, { arbitrary: variant('almost'), weight: 5 }, { arbitrary: variant('hostile'), weight: 1 });
-      const request = fc
-        .tuple(base, rarely(transportChange))
-        .map(([r, change]): FuzzRequest => {
-          const req: FuzzRequest = { target: `${upper} ${path}`, method: upper, path: r.path, query: r.query, auth: r.auth, headers: [], ...(r.body ? { body: r.body } : {}) };
-          return change ? change(req) : req;
-        });
+      const base = fc.oneof(
+        { arbitrary: variant('valid'), weight: 4 },
+        { arbitrary: variant('almost'), weight: 5 },
+        { arbitrary: variant('hostile'), weight: 1 },
+      );
+      const request = fc.tuple(base, rarely(transportChange)).map(([r, change]): FuzzRequest => {
+        const req: FuzzRequest = {
+          target: `${upper} ${path}`,
+          method: upper,
+          path: r.path,
+          query: r.query,
+          auth: r.auth,
+          headers: [],
+          ...(r.body ? { body: r.body } : {}),
+        };
+        return change ? change(req) : req;
+      });
       targets.push({ name: `${upper} ${path}`, surface: 'rest', writes: upper !== 'GET', request });
     }
   }

@@ -47,7 +47,13 @@ export class FuzzStats {
   summary(): string {
     const rows = [...this.byTarget.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([target, statuses]) => `  ${target}: ${[...statuses.entries()].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' ')}`);
+      .map(
+        ([target, statuses]) =>
+          `  ${target}: ${[...statuses.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([s, c]) => `${s}×${c}`)
+            .join(' ')}`,
+      );
     return rows.join('\n');
   }
 }
@@ -80,7 +86,11 @@ export function createFuzzRunner(o: FuzzRunnerOptions) {
     const before = last ?? (await snapshot());
     const encoded = encodeRequest(req, o.resolver);
     const response = await o.app.fetch(toFetchRequest(encoded));
-    const answer: Answer = { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+    const answer: Answer = {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      text: await response.text(),
+    };
     stats.record(req.target, answer.status);
     const after = await snapshot();
     last = after;
@@ -96,7 +106,8 @@ export function createFuzzRunner(o: FuzzRunnerOptions) {
       body = undefined;
     }
     const changed = changedTables(before.checksums, after.checksums);
-    if (changed.length > 0 && !mayChangeDatabase(target, req, answer, body)) problems.push(`the database changed (${changed.join(', ')}) although the request was refused or read-only`);
+    if (changed.length > 0 && !mayChangeDatabase(target, req, answer, body))
+      problems.push(`the database changed (${changed.join(', ')}) although the request was refused or read-only`);
     if (problems.length > 0) {
       throw new FuzzProblem(`${problems.join('; ')}\n  answer: ${answer.status} ${answer.text.slice(0, 500)}`);
     }
@@ -121,7 +132,13 @@ export interface FuzzSettings {
 export async function runFuzz(runner: FuzzRunner, arbitrary: fc.Arbitrary<FuzzRequest>, settings: FuzzSettings): Promise<void> {
   const details = await fc.check(
     fc.asyncProperty(arbitrary, (req) => runner.send(req)),
-    { seed: settings.seed, numRuns: settings.numRuns, ...(settings.path ? { path: settings.path } : {}), endOnFailure: false, maxSkipsPerRun: 0 },
+    {
+      seed: settings.seed,
+      numRuns: settings.numRuns,
+      ...(settings.path ? { path: settings.path } : {}),
+      endOnFailure: false,
+      maxSkipsPerRun: 0,
+    },
   );
   if (!details.failed) return;
   const req = details.counterexample?.[0];
@@ -131,7 +148,12 @@ export async function runFuzz(runner: FuzzRunner, arbitrary: fc.Arbitrary<FuzzRe
     `Problem: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`,
   ];
   if (req) {
-    lines.push(`Target: ${req.target}`, `Request: ${fc.stringify(req).slice(0, 2000)}`, 'As curl (BASE=http://127.0.0.1:4000, ids of this run\'s demo data):', curlCommand(encodeRequest(req, runner.resolver)));
+    lines.push(
+      `Target: ${req.target}`,
+      `Request: ${fc.stringify(req).slice(0, 2000)}`,
+      "As curl (BASE=http://127.0.0.1:4000, ids of this run's demo data):",
+      curlCommand(encodeRequest(req, runner.resolver)),
+    );
   }
   throw new Error(lines.join('\n'));
 }

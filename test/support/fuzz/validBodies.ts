@@ -28,16 +28,33 @@ const edgeForm = fc.constantFrom(
 const closureForm = fc.oneof({ arbitrary: timedForm, weight: 4 }, { arbitrary: annualForm, weight: 4 }, edgeForm);
 
 const createClosure = fc
-  .tuple(fc.record({ description: plainText(60), chatGreeting: fc.option(greeting, { nil: null }), phoneGreeting: fc.option(greeting, { nil: null }) }), closureForm)
+  .tuple(
+    fc.record({
+      description: plainText(60),
+      chatGreeting: fc.option(greeting, { nil: null }),
+      phoneGreeting: fc.option(greeting, { nil: null }),
+    }),
+    closureForm,
+  )
   .map(([fields, form]) => ({ ...fields, ...form }));
 
 const updateClosure = fc
-  .tuple(fc.record({ description: plainText(60), chatGreeting: greeting, phoneGreeting: greeting }, { requiredKeys: ['description'] }), closureForm)
+  .tuple(
+    fc.record({ description: plainText(60), chatGreeting: greeting, phoneGreeting: greeting }, { requiredKeys: ['description'] }),
+    closureForm,
+  )
   .map(([fields, form]) => ({ ...fields, ...form }));
 
 const day = fc.constantFrom('MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY');
 const openDay = fc
-  .record({ dayOfWeek: day, open: fc.integer({ min: 0, max: 12 * 4 }), length: fc.integer({ min: 8, max: 11 * 4 }), withBreak: fc.boolean(), reason: plainText(30), greeting })
+  .record({
+    dayOfWeek: day,
+    open: fc.integer({ min: 0, max: 12 * 4 }),
+    length: fc.integer({ min: 8, max: 11 * 4 }),
+    withBreak: fc.boolean(),
+    reason: plainText(30),
+    greeting,
+  })
   .map(({ dayOfWeek, open, length, withBreak, reason, greeting: g }) => {
     const from = open * 15;
     const to = Math.min(from + length * 15, 23 * 60 + 45);

@@ -46,7 +46,12 @@ export const nastyChar = fc.constantFrom(...NASTY_CHARS);
 
 /** Short strings mixing ordinary text and at least one nasty character. */
 export const nastyString: fc.Arbitrary<string> = fc
-  .tuple(nastyChar, fc.array(fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 6 }), weight: 2 }, { arbitrary: nastyChar, weight: 3 }), { maxLength: 5 }))
+  .tuple(
+    nastyChar,
+    fc.array(fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 6 }), weight: 2 }, { arbitrary: nastyChar, weight: 3 }), {
+      maxLength: 5,
+    }),
+  )
   .map(([first, parts]) => [...parts.slice(0, 2), first, ...parts.slice(2)].join(''));
 
 /** Greetings as a receptionist might type them, emoji and right-to-left text included. */
@@ -70,7 +75,10 @@ export const plainText = (maxLength = 40): fc.Arbitrary<string> =>
     { arbitrary: nastyString.filter((s) => s.trim().length > 0 && [...s].length <= maxLength), weight: 1 },
     { arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength }).filter((s) => s.trim().length > 0), weight: 4 },
     { arbitrary: greetingText.filter((s) => [...s].length <= maxLength), weight: 1 },
-    { arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: Math.min(maxLength, 12) }).filter((s) => s.trim().length > 0), weight: 1 },
+    {
+      arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: Math.min(maxLength, 12) }).filter((s) => s.trim().length > 0),
+      weight: 1,
+    },
   );
 
 /** A string of `n` code points (or `n` + 1 …): used at and past a maxLength. */
@@ -105,7 +113,14 @@ export const boundaryNumber: fc.Arbitrary<number | RawJson> = fc.oneof(
     1_000_000,
     1_000_001,
   ),
-  fc.constantFrom(new RawJson('1e400'), new RawJson('-1e400'), new RawJson('-0'), new RawJson('1.0'), new RawJson('1E2'), new RawJson('123456789012345678901234567890')),
+  fc.constantFrom(
+    new RawJson('1e400'),
+    new RawJson('-1e400'),
+    new RawJson('-0'),
+    new RawJson('1.0'),
+    new RawJson('1E2'),
+    new RawJson('123456789012345678901234567890'),
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 );
@@ -115,13 +130,23 @@ export const protoKey = fc.constantFrom(...PROTO_KEYS);
 
 /** Objects whose keys would poison a naive merge: `{"__proto__": {...}}`, `{"constructor": {"prototype": …}}`. */
 export const prototypeObject: fc.Arbitrary<JsonEntries> = fc
-  .tuple(protoKey, fc.oneof(fc.constant({ isAccount: true, polluted: 'yes' }), fc.constant(null), fc.constant('x'), fc.constant({ prototype: { polluted: true } })))
+  .tuple(
+    protoKey,
+    fc.oneof(
+      fc.constant({ isAccount: true, polluted: 'yes' }),
+      fc.constant(null),
+      fc.constant('x'),
+      fc.constant({ prototype: { polluted: true } }),
+    ),
+  )
   .map(([k, v]) => new JsonEntries([[k, v]]));
 
 /** Arrays or objects nested far deeper than any schema, as JSON text (built without recursion). */
 export const deepNesting: fc.Arbitrary<RawJson> = fc
   .tuple(fc.constantFrom(64, 1_000, 10_000, 100_000), fc.constantFrom('array', 'object'))
-  .map(([depth, kind]) => (kind === 'array' ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))));
+  .map(([depth, kind]) =>
+    kind === 'array' ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+  );
 
 /** Any value of any JSON type, small; a wrong type for almost every field. */
 export const anyJson: fc.Arbitrary<unknown> = fc.oneof(

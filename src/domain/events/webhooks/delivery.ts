@@ -220,7 +220,10 @@ function add(counts: Map<string, number>, key: string, delta: number): void {
  */
 async function disableEndpoint(deps: DeliveryDeps, hooks: DeliveryHooks, endpointId: string, reason: string, now: Date): Promise<void> {
   await deps.db.$transaction(async (tx) => {
-    const flipped = await tx.webhookEndpoint.updateMany({ where: { id: endpointId, enabled: true }, data: { enabled: false, disabledReason: reason, updatedAt: now } });
+    const flipped = await tx.webhookEndpoint.updateMany({
+      where: { id: endpointId, enabled: true },
+      data: { enabled: false, disabledReason: reason, updatedAt: now },
+    });
     if (flipped.count === 0 || !hooks.onDisabled) return;
     await hooks.onDisabled(tx, await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } }));
   });
@@ -251,7 +254,8 @@ function checkedLookup(allowPrivate: boolean, resolve: HostLookup, reached: Reac
         if (addresses.length === 0) throw Object.assign(new Error('no address'), { code: 'ENOTFOUND' });
         if (anyPrivate) reached.private = true;
         const chosen = addresses[0]!;
-        if ((options as { all?: boolean }).all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [chosen]);
+        if ((options as { all?: boolean }).all)
+          (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [chosen]);
         else callback(null, chosen.address, chosen.family);
       })
       .catch((err: NodeJS.ErrnoException) => callback(err, '', 0));
@@ -439,7 +443,9 @@ export function signedHeaders(msgId: string, at: Date, body: string, secrets: re
   return {
     'webhook-id': msgId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => (typeof secret === 'string' ? new Webhook(secret) : secret).sign(msgId, at, body)).join(' '),
+    'webhook-signature': secrets
+      .map((secret) => (typeof secret === 'string' ? new Webhook(secret) : secret).sign(msgId, at, body))
+      .join(' '),
   };
 }
 
@@ -464,7 +470,13 @@ const bodies = new Map<string, string>();
 function bodyOf(event: { id: string; type: string; occurredAt: Date; orgId: string; data: unknown }): string {
   let body = bodies.get(event.id);
   if (body === undefined) {
-    body = JSON.stringify({ id: event.id, type: event.type, occurredAt: event.occurredAt.toISOString(), orgId: event.orgId, data: event.data });
+    body = JSON.stringify({
+      id: event.id,
+      type: event.type,
+      occurredAt: event.occurredAt.toISOString(),
+      orgId: event.orgId,
+      data: event.data,
+    });
     if (bodies.size >= 1_000) bodies.clear();
     bodies.set(event.id, body);
   }
@@ -598,7 +610,8 @@ export async function attemptOnce(
   const now = deps.clock();
   const body = bodyOf(event);
   const secrets = [signerFor(deps.tokens.key, endpoint.secret)];
-  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
+  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now)
+    secrets.push(signerFor(deps.tokens.key, endpoint.previousSecret));
 
   const release = await hooks.slots?.acquire(endpoint.orgId, endpoint.id);
   const started = performance.now();
@@ -627,7 +640,8 @@ export async function attemptOnce(
 
   if (answer && answer.status >= 200 && answer.status < 300) {
     // failing no more: the 5 days start again at the next failure
-    if (endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
+    if (endpoint.failingSince)
+      await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: { not: null } }, data: { failingSince: null } });
     // the event was recorded in the transaction of its change: its time is the commit's, on the app's clock
     return ended('delivered', 'delivered', Math.max(0, deps.clock().getTime() - event.occurredAt.getTime()));
   }
@@ -640,12 +654,16 @@ export async function attemptOnce(
     await disableEndpoint(deps, hooks, endpoint.id, `every delivery failed for 5 days (since ${endpoint.failingSince.toISOString()})`, now);
     return ended('failed', 'disabled');
   }
-  if (!endpoint.failingSince) await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
+  if (!endpoint.failingSince)
+    await db.webhookEndpoint.updateMany({ where: { id: endpoint.id, failingSince: null }, data: { failingSince: now } });
   // refused by policy: trying again would be refused again
   if (failure === TARGET_NOT_ALLOWED) return ended('failed', TARGET_NOT_ALLOWED);
   if (attempts > RETRY_GAPS_MS.length) return ended('failed', 'failed');
   const retryAt = new Date(now.getTime() + RETRY_GAPS_MS[attempts - 1]!);
-  return { outcome: { retryAt, error: answer ? `answered ${answer.status}` : failure }, record: { ...base, status: 'pending', nextAttemptAt: retryAt } };
+  return {
+    outcome: { retryAt, error: answer ? `answered ${answer.status}` : failure },
+    record: { ...base, status: 'pending', nextAttemptAt: retryAt },
+  };
 }
 
 /**
@@ -658,11 +676,18 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
   if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
   const { db } = deps;
   const now = deps.clock();
-  const write = (record: AttemptRecord) =>
-    db.webhookDelivery.update({ where: { id: row.id }, data: { ...record, lockedUntil: null } });
+  const write = (record: AttemptRecord) => db.webhookDelivery.update({ where: { id: row.id }, data: { ...record, lockedUntil: null } });
   if (!row.enabled || !row.eventId || !row.eventType || !row.occurredAt || !row.orgId) {
     const response = row.enabled ? 'the event is past retention' : 'the endpoint is disabled';
-    await write({ status: 'failed', attempts: row.attempts + 1, lastAttemptAt: now, nextAttemptAt: null, statusCode: null, latencyMs: null, response });
+    await write({
+      status: 'failed',
+      attempts: row.attempts + 1,
+      lastAttemptAt: now,
+      nextAttemptAt: null,
+      statusCode: null,
+      latencyMs: null,
+      response,
+    });
     return { done: true, label: 'failed' };
   }
   const endpoint: DeliveryEndpoint = {
@@ -677,7 +702,13 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
   const event: DeliveryEvent = { id: row.eventId, type: row.eventType, occurredAt: row.occurredAt, orgId: row.orgId, data: row.data };
   const { outcome, record } = await attemptOnce(deps, hooks, endpoint, event, row.attempts);
   if (record.status === 'delivered') {
-    await batcher.delivered.load({ id: row.id, at: record.lastAttemptAt, statusCode: record.statusCode!, latencyMs: record.latencyMs!, response: record.response });
+    await batcher.delivered.load({
+      id: row.id,
+      at: record.lastAttemptAt,
+      statusCode: record.statusCode!,
+      latencyMs: record.latencyMs!,
+      response: record.response,
+    });
   } else {
     await write(record);
   }
@@ -789,7 +820,10 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: D
       }));
     },
     async release(job, retryAt, error) {
-      await db.webhookDelivery.updateMany({ where: { id: job.id, status: 'pending' }, data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) } });
+      await db.webhookDelivery.updateMany({
+        where: { id: job.id, status: 'pending' },
+        data: { nextAttemptAt: retryAt, lockedUntil: null, response: error.slice(0, KEPT_ANSWER_CHARS) },
+      });
     },
     async releaseAll() {
       await db.webhookDelivery.updateMany({ where: { lockedUntil: { not: null } }, data: { lockedUntil: null } });
@@ -809,7 +843,8 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: D
         WHERE "seq" > COALESCE((SELECT "cursor" FROM "WebhookDispatch" WHERE "id" = 1), 0)`;
       const first = dispatcher?.backlog() ?? { pending: 0, oldestOccurredAt: null };
       let oldestRunAt = oldest?.nextAttemptAt ?? null;
-      for (const at of [first.oldestOccurredAt, undispatched?.oldest ?? null]) if (at && (!oldestRunAt || at < oldestRunAt)) oldestRunAt = at;
+      for (const at of [first.oldestOccurredAt, undispatched?.oldest ?? null])
+        if (at && (!oldestRunAt || at < oldestRunAt)) oldestRunAt = at;
       return { pending: pending + first.pending + (undispatched?.count ?? 0), oldestRunAt };
     },
   };

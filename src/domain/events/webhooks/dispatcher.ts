@@ -169,7 +169,8 @@ export class WebhookDispatcher {
     await this.settle();
     clearTimeout(this.writeTimer);
     if (this.position) {
-      await this.deps.db.$executeRaw`UPDATE "WebhookDispatch" SET "owner" = NULL, "leaseUntil" = NULL WHERE "id" = 1 AND "owner" = ${this.owner}`;
+      await this.deps.db
+        .$executeRaw`UPDATE "WebhookDispatch" SET "owner" = NULL, "leaseUntil" = NULL WHERE "id" = 1 AND "owner" = ${this.owner}`;
       this.position = null;
     }
   }
@@ -253,7 +254,11 @@ export class WebhookDispatcher {
     }
     // events without an endpoint move the cursor too: written with the next rows, or alone once a batch of
     // them or a second has passed (the cursor is how far behind the dispatcher is: ocs_jobs_oldest_pending_age_seconds)
-    if (position.complete > this.written && (position.complete - this.written >= this.batchSize || Date.now() - this.writtenAt >= CURSOR_WRITE_MS)) this.scheduleWrite();
+    if (
+      position.complete > this.written &&
+      (position.complete - this.written >= this.batchSize || Date.now() - this.writtenAt >= CURSOR_WRITE_MS)
+    )
+      this.scheduleWrite();
     return started;
   }
 
@@ -361,5 +366,16 @@ export class WebhookDispatcher {
 
 /** A delivery handed to the deliveries lane untried (its receiver is behind, or its attempt threw): pending, due now. */
 function handedOver(seq: number, endpointId: string, event: DeliveryEvent, now: Date, response: string | null): Row {
-  return { seq, endpointId, event, status: 'pending', attempts: 0, lastAttemptAt: null, nextAttemptAt: now, statusCode: null, latencyMs: null, response };
+  return {
+    seq,
+    endpointId,
+    event,
+    status: 'pending',
+    attempts: 0,
+    lastAttemptAt: null,
+    nextAttemptAt: now,
+    statusCode: null,
+    latencyMs: null,
+    response,
+  };
 }

@@ -15,7 +15,12 @@ export interface NewEndpoint {
 }
 
 /** Stores an endpoint with a new signing secret; answers its id and the secret (shown once, stored encrypted). */
-export async function createEndpointRecord(db: Pick<Db, 'webhookEndpoint'>, key: KeyMaterial, now: Date, input: NewEndpoint): Promise<{ id: string; secret: string }> {
+export async function createEndpointRecord(
+  db: Pick<Db, 'webhookEndpoint'>,
+  key: KeyMaterial,
+  now: Date,
+  input: NewEndpoint,
+): Promise<{ id: string; secret: string }> {
   const secret = newWebhookSecret();
   const id = randomUUID();
   await db.webhookEndpoint.create({

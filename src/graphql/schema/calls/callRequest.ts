@@ -12,7 +12,14 @@ import {
   CALL_FAILURE_CODES,
   listCallRequests,
 } from '../../../domain/calls/callRequests.js';
-import { type CallClaim, claimCallRequests, completeCallRequest, failCallRequest, heartbeatCallRequest, startCallRequest } from '../../../domain/calls/callDispatch.js';
+import {
+  type CallClaim,
+  claimCallRequests,
+  completeCallRequest,
+  failCallRequest,
+  heartbeatCallRequest,
+  startCallRequest,
+} from '../../../domain/calls/callDispatch.js';
 import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
 import { builder } from '../../builder.js';
 import { AvailabilityRef } from '../schedule/availability.js';
@@ -38,7 +45,10 @@ const CallRequestErrorRef = builder.objectRef<CallRequestError>('CallRequestErro
 
 const MetadataEntryRef = builder.objectRef<{ key: string; value: string }>('MetadataEntry').implement({
   description: 'One string pair of metadata.',
-  fields: (t) => ({ key: t.exposeString('key', { description: 'The key.' }), value: t.exposeString('value', { description: 'The value.' }) }),
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The key.' }),
+    value: t.exposeString('value', { description: 'The value.' }),
+  }),
 });
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -53,7 +63,10 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
   phoneNumberId: t.id({ nullable: true, description: 'The caller id.', resolve: (r) => r.phoneNumberId }),
   to: t.string({ description: 'The number called, E.164.', resolve: (r) => r.to }),
   status: t.field({ type: CallRequestStatusEnum, description: 'The current status.', resolve: (r) => r.status }),
-  officeHoursOnly: t.boolean({ description: "Dispatched only while the organization's PHONE availability is OPEN.", resolve: (r) => r.officeHoursOnly }),
+  officeHoursOnly: t.boolean({
+    description: "Dispatched only while the organization's PHONE availability is OPEN.",
+    resolve: (r) => r.officeHoursOnly,
+  }),
   metadata: t.field({
     type: [MetadataEntryRef],
     description: 'The string pairs given at creation.',
@@ -63,18 +76,29 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
   notBefore: t.field({ type: 'DateTime', nullable: true, description: 'Not dialed before this instant.', resolve: (r) => r.notBefore }),
   expiresAt: t.field({ type: 'DateTime', description: 'When the request expires if not started.', resolve: (r) => r.expiresAt }),
   startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the call started.', resolve: (r) => r.startedAt }),
-  finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When processing ended; null while pending.', resolve: (r) => r.finishedAt }),
+  finishedAt: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description: 'When processing ended; null while pending.',
+    resolve: (r) => r.finishedAt,
+  }),
   attempts: t.int({ description: 'Claims so far.', resolve: (r) => r.attempts }),
   conversationId: t.id({
     nullable: true,
     description: "The conversation the call started; use it to track an initiated call's outcome.",
     resolve: (r) => r.conversationId,
   }),
-  error: t.field({ type: CallRequestErrorRef, nullable: true, description: 'The public reason for a failure; null otherwise.', resolve: (r) => r.error }),
+  error: t.field({
+    type: CallRequestErrorRef,
+    nullable: true,
+    description: 'The public reason for a failure; null otherwise.',
+    resolve: (r) => r.error,
+  }),
 });
 
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
-  description: 'A call placed by an integrator and worked by the agent runtime. A failed request is data (status failed with an error), not a GraphQL error.',
+  description:
+    'A call placed by an integrator and worked by the agent runtime. A failed request is data (status failed with an error), not a GraphQL error.',
   fields: (t) => callRequestFields(t),
 });
 
@@ -90,7 +114,11 @@ const CallRequestPageRef = builder.objectRef<CallRequestPage>('CallRequestPage')
   description: 'One page of call requests, newest first.',
   fields: (t) => ({
     items: t.field({ type: [CallRequestRef], description: 'The requests of this page.', resolve: (p) => p.callRequests }),
-    nextCursor: t.string({ nullable: true, description: 'Pass as `after` for the next page; null on the last page.', resolve: (p) => p.pagination.nextCursor }),
+    nextCursor: t.string({
+      nullable: true,
+      description: 'Pass as `after` for the next page; null on the last page.',
+      resolve: (p) => p.pagination.nextCursor,
+    }),
   }),
 });
 
@@ -100,13 +128,19 @@ const CallClaimRef = builder.objectRef<CallClaim>('CallClaim').implement({
     leaseId: t.exposeID('leaseId', { description: 'Name it in heartbeat, start, complete and fail.' }),
     leaseUntil: t.expose('leaseUntil', { type: 'DateTime', description: 'The claim ends then unless a heartbeat extends it.' }),
     callRequest: t.expose('callRequest', { type: CallRequestRef, description: 'The request.' }),
-    availability: t.expose('availability', { type: AvailabilityRef, description: "The organization's PHONE availability now (greeting, templates)." }),
+    availability: t.expose('availability', {
+      type: AvailabilityRef,
+      description: "The organization's PHONE availability now (greeting, templates).",
+    }),
   }),
 });
 
 const MetadataEntryInput = builder.inputType('MetadataEntryInput', {
   description: 'One string pair of metadata.',
-  fields: (t) => ({ key: t.string({ required: true, description: 'The key.' }), value: t.string({ required: true, description: 'The value.' }) }),
+  fields: (t) => ({
+    key: t.string({ required: true, description: 'The key.' }),
+    value: t.string({ required: true, description: 'The value.' }),
+  }),
 });
 
 const CreateCallRequestInput = builder.inputType('CreateCallRequestInput', {
@@ -157,7 +191,8 @@ builder.queryFields((t) => ({
       createdFrom: t.arg.string({ description: 'Created at or after (ISO 8601).' }),
       createdTo: t.arg.string({ description: 'Created before (ISO 8601).' }),
     },
-    resolve: async (_root, { first, after, ...filters }, ctx) => listCallRequests(ctx.deps, await ctx.actor(), { ...filters, limit: first, cursor: after }),
+    resolve: async (_root, { first, after, ...filters }, ctx) =>
+      listCallRequests(ctx.deps, await ctx.actor(), { ...filters, limit: first, cursor: after }),
   }),
 }));
 
@@ -195,7 +230,8 @@ builder.mutationFields((t) => ({
     type: CallRequestLeaseRef,
     description: 'Agent runtime: extends the lease; answers the request and when the lease now ends. Scope calls:dispatch.',
     args: { ...leaseArgs(t), leaseSeconds: t.arg.int({ description: 'Lease length from now (10..3600, default 60).' }) },
-    resolve: async (_root, { id, ...rest }, ctx) => heartbeatCallRequest(ctx.deps, await ctx.actor(), String(id), { ...rest, leaseId: String(rest.leaseId) }),
+    resolve: async (_root, { id, ...rest }, ctx) =>
+      heartbeatCallRequest(ctx.deps, await ctx.actor(), String(id), { ...rest, leaseId: String(rest.leaseId) }),
   }),
   startCallRequest: t.field({
     type: CallRequestRef,
@@ -207,12 +243,14 @@ builder.mutationFields((t) => ({
     type: CallRequestRef,
     description: 'Agent runtime: the call ended normally. Scope calls:dispatch.',
     args: leaseArgs(t),
-    resolve: async (_root, { id, leaseId }, ctx) => completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId) }),
+    resolve: async (_root, { id, leaseId }, ctx) =>
+      completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId) }),
   }),
   failCallRequest: t.field({
     type: CallRequestRef,
     description: 'Agent runtime: the call could not be placed or held. Scope calls:dispatch.',
     args: { ...leaseArgs(t), error: t.arg({ type: CallFailureInput, required: true, description: 'Why.' }) },
-    resolve: async (_root, { id, leaseId, error }, ctx) => failCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), error }),
+    resolve: async (_root, { id, leaseId, error }, ctx) =>
+      failCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), error }),
   }),
 }));

@@ -79,7 +79,9 @@ builder.queryFields((t) => ({
       orgId: t.arg.id({ description: 'Filter by organization.' }),
       botId: t.arg.id({ description: 'Filter by bot.' }),
       includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
-      includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
+      includeChildren: t.arg.boolean({
+        description: 'Include child-organization conversations; account organizations only (default false).',
+      }),
       medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
       status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
       startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
@@ -95,17 +97,23 @@ export const PageInfoRef = builder.objectRef<ConversationConnection['pageInfo']>
   fields: (t) => ({
     hasNextPage: t.exposeBoolean('hasNextPage', { description: 'Whether more items follow this page.' }),
     hasPreviousPage: t.exposeBoolean('hasPreviousPage', {
-      description: 'True when the page was asked for with `after` (items precede it); paging is forward only, start again without `after` to go back.',
+      description:
+        'True when the page was asked for with `after` (items precede it); paging is forward only, start again without `after` to go back.',
     }),
     startCursor: t.exposeString('startCursor', { nullable: true, description: "The first edge's cursor; null on an empty page." }),
-    endCursor: t.exposeString('endCursor', { nullable: true, description: "The last edge's cursor, to pass as `after` for the next page; null on an empty page." }),
+    endCursor: t.exposeString('endCursor', {
+      nullable: true,
+      description: "The last edge's cursor, to pass as `after` for the next page; null on an empty page.",
+    }),
   }),
 });
 
 const ConversationEdgeRef = builder.objectRef<ConversationConnection['edges'][number]>('ConversationEdge').implement({
   description: 'A conversation and the cursor of its position in the list.',
   fields: (t) => ({
-    cursor: t.exposeString('cursor', { description: 'Opaque; pass as `after` to continue after this conversation (with the same filters).' }),
+    cursor: t.exposeString('cursor', {
+      description: 'Opaque; pass as `after` to continue after this conversation (with the same filters).',
+    }),
     node: t.expose('node', { type: ConversationRef, description: 'The conversation.' }),
   }),
 });
@@ -115,7 +123,10 @@ const ConversationConnectionRef = builder.objectRef<ConversationConnection>('Con
   fields: (t) => ({
     edges: t.expose('edges', { type: [ConversationEdgeRef], description: 'The conversations of this page with their cursors.' }),
     pageInfo: t.expose('pageInfo', { type: PageInfoRef, description: 'hasNextPage, endCursor and the rest.' }),
-    totalCount: t.int({ description: 'Conversations matching the filters, over all pages (counted only when selected).', resolve: (c) => c.totalCount() }),
+    totalCount: t.int({
+      description: 'Conversations matching the filters, over all pages (counted only when selected).',
+      resolve: (c) => c.totalCount(),
+    }),
   }),
 });
 
@@ -123,14 +134,16 @@ builder.queryFields((t) => ({
   conversationsConnection: t.field({
     type: ConversationConnectionRef,
     description:
-      "Conversations page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to the filters it came from (other filters, or an altered cursor, are BAD_USER_INPUT on `after`). Same filters, order and reach as `conversations`. Scope conversations:read.",
+      'Conversations page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to the filters it came from (other filters, or an altered cursor, are BAD_USER_INPUT on `after`). Same filters, order and reach as `conversations`. Scope conversations:read.',
     args: {
       first: t.arg.int({ description: 'Page size (1..100, default 20).' }),
       after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
       orgId: t.arg.id({ description: 'Filter by organization.' }),
       botId: t.arg.id({ description: 'Filter by bot.' }),
       includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
-      includeChildren: t.arg.boolean({ description: 'Include child-organization conversations; account organizations only (default false).' }),
+      includeChildren: t.arg.boolean({
+        description: 'Include child-organization conversations; account organizations only (default false).',
+      }),
       medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
       status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
       startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
@@ -194,13 +207,15 @@ const EndConversationInput = builder.inputType('EndConversationInput', {
 builder.queryFields((t) => ({
   conversation: t.field({
     type: ConversationDetailRef,
-    description: "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scope conversations:read.",
+    description:
+      "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scope conversations:read.",
     args: {
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
       first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
       after: t.arg.string({ description: 'The transcript.nextCursor of the previous page.' }),
     },
-    resolve: async (_root, args, ctx) => getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }),
+    resolve: async (_root, args, ctx) =>
+      getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }),
   }),
 }));
 

@@ -1,4 +1,11 @@
-import { INSURANCE_NOTES_MAX, INSURANCE_STATUSES, INSURANCE_TYPES, type InsuranceView, listInsurances, updateInsurance } from '../../../domain/catalog/insurances.js';
+import {
+  INSURANCE_NOTES_MAX,
+  INSURANCE_STATUSES,
+  INSURANCE_TYPES,
+  type InsuranceView,
+  listInsurances,
+  updateInsurance,
+} from '../../../domain/catalog/insurances.js';
 import { builder } from '../../builder.js';
 import { OrganizationRef } from '../organizations/organization.js';
 

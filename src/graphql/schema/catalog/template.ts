@@ -136,7 +136,10 @@ export const WorkflowStepInput = builder.inputRef<WorkflowStepInputShape>('Workf
     title: t.field({ type: 'JSON', description: 'String, required: step title (1 to 255 characters).' }),
     description: t.field({ type: 'JSON', description: 'String: step description (up to 2000 characters).' }),
     instructions: t.field({ type: 'JSON', description: 'String: instructions for the agent (up to 10 000 characters).' }),
-    order: t.field({ type: 'JSON', description: 'Integer 0 to 1 000 000: position among sibling steps; defaults to the position in the list (1-based).' }),
+    order: t.field({
+      type: 'JSON',
+      description: 'Integer 0 to 1 000 000: position among sibling steps; defaults to the position in the list (1-based).',
+    }),
     examples: t.field({ type: 'JSON', description: 'Array of strings: example utterances (at most 50).' }),
     action: t.field({ type: 'JSON', description: 'String: the action taken at this step.' }),
     actionMetadata: t.field({ type: StepActionMetadataInput, description: 'Action metadata.' }),
@@ -169,11 +172,20 @@ const TemplateInput = builder.inputType('TemplateInput', {
   description:
     'Fields of a workflow template. On create, name is required; on update every field is optional and an omitted field keeps its value.',
   fields: (t) => ({
-    name: t.field({ type: 'JSON', description: 'String: template name, 1 to 255 characters with a non-whitespace character (required on create).' }),
+    name: t.field({
+      type: 'JSON',
+      description: 'String: template name, 1 to 255 characters with a non-whitespace character (required on create).',
+    }),
     description: t.field({ type: 'JSON', description: 'String: template description (up to 2000 characters).' }),
     variables: t.field({ type: [TemplateVariableInput], description: 'Variables; replaces the list.' }),
-    applicableMediums: t.field({ type: 'JSON', description: 'Array of CHAT, PHONE, GHL, SMS (no duplicates): conversation types where the template can be used; null or [] = all.' }),
-    officeHoursAvailability: t.field({ type: 'JSON', description: '"OPEN" (usable during office hours), "CLOSED" (outside office hours) or null (any time).' }),
+    applicableMediums: t.field({
+      type: 'JSON',
+      description: 'Array of CHAT, PHONE, GHL, SMS (no duplicates): conversation types where the template can be used; null or [] = all.',
+    }),
+    officeHoursAvailability: t.field({
+      type: 'JSON',
+      description: '"OPEN" (usable during office hours), "CLOSED" (outside office hours) or null (any time).',
+    }),
     workflow: t.field({ type: WorkflowInput, description: 'The workflow definition; a change increments version; null removes it.' }),
   }),
 });

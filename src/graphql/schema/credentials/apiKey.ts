@@ -1,4 +1,11 @@
-import { type ApiKeyView, type ApiKeyWithSecret, createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../../domain/credentials/apiKeys.js';
+import {
+  type ApiKeyView,
+  type ApiKeyWithSecret,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+} from '../../../domain/credentials/apiKeys.js';
 import { builder } from '../../builder.js';
 
 const apiKeyFields = (t: any) => ({
@@ -9,8 +16,16 @@ const apiKeyFields = (t: any) => ({
   scopes: t.exposeStringList('scopes', { description: 'What the key may do; every scope for a full key.' }),
   restricted: t.exposeBoolean('restricted', { description: 'True when the key holds only `scopes`; false for a full key.' }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was made.' }),
-  lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When it last authenticated a request (recorded within a minute).' }),
-  expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'From this instant the key is refused; null when it does not expire.' }),
+  lastUsedAt: t.expose('lastUsedAt', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'When it last authenticated a request (recorded within a minute).',
+  }),
+  expiresAt: t.expose('expiresAt', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'From this instant the key is refused; null when it does not expire.',
+  }),
   revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked.' }),
 });
 
@@ -37,7 +52,8 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 builder.queryFields((t) => ({
   apiKeys: t.field({
     type: [ApiKeyRef],
-    description: "An organization's live API keys, masked, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description:
+      "An organization's live API keys, masked, newest first. Scope credentials:write (held only by a credential holding every scope).",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
     resolve: async (_root, args, ctx) => listApiKeys(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
   }),
@@ -49,16 +65,21 @@ builder.mutationFields((t) => ({
     description: 'Creates an API key; the answer shows the key once. Scope credentials:write.',
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: async (_root, args, ctx) =>
-      createApiKey(ctx.deps, await ctx.actor(), { ...args.input, ...(args.input.orgId == null ? {} : { orgId: String(args.input.orgId) }) }),
+      createApiKey(ctx.deps, await ctx.actor(), {
+        ...args.input,
+        ...(args.input.orgId == null ? {} : { orgId: String(args.input.orgId) }),
+      }),
   }),
   rollApiKey: t.field({
     type: ApiKeyWithSecretRef,
-    description: 'A new key (shown once) with the same name, scopes and expiry; the old one works until `expiresAt` (now by default, at most 7 days ahead). Scope credentials:write.',
+    description:
+      'A new key (shown once) with the same name, scopes and expiry; the old one works until `expiresAt` (now by default, at most 7 days ahead). Scope credentials:write.',
     args: {
       id: t.arg.id({ required: true, description: 'Key id.' }),
       expiresAt: t.arg.string({ description: 'ISO 8601 instant until which the old key keeps working.' }),
     },
-    resolve: async (_root, args, ctx) => rollApiKey(ctx.deps, await ctx.actor(), String(args.id), args.expiresAt == null ? {} : { expiresAt: args.expiresAt }),
+    resolve: async (_root, args, ctx) =>
+      rollApiKey(ctx.deps, await ctx.actor(), String(args.id), args.expiresAt == null ? {} : { expiresAt: args.expiresAt }),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,

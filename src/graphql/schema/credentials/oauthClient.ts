@@ -16,7 +16,11 @@ const clientFields = (t: any) => ({
   clientId: t.exposeString('clientId', { description: 'The `client_id` of the token request.' }),
   scopes: t.exposeStringList('scopes', { description: 'What its access tokens may do.' }),
   createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was made.' }),
-  previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'Until when the previous secret is still accepted.' }),
+  previousSecretExpiresAt: t.expose('previousSecretExpiresAt', {
+    type: 'DateTime',
+    nullable: true,
+    description: 'Until when the previous secret is still accepted.',
+  }),
   revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked.' }),
 });
 
@@ -42,9 +46,11 @@ const CreateOAuthClientInput = builder.inputType('CreateOAuthClientInput', {
 builder.queryFields((t) => ({
   oauthClients: t.field({
     type: [OAuthClientRef],
-    description: "An organization's live OAuth clients, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description:
+      "An organization's live OAuth clients, newest first. Scope credentials:write (held only by a credential holding every scope).",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
-    resolve: async (_root, args, ctx) => listOAuthClients(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
+    resolve: async (_root, args, ctx) =>
+      listOAuthClients(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
   }),
 }));
 
@@ -54,16 +60,22 @@ builder.mutationFields((t) => ({
     description: 'Creates an OAuth client; the answer shows its secret once. Scope credentials:write.',
     args: { input: t.arg({ type: CreateOAuthClientInput, required: true, description: 'The client.' }) },
     resolve: async (_root, args, ctx) =>
-      createOAuthClient(ctx.deps, await ctx.actor(), { name: args.input.name, scopes: args.input.scopes, ...(args.input.orgId == null ? {} : { orgId: String(args.input.orgId) }) }),
+      createOAuthClient(ctx.deps, await ctx.actor(), {
+        name: args.input.name,
+        scopes: args.input.scopes,
+        ...(args.input.orgId == null ? {} : { orgId: String(args.input.orgId) }),
+      }),
   }),
   rotateOAuthClientSecret: t.field({
     type: OAuthClientWithSecretRef,
-    description: 'A new secret (shown once); the previous one is accepted until `expiresAt` (now by default, at most 7 days ahead). Scope credentials:write.',
+    description:
+      'A new secret (shown once); the previous one is accepted until `expiresAt` (now by default, at most 7 days ahead). Scope credentials:write.',
     args: {
       id: t.arg.id({ required: true, description: 'Client record id.' }),
       expiresAt: t.arg.string({ description: 'ISO 8601 instant until which the previous secret is accepted.' }),
     },
-    resolve: async (_root, args, ctx) => rotateOAuthClientSecret(ctx.deps, await ctx.actor(), String(args.id), args.expiresAt == null ? {} : { expiresAt: args.expiresAt }),
+    resolve: async (_root, args, ctx) =>
+      rotateOAuthClientSecret(ctx.deps, await ctx.actor(), String(args.id), args.expiresAt == null ? {} : { expiresAt: args.expiresAt }),
   }),
   setOAuthClientScopes: t.field({
     type: OAuthClientRef,

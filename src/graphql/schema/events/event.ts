@@ -25,7 +25,8 @@ const EventSubjectRef = builder.objectRef<EventView['subject']>('EventSubject').
 });
 
 export const EventRef = builder.objectRef<EventView>('Event').implement({
-  description: "One change, recorded in the transaction of the change: who changed what, when (the event log and audit trail; docs/rest.md \"Event catalogue\").",
+  description:
+    'One change, recorded in the transaction of the change: who changed what, when (the event log and audit trail; docs/rest.md "Event catalogue").',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id (UUID).' }),
     type: t.exposeString('type', { description: 'The event type, e.g. closure.created.' }),
@@ -58,7 +59,9 @@ const EventFilterInput = builder.inputType('EventFilter', {
   description: 'Which events to list; every field optional.',
   fields: (t) => ({
     type: t.stringList({ description: 'Event types; a family such as `closure.*` selects all of its types.' }),
-    orgId: t.id({ description: "Only this organization's events (outside the caller's reach NOT_FOUND); by default every organization within reach." }),
+    orgId: t.id({
+      description: "Only this organization's events (outside the caller's reach NOT_FOUND); by default every organization within reach.",
+    }),
     subjectId: t.id({ description: 'Only the events of this subject.' }),
     from: t.field({ type: 'DateTime', description: 'Events that occurred at or after this instant.' }),
     to: t.field({ type: 'DateTime', description: 'Events that occurred before this instant.' }),

@@ -26,7 +26,11 @@ const endpointFields = <S extends WebhookEndpointView>(t: PothosSchemaTypes.Obje
   description: t.string({ description: 'A note.', resolve: (e) => e.description }),
   eventTypes: t.stringList({ description: 'Event type names, families such as `closure.*`, or `*`.', resolve: (e) => e.eventTypes }),
   enabled: t.boolean({ description: 'False while no event is sent to it.', resolve: (e) => e.enabled }),
-  disabledReason: t.string({ nullable: true, description: 'Why the service disabled it (an answer 410 Gone); null otherwise.', resolve: (e) => e.disabledReason }),
+  disabledReason: t.string({
+    nullable: true,
+    description: 'Why the service disabled it (an answer 410 Gone); null otherwise.',
+    resolve: (e) => e.disabledReason,
+  }),
   previousSecretExpiresAt: t.field({
     type: 'DateTime',
     nullable: true,
@@ -151,6 +155,7 @@ builder.mutationFields((t) => ({
       endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }),
       deliveryId: t.arg.id({ required: true, description: 'Delivery id.' }),
     },
-    resolve: async (_root, args, ctx) => retryWebhookDelivery(ctx.deps, await ctx.actor(), String(args.endpointId), String(args.deliveryId)),
+    resolve: async (_root, args, ctx) =>
+      retryWebhookDelivery(ctx.deps, await ctx.actor(), String(args.endpointId), String(args.deliveryId)),
   }),
 }));

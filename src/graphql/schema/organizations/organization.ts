@@ -42,46 +42,46 @@ const OrganizationConnectionRef = builder.objectRef<ChildrenConnection>('Organiz
 
 // relations to other organizations are filtered by reach, so they are plain fields over the domain rule
 builder.prismaObjectFields(OrganizationRef, (t) => ({
-    parent: t.field({
-      type: OrganizationRef,
-      nullable: true,
-      description: "The parent account organization; null when there is none or it is outside the caller's reach.",
-      resolve: async (org, _args, ctx) => {
-        const actor = await ctx.actor();
-        if (!org.parentId || !(await canReach(ctx.deps, actor, org.parentId))) return null;
-        return (await ctx.deps.readModel.organization(org.parentId)) ?? null;
-      },
-    }),
-    children: t.field({
-      type: [OrganizationRef],
-      description: `The first ${CHILD_IDS_LIMIT} child organizations within the caller's reach, oldest first (all of them when childCount ≤ ${CHILD_IDS_LIMIT}; empty for a location).`,
-      deprecationReason: `Holds at most ${CHILD_IDS_LIMIT}; use childrenConnection (and childCount).`,
-      resolve: async (org, _args, ctx) => {
-        const actor = await ctx.actor();
-        // the children of every organization of the operation are read together (read model, one statement when cold)
-        const record = await ctx.deps.readModel.organization(org.id);
-        if (!record || !childrenWithinReach(actor, record)) return [];
-        return reachableOrganizations(ctx.deps, actor, record.firstChildIds);
-      },
-    }),
-    childCount: t.int({
-      description: "How many child organizations are within the caller's reach (0 for a location).",
-      resolve: async (org, _args, ctx) => {
-        const actor = await ctx.actor();
-        const record = await ctx.deps.readModel.organization(org.id);
-        return record && childrenWithinReach(actor, record) ? record.childCount : 0;
-      },
-    }),
-    childrenConnection: t.field({
-      type: OrganizationConnectionRef,
-      description:
-        "Child organizations within the caller's reach, oldest first, page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to this organization (BAD_USER_INPUT on `after` otherwise). Scope organizations:read.",
-      args: {
-        first: t.arg.int({ description: 'Page size (1..200, default 50).' }),
-        after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
-      },
-      resolve: async (org, args, ctx) => childrenConnection(ctx.deps, await ctx.actor(), org.id, { ...args }),
-    }),
+  parent: t.field({
+    type: OrganizationRef,
+    nullable: true,
+    description: "The parent account organization; null when there is none or it is outside the caller's reach.",
+    resolve: async (org, _args, ctx) => {
+      const actor = await ctx.actor();
+      if (!org.parentId || !(await canReach(ctx.deps, actor, org.parentId))) return null;
+      return (await ctx.deps.readModel.organization(org.parentId)) ?? null;
+    },
+  }),
+  children: t.field({
+    type: [OrganizationRef],
+    description: `The first ${CHILD_IDS_LIMIT} child organizations within the caller's reach, oldest first (all of them when childCount ≤ ${CHILD_IDS_LIMIT}; empty for a location).`,
+    deprecationReason: `Holds at most ${CHILD_IDS_LIMIT}; use childrenConnection (and childCount).`,
+    resolve: async (org, _args, ctx) => {
+      const actor = await ctx.actor();
+      // the children of every organization of the operation are read together (read model, one statement when cold)
+      const record = await ctx.deps.readModel.organization(org.id);
+      if (!record || !childrenWithinReach(actor, record)) return [];
+      return reachableOrganizations(ctx.deps, actor, record.firstChildIds);
+    },
+  }),
+  childCount: t.int({
+    description: "How many child organizations are within the caller's reach (0 for a location).",
+    resolve: async (org, _args, ctx) => {
+      const actor = await ctx.actor();
+      const record = await ctx.deps.readModel.organization(org.id);
+      return record && childrenWithinReach(actor, record) ? record.childCount : 0;
+    },
+  }),
+  childrenConnection: t.field({
+    type: OrganizationConnectionRef,
+    description:
+      "Child organizations within the caller's reach, oldest first, page by page with cursors (Relay): `first` after the cursor `after`; a page deep in the list costs what the first costs. A cursor is opaque, tamper-checked and bound to this organization (BAD_USER_INPUT on `after` otherwise). Scope organizations:read.",
+    args: {
+      first: t.arg.int({ description: 'Page size (1..200, default 50).' }),
+      after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
+    },
+    resolve: async (org, args, ctx) => childrenConnection(ctx.deps, await ctx.actor(), org.id, { ...args }),
+  }),
 }));
 
 builder.queryFields((t) => ({
@@ -99,20 +99,19 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CommunicationsChange = builder
-  .objectRef<{ status: string; changed: boolean }>('CommunicationsChange')
-  .implement({
-    description: 'The result of disabling or enabling communications.',
-    fields: (t) => ({
-      status: t.exposeString('status', { description: '"disabled" or "enabled": the state after the operation.' }),
-      changed: t.exposeBoolean('changed', { description: 'False when the organization was already in that state.' }),
-    }),
-  });
+const CommunicationsChange = builder.objectRef<{ status: string; changed: boolean }>('CommunicationsChange').implement({
+  description: 'The result of disabling or enabling communications.',
+  fields: (t) => ({
+    status: t.exposeString('status', { description: '"disabled" or "enabled": the state after the operation.' }),
+    changed: t.exposeBoolean('changed', { description: 'False when the organization was already in that state.' }),
+  }),
+});
 
 builder.mutationFields((t) => ({
   disableOrganization: t.field({
     type: CommunicationsChange,
-    description: 'Disables calls, chats and SMS for an organization. Account organizations cannot be disabled (FORBIDDEN). Scope organizations:write.',
+    description:
+      'Disables calls, chats and SMS for an organization. Account organizations cannot be disabled (FORBIDDEN). Scope organizations:write.',
     args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
     resolve: async (_root, args, ctx) => setCommunications(ctx.deps, await ctx.actor(), String(args.orgId), false),
   }),
@@ -149,4 +148,3 @@ builder.queryFields((t) => ({
     },
   }),
 }));
-

@@ -1,7 +1,12 @@
 // Availability on GraphQL: Organization.availability(at, medium, phoneNumberId), the same object as
 // GET /v1/organizations/{orgId}/availability (docs/decisions.md §4).
 import type { Availability, TimelineInterval } from '../../../domain/schedule/availability.js';
-import { type AvailabilityTimeline, getAvailability, getAvailabilityTimeline, TIMELINE_MAX_DAYS } from '../../../domain/schedule/availabilityQuery.js';
+import {
+  type AvailabilityTimeline,
+  getAvailability,
+  getAvailabilityTimeline,
+  TIMELINE_MAX_DAYS,
+} from '../../../domain/schedule/availabilityQuery.js';
 import { watchAvailability } from '../../../domain/schedule/availabilityWatch.js';
 import { builder } from '../../builder.js';
 import { MediumEnum } from '../enums.js';
@@ -46,7 +51,8 @@ const AvailableTemplate = builder.objectRef<{ id: string; name: string }>('Avail
 });
 
 export const AvailabilityRef = builder.objectRef<Availability>('Availability').implement({
-  description: 'Which state an organization is in at an instant, which greeting a caller hears, which templates may be used, and when the state next changes.',
+  description:
+    'Which state an organization is in at an instant, which greeting a caller hears, which templates may be used, and when the state next changes.',
   fields: (t) => ({
     at: t.exposeString('at', { description: 'The instant, UTC (`YYYY-MM-DDTHH:mm:ssZ`).' }),
     timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
@@ -54,9 +60,17 @@ export const AvailabilityRef = builder.objectRef<Availability>('Availability').i
     state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
     officeOpen: t.exposeBoolean('officeOpen', { description: 'True only for OPEN.' }),
     closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
-    specialHours: t.expose('specialHours', { type: AvailabilitySpecialHours, nullable: true, description: 'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.' }),
+    specialHours: t.expose('specialHours', {
+      type: AvailabilitySpecialHours,
+      nullable: true,
+      description:
+        'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
+    }),
     break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
-    greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
+    greeting: t.exposeString('greeting', {
+      nullable: true,
+      description: 'The greeting for the medium and state; null when none is configured.',
+    }),
     availableTemplates: t.expose('availableTemplates', {
       type: [AvailableTemplate],
       description: "The organization's templates usable for the medium in this state.",
@@ -71,19 +85,19 @@ export const AvailabilityRef = builder.objectRef<Availability>('Availability').i
 builder.prismaObjectFields(OrganizationRef, (t) => ({
   availability: t.field({
     type: AvailabilityRef,
-    description: 'Availability at an instant (default now) for a medium, with the greetings of one of its phone numbers. Scope office-hours:read.',
+    description:
+      'Availability at an instant (default now) for a medium, with the greetings of one of its phone numbers. Scope office-hours:read.',
     args: {
       at: t.arg({ type: 'DateTime', description: 'The instant; default now.' }),
       medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
       phoneNumberId: t.arg.id({ description: "One of the organization's phone numbers, for its greetings." }),
     },
     resolve: async (org, args, ctx) =>
-      getAvailability(
-        ctx.deps,
-        await ctx.actor(),
-        org.id,
-        { at: args.at ?? undefined, medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
-      ),
+      getAvailability(ctx.deps, await ctx.actor(), org.id, {
+        at: args.at ?? undefined,
+        medium: args.medium,
+        phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId),
+      }),
   }),
 }));
 
@@ -94,9 +108,17 @@ const TimelineIntervalRef = builder.objectRef<TimelineInterval>('AvailabilityInt
     end: t.exposeString('end', { description: 'End, UTC, exclusive.' }),
     state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
     closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
-    specialHours: t.expose('specialHours', { type: AvailabilitySpecialHours, nullable: true, description: 'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.' }),
+    specialHours: t.expose('specialHours', {
+      type: AvailabilitySpecialHours,
+      nullable: true,
+      description:
+        'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
+    }),
     break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
-    greeting: t.exposeString('greeting', { nullable: true, description: 'The greeting for the medium and state; null when none is configured.' }),
+    greeting: t.exposeString('greeting', {
+      nullable: true,
+      description: 'The greeting for the medium and state; null when none is configured.',
+    }),
   }),
 });
 
@@ -107,7 +129,10 @@ const AvailabilityTimelineRef = builder.objectRef<AvailabilityTimeline>('Availab
     medium: t.expose('medium', { type: MediumEnum, description: 'The conversation type the timeline is for.' }),
     from: t.exposeString('from', { description: 'Start of the range, UTC.' }),
     to: t.exposeString('to', { description: 'End of the range, UTC (exclusive).' }),
-    intervals: t.expose('intervals', { type: [TimelineIntervalRef], description: 'The intervals, in order, covering [from, to) without gaps.' }),
+    intervals: t.expose('intervals', {
+      type: [TimelineIntervalRef],
+      description: 'The intervals, in order, covering [from, to) without gaps.',
+    }),
   }),
 });
 
@@ -117,7 +142,11 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     description: `The availability intervals covering [from, to), at most ${TIMELINE_MAX_DAYS} days (a week view in one call). Scope office-hours:read.`,
     args: {
       from: t.arg({ type: 'DateTime', required: true, description: 'Start of the range (inclusive).' }),
-      to: t.arg({ type: 'DateTime', required: true, description: `End of the range (exclusive), at most ${TIMELINE_MAX_DAYS} days after from.` }),
+      to: t.arg({
+        type: 'DateTime',
+        required: true,
+        description: `End of the range (exclusive), at most ${TIMELINE_MAX_DAYS} days after from.`,
+      }),
       medium: t.arg({ type: MediumEnum, required: true, description: 'The conversation type.' }),
       phoneNumberId: t.arg.id({ description: "One of the organization's phone numbers, for its greetings." }),
     },

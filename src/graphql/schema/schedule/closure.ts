@@ -64,7 +64,9 @@ const AnnualDateInput = builder.inputType('AnnualDateInput', {
 });
 
 const closureFormFields = (t: PothosInputFieldBuilder) => ({
-  startAt: t.string({ description: 'Inclusive start, UTC, `YYYY-MM-DDTHH:mm:00Z` (seconds zero, no fraction); with endAt, instead of annualDate.' }),
+  startAt: t.string({
+    description: 'Inclusive start, UTC, `YYYY-MM-DDTHH:mm:00Z` (seconds zero, no fraction); with endAt, instead of annualDate.',
+  }),
   endAt: t.string({ description: 'Exclusive end, same format; must be after startAt.' }),
   annualDate: t.field({ type: AnnualDateInput, description: 'For an annual closure, instead of startAt/endAt.' }),
 });
@@ -74,8 +76,12 @@ const CreateClosureInput = builder.inputType('CreateClosureInput', {
   description: 'A new closure: description, both greetings (null = not configured), and exactly one of annualDate or startAt with endAt.',
   fields: (t) => ({
     description: t.string({ description: '1 to 255 characters with a non-whitespace character.' }),
-    chatGreeting: t.string({ description: 'Required; null means not configured; else 1 to 500 characters with a non-whitespace character.' }),
-    phoneGreeting: t.string({ description: 'Required; null means not configured; else 1 to 500 characters with a non-whitespace character.' }),
+    chatGreeting: t.string({
+      description: 'Required; null means not configured; else 1 to 500 characters with a non-whitespace character.',
+    }),
+    phoneGreeting: t.string({
+      description: 'Required; null means not configured; else 1 to 500 characters with a non-whitespace character.',
+    }),
     ...closureFormFields(t),
   }),
 });
@@ -104,7 +110,12 @@ builder.mutationFields((t) => ({
     description: `Creates a timed or annual closure; CONFLICT when the organization already has ${LIST_LIMITS.closures} closures (the most it may have). Scope closures:write.`,
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: CreateClosureInput, required: true, description: 'The closure; checked by the same rules as POST /v1/organizations/{orgId}/closures.', validate: { schema: createClosureSchema } }),
+      input: t.arg({
+        type: CreateClosureInput,
+        required: true,
+        description: 'The closure; checked by the same rules as POST /v1/organizations/{orgId}/closures.',
+        validate: { schema: createClosureSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => createClosure(ctx.deps, await ctx.actor(), String(args.orgId), args.input),
   }),
@@ -114,7 +125,12 @@ builder.mutationFields((t) => ({
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       closureId: t.arg.id({ required: true, description: 'Closure id.' }),
-      input: t.arg({ type: UpdateClosureInput, required: true, description: 'The new description and form, and any greetings to replace.', validate: { schema: updateClosureSchema } }),
+      input: t.arg({
+        type: UpdateClosureInput,
+        required: true,
+        description: 'The new description and form, and any greetings to replace.',
+        validate: { schema: updateClosureSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => updateClosure(ctx.deps, await ctx.actor(), String(args.orgId), String(args.closureId), args.input),
   }),
@@ -124,6 +140,7 @@ builder.mutationFields((t) => ({
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       closureId: t.arg.id({ required: true, description: 'Closure id.' }),
     },
-    resolve: async (_root, args, ctx) => (await deleteClosure(ctx.deps, await ctx.actor(), String(args.orgId), String(args.closureId))).deleted,
+    resolve: async (_root, args, ctx) =>
+      (await deleteClosure(ctx.deps, await ctx.actor(), String(args.orgId), String(args.closureId))).deleted,
   }),
 }));

@@ -1,5 +1,13 @@
 // Office hours on GraphQL: OfficeHours/OfficeBreak, Organization.officeHours(dayOfWeek) and setOfficeHours.
-import { getOfficeHours, type OfficeBreakView, type OfficeHoursView, setOfficeHours, setOfficeHoursSchema, setWeeklyHours, setWeeklyHoursSchema } from '../../../domain/schedule/officeHours.js';
+import {
+  getOfficeHours,
+  type OfficeBreakView,
+  type OfficeHoursView,
+  setOfficeHours,
+  setOfficeHoursSchema,
+  setWeeklyHours,
+  setWeeklyHoursSchema,
+} from '../../../domain/schedule/officeHours.js';
 import { builder } from '../../builder.js';
 import { DayOfWeekEnum } from '../enums.js';
 import { OrganizationRef } from '../organizations/organization.js';
@@ -56,7 +64,12 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     description: 'Office hours of every day, Monday to Sunday, or of one day; unconfigured days as closed. Scope office-hours:read.',
     args: { dayOfWeek: t.arg({ type: DayOfWeekEnum, description: 'Only this day.' }) },
     resolve: async (org, args, ctx) => {
-      const { officeHours } = await getOfficeHours(ctx.deps, await ctx.actor(), org.id, args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {});
+      const { officeHours } = await getOfficeHours(
+        ctx.deps,
+        await ctx.actor(),
+        org.id,
+        args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {},
+      );
       ctx.memo?.schedule(ctx.deps.readModel, org.id);
       return officeHours;
     },
@@ -66,7 +79,10 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
 const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
   description: 'The whole week: all seven days, each once.',
   fields: (t) => ({
-    officeHours: t.field({ type: [SetOfficeHoursInput], description: "Required: the seven days; a day's omitted breaks mean none (the week is replaced)." }),
+    officeHours: t.field({
+      type: [SetOfficeHoursInput],
+      description: "Required: the seven days; a day's omitted breaks mean none (the week is replaced).",
+    }),
   }),
 });
 
@@ -76,7 +92,12 @@ builder.mutationFields((t) => ({
     description: 'Sets all seven days in one write, atomically (one change, one event); answers Monday..Sunday. Scope office-hours:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: SetWeeklyHoursInput, required: true, description: 'The week; checked by the same rules as PUT /v1/organizations/{orgId}/office-hours.', validate: { schema: setWeeklyHoursSchema } }),
+      input: t.arg({
+        type: SetWeeklyHoursInput,
+        required: true,
+        description: 'The week; checked by the same rules as PUT /v1/organizations/{orgId}/office-hours.',
+        validate: { schema: setWeeklyHoursSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => (await setWeeklyHours(ctx.deps, await ctx.actor(), String(args.orgId), args.input)).officeHours,
   }),
@@ -85,7 +106,12 @@ builder.mutationFields((t) => ({
     description: 'Sets the office hours of one day (create or update), with its breaks. Scope office-hours:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: SetOfficeHoursInput, required: true, description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/office-hours.', validate: { schema: setOfficeHoursSchema } }),
+      input: t.arg({
+        type: SetOfficeHoursInput,
+        required: true,
+        description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/office-hours.',
+        validate: { schema: setOfficeHoursSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => setOfficeHours(ctx.deps, await ctx.actor(), String(args.orgId), args.input),
   }),

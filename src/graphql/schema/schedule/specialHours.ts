@@ -33,7 +33,10 @@ const SpecialHoursInput = builder.inputType('SpecialHoursInput', {
     isClosed: t.boolean({ description: 'Required: true = closed all day.' }),
     open: t.string({ description: 'Opening time `H:mm` or `HH:mm`; required when isClosed is false.' }),
     close: t.string({ description: 'Closing time, after open (no overnight spans); required when isClosed is false.' }),
-    breaks: t.field({ type: [OfficeBreakInput], description: 'Breaks inside [open, close], not overlapping. On update, omit to keep the breaks; [] clears them.' }),
+    breaks: t.field({
+      type: [OfficeBreakInput],
+      description: 'Breaks inside [open, close], not overlapping. On update, omit to keep the breaks; [] clears them.',
+    }),
   }),
 });
 
@@ -51,7 +54,12 @@ builder.mutationFields((t) => ({
     description: 'Creates the special hours of a date (a second one for the same date is CONFLICT). Scope office-hours:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
-      input: t.arg({ type: SpecialHoursInput, required: true, description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/special-hours.', validate: { schema: specialHoursSchema } }),
+      input: t.arg({
+        type: SpecialHoursInput,
+        required: true,
+        description: 'The day; checked by the same rules as POST /v1/organizations/{orgId}/special-hours.',
+        validate: { schema: specialHoursSchema },
+      }),
     },
     resolve: async (_root, args, ctx) => createSpecialHours(ctx.deps, await ctx.actor(), String(args.orgId), args.input),
   }),
@@ -63,7 +71,8 @@ builder.mutationFields((t) => ({
       specialHoursId: t.arg.id({ required: true, description: 'Special hours id.' }),
       input: t.arg({ type: SpecialHoursInput, required: true, description: 'The day.', validate: { schema: specialHoursSchema } }),
     },
-    resolve: async (_root, args, ctx) => updateSpecialHours(ctx.deps, await ctx.actor(), String(args.orgId), String(args.specialHoursId), args.input),
+    resolve: async (_root, args, ctx) =>
+      updateSpecialHours(ctx.deps, await ctx.actor(), String(args.orgId), String(args.specialHoursId), args.input),
   }),
   deleteSpecialHours: t.boolean({
     description: 'Deletes special hours; true when deleted (a missing one is NOT_FOUND). Scope office-hours:write.',
@@ -71,6 +80,7 @@ builder.mutationFields((t) => ({
       orgId: t.arg.id({ required: true, description: 'Organization id.' }),
       specialHoursId: t.arg.id({ required: true, description: 'Special hours id.' }),
     },
-    resolve: async (_root, args, ctx) => (await deleteSpecialHours(ctx.deps, await ctx.actor(), String(args.orgId), String(args.specialHoursId))).deleted,
+    resolve: async (_root, args, ctx) =>
+      (await deleteSpecialHours(ctx.deps, await ctx.actor(), String(args.orgId), String(args.specialHoursId))).deleted,
   }),
 }));

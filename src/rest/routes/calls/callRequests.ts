@@ -47,7 +47,8 @@ export const callRequestRoutes = [
     path: '/v1/call-requests',
     tag: 'Calls',
     summary: 'List call requests, newest first',
-    description: 'Cursor pages (`limit`, `cursor`) and filters `status`, `botId`, `createdFrom`, `createdTo`; `orgId` defaults to the credential owner.',
+    description:
+      'Cursor pages (`limit`, `cursor`) and filters `status`, `botId`, `createdFrom`, `createdTo`; `orgId` defaults to the credential owner.',
     scope: 'call-requests:read',
     query: listCallRequestsInput,
     response: callRequestPageSchema,

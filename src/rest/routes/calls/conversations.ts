@@ -33,7 +33,8 @@ export const conversationRoutes = [
     path: '/v1/conversations',
     tag: 'Conversations',
     summary: 'Record an inbound call or a chat',
-    description: "Opens a conversation (status OPEN) of the bot's organization (or `orgId`, default the credential owner's). Add turns with `…/messages`, end it with `…/end`.",
+    description:
+      "Opens a conversation (status OPEN) of the bot's organization (or `orgId`, default the credential owner's). Add turns with `…/messages`, end it with `…/end`.",
     scope: 'conversations:write',
     body: createConversationInput,
     response: conversationResponse,
@@ -67,7 +68,8 @@ export const conversationRoutes = [
     path: '/v1/conversations/:conversationId/end',
     tag: 'Conversations',
     summary: 'End a conversation',
-    description: '`{status: CLOSED, summary, topic, tags, duration}`; `duration` in seconds (default: from startTime to now). 409 when it already ended.',
+    description:
+      '`{status: CLOSED, summary, topic, tags, duration}`; `duration` in seconds (default: from startTime to now). 409 when it already ended.',
     scope: 'conversations:write',
     body: endConversationInput,
     response: conversationResponse,

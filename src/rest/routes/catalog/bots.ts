@@ -1,5 +1,12 @@
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
-import { botListResponse, exportBotWorkflows, importBotWorkflows, importWorkflowsInputSchema, listBots, workflowListResponse } from '../../../domain/catalog/workflows.js';
+import {
+  botListResponse,
+  exportBotWorkflows,
+  importBotWorkflows,
+  importWorkflowsInputSchema,
+  listBots,
+  workflowListResponse,
+} from '../../../domain/catalog/workflows.js';
 import { defineRoute } from '../../route.js';
 
 export const botRoutes = [
@@ -17,7 +24,8 @@ export const botRoutes = [
     path: '/v1/bots/:botId/workflows',
     tag: 'Workflows',
     summary: "Export a bot's workflows in the portable form",
-    description: 'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
+    description:
+      'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
     scope: 'bots:read',
     response: workflowListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps, actor, params.botId!) } }),
@@ -28,7 +36,7 @@ export const botRoutes = [
     tag: 'Workflows',
     summary: 'Import exported workflows into a bot',
     description:
-      'Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot\'s existing workflows, in one transaction. Answers the created workflows with their new ids.',
+      "Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot's existing workflows, in one transaction. Answers the created workflows with their new ids.",
     scope: 'templates:write',
     errors: { 409: `The bot would pass ${LIST_LIMITS.workflows} workflows, the most a bot may have (nothing is imported).` },
     body: importWorkflowsInputSchema,

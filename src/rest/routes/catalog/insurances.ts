@@ -1,4 +1,10 @@
-import { insuranceListResponse, insuranceSchema, listInsurances, updateInsurance, updateInsuranceInput } from '../../../domain/catalog/insurances.js';
+import {
+  insuranceListResponse,
+  insuranceSchema,
+  listInsurances,
+  updateInsurance,
+  updateInsuranceInput,
+} from '../../../domain/catalog/insurances.js';
 import { defineRoute } from '../../route.js';
 
 export const insuranceRoutes = [

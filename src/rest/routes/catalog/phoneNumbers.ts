@@ -1,4 +1,10 @@
-import { attachPhoneNumber, attachPhoneNumberInput, listPhoneNumbers, phoneNumberListResponse, phoneNumberSchema } from '../../../domain/catalog/phoneNumbers.js';
+import {
+  attachPhoneNumber,
+  attachPhoneNumberInput,
+  listPhoneNumbers,
+  phoneNumberListResponse,
+  phoneNumberSchema,
+} from '../../../domain/catalog/phoneNumbers.js';
 import { defineRoute } from '../../route.js';
 
 export const phoneNumberRoutes = [

@@ -47,7 +47,8 @@ export const apiKeyRoutes = [
     path: `${base}/:keyId/roll`,
     tag: 'Credentials',
     summary: 'Roll an API key: a new key; the old one works until `expiresAt`',
-    description: 'Body: `expiresAt`, until when the old key keeps working (now by default, at most 7 days ahead). The new key (same name, scopes and expiry) is shown once.',
+    description:
+      'Body: `expiresAt`, until when the old key keeps working (now by default, at most 7 days ahead). The new key (same name, scopes and expiry) is shown once.',
     scope: 'credentials:write',
     body: rollApiKeyInput,
     response: apiKeyWithSecretResponse,

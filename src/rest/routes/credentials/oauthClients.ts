@@ -49,7 +49,8 @@ export const oauthClientRoutes = [
     path: `${base}/:id/rotate-secret`,
     tag: 'Credentials',
     summary: 'Rotate the client secret; the previous one is accepted until `expiresAt`',
-    description: 'Body: `expiresAt`, until when the previous secret is still accepted by the token endpoint (now by default, at most 7 days ahead). The new secret is shown once.',
+    description:
+      'Body: `expiresAt`, until when the previous secret is still accepted by the token endpoint (now by default, at most 7 days ahead). The new secret is shown once.',
     scope: 'credentials:write',
     body: rotateOAuthClientSecretInput,
     response: oauthClientWithSecretResponse,

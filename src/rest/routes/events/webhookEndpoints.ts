@@ -99,7 +99,8 @@ export const webhookEndpointRoutes = [
     path: `${base}/:endpointId/deliveries`,
     tag: 'Webhooks',
     summary: "List the endpoint's deliveries, newest first",
-    description: 'Each with its event, status, attempts, the last answer (status code, latency, first 1 KB) and the next retry; a delivery is listed once its first attempt ended (a test delivery at once).',
+    description:
+      'Each with its event, status, attempts, the last answer (status code, latency, first 1 KB) and the next retry; a delivery is listed once its first attempt ended (a test delivery at once).',
     scope: 'webhooks:read',
     response: webhookDeliveryListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { deliveries: await listWebhookDeliveries(deps, actor, params.endpointId!) } }),
@@ -112,6 +113,8 @@ export const webhookEndpointRoutes = [
     scope: 'webhooks:write',
     body: emptyWebhookInput,
     response: webhookDeliveryResponse,
-    handler: async ({ actor, deps, params, body }) => ({ data: await retryWebhookDelivery(deps, actor, params.endpointId!, params.deliveryId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({
+      data: await retryWebhookDelivery(deps, actor, params.endpointId!, params.deliveryId!, body),
+    }),
   }),
 ];

@@ -20,7 +20,7 @@ export const organizationRoutes = [
     summary: 'Get an organization',
     scope: 'organizations:read',
     description:
-      'Carries `childCount` (the child organizations within the caller\'s reach) rather than every child: page through them with GET /v1/organizations/{orgId}/children. `childIds` is deprecated and holds at most the first 100.',
+      "Carries `childCount` (the child organizations within the caller's reach) rather than every child: page through them with GET /v1/organizations/{orgId}/children. `childIds` is deprecated and holds at most the first 100.",
     response: organizationResponse,
     handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps, actor, params.orgId!) }),
   }),
@@ -41,7 +41,9 @@ export const organizationRoutes = [
     tag: 'Organizations',
     summary: 'Disable calls, chats and SMS for an organization',
     description: 'Account organizations cannot be disabled (403, unchanged). `changed` is false when it was already disabled.',
-    errors: { 403: 'The credential lacks `organizations:write`, or the organization is an account organization (which cannot be disabled).' },
+    errors: {
+      403: 'The credential lacks `organizations:write`, or the organization is an account organization (which cannot be disabled).',
+    },
     scope: 'organizations:write',
     body: communicationsInput,
     response: communicationsChangeResponse,

@@ -20,7 +20,8 @@ export const closureRoutes = [
     tag: 'Closures',
     summary: 'Create a closure (timed or annual)',
     errors: { 409: `The organization already has ${LIST_LIMITS.closures} closures, the most it may have: delete past ones first.` },
-    description: 'Either `startAt` and `endAt` (UTC, `YYYY-MM-DDTHH:mm:00Z`) or `annualDate` `{month, day}`. The greeting keys are required; null means not configured.',
+    description:
+      'Either `startAt` and `endAt` (UTC, `YYYY-MM-DDTHH:mm:00Z`) or `annualDate` `{month, day}`. The greeting keys are required; null means not configured.',
     scope: 'closures:write',
     body: createClosureSchema,
     response: closureResponse,
@@ -49,7 +50,8 @@ export const closureRoutes = [
     path: '/v1/organizations/:orgId/closures/:closureId',
     tag: 'Closures',
     summary: 'Update a closure',
-    description: '`description` and the form (`annualDate`, or `startAt` and `endAt`) are required; the closure may switch form. Omitted greetings are kept; null or blank ones are refused.',
+    description:
+      '`description` and the form (`annualDate`, or `startAt` and `endAt`) are required; the closure may switch form. Omitted greetings are kept; null or blank ones are refused.',
     scope: 'closures:write',
     body: updateClosureSchema,
     response: closureResponse,

@@ -1,4 +1,13 @@
-import { getOfficeHours, officeHoursListResponse, officeHoursQuerySchema, officeHoursResponse, setOfficeHours, setOfficeHoursSchema, setWeeklyHours, setWeeklyHoursSchema } from '../../../domain/schedule/officeHours.js';
+import {
+  getOfficeHours,
+  officeHoursListResponse,
+  officeHoursQuerySchema,
+  officeHoursResponse,
+  setOfficeHours,
+  setOfficeHoursSchema,
+  setWeeklyHours,
+  setWeeklyHoursSchema,
+} from '../../../domain/schedule/officeHours.js';
 import { defineRoute } from '../../route.js';
 
 export const officeHoursRoutes = [
@@ -30,7 +39,7 @@ export const officeHoursRoutes = [
     tag: 'Office hours',
     summary: 'Set the whole week in one write',
     description:
-      '`{officeHours: [...]}` with all seven days, each once, each by the rules of the per-day POST (a day\'s omitted `breaks` means none: a PUT replaces). Checked as a whole (every issue named by its path) and applied atomically: one change, one `office_hours.updated` event.',
+      "`{officeHours: [...]}` with all seven days, each once, each by the rules of the per-day POST (a day's omitted `breaks` means none: a PUT replaces). Checked as a whole (every issue named by its path) and applied atomically: one change, one `office_hours.updated` event.",
     scope: 'office-hours:write',
     body: setWeeklyHoursSchema,
     response: officeHoursListResponse,

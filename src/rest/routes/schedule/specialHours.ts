@@ -51,7 +51,9 @@ export const specialHoursRoutes = [
     scope: 'office-hours:write',
     body: specialHoursSchema,
     response: specialHoursResponse,
-    handler: async ({ actor, deps, params, body }) => ({ data: await updateSpecialHours(deps, actor, params.orgId!, params.specialHoursId!, body) }),
+    handler: async ({ actor, deps, params, body }) => ({
+      data: await updateSpecialHours(deps, actor, params.orgId!, params.specialHoursId!, body),
+    }),
   }),
   defineRoute({
     method: 'DELETE',
