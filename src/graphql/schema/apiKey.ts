@@ -28,7 +28,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   description: 'A new API key.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'A name to tell the key apart.' }),
-    scopes: t.stringList({ description: 'A restricted key holds only these; omitted: every scope.' }),
+    scopes: t.stringList({ description: "A restricted key holds only these (at most the creating credential's own); omitted: a full key, which only a full key may create." }),
     expiresAt: t.string({ description: 'ISO 8601 instant from which the key is refused; omitted: it does not expire.' }),
     orgId: t.id({ description: "The caller's own organization (default) or, for an account, a child." }),
   }),
@@ -37,7 +37,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 builder.queryFields((t) => ({
   apiKeys: t.field({
     type: [ApiKeyRef],
-    description: "An organization's live API keys, masked, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description: "An organization's live API keys, masked, newest first. Scope credentials:write.",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
     resolve: async (_root, args, ctx) => listApiKeys(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
   }),

@@ -42,7 +42,7 @@ const CreateOAuthClientInput = builder.inputType('CreateOAuthClientInput', {
 builder.queryFields((t) => ({
   oauthClients: t.field({
     type: [OAuthClientRef],
-    description: "An organization's live OAuth clients, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description: "An organization's live OAuth clients, newest first. Scope credentials:write.",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
     resolve: async (_root, args, ctx) => listOAuthClients(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
   }),

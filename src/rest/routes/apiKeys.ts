@@ -23,7 +23,7 @@ export const apiKeyRoutes = [
     tag: 'Credentials',
     summary: 'Create an API key',
     description:
-      'Body: `name`, `scopes` (a restricted key holds only these; omitted: every scope), `expiresAt` (from then on the key answers 401), `orgId` (an account may create a key for a child). The answer shows the key `apiKey` once; only a masked form is shown afterwards. Scope `credentials:write`, held only by a credential holding every scope.',
+      'Body: `name`, `scopes` (a restricted key holds only these, at most the creating credential\'s own; omitted: a full key, every scope including ones added later, which only a full key may create: 403 otherwise), `expiresAt` (from then on the key answers 401), `orgId` (an account may create a key for a child). The answer shows the key `apiKey` once (`secretShownOnce: false`); only a masked form is shown afterwards, and an idempotent replay answers `apiKey: null`, `secretShownOnce: true`. Scope `credentials:write`. At most 100 live keys per organization (409 past it).',
     scope: 'credentials:write',
     body: createApiKeyInput,
     response: apiKeyWithSecretResponse,

@@ -25,7 +25,7 @@ export const oauthClientRoutes = [
     tag: 'Credentials',
     summary: 'Create an OAuth client (client credentials grant)',
     description:
-      'Body: `name`, `scopes`, `orgId` (an account may create a client for a child). The answer shows `clientSecret` once. Scope `credentials:write`, held only by a credential holding every scope.',
+      'Body: `name`, `scopes` (at most the creating credential\'s own: 403 otherwise), `orgId` (an account may create a client for a child). The answer shows `clientSecret` once (`secretShownOnce: false`); an idempotent replay answers `clientSecret: null`, `secretShownOnce: true`. Scope `credentials:write`. At most 100 clients per organization (409 past it).',
     scope: 'credentials:write',
     body: createOAuthClientInput,
     response: oauthClientWithSecretResponse,
