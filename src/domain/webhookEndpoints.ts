@@ -13,11 +13,11 @@ import { type Actor, requireScope } from './access.js';
 import type { DomainDeps } from './deps.js';
 import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { changedFields, EVENT_FAMILIES, EVENT_TYPES, type EventWriter, recordEvent } from './events.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 const DELIVERIES_LISTED = 50;
 
 export interface WebhookDeps extends DomainDeps {
@@ -190,8 +190,9 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
   const now = deps.clock();
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
-    const count = await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } });
-    if (count >= MAX_ENDPOINTS_PER_ORGANIZATION) throw InvalidInput.of('url', `at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints per organization; delete one first`);
+    // counted under the organization's lock: concurrent creates cannot pass the limit together
+    await lockOrganizationForLimit(tx, actor.orgId);
+    assertRoomFor('webhookEndpoints', await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } }));
     const row = await tx.webhookEndpoint.create({
       data: {
         id: randomUUID(),
@@ -208,7 +209,7 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
     const view = endpointView(row, now);
     await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.created', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: view });
     return view;
-  });
+  }, LIMIT_TRANSACTION_OPTIONS);
   return { ...view, secret };
 }
 
