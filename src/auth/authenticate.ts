@@ -28,7 +28,8 @@ const apiKeyActors = new WeakMap<ApiKeyRecord, { owner: OrganizationRecord; acto
 function apiKeyActor(key: ApiKeyRecord, owner: OrganizationRecord): Actor {
   const known = apiKeyActors.get(key);
   if (known?.owner === owner) return known.actor;
-  const actor = actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), key.scopes === null, { kind: 'apiKey', id: key.id, name: key.name });
+  const full = key.scopes === null;
+  const actor = actorFor(owner, full ? SCOPES : key.scopes!.filter(isScope), full, { kind: 'apiKey', id: key.id, name: key.name });
   apiKeyActors.set(key, { owner, actor });
   return actor;
 }

@@ -19,6 +19,7 @@ import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from './listLimits.js';
 import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from './shownOnce.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
 /** How long a rolled key (or a rotated OAuth client secret) may keep working at most. */
@@ -40,7 +41,7 @@ export interface ApiKeyView {
   expiresAt: string | null;
   revokedAt: string | null;
 }
-export type ApiKeyWithSecret = ApiKeyView & { apiKey: string };
+export type ApiKeyWithSecret = WithSecret<ApiKeyView, 'apiKey'>;
 
 const apiKeyFields = {
   id: z.uuid(),
@@ -56,9 +57,13 @@ const apiKeyFields = {
 };
 export const apiKeyResponse = viewSchema<ApiKeyView>()(z.object(apiKeyFields).meta({ id: 'ApiKey' }));
 export const apiKeyWithSecretResponse = viewSchema<ApiKeyWithSecret>()(
-  z.object({ ...apiKeyFields, apiKey: z.string().describe('The key (`svc-sk-v2-…`): shown only in this answer; keep it.') }).meta({ id: 'ApiKeyWithSecret' }),
+  z
+    .object({ ...apiKeyFields, ...secretFields('apiKey', 'The key (`svc-sk-v2-…`)') })
+    .meta({ id: 'ApiKeyWithSecret' satisfies SecretAnswerType }),
 );
-export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked and expired keys are not listed.') }));
+export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(
+  z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked and expired keys are not listed.') }),
+);
 
 export const absent = (v: unknown) => (v === null ? undefined : v);
 export const instantInput = instantInputSchema('must be an ISO 8601 instant such as 2026-12-01T00:00:00Z');
@@ -73,7 +78,12 @@ export const scopesInput = z
 
 export const createApiKeyInput = z.strictObject({
   name: z.string({ error: 'is required (a name to tell the key apart)' }).trim().min(1, { error: 'must not be blank' }).max(100, { error: 'must be at most 100 characters' }),
-  scopes: z.preprocess(absent, scopesInput.optional()).describe("A restricted key holds only these (at most the creating credential's own); omitted: a full key (every scope, including ones added later), which only a full key may create."),
+  scopes: z
+    .preprocess(absent, scopesInput.optional())
+    .describe(
+      "A restricted key holds only these (at most the creating credential's own); " +
+        'omitted: a full key (every scope, including ones added later), which only a full key may create.',
+    ),
   expiresAt: z.preprocess(absent, instantInput.optional()).describe('From this instant the key answers 401; omitted: it does not expire.'),
   orgId: z.preprocess(absent, z.string().optional()).describe("The organization the key acts for: the caller's own (default) or, for an account, a child."),
 });
@@ -170,14 +180,18 @@ export async function createApiKey(deps: DomainDeps, actor: Actor, input: unknow
     await recordEvent(tx, deps, actor, { type: 'api_key.created', orgId, subject: { type: 'api_key', id: row.id }, data: view });
     return view;
   }, LIMIT_TRANSACTION_OPTIONS);
-  return { ...view, apiKey: key.apiKey };
+  return showOnce(view, 'apiKey', key.apiKey);
 }
 
 export async function listApiKeys(deps: DomainDeps, actor: Actor, input: unknown): Promise<ApiKeyView[]> {
   requireCredentialsWrite(actor);
   const data = parseInput(listApiKeysInput, input ?? {});
   const orgId = await targetOrg(deps, actor, data.orgId);
-  const rows = await deps.db.apiKey.findMany({ where: liveKeys(orgId, deps.clock()), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LIST_LIMITS.apiKeys });
+  const rows = await deps.db.apiKey.findMany({
+    where: liveKeys(orgId, deps.clock()),
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: LIST_LIMITS.apiKeys,
+  });
   return rows.map((row) => apiKeyView(row, deps));
 }
 
@@ -231,7 +245,7 @@ export async function rollApiKey(deps: DomainDeps, actor: Actor, keyId: string, 
     return view;
   }, LIMIT_TRANSACTION_OPTIONS);
   deps.changes.publish({ kind: 'credentials', orgId: view.orgId });
-  return { ...view, apiKey: key.apiKey };
+  return showOnce(view, 'apiKey', key.apiKey);
 }
 
 export async function revokeApiKey(deps: DomainDeps, actor: Actor, keyId: string, input?: unknown): Promise<ApiKeyView> {

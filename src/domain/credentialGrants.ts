@@ -26,7 +26,10 @@ function lacking(actor: Actor, scopes: readonly string[]): string[] {
 export function requireMayGrant(actor: Actor, grant: Grant): void {
   if (grant.full) {
     if (!actor.full) {
-      throw new Forbidden("Only a full API key can create a full key (every scope, including scopes added later); name the scopes, at most this credential's own");
+      throw new Forbidden(
+        'Only a full API key can create a full key (every scope, including scopes added later); ' +
+          "name the scopes, at most this credential's own",
+      );
     }
     return;
   }
@@ -41,5 +44,6 @@ export function requireMayManage(actor: Actor, grant: Grant): void {
     return;
   }
   const missing = lacking(actor, grant.scopes);
-  if (missing.length > 0) throw new Forbidden(`This credential cannot manage a credential holding scopes it does not hold: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Forbidden(`This credential cannot manage a credential holding scopes it does not hold: ${missing.join(', ')}`);
 }

@@ -19,6 +19,7 @@ import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from './listLimits.js';
 import { recordEvent } from './events.js';
 import { uuidParam } from './ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from './shownOnce.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
 export interface OAuthClientView {
@@ -32,7 +33,7 @@ export interface OAuthClientView {
   previousSecretExpiresAt: string | null;
   revokedAt: string | null;
 }
-export type OAuthClientWithSecret = OAuthClientView & { clientSecret: string };
+export type OAuthClientWithSecret = WithSecret<OAuthClientView, 'clientSecret'>;
 
 const clientFields = {
   id: z.uuid(),
@@ -46,7 +47,9 @@ const clientFields = {
 };
 export const oauthClientResponse = viewSchema<OAuthClientView>()(z.object(clientFields).meta({ id: 'OAuthClient' }));
 export const oauthClientWithSecretResponse = viewSchema<OAuthClientWithSecret>()(
-  z.object({ ...clientFields, clientSecret: z.string().describe('The `client_secret`: shown only in this answer; keep it.') }).meta({ id: 'OAuthClientWithSecret' }),
+  z
+    .object({ ...clientFields, ...secretFields('clientSecret', 'The `client_secret`') })
+    .meta({ id: 'OAuthClientWithSecret' satisfies SecretAnswerType }),
 );
 export const oauthClientListResponse = viewSchema<{ oauthClients: OAuthClientView[] }>()(
   z.object({ oauthClients: z.array(oauthClientResponse).describe('Newest first; revoked clients are not listed.') }),
@@ -113,7 +116,7 @@ export async function createOAuthClient(deps: DomainDeps, actor: Actor, input: u
     await recordEvent(tx, deps, actor, { type: 'oauth_client.created', orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
     return view;
   }, LIMIT_TRANSACTION_OPTIONS);
-  return { ...view, clientSecret };
+  return showOnce(view, 'clientSecret', clientSecret);
 }
 
 export async function listOAuthClients(deps: DomainDeps, actor: Actor, input: unknown): Promise<OAuthClientView[]> {
@@ -121,7 +124,11 @@ export async function listOAuthClients(deps: DomainDeps, actor: Actor, input: un
   const data = parseInput(listOAuthClientsInput, input ?? {});
   const orgId = await targetOrg(deps, actor, data.orgId);
   const now = deps.clock();
-  const rows = await deps.db.oAuthClient.findMany({ where: { orgId, revokedAt: null }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LIST_LIMITS.oauthClients });
+  const rows = await deps.db.oAuthClient.findMany({
+    where: { orgId, revokedAt: null },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: LIST_LIMITS.oauthClients,
+  });
   return rows.map((row) => clientView(row, now));
 }
 
@@ -146,7 +153,7 @@ export async function rotateOAuthClientSecret(deps: DomainDeps, actor: Actor, id
     await recordEvent(tx, deps, actor, { type: 'oauth_client.secret_rotated', orgId: row.orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
     return view;
   });
-  return { ...view, clientSecret };
+  return showOnce(view, 'clientSecret', clientSecret);
 }
 
 export async function setOAuthClientScopes(deps: DomainDeps, actor: Actor, id: string, input: unknown): Promise<OAuthClientView> {

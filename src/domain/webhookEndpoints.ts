@@ -15,6 +15,7 @@ import { InvalidInput, NotFound, parseInput } from './errors.js';
 import { changedFields, EVENT_FAMILIES, EVENT_TYPES, type EventWriter, recordEvent } from './events.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from './shownOnce.js';
 import { instantView, viewSchema } from './viewSchema.js';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -40,7 +41,7 @@ export interface WebhookEndpointView {
   updatedAt: string;
 }
 
-export type WebhookEndpointWithSecret = WebhookEndpointView & { secret: string };
+export type WebhookEndpointWithSecret = WithSecret<WebhookEndpointView, 'secret'>;
 
 export interface WebhookDeliveryView {
   id: string;
@@ -114,8 +115,8 @@ const endpointFields = {
 export const webhookEndpointResponse = viewSchema<WebhookEndpointView>()(z.object(endpointFields).meta({ id: 'WebhookEndpoint' }));
 export const webhookEndpointWithSecretResponse = viewSchema<WebhookEndpointWithSecret>()(
   z
-    .object({ ...endpointFields, secret: z.string().describe('The signing secret (`whsec_…`): shown only in this answer; keep it.') })
-    .meta({ id: 'WebhookEndpointWithSecret' }),
+    .object({ ...endpointFields, ...secretFields('secret', 'The signing secret (`whsec_…`)') })
+    .meta({ id: 'WebhookEndpointWithSecret' satisfies SecretAnswerType }),
 );
 export const webhookEndpointListResponse = viewSchema<{ webhookEndpoints: WebhookEndpointView[] }>()(
   z.object({ webhookEndpoints: z.array(webhookEndpointResponse).describe('Oldest first.') }),
@@ -210,7 +211,7 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
     await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.created', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id: row.id }, data: view });
     return view;
   }, LIMIT_TRANSACTION_OPTIONS);
-  return { ...view, secret };
+  return showOnce(view, 'secret', secret);
 }
 
 export async function listWebhookEndpoints(deps: WebhookDeps, actor: Actor): Promise<WebhookEndpointView[]> {
@@ -284,7 +285,7 @@ export async function rotateWebhookSecret(deps: WebhookDeps, actor: Actor, endpo
     await recordEvent(tx, deps, actor, { type: 'webhook_endpoint.secret_rotated', orgId: actor.orgId, subject: { type: 'webhook_endpoint', id }, data: view });
     return view;
   });
-  return { ...view, secret };
+  return showOnce(view, 'secret', secret);
 }
 
 /**

@@ -102,7 +102,10 @@ describe('granting: a credential grants only what it holds', () => {
     const made = await createKey({ name: 'Reader', scopes: ['closures:read'] }, manager.apiKey);
     expect(made).toMatchObject({ restricted: true, scopes: ['closures:read'] });
     expect((await t.rest('GET', closuresPath(), { token: made.apiKey })).status).toBe(200);
-    const wider = await t.rest('POST', '/v1/api-keys', { token: manager.apiKey, json: { name: 'Wider', scopes: ['closures:read', 'closures:write', 'templates:read'] } });
+    const wider = await t.rest('POST', '/v1/api-keys', {
+      token: manager.apiKey,
+      json: { name: 'Wider', scopes: ['closures:read', 'closures:write', 'templates:read'] },
+    });
     expect(wider.status).toBe(403);
     expect(wider.body.message).toBe('This credential cannot grant scopes it does not hold: closures:write, templates:read');
     const widerGql = await t.gql(createKeyMutation, { input: { name: 'Wider', scopes: ['closures:write'] } }, { token: manager.apiKey });
@@ -140,11 +143,17 @@ describe('granting: a credential grants only what it holds', () => {
     const listed = await createKey({ name: 'Listed', scopes: EVERY_SCOPE }, clinic);
     expect(listed.restricted).toBe(true);
     // a narrower client with credentials:write
-    const client = (await t.rest('POST', '/v1/oauth-clients', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } })).body.data;
+    const client = (await t.rest('POST', '/v1/oauth-clients', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } }))
+      .body.data;
     const token = (
       await t.rest('POST', '/oauth/token', {
         token: null,
-        json: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret, audience: t.deps.tokens.audience },
+        json: {
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          audience: t.deps.tokens.audience,
+        },
       })
     ).body.access_token as string;
     expect((await t.rest('POST', '/v1/api-keys', { token, json: { name: 'Wider', scopes: ['templates:read'] } })).status).toBe(403);

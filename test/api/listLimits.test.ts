@@ -91,7 +91,8 @@ describe('credentials and webhook endpoints per organization, under concurrent c
   const LIMIT = { apiKeys: 100, oauthClients: 100, webhookEndpoints: 20 } as const;
 
   /** The outcome of each create: `ok`, or `rest:<status>:<message>` / `gql:<code>:<message>`. */
-  async function race(rest: () => Promise<{ status: number; body: any }>, gql: () => Promise<{ status: number; body: any }>) {
+  type Answer = { status: number; body?: { message?: string; errors?: { message: string; extensions?: { code?: string } }[] } };
+  async function race(rest: () => Promise<Answer>, gql: () => Promise<Answer>) {
     const answers = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => (i % 2 === 0 ? rest() : gql())));
     return answers.map((a, i) => {
       if (i % 2 === 0) return a.status === 200 ? 'ok' : `rest:${a.status}:${a.body?.message}`;
@@ -104,11 +105,17 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     expect(LIST_LIMITS).toMatchObject(LIMIT);
   });
 
-  it(`keeps live API keys at ${LIMIT.apiKeys}: of ${CONCURRENT} creates with room for ${ROOM}, exactly ${ROOM} pass, the rest get 409 naming the limit`, async () => {
+  it(`keeps live API keys at ${LIMIT.apiKeys}: of ${CONCURRENT} creates with room for ${ROOM}, exactly ${ROOM} pass`, async () => {
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.apiKey.count({ where: { orgId, revokedAt: null } });
     await t.db.prisma.apiKey.createMany({
-      data: Array.from({ length: LIMIT.apiKeys - ROOM - have }, (_, i) => ({ orgId, name: `Bulk ${i}`, prefix: 'svc-sk-v2-bulk', suffix: 'bulk', hash: `bulk-${i}` })),
+      data: Array.from({ length: LIMIT.apiKeys - ROOM - have }, (_, i) => ({
+        orgId,
+        name: `Bulk ${i}`,
+        prefix: 'svc-sk-v2-bulk',
+        suffix: 'bulk',
+        hash: `bulk-${i}`,
+      })),
     });
     // a revoked key and an expired one are not live: they leave room
     await t.db.prisma.apiKey.createMany({
@@ -125,7 +132,9 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     for (const refused of outcomes.filter((o) => o !== 'ok')) {
       expect(refused).toMatch(new RegExp(`^(rest:409|gql:CONFLICT):.*at most ${LIMIT.apiKeys} live API keys`));
     }
-    const live = await t.db.prisma.apiKey.count({ where: { orgId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] } });
+    const live = await t.db.prisma.apiKey.count({
+      where: { orgId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    });
     expect(live).toBe(LIMIT.apiKeys);
     // the list shows every live key
     expect((await t.rest('GET', '/v1/api-keys')).body.data.apiKeys).toHaveLength(LIMIT.apiKeys);
@@ -136,7 +145,13 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.apiKey.count({ where: { orgId, revokedAt: null } });
     await t.db.prisma.apiKey.createMany({
-      data: Array.from({ length: LIMIT.apiKeys - 1 - have }, (_, i) => ({ orgId, name: `Bulk ${i}`, prefix: 'svc-sk-v2-bulk', suffix: 'bulk', hash: `bulk-${i}` })),
+      data: Array.from({ length: LIMIT.apiKeys - 1 - have }, (_, i) => ({
+        orgId,
+        name: `Bulk ${i}`,
+        prefix: 'svc-sk-v2-bulk',
+        suffix: 'bulk',
+        hash: `bulk-${i}`,
+      })),
     });
     const last = await t.rest('POST', '/v1/api-keys', { json: { name: 'Last', scopes: ['closures:read'] } });
     expect(last.status).toBe(200);
@@ -144,7 +159,10 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     const refused = await t.rest('POST', `/v1/api-keys/${last.body.data.id}/roll`, { json: { expiresAt: overlap } });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain(`at most ${LIMIT.apiKeys} live API keys`);
-    const gql = await t.gql('mutation($id: ID!, $at: String) { rollApiKey(id: $id, expiresAt: $at) { id } }', { id: last.body.data.id, at: overlap });
+    const gql = await t.gql('mutation($id: ID!, $at: String) { rollApiKey(id: $id, expiresAt: $at) { id } }', {
+      id: last.body.data.id,
+      at: overlap,
+    });
     expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
     const rolled = await t.rest('POST', `/v1/api-keys/${last.body.data.id}/roll`, { json: {} });
     expect(rolled.status).toBe(200);
@@ -155,7 +173,13 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     const orgId = t.demo.organizations.clinic.id;
     const have = await t.db.prisma.oAuthClient.count({ where: { orgId, revokedAt: null } });
     await t.db.prisma.oAuthClient.createMany({
-      data: Array.from({ length: LIMIT.oauthClients - ROOM - have }, (_, i) => ({ orgId, name: `Bulk ${i}`, clientId: `cli_bulk_${i}`, secretHash: 'x', scopes: ['closures:read'] })),
+      data: Array.from({ length: LIMIT.oauthClients - ROOM - have }, (_, i) => ({
+        orgId,
+        name: `Bulk ${i}`,
+        clientId: `cli_bulk_${i}`,
+        secretHash: 'x',
+        scopes: ['closures:read'],
+      })),
     });
     const outcomes = await race(
       () => t.rest('POST', '/v1/oauth-clients', { json: { name: 'Racer', scopes: ['closures:read'] } }),
@@ -173,7 +197,15 @@ describe('credentials and webhook endpoints per organization, under concurrent c
     const orgId = t.demo.organizations.clinic.id;
     const now = new Date();
     await t.db.prisma.webhookEndpoint.createMany({
-      data: Array.from({ length: LIMIT.webhookEndpoints - ROOM }, () => ({ id: randomUUID(), orgId, url: HOOK, eventTypes: ['*'], secret: 'x', createdAt: now, updatedAt: now })),
+      data: Array.from({ length: LIMIT.webhookEndpoints - ROOM }, () => ({
+        id: randomUUID(),
+        orgId,
+        url: HOOK,
+        eventTypes: ['*'],
+        secret: 'x',
+        createdAt: now,
+        updatedAt: now,
+      })),
     });
     const outcomes = await race(
       () => t.rest('POST', '/v1/webhook-endpoints', { json: { url: HOOK } }),

@@ -36,8 +36,9 @@ describe('/v1/webhook-endpoints', () => {
   it('answers the secret once; reads never show it, nor do the events', async () => {
     const created = await t.rest('POST', '/v1/webhook-endpoints', { json: { url: receiver.url, description: 'Back office', eventTypes: ['closure.*'] } });
     expect(created.status).toBe(200);
-    const { secret, ...endpoint } = created.body.data;
+    const { secret, secretShownOnce, ...endpoint } = created.body.data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secretShownOnce).toBe(false);
     expect(endpoint).toMatchObject({ url: receiver.url, description: 'Back office', eventTypes: ['closure.*'], enabled: true, orgId: t.demo.organizations.clinic.id });
     const got = await t.rest('GET', `/v1/webhook-endpoints/${endpoint.id}`);
     expect(got.body.data).toEqual(endpoint);

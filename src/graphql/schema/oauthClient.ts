@@ -7,6 +7,7 @@ import {
   rotateOAuthClientSecret,
   setOAuthClientScopes,
 } from '../../domain/oauthClients.js';
+import { type SecretAnswerType, secretDescriptions } from '../../domain/shownOnce.js';
 import { builder } from '../builder.js';
 
 const clientFields = (t: any) => ({
@@ -25,9 +26,14 @@ const OAuthClientRef = builder.objectRef<OAuthClientView>('OAuthClient').impleme
   fields: (t) => clientFields(t),
 });
 
-const OAuthClientWithSecretRef = builder.objectRef<OAuthClientWithSecret>('OAuthClientWithSecret').implement({
-  description: 'A client just made or rotated, with its secret: shown only in this answer.',
-  fields: (t) => ({ ...clientFields(t), clientSecret: t.exposeString('clientSecret', { description: 'The `client_secret`; keep it.' }) }),
+const clientSecret = secretDescriptions('clientSecret', 'The `client_secret`');
+const OAuthClientWithSecretRef = builder.objectRef<OAuthClientWithSecret>('OAuthClientWithSecret' satisfies SecretAnswerType).implement({
+  description: 'A client just made or rotated, with its secret: shown only in this answer (null in an idempotent replay).',
+  fields: (t) => ({
+    ...clientFields(t),
+    clientSecret: t.exposeString('clientSecret', { nullable: true, description: clientSecret.secret }),
+    secretShownOnce: t.exposeBoolean('secretShownOnce', { description: clientSecret.shownOnce }),
+  }),
 });
 
 const CreateOAuthClientInput = builder.inputType('CreateOAuthClientInput', {
