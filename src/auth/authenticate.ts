@@ -13,8 +13,8 @@ import { type TokenSettings, verifyAccessToken } from './tokens.js';
 
 // The actor carries no list of the owner's children: reach is decided per target organization from
 // its parent (domain/shared/access.ts), so a request costs the same under an account of any size.
-function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, credential: Actor['credential']): Actor {
-  return { orgId: owner.id, ownerIsAccount: owner.isAccount, scopes: new Set(scopes), credential };
+function actorFor(owner: OrganizationRecord, scopes: Iterable<Scope>, full: boolean, credential: Actor['credential']): Actor {
+  return { orgId: owner.id, ownerIsAccount: owner.isAccount, scopes: new Set(scopes), full, credential };
 }
 
 /**
@@ -28,7 +28,8 @@ const apiKeyActors = new WeakMap<ApiKeyRecord, { owner: OrganizationRecord; acto
 function apiKeyActor(key: ApiKeyRecord, owner: OrganizationRecord): Actor {
   const known = apiKeyActors.get(key);
   if (known?.owner === owner) return known.actor;
-  const actor = actorFor(owner, key.scopes === null ? SCOPES : key.scopes.filter(isScope), { kind: 'apiKey', id: key.id, name: key.name });
+  const full = key.scopes === null;
+  const actor = actorFor(owner, full ? SCOPES : key.scopes!.filter(isScope), full, { kind: 'apiKey', id: key.id, name: key.name });
   apiKeyActors.set(key, { owner, actor });
   return actor;
 }
@@ -43,9 +44,9 @@ const tokenActors = new WeakMap<VerifiedToken, { client: OAuthClientRecord; owne
 function tokenActor(claims: VerifiedToken, client: OAuthClientRecord, owner: OrganizationRecord): Actor {
   const known = tokenActors.get(claims);
   if (known?.client === client && known.owner === owner) return known.actor;
-  // a token never grants more than its client holds now
+  // a token never grants more than its client holds now; a client holds a list of scopes, never "full"
   const scopes = claims.scopes.filter(isScope).filter((s) => client.scopes.includes(s));
-  const actor = actorFor(owner, scopes, { kind: 'oauth', id: client.id, name: client.name });
+  const actor = actorFor(owner, scopes, false, { kind: 'oauth', id: client.id, name: client.name });
   tokenActors.set(claims, { client, owner, actor });
   return actor;
 }

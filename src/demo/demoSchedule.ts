@@ -42,6 +42,7 @@ export async function createDemoSchedule(deps: ScheduleDeps, demo: DemoData, now
     orgId: account.id,
     ownerIsAccount: true,
     scopes: new Set(SCOPES),
+    full: true,
     credential: { kind: 'apiKey', id: key.id, name: key.name },
   };
   await setWeeklyHours(deps, actor, clinic.id, { officeHours: DEMO_WEEK });

@@ -6,17 +6,21 @@
 //
 // The scopes of the mutation's root fields (MUTATION_SCOPES) are checked before the key is claimed or
 // replayed: a credential that may not run the mutation gets FORBIDDEN, unstored and without running any
-// of it, and never another credential's stored answer.
+// of it, and never another credential's stored answer. What a mutation's answer shows of a secret (an
+// API key, a client secret, a signing secret: secretAnswers.ts) is withheld from what is stored and
+// replayed: the secret is shown once.
 import { type DocumentNode, getOperationAST, Kind, type OperationDefinitionNode, parse, print, type SelectionSetNode } from 'graphql';
 import type { AppDeps } from '../deps.js';
 import type { Actor, Scope } from '../domain/shared/access.js';
 import { DomainError, Forbidden, InvalidInput } from '../domain/shared/errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
+import { answerIdempotently, type CapturedResponse, credentialOf, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { IDEMPOTENCY_KEY_HEADER, ORIGINAL_REQUEST_HEADER, parseIdempotencyKey, REPLAYED_HEADER } from '../idempotency/key.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { GRAPHQL_LIMITS } from './abuseLimits.js';
 import { domainErrorExtensions, withRequestId } from './errors.js';
+import { schema } from './schema/index.js';
+import { type SecretPaths, secretPathsOf, withholdSecrets } from './secretAnswers.js';
 
 /** Runs the operation through yoga; `actor` is the caller when it was authenticated already (counted once). */
 export type ForwardToYoga = (actor?: Promise<Actor>) => Promise<Response>;
@@ -71,6 +75,8 @@ interface MutationRequest {
   variables: unknown;
   /** The root fields it selects (through fragments too), by name. */
   rootFields: Set<string>;
+  /** Where its answer shows a secret; undefined when it shows none. */
+  secretPaths: SecretPaths | undefined;
 }
 
 /** Field names of a selection set, through inline fragments and fragment spreads (each fragment once). */
@@ -122,7 +128,35 @@ function mutationOf(body: unknown): MutationRequest | undefined {
     operationName: typeof operationName === 'string' ? operationName : null,
     variables: variables ?? null,
     rootFields: rootFieldsOf(operation.selectionSet, document),
+    secretPaths: secretPathsOf(schema, document, operation),
   };
+}
+
+/**
+ * A GraphQL answer as a replay shows it: each secret it showed null and `secretShownOnce` true. An answer
+ * showing a secret in a form other than one JSON result (an event stream, a multipart answer) is kept as
+ * an error saying the mutation was done instead, never as it is.
+ */
+export function graphQLReplayOf(response: CapturedResponse, paths: SecretPaths | undefined, requestId: string): CapturedResponse {
+  if (!paths) return response;
+  let result: { data?: unknown } | undefined;
+  if (/json/i.test(response.contentType)) {
+    try {
+      result = JSON.parse(response.body) as { data?: unknown };
+    } catch {
+      result = undefined;
+    }
+  }
+  if (!result || typeof result !== 'object') {
+    const message = `Done by request ${requestId}; its answer showed a secret, which is shown only once: query the result to see the rest`;
+    return {
+      status: response.status,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ data: null, errors: [{ message, extensions: { code: 'REPLAY_WITHHELD', requestId } }] }),
+    };
+  }
+  withholdSecrets(result.data, paths);
+  return { ...response, body: JSON.stringify(result) };
 }
 
 /** A GraphQL error answer made outside yoga (a bad key, 409, 422): the same `extensions` as inside. */
@@ -200,9 +234,18 @@ export async function answerGraphQLPost(
       deps,
       {
         ownerOrgId: owner.orgId,
+        credential: credentialOf(owner),
         key,
-        fingerprint: requestFingerprint({ method: 'POST', path: '/graphql', ...mutation }),
+        fingerprint: requestFingerprint({
+          method: 'POST',
+          path: '/graphql',
+          document: mutation.document,
+          operationName: mutation.operationName,
+          variables: mutation.variables,
+          rootFields: mutation.rootFields,
+        }),
         request: `POST /graphql mutation ${mutation.operationName ?? '(anonymous)'}`,
+        forReplay: (response, requestId) => graphQLReplayOf(response, mutation.secretPaths, requestId),
         tooLargeToStore: (response, requestId) => ({
           status: response.status,
           contentType: 'application/json; charset=utf-8',

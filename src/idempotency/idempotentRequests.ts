@@ -4,9 +4,11 @@
 //   (credential owner, key), atomic on PGlite and PostgreSQL, so of any number of concurrent requests
 //   (on any number of instances) exactly one runs.
 // - Each surface checks that the credential may perform the request (its scope) BEFORE the key is
-//   claimed or replayed: a refusal is never stored, and a stored answer goes only to a credential that
-//   could have made it (keys are shared by the credentials of one organization).
-// - It runs, and its answer (status and body) is stored with the key for 24 h. Answers not worth
+//   claimed or replayed: a refusal is never stored. Keys are the organization's (a key claimed by one
+//   credential is taken for all of them: the write never runs twice), but a stored answer is replayed
+//   only to the credential that claimed the key; another credential of the organization gets a 422.
+// - It runs, and its answer (status and body) is stored with the key for 24 h, as the surface makes it
+//   for replays (forReplay): every secret it showed withheld (domain/shared/shownOnce.ts). Answers not worth
 //   replaying — 5xx, 401, 403 and 429, or a GraphQL result made only of errors of the moment — release
 //   the key instead, so that a retry runs again.
 // - What is stored is bounded (MAX_STORED_BODY_BYTES): a larger error releases the key (nothing was
@@ -20,6 +22,7 @@
 // - Expired keys are ignored when met and purged at most every PURGE_INTERVAL_MS per process.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
+import type { Actor } from '../domain/shared/access.js';
 import type { DomainDeps } from '../domain/shared/deps.js';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/shared/errors.js';
 import type { Logger } from '../logger.js';
@@ -42,13 +45,25 @@ export interface IdempotencyDeps extends DomainDeps {
 export interface IdempotentRequest {
   /** The credential owner: keys of different organizations never meet. */
   ownerOrgId: string;
+  /** The credential acting (credentialOf): the only one a stored answer is replayed to. */
+  credential: string;
   key: string;
   /** requestFingerprint(…) of what makes the request what it is. */
   fingerprint: string;
   /** "POST /v1/templates", named in the 422 message. */
   request: string;
+  /**
+   * The answer as a replay shows it, which is what is stored: every secret the first answer showed
+   * withheld (the surface's own format). Secrets are shown once and never stored in clear.
+   */
+  forReplay(response: CapturedResponse, requestId: string): CapturedResponse;
   /** What is stored instead of a success larger than MAX_STORED_BODY_BYTES (the surface's own format). */
   tooLargeToStore(response: CapturedResponse, requestId: string): CapturedResponse;
+}
+
+/** The credential a key's answer belongs to: an API key, or an OAuth client (whichever of its tokens acts). */
+export function credentialOf(actor: Pick<Actor, 'credential'>): string {
+  return `${actor.credential.kind}:${actor.credential.id}`;
 }
 
 export interface CapturedResponse {
@@ -70,11 +85,12 @@ export function worthReplaying(response: CapturedResponse): boolean {
   return response.status < 500 && response.status !== 429 && response.status !== 401 && response.status !== 403 && !response.retryable;
 }
 
-/** The answer as it is stored: itself, a short replacement for a large success, or undefined (release the key). */
+/** The answer as it is stored: as a replay shows it, a short replacement for a large success, or undefined (release the key). */
 function storable(req: IdempotentRequest, response: CapturedResponse, requestId: string): CapturedResponse | undefined {
   if (!worthReplaying(response)) return undefined;
-  if (Buffer.byteLength(response.body) <= MAX_STORED_BODY_BYTES) return response;
-  return response.status >= 400 ? undefined : req.tooLargeToStore(response, requestId);
+  const replay = req.forReplay(response, requestId);
+  if (Buffer.byteLength(replay.body) <= MAX_STORED_BODY_BYTES) return replay;
+  return response.status >= 400 ? undefined : req.tooLargeToStore(replay, requestId);
 }
 
 const lastPurge = new WeakMap<Db, number>();
@@ -110,6 +126,7 @@ async function claim(deps: IdempotencyDeps, req: IdempotentRequest, requestId: s
           fingerprint: req.fingerprint,
           request: req.request,
           requestId,
+          credential: req.credential,
           lockedUntil,
           createdAt: now,
           expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS),
@@ -124,6 +141,13 @@ async function claim(deps: IdempotencyDeps, req: IdempotentRequest, requestId: s
     if (row.expiresAt <= now) {
       await db.idempotencyKey.deleteMany({ where: { ...where, expiresAt: { lte: now } } });
       continue;
+    }
+    // before anything else about the first request (which request it was, whether it is done): that is its credential's
+    if (row.credential !== null && row.credential !== req.credential) {
+      throw new IdempotencyKeyReused(
+        `${IDEMPOTENCY_KEY_HEADER} "${req.key}" was used by another credential of this organization; ` +
+          'its answer goes only to that credential. Send a new key (or read the resource)',
+      );
     }
     if (row.fingerprint !== req.fingerprint) {
       throw new IdempotencyKeyReused(

@@ -122,7 +122,7 @@ function portalHtml(script: string, stylesheet: string): string {
 
         <section id="keys" aria-labelledby="keys-title">
           <h2 id="keys-title">API keys</h2>
-          <p class="note" id="keys-denied" hidden>This credential cannot manage credentials: only a credential holding every scope can.</p>
+          <p class="note" id="keys-denied" hidden>This credential cannot manage credentials: it lacks the scope credentials:write.</p>
           <div id="keys-body">
             <table aria-label="API keys">
               <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
@@ -157,7 +157,7 @@ function portalHtml(script: string, stylesheet: string): string {
 
         <section id="clients" aria-labelledby="clients-title">
           <h2 id="clients-title">OAuth clients</h2>
-          <p class="note" id="clients-denied" hidden>This credential cannot manage credentials: only a credential holding every scope can.</p>
+          <p class="note" id="clients-denied" hidden>This credential cannot manage credentials: it lacks the scope credentials:write.</p>
           <div id="clients-body">
             <table aria-label="OAuth clients">
               <thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Previous secret until</th><th scope="col">Actions</th></tr></thead>

@@ -3,26 +3,60 @@
 // its first answer, success or 4xx error, is replayed with `Idempotent-Replayed: true`.
 //
 // The route's declared scope is checked before the key is claimed or replayed: a credential that may not
-// make the request gets its 403 unstored, and never another credential's stored answer.
+// make the request gets its 403 unstored, and never another credential's stored answer. A route whose
+// answer carries a secret (its response type is one of SECRET_FIELDS, domain/shared/shownOnce.ts) stores, and
+// replays, that answer with the secret withheld: the secret is shown once.
 import type { Context } from 'hono';
+import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { type Actor, requireScope, type Scope } from '../domain/shared/access.js';
+import { secretFieldOf, withholdSecret } from '../domain/shared/shownOnce.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import { answerIdempotently, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
+import { answerIdempotently, type CapturedResponse, credentialOf, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { successBody } from './envelope.js';
 import { restErrorResponse } from './errors.js';
 
+/** What a route's success answer holds: its response type's secret field, if it has one (the `data` of the envelope). */
+export function routeSecretField(response: z.ZodType): string | undefined {
+  const id = response.meta()?.id;
+  return secretFieldOf(typeof id === 'string' ? id : undefined);
+}
+
+/**
+ * A REST answer as a replay shows it: with `secretField` of `data` null and `secretShownOnce: true`. An
+ * answer that cannot be read as the envelope is not kept as it is (it may hold the secret in clear).
+ */
+export function restReplayOf(response: CapturedResponse, secretField: string | undefined, requestId: string): CapturedResponse {
+  if (secretField === undefined || response.status >= 300) return response;
+  let envelope: { data?: unknown };
+  try {
+    envelope = JSON.parse(response.body) as { data?: unknown };
+  } catch {
+    return notKept(response, requestId);
+  }
+  const data = envelope?.data;
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return notKept(response, requestId);
+  withholdSecret(data as Record<string, unknown>, secretField);
+  return { ...response, body: JSON.stringify(envelope) };
+}
+
+function notKept(response: CapturedResponse, requestId: string): CapturedResponse {
+  const message = `Done by request ${requestId}; its answer showed a secret, which is shown only once: read the resource to see the rest`;
+  return { status: response.status, contentType: 'application/json', body: JSON.stringify(successBody(null, message)) };
+}
+
 export async function answerRestIdempotently(
   c: Context<AppEnv>,
   deps: AppDeps,
   actor: Actor,
-  scope: Scope,
+  route: { scope: Scope; secretField: string | undefined },
   key: string,
   body: unknown,
   execute: () => Promise<Response>,
 ): Promise<Response> {
+  const { scope, secretField } = route;
   requireScope(actor, scope);
   const url = new URL(c.req.url);
   const query = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -31,9 +65,11 @@ export async function answerRestIdempotently(
     deps,
     {
       ownerOrgId: actor.orgId,
+      credential: credentialOf(actor),
       key,
       fingerprint: requestFingerprint({ method, path: url.pathname, query, body: body ?? null }),
       request: `${method} ${url.pathname}`,
+      forReplay: (response, requestId) => restReplayOf(response, secretField, requestId),
       tooLargeToStore: (response, requestId) => ({
         status: response.status,
         contentType: 'application/json',

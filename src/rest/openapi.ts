@@ -45,7 +45,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'The conversations the agents had, newest first, one page at a time.',
   Webhooks: 'Endpoints that receive events as signed POSTs (Standard Webhooks), retried until delivered; their deliveries.',
   Credentials:
-    'API keys and OAuth clients of an organization: create (restricted to scopes, expiring), list (keys masked), roll or rotate with an overlap, change scopes, revoke. Only a credential holding every scope manages them.',
+    'API keys and OAuth clients of an organization: create (restricted to scopes, expiring), list (keys masked), roll or rotate ' +
+    'with an overlap, change scopes, revoke. Scope `credentials:write`, and a credential grants and manages only what it holds ' +
+    'itself: scopes it holds, and a full key only from a full key.',
   Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
 };
 

@@ -14,7 +14,7 @@ import { bodySourceOf, parseBody } from '../http/body.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
-import { answerRestIdempotently } from './idempotency.js';
+import { answerRestIdempotently, routeSecretField } from './idempotency.js';
 import type { RouteDef } from './route.js';
 import { getQueryParam } from 'hono/utils/url';
 import { ANSWER_BASIS } from '../domain/schedule/availability.js';
@@ -124,6 +124,8 @@ function basisOf(data: unknown): object | undefined {
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
   for (const route of routes) {
     const pattern = `${route.method} ${route.path}`;
+    // what an idempotent replay of this route withholds (domain/shared/shownOnce.ts)
+    const replay = { scope: route.scope, secretField: routeSecretField(route.response) };
     app.on(route.method, route.path, async (c) => {
       const deps = c.get('deps'); // the request's (http/requestContext.ts)
       c.set('route', pattern);
@@ -170,7 +172,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
         const result = await route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body });
         return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
       };
-      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, route.scope, idempotencyKey, body, answer);
+      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, replay, idempotencyKey, body, answer);
     });
   }
 }

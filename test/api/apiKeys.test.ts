@@ -1,9 +1,10 @@
 // API keys through the API (issue 22 item 1, docs/decisions.md §2): created with the secret answered once,
 // listed masked, restricted to scopes (403 outside them on both surfaces), expiring (401), rolled with
-// an overlap the fake clock walks through, revoked at once; only a credential holding every scope
-// manages them; an account manages its children's.
+// an overlap the fake clock walks through, revoked at once; a credential with credentials:write manages
+// them within what it holds itself (a full key only from a full key); an account manages its children's.
 import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/crypto/secrets.js';
+import { SCOPES } from '../../src/domain/shared/access.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -81,14 +82,98 @@ describe('a restricted key', () => {
     );
     expect(write.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
+});
 
-  it('cannot manage credentials, even when it names credentials:write (only a credential holding every scope can)', async () => {
-    const key = (await createKey({ name: 'Sneaky', scopes: ['credentials:write', 'closures:read'] })).apiKey;
-    expect((await t.rest('POST', '/v1/api-keys', { token: key, json: { name: 'Wider' } })).status).toBe(403);
-    expect((await t.rest('GET', '/v1/api-keys', { token: key })).status).toBe(403);
-    const gql = await t.gql('mutation { createApiKey(input: {name: "Wider"}) { apiKey } }', {}, { token: key });
+// A credential grants only a subset of what it holds, and a full key (every scope, including scopes added
+// later) only from a full key (issue 32 finding 8, docs/decisions.md §2): creating, rolling and revoking.
+describe('granting: a credential grants only what it holds', () => {
+  const EVERY_SCOPE = [...SCOPES];
+  const createKeyMutation = 'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { id apiKey restricted scopes } }';
+
+  it('a restricted key listing every current scope cannot create a full key (403 on both surfaces), only restricted ones', async () => {
+    const everything = await createKey({ name: 'Every scope, restricted', scopes: EVERY_SCOPE });
+    expect(everything.restricted).toBe(true);
+    const before = await t.db.prisma.apiKey.count();
+    const full = await t.rest('POST', '/v1/api-keys', { token: everything.apiKey, json: { name: 'Full' } });
+    expect(full.status).toBe(403);
+    expect(full.body.message).toContain('Only a full API key can create a full key');
+    const gql = await t.gql(createKeyMutation, { input: { name: 'Full' } }, { token: everything.apiKey });
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    // an OAuth client without every scope neither
+    expect(await t.db.prisma.apiKey.count()).toBe(before);
+    // naming the scopes is fine: a restricted key holding them all
+    const restricted = await createKey({ name: 'Restricted again', scopes: EVERY_SCOPE }, everything.apiKey);
+    expect(restricted).toMatchObject({ restricted: true, scopes: EVERY_SCOPE });
+  });
+
+  it('a restricted key holding credentials:write uses it, within its own scopes only (REST and GraphQL)', async () => {
+    const manager = await createKey({ name: 'Manager', scopes: ['credentials:write', 'closures:read'] });
+    const made = await createKey({ name: 'Reader', scopes: ['closures:read'] }, manager.apiKey);
+    expect(made).toMatchObject({ restricted: true, scopes: ['closures:read'] });
+    expect((await t.rest('GET', closuresPath(), { token: made.apiKey })).status).toBe(200);
+    const wider = await t.rest('POST', '/v1/api-keys', {
+      token: manager.apiKey,
+      json: { name: 'Wider', scopes: ['closures:read', 'closures:write', 'templates:read'] },
+    });
+    expect(wider.status).toBe(403);
+    expect(wider.body.message).toBe('This credential cannot grant scopes it does not hold: closures:write, templates:read');
+    const widerGql = await t.gql(createKeyMutation, { input: { name: 'Wider', scopes: ['closures:write'] } }, { token: manager.apiKey });
+    expect(widerGql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(widerGql.body.errors?.[0]?.message).toContain('closures:write');
+    expect((await t.rest('GET', '/v1/api-keys', { token: manager.apiKey })).status).toBe(200);
+  });
+
+  it('rolls and revokes only keys within its own scopes; never a full key', async () => {
+    const manager = await createKey({ name: 'Manager', scopes: ['credentials:write', 'closures:read'] });
+    const stronger = await createKey({ name: 'Writer', scopes: ['closures:read', 'closures:write'] });
+    const fullKey = await createKey({ name: 'Full' });
+    for (const target of [stronger, fullKey]) {
+      const roll = await t.rest('POST', `/v1/api-keys/${target.id}/roll`, { token: manager.apiKey, json: {} });
+      expect(roll.status).toBe(403);
+      const revoke = await t.rest('POST', `/v1/api-keys/${target.id}/revoke`, { token: manager.apiKey, json: {} });
+      expect(revoke.status).toBe(403);
+      const gql = await t.gql('mutation($id: ID!) { rollApiKey(id: $id) { id } }', { id: target.id }, { token: manager.apiKey });
+      expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      const gqlRevoke = await t.gql('mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: target.id }, { token: manager.apiKey });
+      expect(gqlRevoke.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      // still working, still as it was
+      expect((await t.rest('GET', closuresPath(), { token: target.apiKey })).status).toBe(200);
+    }
+    const within = await createKey({ name: 'Within', scopes: ['closures:read'] });
+    expect((await t.rest('POST', `/v1/api-keys/${within.id}/roll`, { token: manager.apiKey, json: {} })).status).toBe(200);
+  });
+
+  it('an OAuth token creates keys within its scopes, never a full key, even when its client holds every scope', async () => {
+    const clinic = await t.accessToken('clinic'); // the demo client: every scope, as a list
+    const full = await t.rest('POST', '/v1/api-keys', { token: clinic, json: { name: 'Full' } });
+    expect(full.status).toBe(403);
+    const fullGql = await t.gql(createKeyMutation, { input: { name: 'Full' } }, { token: clinic });
+    expect(fullGql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const listed = await createKey({ name: 'Listed', scopes: EVERY_SCOPE }, clinic);
+    expect(listed.restricted).toBe(true);
+    // a narrower client with credentials:write
+    const client = (await t.rest('POST', '/v1/oauth-clients', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } }))
+      .body.data;
+    const token = (
+      await t.rest('POST', '/oauth/token', {
+        token: null,
+        json: {
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+          audience: t.deps.tokens.audience,
+        },
+      })
+    ).body.access_token as string;
+    expect((await t.rest('POST', '/v1/api-keys', { token, json: { name: 'Wider', scopes: ['templates:read'] } })).status).toBe(403);
+    const gql = await t.gql(createKeyMutation, { input: { name: 'Wider', scopes: ['templates:read'] } }, { token });
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await createKey({ name: 'Within', scopes: ['closures:read'] }, token)).scopes).toEqual(['closures:read']);
+  });
+
+  it('a credential without credentials:write manages none (403)', async () => {
+    const key = (await createKey({ name: 'Reader', scopes: ['closures:read', 'organizations:read'] })).apiKey;
+    expect((await t.rest('POST', '/v1/api-keys', { token: key, json: { name: 'X', scopes: ['closures:read'] } })).status).toBe(403);
+    expect((await t.rest('GET', '/v1/api-keys', { token: key })).status).toBe(403);
     const oauth = await t.gql('{ apiKeys { id } }', {}, { token: await t.accessToken('clinicReadOnly') });
     expect(oauth.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { MUTATION_SCOPES } from '../../src/graphql/idempotentOperations.js';
 import {
   answerIdempotently,
+  type CapturedResponse,
   IDEMPOTENCY_KEY_TTL_MS,
   IN_FLIGHT_LEASE_MS,
   MAX_STORED_BODY_BYTES,
@@ -259,9 +260,11 @@ describe('Idempotency-Key on GraphQL mutations', () => {
 describe('answers that are not worth replaying', () => {
   const request = () => ({
     ownerOrgId: t.demo.organizations.clinic.id,
+    credential: 'apiKey:test',
     key: 'flaky',
     fingerprint: 'f',
     request: 'POST /v1/x',
+    forReplay: (r: CapturedResponse) => r,
     tooLargeToStore: (r: { status: number }) => ({ status: r.status, body: '{"replaced":true}', contentType: 'application/json' }),
   });
 

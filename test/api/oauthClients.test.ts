@@ -1,6 +1,7 @@
 // OAuth clients through the API (issue 22 item 1): created with the secret answered once, the secret
 // rotated with an overlap the token endpoint honours (fake clock), scopes changed (tokens already
-// issued follow), revoked; only a credential holding every scope manages them, on both surfaces.
+// issued follow), revoked; a credential with credentials:write manages them only within the scopes it
+// holds itself (issue 32 finding 8), on both surfaces.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
 
@@ -81,15 +82,76 @@ describe('OAuth clients', () => {
     expect((await token(client.clientId, rotated.body.data.rotateOAuthClientSecret.clientSecret)).status).toBe(401);
   });
 
-  it('is managed only by a credential holding every scope: a restricted key or a narrower client gets 403 on both surfaces', async () => {
-    const key = (await t.rest('POST', '/v1/api-keys', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } })).body
-      .data.apiKey as string;
-    expect((await t.rest('POST', '/v1/oauth-clients', { token: key, json: { name: 'X', scopes: ['closures:write'] } })).status).toBe(403);
-    const gql = await t.gql('mutation { createOAuthClient(input: {name: "X", scopes: ["closures:write"]}) { id } }', {}, { token: key });
+  it("is managed within the manager's own scopes: a narrower credential grants, rotates, re-scopes, revokes no more", async () => {
+    const manager = (await t.rest('POST', '/v1/api-keys', { json: { name: 'Narrow', scopes: ['credentials:write', 'closures:read'] } }))
+      .body.data.apiKey as string;
+    const wider = await t.rest('POST', '/v1/oauth-clients', {
+      token: manager,
+      json: { name: 'X', scopes: ['closures:read', 'closures:write'] },
+    });
+    expect(wider.status).toBe(403);
+    expect(wider.body.message).toBe('This credential cannot grant scopes it does not hold: closures:write');
+    const gql = await t.gql(
+      'mutation { createOAuthClient(input: {name: "X", scopes: ["closures:write"]}) { id } }',
+      {},
+      { token: manager },
+    );
     expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    // within its scopes it may
+    const own = await t.rest('POST', '/v1/oauth-clients', { token: manager, json: { name: 'Within', scopes: ['closures:read'] } });
+    expect(own.status).toBe(200);
+    const widen = await t.rest('PUT', `/v1/oauth-clients/${own.body.data.id}/scopes`, {
+      token: manager,
+      json: { scopes: ['closures:read', 'templates:read'] },
+    });
+    expect(widen.status).toBe(403);
+    const widenGql = await t.gql(
+      'mutation($id: ID!) { setOAuthClientScopes(id: $id, scopes: ["templates:read"]) { id } }',
+      { id: own.body.data.id },
+      { token: manager },
+    );
+    expect(widenGql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await t.rest('POST', `/v1/oauth-clients/${own.body.data.id}/rotate-secret`, { token: manager, json: {} })).status).toBe(200);
+    // the demo's read-only client holds scopes the manager lacks: no rotation, no re-scoping, no revoke
+    const readOnlyId = (
+      await t.db.prisma.oAuthClient.findUniqueOrThrow({ where: { clientId: t.demo.oauthClients.clinicReadOnly.clientId } })
+    ).id;
+    expect((await t.rest('POST', `/v1/oauth-clients/${readOnlyId}/rotate-secret`, { token: manager, json: {} })).status).toBe(403);
+    expect(
+      (await t.rest('PUT', `/v1/oauth-clients/${readOnlyId}/scopes`, { token: manager, json: { scopes: ['closures:read'] } })).status,
+    ).toBe(403);
+    expect((await t.rest('POST', `/v1/oauth-clients/${readOnlyId}/revoke`, { token: manager, json: {} })).status).toBe(403);
+    const rotateGql = await t.gql(
+      'mutation($id: ID!) { rotateOAuthClientSecret(id: $id) { clientSecret } }',
+      { id: readOnlyId },
+      { token: manager },
+    );
+    expect(rotateGql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await t.accessToken('clinicReadOnly')).length).toBeGreaterThan(0); // its secret still works
+    // without credentials:write, nothing
     const readOnly = await t.accessToken('clinicReadOnly');
     expect((await t.rest('GET', '/v1/oauth-clients', { token: readOnly })).status).toBe(403);
     expect((await t.gql('{ oauthClients { id } }', {}, { token: readOnly })).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('an OAuth token as the maker grants at most its own scopes', async () => {
+    const client = await createClient(['credentials:write', 'templates:read']);
+    const access = (await token(client.clientId, client.clientSecret)).body.access_token as string;
+    expect(
+      (await t.rest('POST', '/v1/oauth-clients', { token: access, json: { name: 'Wider', scopes: ['templates:write'] } })).status,
+    ).toBe(403);
+    const gql = await t.gql(
+      'mutation { createOAuthClient(input: {name: "Wider", scopes: ["templates:read", "templates:write"]}) { id } }',
+      {},
+      { token: access },
+    );
+    expect(gql.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const within = await t.gql(
+      'mutation { createOAuthClient(input: {name: "Within", scopes: ["templates:read"]}) { scopes } }',
+      {},
+      { token: access },
+    );
+    expect(within.body.data.createOAuthClient.scopes).toEqual(['templates:read']);
   });
 
   it("answers another tenant's client as missing (404), and lets an account manage its child's", async () => {

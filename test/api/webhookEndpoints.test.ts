@@ -39,8 +39,9 @@ describe('/v1/webhook-endpoints', () => {
       json: { url: receiver.url, description: 'Back office', eventTypes: ['closure.*'] },
     });
     expect(created.status).toBe(200);
-    const { secret, ...endpoint } = created.body.data;
+    const { secret, secretShownOnce, ...endpoint } = created.body.data;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secretShownOnce).toBe(false);
     expect(endpoint).toMatchObject({
       url: receiver.url,
       description: 'Back office',

@@ -1,8 +1,9 @@
 // API keys through the API (/v1/api-keys and the GraphQL twins, docs/decisions.md §2): create, list, roll,
-// revoke. Scope credentials:write, which only a credential holding every scope holds (a full key, or
-// an OAuth client granted every scope): a restricted key can never make or widen a credential. A new
-// key holds at most what the creating credential holds. An account organization manages its
-// children's keys (reach, access.ts); another tenant's key is a 404 like a missing one.
+// revoke. Scope credentials:write, and a credential grants only what it holds (credentialGrants.ts): a
+// restricted key makes, rolls and revokes only keys within its own scopes, and only a full key makes or
+// manages a full key. An account organization manages its children's keys (reach, access.ts); another
+// tenant's key is a 404 like a missing one. At most LIST_LIMITS.apiKeys live keys per organization,
+// counted under the organization's lock (listLimits.ts).
 // The key is answered once and only its SHA-256 is stored, with its first and last four random
 // characters for the masked form. A revoke or roll reaches every instance's read model through the
 // change feed; each change is one event (without the key).
@@ -11,16 +12,18 @@ import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { generateApiKey, hashSecret } from '../../crypto/secrets.js';
 import type { ApiKey } from '../../generated/prisma/client.js';
-import { type Actor, assertReach, isScope, requireScope, SCOPES, type Scope } from '../shared/access.js';
+import { type Actor, assertReach, isScope, SCOPES, type Scope } from '../shared/access.js';
+import { FULL_GRANT, type Grant, requireCredentialsWrite, requireMayGrant, requireMayManage } from './credentialGrants.js';
 import type { DomainDeps } from '../shared/deps.js';
-import { Forbidden, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 
 /** How long a rolled key (or a rotated OAuth client secret) may keep working at most. */
 export const MAX_ROLL_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
-const MAX_KEYS_PER_ORGANIZATION = 100;
 const KEY_BODY_START = 'svc-sk-v2-'.length;
 
 export interface ApiKeyView {
@@ -38,7 +41,7 @@ export interface ApiKeyView {
   expiresAt: string | null;
   revokedAt: string | null;
 }
-export type ApiKeyWithSecret = ApiKeyView & { apiKey: string };
+export type ApiKeyWithSecret = WithSecret<ApiKeyView, 'apiKey'>;
 
 const apiKeyFields = {
   id: z.uuid(),
@@ -57,18 +60,18 @@ const apiKeyFields = {
 export const apiKeyResponse = viewSchema<ApiKeyView>()(z.object(apiKeyFields).meta({ id: 'ApiKey' }));
 export const apiKeyWithSecretResponse = viewSchema<ApiKeyWithSecret>()(
   z
-    .object({ ...apiKeyFields, apiKey: z.string().describe('The key (`svc-sk-v2-…`): shown only in this answer; keep it.') })
-    .meta({ id: 'ApiKeyWithSecret' }),
+    .object({ ...apiKeyFields, ...secretFields('apiKey', 'The key (`svc-sk-v2-…`)') })
+    .meta({ id: 'ApiKeyWithSecret' satisfies SecretAnswerType }),
 );
 export const apiKeyListResponse = viewSchema<{ apiKeys: ApiKeyView[] }>()(
-  z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked keys are not listed.') }),
+  z.object({ apiKeys: z.array(apiKeyResponse).describe('Newest first; revoked and expired keys are not listed.') }),
 );
 
 export const absent = (v: unknown) => (v === null ? undefined : v);
 export const instantInput = instantInputSchema('must be an ISO 8601 instant such as 2026-12-01T00:00:00Z');
 export const scopesInput = z
   .array(z.string(), { error: 'must be a list of scopes' })
-  .min(1, { error: 'must name at least one scope (omit it for a key with every scope of the creating credential)' })
+  .min(1, { error: 'must name at least one scope' })
   .max(SCOPES.length * 2, { error: 'lists too many scopes' })
   .superRefine((scopes, ctx) => {
     const unknown = scopes.filter((s) => !isScope(s));
@@ -81,7 +84,12 @@ export const createApiKeyInput = z.strictObject({
     .trim()
     .min(1, { error: 'must not be blank' })
     .max(100, { error: 'must be at most 100 characters' }),
-  scopes: z.preprocess(absent, scopesInput.optional()).describe('A restricted key holds only these; omitted: a full key (every scope).'),
+  scopes: z
+    .preprocess(absent, scopesInput.optional())
+    .describe(
+      "A restricted key holds only these (at most the creating credential's own); " +
+        'omitted: a full key (every scope, including ones added later), which only a full key may create.',
+    ),
   expiresAt: z.preprocess(absent, instantInput.optional()).describe('From this instant the key answers 401; omitted: it does not expire.'),
   orgId: z
     .preprocess(absent, z.string().optional())
@@ -96,12 +104,6 @@ export const emptyApiKeyInput = z.strictObject({});
 export const listApiKeysInput = z.strictObject({
   orgId: z.string().optional().describe("Whose keys: the caller's own organization (default) or, for an account, a child."),
 });
-
-/** credentials:write, and every scope: a credential never makes one stronger than itself. */
-export function requireCredentialsWrite(actor: Actor): void {
-  requireScope(actor, 'credentials:write');
-  if (SCOPES.some((s) => !actor.scopes.has(s))) throw new Forbidden('Only a credential holding every scope may manage credentials');
-}
 
 export function maskedKey(prefix: string, suffix: string): string {
   return `${prefix}…${suffix}`;
@@ -128,6 +130,16 @@ export function apiKeyView(row: ApiKey, deps: Pick<DomainDeps, 'keyUsage'>): Api
 function newKeyData(): { apiKey: string; prefix: string; suffix: string; hash: string } {
   const apiKey = generateApiKey();
   return { apiKey, prefix: apiKey.slice(0, KEY_BODY_START + 4), suffix: apiKey.slice(-4), hash: hashSecret(apiKey) };
+}
+
+/** What a key holds: every scope (a full key) or its list. */
+function grantOf(row: Pick<ApiKey, 'restricted' | 'scopes'>): Grant {
+  return row.restricted ? { full: false, scopes: row.scopes } : FULL_GRANT;
+}
+
+/** Live keys: neither revoked nor expired at `now` (the keys that authenticate, and that the list shows). */
+function liveKeys(orgId: string, now: Date) {
+  return { orgId, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
 }
 
 export async function targetOrg(deps: DomainDeps, actor: Actor, orgId: string | undefined): Promise<string> {
@@ -157,13 +169,13 @@ export async function createApiKey(deps: DomainDeps, actor: Actor, input: unknow
   const data = parseInput(createApiKeyInput, input ?? {});
   const now = deps.clock();
   if (data.expiresAt !== undefined && new Date(data.expiresAt) <= now) throw InvalidInput.of('expiresAt', 'must be in the future');
-  const orgId = await targetOrg(deps, actor, data.orgId);
   const scopes = data.scopes ? SCOPES.filter((s) => data.scopes!.includes(s)) : null;
+  requireMayGrant(actor, scopes === null ? FULL_GRANT : { full: false, scopes });
+  const orgId = await targetOrg(deps, actor, data.orgId);
   const key = newKeyData();
   const view = await deps.db.$transaction(async (tx) => {
-    const count = await tx.apiKey.count({ where: { orgId, revokedAt: null } });
-    if (count >= MAX_KEYS_PER_ORGANIZATION)
-      throw InvalidInput.of('name', `at most ${MAX_KEYS_PER_ORGANIZATION} API keys per organization; revoke one first`);
+    await lockOrganizationForLimit(tx, orgId);
+    assertRoomFor('apiKeys', await tx.apiKey.count({ where: liveKeys(orgId, now) }));
     const row = await tx.apiKey.create({
       data: {
         id: randomUUID(),
@@ -181,8 +193,8 @@ export async function createApiKey(deps: DomainDeps, actor: Actor, input: unknow
     const view = apiKeyView(row, deps);
     await recordEvent(tx, deps, actor, { type: 'api_key.created', orgId, subject: { type: 'api_key', id: row.id }, data: view });
     return view;
-  });
-  return { ...view, apiKey: key.apiKey };
+  }, LIMIT_TRANSACTION_OPTIONS);
+  return showOnce(view, 'apiKey', key.apiKey);
 }
 
 export async function listApiKeys(deps: DomainDeps, actor: Actor, input: unknown): Promise<ApiKeyView[]> {
@@ -190,16 +202,17 @@ export async function listApiKeys(deps: DomainDeps, actor: Actor, input: unknown
   const data = parseInput(listApiKeysInput, input ?? {});
   const orgId = await targetOrg(deps, actor, data.orgId);
   const rows = await deps.db.apiKey.findMany({
-    where: { orgId, revokedAt: null },
+    where: liveKeys(orgId, deps.clock()),
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: MAX_KEYS_PER_ORGANIZATION,
+    take: LIST_LIMITS.apiKeys,
   });
   return rows.map((row) => apiKeyView(row, deps));
 }
 
 /**
  * A new key with the old one's name, scopes and expiry; the old one keeps working until `expiresAt`
- * (now by default, at most 7 days ahead, never later than its own expiry).
+ * (now by default, at most 7 days ahead, never later than its own expiry). A roll that keeps both
+ * working adds a live key, so it needs room under the limit; one that ends the old key now does not.
  */
 export async function rollApiKey(deps: DomainDeps, actor: Actor, keyId: string, input: unknown): Promise<ApiKeyWithSecret> {
   requireCredentialsWrite(actor);
@@ -213,7 +226,13 @@ export async function rollApiKey(deps: DomainDeps, actor: Actor, keyId: string, 
   const view = await deps.db.$transaction(async (tx) => {
     const old = await lockReachableKey(tx, actor, id);
     if (old.expiresAt && old.expiresAt <= now) throw new NotFound('API key');
+    requireMayManage(actor, grantOf(old));
     const expires = old.expiresAt && old.expiresAt < oldUntil ? old.expiresAt : oldUntil;
+    if (expires > now) {
+      await lockOrganizationForLimit(tx, old.orgId);
+      const remedy = 'roll without an overlap (the old key ending now), or revoke one first';
+      assertRoomFor('apiKeys', await tx.apiKey.count({ where: liveKeys(old.orgId, now) }), 1, remedy);
+    }
     const rolled = await tx.apiKey.update({ where: { id }, data: { expiresAt: expires } });
     const row = await tx.apiKey.create({
       data: {
@@ -238,9 +257,9 @@ export async function rollApiKey(deps: DomainDeps, actor: Actor, keyId: string, 
       previous: { expiresAt: old.expiresAt?.toISOString() ?? null },
     });
     return view;
-  });
+  }, LIMIT_TRANSACTION_OPTIONS);
   deps.changes.publish({ kind: 'credentials', orgId: view.orgId });
-  return { ...view, apiKey: key.apiKey };
+  return showOnce(view, 'apiKey', key.apiKey);
 }
 
 export async function revokeApiKey(deps: DomainDeps, actor: Actor, keyId: string, input?: unknown): Promise<ApiKeyView> {
@@ -249,7 +268,7 @@ export async function revokeApiKey(deps: DomainDeps, actor: Actor, keyId: string
   const id = uuidParam('keyId', keyId);
   const now = deps.clock();
   const view = await deps.db.$transaction(async (tx) => {
-    await lockReachableKey(tx, actor, id);
+    requireMayManage(actor, grantOf(await lockReachableKey(tx, actor, id)));
     const row = await tx.apiKey.update({ where: { id }, data: { revokedAt: now } });
     const view = apiKeyView(row, deps);
     await recordEvent(tx, deps, actor, { type: 'api_key.revoked', orgId: row.orgId, subject: { type: 'api_key', id }, data: view });

@@ -1,23 +1,26 @@
 // OAuth clients through the API (/v1/oauth-clients and the GraphQL twins): create (the secret answered
 // once), list, rotate the secret with an overlap (the previous secret is still accepted by the token
 // endpoint until a chosen time within 7 days: its hash is kept beside the new one), change scopes,
-// revoke. Same rules as API keys (apiKeys.ts): scope credentials:write held only by a credential
-// holding every scope, so no client is granted a scope its maker lacks; an account manages its
-// children's clients; another tenant's is a 404. A scope change or revoke reaches every instance's
-// read model (tokens already issued carry at most the client's scopes from then on).
+// revoke. Same rules as API keys (apiKeys.ts): scope credentials:write, and a credential grants only
+// what it holds (credentialGrants.ts): no client is granted a scope its maker lacks, nor rotated,
+// re-scoped or revoked by a credential lacking one of the client's scopes; an account manages its
+// children's clients; another tenant's is a 404. At most LIST_LIMITS.oauthClients live clients per
+// organization, counted under the organization's lock (listLimits.ts). A scope change or revoke reaches
+// every instance's read model (tokens already issued carry at most the client's scopes from then on).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { generateClientId, generateClientSecret, hashSecret } from '../../crypto/secrets.js';
 import type { OAuthClient } from '../../generated/prisma/client.js';
 import { type Actor, isScope, SCOPES, type Scope } from '../shared/access.js';
-import { absent, instantInput, MAX_ROLL_OVERLAP_MS, requireCredentialsWrite, scopesInput, targetOrg } from './apiKeys.js';
+import { absent, instantInput, MAX_ROLL_OVERLAP_MS, scopesInput, targetOrg } from './apiKeys.js';
+import { requireCredentialsWrite, requireMayGrant, requireMayManage } from './credentialGrants.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
-
-const MAX_CLIENTS_PER_ORGANIZATION = 100;
 
 export interface OAuthClientView {
   id: string;
@@ -30,7 +33,7 @@ export interface OAuthClientView {
   previousSecretExpiresAt: string | null;
   revokedAt: string | null;
 }
-export type OAuthClientWithSecret = OAuthClientView & { clientSecret: string };
+export type OAuthClientWithSecret = WithSecret<OAuthClientView, 'clientSecret'>;
 
 const clientFields = {
   id: z.uuid(),
@@ -47,8 +50,8 @@ const clientFields = {
 export const oauthClientResponse = viewSchema<OAuthClientView>()(z.object(clientFields).meta({ id: 'OAuthClient' }));
 export const oauthClientWithSecretResponse = viewSchema<OAuthClientWithSecret>()(
   z
-    .object({ ...clientFields, clientSecret: z.string().describe('The `client_secret`: shown only in this answer; keep it.') })
-    .meta({ id: 'OAuthClientWithSecret' }),
+    .object({ ...clientFields, ...secretFields('clientSecret', 'The `client_secret`') })
+    .meta({ id: 'OAuthClientWithSecret' satisfies SecretAnswerType }),
 );
 export const oauthClientListResponse = viewSchema<{ oauthClients: OAuthClientView[] }>()(
   z.object({ oauthClients: z.array(oauthClientResponse).describe('Newest first; revoked clients are not listed.') }),
@@ -112,13 +115,13 @@ async function lockReachableClient(tx: Tx, actor: Actor, id: string): Promise<OA
 export async function createOAuthClient(deps: DomainDeps, actor: Actor, input: unknown): Promise<OAuthClientWithSecret> {
   requireCredentialsWrite(actor);
   const data = parseInput(createOAuthClientInput, input ?? {});
+  requireMayGrant(actor, { full: false, scopes: data.scopes });
   const orgId = await targetOrg(deps, actor, data.orgId);
   const now = deps.clock();
   const clientSecret = generateClientSecret();
   const view = await deps.db.$transaction(async (tx) => {
-    const count = await tx.oAuthClient.count({ where: { orgId, revokedAt: null } });
-    if (count >= MAX_CLIENTS_PER_ORGANIZATION)
-      throw InvalidInput.of('name', `at most ${MAX_CLIENTS_PER_ORGANIZATION} OAuth clients per organization; revoke one first`);
+    await lockOrganizationForLimit(tx, orgId);
+    assertRoomFor('oauthClients', await tx.oAuthClient.count({ where: { orgId, revokedAt: null } }));
     const row = await tx.oAuthClient.create({
       data: {
         id: randomUUID(),
@@ -133,8 +136,8 @@ export async function createOAuthClient(deps: DomainDeps, actor: Actor, input: u
     const view = clientView(row, now);
     await recordEvent(tx, deps, actor, { type: 'oauth_client.created', orgId, subject: { type: 'oauth_client', id: row.id }, data: view });
     return view;
-  });
-  return { ...view, clientSecret };
+  }, LIMIT_TRANSACTION_OPTIONS);
+  return showOnce(view, 'clientSecret', clientSecret);
 }
 
 export async function listOAuthClients(deps: DomainDeps, actor: Actor, input: unknown): Promise<OAuthClientView[]> {
@@ -145,7 +148,7 @@ export async function listOAuthClients(deps: DomainDeps, actor: Actor, input: un
   const rows = await deps.db.oAuthClient.findMany({
     where: { orgId, revokedAt: null },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: MAX_CLIENTS_PER_ORGANIZATION,
+    take: LIST_LIMITS.oauthClients,
   });
   return rows.map((row) => clientView(row, now));
 }
@@ -162,6 +165,7 @@ export async function rotateOAuthClientSecret(deps: DomainDeps, actor: Actor, id
   const clientSecret = generateClientSecret();
   const view = await deps.db.$transaction(async (tx) => {
     const old = await lockReachableClient(tx, actor, clientRowId);
+    requireMayManage(actor, { full: false, scopes: old.scopes });
     const row = await tx.oAuthClient.update({
       where: { id: clientRowId },
       data: { secretHash: hashSecret(clientSecret), previousSecretHash: old.secretHash, previousSecretExpiresAt: until },
@@ -175,16 +179,18 @@ export async function rotateOAuthClientSecret(deps: DomainDeps, actor: Actor, id
     });
     return view;
   });
-  return { ...view, clientSecret };
+  return showOnce(view, 'clientSecret', clientSecret);
 }
 
 export async function setOAuthClientScopes(deps: DomainDeps, actor: Actor, id: string, input: unknown): Promise<OAuthClientView> {
   requireCredentialsWrite(actor);
   const data = parseInput(setOAuthClientScopesInput, input ?? {});
   const clientRowId = uuidParam('id', id);
+  requireMayGrant(actor, { full: false, scopes: data.scopes });
   const now = deps.clock();
   const { view, changed } = await deps.db.$transaction(async (tx) => {
     const old = await lockReachableClient(tx, actor, clientRowId);
+    requireMayManage(actor, { full: false, scopes: old.scopes });
     const row = await tx.oAuthClient.update({ where: { id: clientRowId }, data: { scopes: ordered(data.scopes) } });
     const view = clientView(row, now);
     const before = ordered(old.scopes);
@@ -211,7 +217,7 @@ export async function revokeOAuthClient(deps: DomainDeps, actor: Actor, id: stri
   const clientRowId = uuidParam('id', id);
   const now = deps.clock();
   const view = await deps.db.$transaction(async (tx) => {
-    await lockReachableClient(tx, actor, clientRowId);
+    requireMayManage(actor, { full: false, scopes: (await lockReachableClient(tx, actor, clientRowId)).scopes });
     const row = await tx.oAuthClient.update({ where: { id: clientRowId }, data: { revokedAt: now } });
     const view = clientView(row, now);
     await recordEvent(tx, deps, actor, {

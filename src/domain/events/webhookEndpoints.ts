@@ -13,11 +13,12 @@ import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { changedFields, EVENT_FAMILIES, EVENT_TYPES, type EventWriter, recordEvent } from './log.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { uuidParam } from '../shared/ids.js';
+import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-export const MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 const DELIVERIES_LISTED = 50;
 /** What a delivery's `response` holds (REST and GraphQL describe it alike). */
 export const DELIVERY_RESPONSE_DESCRIPTION =
@@ -53,7 +54,7 @@ export interface WebhookEndpointView {
   updatedAt: string;
 }
 
-export type WebhookEndpointWithSecret = WebhookEndpointView & { secret: string };
+export type WebhookEndpointWithSecret = WithSecret<WebhookEndpointView, 'secret'>;
 
 export interface WebhookDeliveryView {
   id: string;
@@ -138,8 +139,8 @@ const endpointFields = {
 export const webhookEndpointResponse = viewSchema<WebhookEndpointView>()(z.object(endpointFields).meta({ id: 'WebhookEndpoint' }));
 export const webhookEndpointWithSecretResponse = viewSchema<WebhookEndpointWithSecret>()(
   z
-    .object({ ...endpointFields, secret: z.string().describe('The signing secret (`whsec_…`): shown only in this answer; keep it.') })
-    .meta({ id: 'WebhookEndpointWithSecret' }),
+    .object({ ...endpointFields, ...secretFields('secret', 'The signing secret (`whsec_…`)') })
+    .meta({ id: 'WebhookEndpointWithSecret' satisfies SecretAnswerType }),
 );
 export const webhookEndpointListResponse = viewSchema<{ webhookEndpoints: WebhookEndpointView[] }>()(
   z.object({ webhookEndpoints: z.array(webhookEndpointResponse).describe('Oldest first.') }),
@@ -217,9 +218,9 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
   const now = deps.clock();
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
-    const count = await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } });
-    if (count >= MAX_ENDPOINTS_PER_ORGANIZATION)
-      throw InvalidInput.of('url', `at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints per organization; delete one first`);
+    // counted under the organization's lock: concurrent creates cannot pass the limit together
+    await lockOrganizationForLimit(tx, actor.orgId);
+    assertRoomFor('webhookEndpoints', await tx.webhookEndpoint.count({ where: { orgId: actor.orgId } }));
     const row = await tx.webhookEndpoint.create({
       data: {
         id: randomUUID(),
@@ -241,8 +242,8 @@ export async function createWebhookEndpoint(deps: WebhookDeps, actor: Actor, inp
       data: view,
     });
     return view;
-  });
-  return { ...view, secret };
+  }, LIMIT_TRANSACTION_OPTIONS);
+  return showOnce(view, 'secret', secret);
 }
 
 export async function listWebhookEndpoints(deps: WebhookDeps, actor: Actor): Promise<WebhookEndpointView[]> {
@@ -354,7 +355,7 @@ export async function rotateWebhookSecret(
     });
     return view;
   });
-  return { ...view, secret };
+  return showOnce(view, 'secret', secret);
 }
 
 /**

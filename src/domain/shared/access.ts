@@ -26,7 +26,7 @@ export const SCOPES = [
   'events:read',
   'webhooks:read',
   'webhooks:write',
-  // creating, rolling and revoking credentials: held only by a credential holding every scope (apiKeys.ts)
+  // managing credentials, each within what the managing credential holds itself (credentialGrants.ts)
   'credentials:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -40,6 +40,8 @@ export interface Actor {
   orgId: string;
   ownerIsAccount: boolean;
   scopes: ReadonlySet<Scope>;
+  /** A full API key: every scope, including scopes added later. Only such a key may make or manage another full key. */
+  full: boolean;
   /** The credential acting; its name is recorded in the event log (who changed what). */
   credential: { kind: 'apiKey' | 'oauth'; id: string; name: string };
 }

@@ -108,8 +108,10 @@ export const ERROR_CATALOGUE = [
     rest: 'idempotency_key_reused',
     graphql: 'IDEMPOTENCY_KEY_REUSED',
     status: 422,
-    when: 'An `Idempotency-Key` already used with a different request (method, path, query or body) within 24 hours.',
-    action: 'Use a new key for a new request.',
+    when:
+      'An `Idempotency-Key` already used within 24 hours with a different request (method, path, query or body), ' +
+      'or by another credential of the organization (its answer goes only to that credential).',
+    action: 'Use a new key for a new request; read the resource to see what the first request did.',
   },
   {
     rest: 'rate_limited',
@@ -152,6 +154,16 @@ export const ERROR_CATALOGUE = [
     status: 200,
     when: 'GraphQL only: a mutation sent again with its `Idempotency-Key` was done, but its answer was too large to keep for replays (REST answers a success envelope saying so).',
     action: 'Query the result to see it; the mutation is not run again.',
+  },
+  {
+    rest: null,
+    graphql: 'REPLAY_WITHHELD',
+    status: 200,
+    when:
+      'GraphQL only: a mutation sent again with its `Idempotency-Key` was done, and its answer showed a secret (shown only once) ' +
+      'in a form other than one JSON result (an event stream, a multipart answer), or was kept before secrets were withheld ' +
+      'from replays, so it was not kept.',
+    action: 'Query the result to see it; the mutation is not run again. Asked for as JSON, a replay answers the object without its secret.',
   },
 ] as const satisfies readonly ErrorCodeEntry[];
 

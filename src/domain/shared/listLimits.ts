@@ -1,7 +1,8 @@
 // The lists the service answers whole (no paging) stay bounded because writes stop at a limit: a create
 // past it is a 409 naming the limit, on both surfaces. Lists that can grow without bound are paged
 // instead (conversations, an account's children). Bots, phone numbers and insurances are not created
-// through the service; office hours are at most one per weekday.
+// through the service; office hours are at most one per weekday. Every limit of an organization is
+// counted under one lock of its row (lockOrganizationForLimit), in the transaction that inserts.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { Conflict } from './errors.js';
 
@@ -15,23 +16,32 @@ export const LIST_LIMITS = {
   templates: 200,
   /** Workflows per bot. */
   workflows: 500,
+  /** Live API keys per organization: neither revoked nor expired (the keys its list shows). */
+  apiKeys: 100,
+  /** OAuth clients per organization (revoked ones do not count). */
+  oauthClients: 100,
+  /** Webhook endpoints per organization. */
+  webhookEndpoints: 20,
 } as const;
 
-const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string]> = {
-  closures: ['An organization', 'closures'],
-  templates: ['An organization', 'templates'],
-  workflows: ['A bot', 'workflows'],
+const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string, remedy: string]> = {
+  closures: ['An organization', 'closures', 'delete some before adding more'],
+  templates: ['An organization', 'templates', 'delete some before adding more'],
+  workflows: ['A bot', 'workflows', 'delete some before adding more'],
+  apiKeys: ['An organization', 'live API keys', 'revoke one first'],
+  oauthClients: ['An organization', 'OAuth clients', 'revoke one first'],
+  webhookEndpoints: ['An organization', 'webhook endpoints', 'delete one first'],
 };
 
 /**
  * Throws Conflict when `current + adding` would pass the list's limit. Callers count within the
  * transaction that writes, with the owner's row locked, so that concurrent creates cannot pass it together.
  */
-export function assertRoomFor(list: keyof typeof LIST_LIMITS, current: number, adding = 1): void {
+export function assertRoomFor(list: keyof typeof LIST_LIMITS, current: number, adding = 1, remedy = NAMES[list][2]): void {
   const limit = LIST_LIMITS[list];
   if (current + adding > limit) {
     const [owner, items] = NAMES[list];
-    throw new Conflict(`${owner} may have at most ${limit} ${items} (this one has ${current}); delete some before adding more`);
+    throw new Conflict(`${owner} may have at most ${limit} ${items} (this one has ${current}); ${remedy}`);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   revokeApiKey,
   rollApiKey,
 } from '../../../domain/credentials/apiKeys.js';
+import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
 import { builder } from '../../builder.js';
 
 const apiKeyFields = (t: any) => ({
@@ -34,16 +35,25 @@ const ApiKeyRef = builder.objectRef<ApiKeyView>('ApiKey').implement({
   fields: (t) => apiKeyFields(t),
 });
 
-const ApiKeyWithSecretRef = builder.objectRef<ApiKeyWithSecret>('ApiKeyWithSecret').implement({
-  description: 'A key just made or rolled, with the key itself: shown only in this answer.',
-  fields: (t) => ({ ...apiKeyFields(t), apiKey: t.exposeString('apiKey', { description: 'The key (`svc-sk-v2-…`); keep it.' }) }),
+const keySecret = secretDescriptions('apiKey', 'The key (`svc-sk-v2-…`)');
+const ApiKeyWithSecretRef = builder.objectRef<ApiKeyWithSecret>('ApiKeyWithSecret' satisfies SecretAnswerType).implement({
+  description: 'A key just made or rolled, with the key itself: shown only in this answer (null in an idempotent replay).',
+  fields: (t) => ({
+    ...apiKeyFields(t),
+    apiKey: t.exposeString('apiKey', { nullable: true, description: keySecret.secret }),
+    secretShownOnce: t.exposeBoolean('secretShownOnce', { description: keySecret.shownOnce }),
+  }),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   description: 'A new API key.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'A name to tell the key apart.' }),
-    scopes: t.stringList({ description: 'A restricted key holds only these; omitted: every scope.' }),
+    scopes: t.stringList({
+      description:
+        "A restricted key holds only these (at most the creating credential's own); " +
+        'omitted: a full key, which only a full key may create.',
+    }),
     expiresAt: t.string({ description: 'ISO 8601 instant from which the key is refused; omitted: it does not expire.' }),
     orgId: t.id({ description: "The caller's own organization (default) or, for an account, a child." }),
   }),
@@ -52,8 +62,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 builder.queryFields((t) => ({
   apiKeys: t.field({
     type: [ApiKeyRef],
-    description:
-      "An organization's live API keys, masked, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description: "An organization's live API keys, masked, newest first. Scope credentials:write.",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
     resolve: async (_root, args, ctx) => listApiKeys(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),
   }),

@@ -7,6 +7,7 @@ import {
   rotateOAuthClientSecret,
   setOAuthClientScopes,
 } from '../../../domain/credentials/oauthClients.js';
+import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
 import { builder } from '../../builder.js';
 
 const clientFields = (t: any) => ({
@@ -29,9 +30,14 @@ const OAuthClientRef = builder.objectRef<OAuthClientView>('OAuthClient').impleme
   fields: (t) => clientFields(t),
 });
 
-const OAuthClientWithSecretRef = builder.objectRef<OAuthClientWithSecret>('OAuthClientWithSecret').implement({
-  description: 'A client just made or rotated, with its secret: shown only in this answer.',
-  fields: (t) => ({ ...clientFields(t), clientSecret: t.exposeString('clientSecret', { description: 'The `client_secret`; keep it.' }) }),
+const clientSecret = secretDescriptions('clientSecret', 'The `client_secret`');
+const OAuthClientWithSecretRef = builder.objectRef<OAuthClientWithSecret>('OAuthClientWithSecret' satisfies SecretAnswerType).implement({
+  description: 'A client just made or rotated, with its secret: shown only in this answer (null in an idempotent replay).',
+  fields: (t) => ({
+    ...clientFields(t),
+    clientSecret: t.exposeString('clientSecret', { nullable: true, description: clientSecret.secret }),
+    secretShownOnce: t.exposeBoolean('secretShownOnce', { description: clientSecret.shownOnce }),
+  }),
 });
 
 const CreateOAuthClientInput = builder.inputType('CreateOAuthClientInput', {
@@ -46,8 +52,7 @@ const CreateOAuthClientInput = builder.inputType('CreateOAuthClientInput', {
 builder.queryFields((t) => ({
   oauthClients: t.field({
     type: [OAuthClientRef],
-    description:
-      "An organization's live OAuth clients, newest first. Scope credentials:write (held only by a credential holding every scope).",
+    description: "An organization's live OAuth clients, newest first. Scope credentials:write.",
     args: { orgId: t.arg.id({ description: "The caller's own organization (default) or, for an account, a child." }) },
     resolve: async (_root, args, ctx) =>
       listOAuthClients(ctx.deps, await ctx.actor(), args.orgId == null ? {} : { orgId: String(args.orgId) }),

@@ -14,6 +14,7 @@ import {
   type WebhookEndpointView,
   type WebhookEndpointWithSecret,
 } from '../../../domain/events/webhookEndpoints.js';
+import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
 import { builder } from '../../builder.js';
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -46,9 +47,15 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpointView>('WebhookEndpoi
   fields: (t) => endpointFields(t),
 });
 
-const WebhookEndpointWithSecretRef = builder.objectRef<WebhookEndpointWithSecret>('WebhookEndpointWithSecret').implement({
-  description: 'An endpoint just made or rotated, with its signing secret: shown only in this answer.',
-  fields: (t) => ({ ...endpointFields(t), secret: t.exposeString('secret', { description: 'The signing secret (`whsec_…`); keep it.' }) }),
+const signingSecret = secretDescriptions('secret', 'The signing secret (`whsec_…`)');
+const withSecretName = 'WebhookEndpointWithSecret' satisfies SecretAnswerType;
+const WebhookEndpointWithSecretRef = builder.objectRef<WebhookEndpointWithSecret>(withSecretName).implement({
+  description: 'An endpoint just made or rotated, with its signing secret: shown only in this answer (null in an idempotent replay).',
+  fields: (t) => ({
+    ...endpointFields(t),
+    secret: t.exposeString('secret', { nullable: true, description: signingSecret.secret }),
+    secretShownOnce: t.exposeBoolean('secretShownOnce', { description: signingSecret.shownOnce }),
+  }),
 });
 
 const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {

@@ -23,11 +23,19 @@ export const apiKeyRoutes = [
     tag: 'Credentials',
     summary: 'Create an API key',
     description:
-      'Body: `name`, `scopes` (a restricted key holds only these; omitted: every scope), `expiresAt` (from then on the key answers 401), `orgId` (an account may create a key for a child). The answer shows the key `apiKey` once; only a masked form is shown afterwards. Scope `credentials:write`, held only by a credential holding every scope.',
+      "Body: `name`, `scopes` (a restricted key holds only these, at most the creating credential's own; omitted: a full key, " +
+      'every scope including ones added later, which only a full key may create: 403 otherwise), `expiresAt` (from then on the ' +
+      'key answers 401), `orgId` (an account may create a key for a child). The answer shows the key `apiKey` once ' +
+      '(`secretShownOnce: false`); only a masked form is shown afterwards, and an idempotent replay answers `apiKey: null`, ' +
+      '`secretShownOnce: true`. Scope `credentials:write`.',
     scope: 'credentials:write',
     body: createApiKeyInput,
     response: apiKeyWithSecretResponse,
-    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    errors: {
+      403: 'The credential lacks `credentials:write` or one of the scopes asked for, or is not a full key and asked for a full key.',
+      404: "The organization named by `orgId` is missing or outside the caller's reach.",
+      409: 'The organization has 100 live API keys (neither revoked nor expired) already.',
+    },
     handler: async ({ actor, deps, body }) => ({ data: await createApiKey(deps, actor, body) }),
   }),
   defineRoute({
@@ -48,11 +56,16 @@ export const apiKeyRoutes = [
     tag: 'Credentials',
     summary: 'Roll an API key: a new key; the old one works until `expiresAt`',
     description:
-      'Body: `expiresAt`, until when the old key keeps working (now by default, at most 7 days ahead). The new key (same name, scopes and expiry) is shown once.',
+      'Body: `expiresAt`, until when the old key keeps working (now by default, at most 7 days ahead). The new key (same name, ' +
+      'scopes and expiry) is shown once (an idempotent replay answers `apiKey: null`, `secretShownOnce: true`).',
     scope: 'credentials:write',
     body: rollApiKeyInput,
     response: apiKeyWithSecretResponse,
-    errors: notFound,
+    errors: {
+      ...notFound,
+      403: "The credential lacks `credentials:write` or one of the key's scopes, or the key is a full key and the credential is not.",
+      409: 'The old key would keep working beside the new one while the organization has 100 live API keys: roll without an overlap.',
+    },
     handler: async ({ actor, deps, params, body }) => ({ data: await rollApiKey(deps, actor, params.keyId!, body) }),
   }),
   defineRoute({

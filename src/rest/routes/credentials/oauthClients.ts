@@ -25,11 +25,17 @@ export const oauthClientRoutes = [
     tag: 'Credentials',
     summary: 'Create an OAuth client (client credentials grant)',
     description:
-      'Body: `name`, `scopes`, `orgId` (an account may create a client for a child). The answer shows `clientSecret` once. Scope `credentials:write`, held only by a credential holding every scope.',
+      "Body: `name`, `scopes` (at most the creating credential's own: 403 otherwise), `orgId` (an account may create a client " +
+      'for a child). The answer shows `clientSecret` once (`secretShownOnce: false`); an idempotent replay answers ' +
+      '`clientSecret: null`, `secretShownOnce: true`. Scope `credentials:write`. At most 100 clients per organization (409 past it).',
     scope: 'credentials:write',
     body: createOAuthClientInput,
     response: oauthClientWithSecretResponse,
-    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    errors: {
+      403: 'The credential lacks `credentials:write` or one of the scopes asked for.',
+      404: "The organization named by `orgId` is missing or outside the caller's reach.",
+      409: 'The organization has 100 OAuth clients (not revoked) already.',
+    },
     handler: async ({ actor, deps, body }) => ({ data: await createOAuthClient(deps, actor, body) }),
   }),
   defineRoute({

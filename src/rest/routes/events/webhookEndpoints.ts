@@ -33,6 +33,7 @@ export const webhookEndpointRoutes = [
     scope: 'webhooks:write',
     body: createWebhookEndpointInput,
     response: webhookEndpointWithSecretResponse,
+    errors: { 409: 'The organization has 20 webhook endpoints already.' },
     handler: async ({ actor, deps, body }) => ({ data: await createWebhookEndpoint(deps, actor, body) }),
   }),
   defineRoute({
