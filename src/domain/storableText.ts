@@ -8,13 +8,19 @@
 // callers that are not a surface (the demo data, the admin commands).
 import { InvalidInput, type Issue } from './errors.js';
 
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** String.prototype.isWellFormed (no unpaired surrogate), native since Node 20; the expression where it is missing. */
+const wellFormed: (value: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (value) => (value as string & { isWellFormed(): boolean }).isWellFormed()
+    : (value) => !LONE_SURROGATE.test(value);
 
 export const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 export const UNSTORABLE_NAME_MESSAGE = 'is a property name with a NUL character or an unpaired UTF-16 surrogate';
 
 export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
+  return value.indexOf('\u0000') === -1 && wellFormed(value);
 }
 
 /** At most this many unstorable texts are named (InvalidInput shortens longer lists anyway). */
@@ -37,9 +43,6 @@ function pathOf(base: string, place: Place | undefined): string {
   return path.length > MAX_PATH_LENGTH ? `${path.slice(0, MAX_PATH_LENGTH)}…` : path;
 }
 
-/** Stands for the value of a property whose name cannot be stored (the name is the issue). */
-const UNSTORABLE_KEY = Symbol('unstorable property name');
-
 /** A name as the answer shows it: JSON's escapes (`\u0000`, `\ud800`), so the issue's path is itself storable text. */
 const escapedName = (name: string): string => JSON.stringify(name).slice(1, -1);
 
@@ -53,31 +56,48 @@ function isPlainObject(value: object): value is Record<string, unknown> {
  * Every string in `value` that cannot be stored — values and property names, at any depth, in arrays and
  * plain objects (a Date or another class instance is a parsed scalar, not text) — as issues naming its
  * path under `path` (`breaks.0.reason`, `metadata.key`). Iterative, and a path is spelled out only for an
- * issue: a body nested hundreds of thousands deep costs time in its size, not more. Empty when everything
- * can be stored.
+ * issue: a body nested hundreds of thousands deep costs time in its size, not more. The texts of an object
+ * or list are judged where they stand, before what is nested in it. Empty when everything can be stored.
  */
 export function unstorableTextIssues(value: unknown, path = ''): Issue[] {
   const issues: Issue[] = [];
-  const pending: [unknown, Place | undefined][] = [[value, undefined]];
+  if (typeof value === 'string') {
+    if (!isStorableText(value)) issues.push({ path, message: UNSTORABLE_TEXT_MESSAGE });
+    return issues;
+  }
+  // containers still to look into, with their places; a string is judged at once and costs no place
+  const pending: [object, Place | undefined][] = [];
+  if (value !== null && typeof value === 'object') pending.push([value, undefined]);
   while (pending.length > 0 && issues.length < MAX_UNSTORABLE_ISSUES) {
     const [current, place] = pending.pop()!;
-    if (typeof current === 'string') {
-      if (!isStorableText(current)) issues.push({ path: pathOf(path, place), message: UNSTORABLE_TEXT_MESSAGE });
-    } else if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) pending.push([current[i], { parent: place, part: i }]);
-    } else if (current !== null && typeof current === 'object' && isPlainObject(current)) {
-      const keys = Object.keys(current);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        // a name is judged when its value would be, so that issues come in the order of the input
-        if (isStorableText(key)) pending.push([current[key], { parent: place, part: key }]);
-        else pending.push([UNSTORABLE_KEY, { parent: place, part: escapedName(key) }]);
+    const nested = pending.length;
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) look(current[i], place, i, path, issues, pending);
+    } else if (isPlainObject(current)) {
+      for (const key of Object.keys(current)) {
+        if (isStorableText(key)) look(current[key], place, key, path, issues, pending);
+        else issues.push({ path: pathOf(path, { parent: place, part: escapedName(key) }), message: UNSTORABLE_NAME_MESSAGE });
       }
-    } else if (current === UNSTORABLE_KEY) {
-      issues.push({ path: pathOf(path, place), message: UNSTORABLE_NAME_MESSAGE });
     }
+    // what this container holds is looked into in its order
+    reverseFrom(pending, nested);
   }
-  return issues;
+  return issues.length > MAX_UNSTORABLE_ISSUES ? issues.slice(0, MAX_UNSTORABLE_ISSUES) : issues;
+}
+
+/**
+ * Judges a string held at `part` of the container at `parent`, or keeps a container to look into. A function of
+ * the module, not a closure made per call: the bundle keeps function names, which costs a closure more than the walk.
+ */
+function look(child: unknown, parent: Place | undefined, part: string | number, path: string, issues: Issue[], pending: [object, Place | undefined][]): void {
+  if (typeof child === 'string') {
+    if (!isStorableText(child)) issues.push({ path: pathOf(path, { parent, part }), message: UNSTORABLE_TEXT_MESSAGE });
+  } else if (child !== null && typeof child === 'object') pending.push([child, { parent, part }]);
+}
+
+/** Reverses `list` from index `start` on, in place. */
+function reverseFrom<T>(list: T[], start: number): void {
+  for (let i = start, j = list.length - 1; i < j; i++, j--) [list[i], list[j]] = [list[j]!, list[i]!];
 }
 
 /**
