@@ -7,35 +7,37 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
-import { isLoopbackAddress, isLoopbackHost } from '../../src/http/loopback.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 const servers: ReturnType<typeof createHttpServer>[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close();
-});
 afterAll(() => {
   for (const s of servers) s.close();
 });
 
-/** The app as `npm start` makes it on the demo database, with or without GRAPHIQL_DEMO_KEY. */
+/**
+ * The app as `npm start` makes it on the demo database, with or without GRAPHIQL_DEMO_KEY. The demo data is made
+ * again for every case: the key and ids are read when the page is asked for, so one app serves every case.
+ */
 function demoApp(withKey: boolean) {
-  return createApp({
-    ...t.deps,
-    demoApiKey: withKey ? t.demo.organizations.clinic.apiKey : undefined,
-    demoVariables: () => ({ id: t.demo.organizations.clinic.id, from: '2026-03-09T05:00:00Z', to: '2026-03-16T05:00:00Z' }),
-  });
+  const deps = { ...t.deps, demoVariables: () => ({ id: t.demo.organizations.clinic.id, from: '2026-03-09T05:00:00Z', to: '2026-03-16T05:00:00Z' }) };
+  Object.defineProperty(deps, 'demoApiKey', { get: () => (withKey ? t.demo.organizations.clinic.apiKey : undefined), enumerable: true });
+  return createApp(deps);
 }
 
+const listening = new Map<boolean, Promise<number>>();
 /** Listens on every interface (as HOST=0.0.0.0 would), so that the page can be asked for from loopback and from a network address. */
-async function serve(withKey: boolean): Promise<number> {
-  const server = createHttpServer(demoApp(withKey).fetch, t.deps.config.http);
-  servers.push(server);
-  return ((await listen(server, 0, '0.0.0.0')) as AddressInfo).port;
+function serve(withKey: boolean): Promise<number> {
+  let port = listening.get(withKey);
+  if (!port) {
+    const server = createHttpServer(demoApp(withKey).fetch, t.deps.config.http);
+    servers.push(server);
+    listening.set(withKey, (port = listen(server, 0, '0.0.0.0').then((address) => (address as AddressInfo).port)));
+  }
+  return port;
 }
 
 function page(address: string, port: number, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; html: string }> {
@@ -124,36 +126,5 @@ describe('GraphiQL holds no credential', () => {
     expect(res.status).toBe(200);
     expectNoSecret(res.html);
     expect(holds(res.html, t.demo.organizations.clinic.id), "the clinic's id").toBe(false);
-  });
-});
-
-describe('what counts as this machine', () => {
-  it.each([
-    ['127.0.0.1', true],
-    ['127.8.9.10', true],
-    ['::1', true],
-    ['0:0:0:0:0:0:0:1', true],
-    ['::ffff:127.0.0.1', true],
-    ['10.0.0.1', false],
-    ['::ffff:10.0.0.1', false],
-    ['::', false],
-    ['fe80::1', false],
-    ['', false],
-    [undefined, false],
-  ])('address %s: %s', (address, loopback) => {
-    expect(isLoopbackAddress(address)).toBe(loopback);
-  });
-
-  it.each([
-    ['localhost:4000', true],
-    ['LOCALHOST', true],
-    ['127.0.0.1:4000', true],
-    ['[::1]:4000', true],
-    ['localhost.attacker.example', false],
-    ['127.0.0.1.nip.io:4000', false],
-    ['attacker.example', false],
-    [undefined, false],
-  ])('Host %s: %s', (host, loopback) => {
-    expect(isLoopbackHost(host)).toBe(loopback);
   });
 });
