@@ -136,6 +136,10 @@ const envSchema = z
       .refine((v) => v === undefined || /^[\x21-\x7e]{16,}$/.test(v), {
         message: 'METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. openssl rand -hex 32)',
       }),
+    GRAPHIQL_DEMO_KEY: z
+      .enum(['true', 'false', '1', '0', ''], { message: 'GRAPHIQL_DEMO_KEY must be true or false' })
+      .optional()
+      .transform((v) => v === 'true' || v === '1'),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).optional().default('info'),
     NODE_ENV: z.string().optional().default('development'),
   })
@@ -202,6 +206,11 @@ export interface Config {
   corsOrigins: string[];
   /** When set, GET /metrics requires `Authorization: Bearer <token>`; unset = public. */
   metricsToken: string | undefined;
+  /**
+   * GRAPHIQL_DEMO_KEY (off unless asked for): on the embedded demo database, GraphiQL opens with the Downtown
+   * clinic's key in its headers, for a browser on this machine only (http/loopback.ts).
+   */
+  graphiqlDemoKey: boolean;
   /** How many days the event log keeps events (EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
   /**
@@ -284,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     corsOrigins: e.CORS_ORIGINS,
     metricsToken: e.METRICS_TOKEN,
+    graphiqlDemoKey: e.GRAPHIQL_DEMO_KEY,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     // never by default, whatever the database: an SSRF read primitive must be asked for
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true' || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === '1',

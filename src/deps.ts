@@ -25,11 +25,14 @@ export interface AppDeps extends DomainDeps {
   requestId?: string;
   /** The HTTP server's queue of requests waiting to start (http/requestScheduler.ts), for /metrics; unset without a server. */
   requestQueue?: RequestQueueState;
-  /** The demo API key on the embedded demo database, put into GraphiQL's headers; never set on postgresql://. */
+  /**
+   * The Downtown clinic's demo API key, set only with GRAPHIQL_DEMO_KEY on the embedded demo database (never on
+   * postgresql://): GraphiQL's headers hold it for a browser on this machine alone (graphql/yoga.ts).
+   */
   demoApiKey?: string;
   /**
-   * GraphiQL's Variables on the embedded demo database: the Downtown clinic's id and this week's range, made
-   * when GraphiQL opens (the time zone's first use costs a start more than everything after listen does).
+   * GraphiQL's Variables on the embedded demo database, for a browser on this machine: the Downtown clinic's id
+   * and this week's range, made when GraphiQL opens (the time zone's first use costs a start more than everything after listen does).
    */
   demoVariables?: () => Record<string, string>;
   /** Rate-limit budgets (spec §8), in memory or in Redis (ratelimit/limiter.ts). */

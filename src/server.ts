@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   if (runtime.appliedMigrations.length) logger.info('migrations applied', { migrations: runtime.appliedMigrations });
 
   let demoKey: string | undefined;
+  let clinicKey: string | undefined;
   let demoClinicId: string | undefined;
   let demoCreated = false;
   let credentialsFile: string | undefined;
@@ -37,15 +38,20 @@ async function main(): Promise<void> {
       // the Downtown clinic's week, closures and special day (through the domain, so recorded as events)
       const schedule = await createDemoSchedule(runtime.deps, demo);
       demoKey = demo.organizations.account.apiKey;
+      clinicKey = demo.organizations.clinic.apiKey;
       demoClinicId = demo.organizations.clinic.id;
       demoCreated = true;
       if (credentialsFile) writeFileSync(credentialsFile, JSON.stringify({ ...demo, schedule }, null, 2) + '\n', { mode: 0o600 });
     } else if (credentialsFile) {
-      ({ apiKey: demoKey, clinicId: demoClinicId } = readDemoCredentials(credentialsFile));
+      ({ clinicKey, clinicId: demoClinicId } = readDemoCredentials(credentialsFile));
     }
   }
-  // GraphiQL opens with the demo key in its headers and the clinic's ids in its variables (embedded database only, never postgresql://)
-  runtime.deps.demoApiKey = demoKey;
+  // GraphiQL's headers hold a key only when asked for (GRAPHIQL_DEMO_KEY), on the embedded database (never
+  // postgresql://), and then the Downtown clinic's (it reaches that clinic alone, the account's key both), for a
+  // browser on this machine only (http/loopback.ts); its Variables hold the clinic's ids for that browser alone
+  runtime.deps.demoApiKey = config.graphiqlDemoKey ? clinicKey : undefined;
+  if (config.graphiqlDemoKey && !runtime.database.embedded)
+    logger.warn('GRAPHIQL_DEMO_KEY is ignored: there is no demo key on postgresql://');
   const clinicId = demoClinicId;
   runtime.deps.demoVariables = clinicId ? () => demoGraphiqlVariables(clinicId, runtime.deps.clock()) : undefined;
 
@@ -65,7 +71,8 @@ async function main(): Promise<void> {
     process.stderr.write(
       `\n${demoCreated ? 'Demo data created on the embedded database.' : 'Embedded database.'}\n` +
         (demoCreated ? `  Demo API key (account organization): ${demoKey}\n` : '') +
-        `  GraphiQL: ${base}/graphql\n  REST API docs: ${base}/v1/docs\n${where}\n`,
+        `  GraphiQL: ${base}/graphql (${runtime.deps.demoApiKey ? "the Downtown clinic's key in its headers, for a browser on this machine" : 'put an API key into its headers'})\n` +
+        `  REST API docs: ${base}/v1/docs\n${where}\n`,
     );
   }
   // the admin command line runs its commands through this process while it holds the embedded folder
@@ -117,14 +124,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** The account organization's key and the Downtown clinic's id from a demo-credentials.json written by an earlier start, if any. */
-function readDemoCredentials(file: string): { apiKey?: string; clinicId?: string } {
+/** The Downtown clinic's key and id from a demo-credentials.json written by an earlier start, if any. */
+function readDemoCredentials(file: string): { clinicKey?: string; clinicId?: string } {
   try {
-    const organizations = (
-      JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { account?: { apiKey?: unknown }; clinic?: { id?: unknown } } }
-    ).organizations;
+    const organizations = (JSON.parse(readFileSync(file, 'utf8')) as { organizations?: { clinic?: { apiKey?: unknown; id?: unknown } } })
+      .organizations;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-    return { apiKey: text(organizations?.account?.apiKey), clinicId: text(organizations?.clinic?.id) };
+    return { clinicKey: text(organizations?.clinic?.apiKey), clinicId: text(organizations?.clinic?.id) };
   } catch {
     return {}; // no file (the data predates it, or it was deleted): GraphiQL just opens without a key
   }

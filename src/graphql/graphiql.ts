@@ -1,13 +1,16 @@
 // GraphiQL on a browser GET of /graphql: served from node_modules (@graphql-yoga/render-graphiql inlines
-// the editor, so no CDN is needed), opened on example operations. On the embedded demo database the
-// demo API key is already in the headers, so that a newcomer can run them at once.
+// the editor, so no CDN is needed), opened on example operations. The page needs no credential, so it holds
+// none: the user puts a key into its headers. Only with GRAPHIQL_DEMO_KEY, on the embedded demo database, and
+// for a browser on this machine (http/loopback.ts) are the Downtown clinic's key and ids already there.
 import type { GraphiQLOptions } from 'graphql-yoga';
 
 export const GRAPHIQL_EXAMPLES = `# Office Communications Service — GraphQL
 #
-# Every field needs a credential: the Headers tab below sends
+# Every field needs a credential: put yours into the Headers tab below,
 #   {"Authorization": "Bearer <API key or OAuth access token>"}
-# Run an operation with the run button (▶). On the demo database the
+# (the demo's keys are in data/demo-credentials.json, e.g.
+# organizations.clinic.apiKey). Run an operation with the run button (▶).
+# On the demo database, in a browser on the machine it runs on, the
 # Variables tab already holds the Downtown clinic's id and this week's
 # range; elsewhere the first operation gives the ids to put there.
 
@@ -123,6 +126,7 @@ mutation CreateClosure($id: ID!) {
 }
 `;
 
+/** The page's options: `demoApiKey` and `demoVariables` only for a browser that may have them (graphql/yoga.ts). */
 export function graphiqlOptions(demoApiKey: string | undefined, demoVariables?: Record<string, string>): GraphiQLOptions {
   const headers = JSON.stringify(demoApiKey ? { Authorization: `Bearer ${demoApiKey}` } : { Authorization: 'Bearer <API key>' }, null, 2);
   const variables = JSON.stringify(

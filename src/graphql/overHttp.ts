@@ -50,6 +50,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
 import { addressOf, clientAddress } from '../http/clientAddress.js';
+import { cameFromThisMachine } from '../http/loopback.js';
 import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, keepReadBody, readLimited, takeReceivedBody } from '../http/body.js';
@@ -118,8 +119,17 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
       setOperation: (label: string) => c.set('graphqlOperation', label),
       clientAddress: address,
     };
-    if (c.req.method === 'GET')
-      return plainAnswer(c, await withErrorBody(await yoga.fetch(c.req.raw, serverContext), c.req.raw, c.get('requestId')));
+    if (c.req.method === 'GET') {
+      const fromThisMachine = cameFromThisMachine(c);
+      const answer = await plainAnswer(
+        c,
+        await withErrorBody(await yoga.fetch(c.req.raw, { ...serverContext, fromThisMachine }), c.req.raw, c.get('requestId')),
+      );
+      // a page holding the demo's key is kept by no cache (pages.ts only revalidates pages)
+      if (fromThisMachine && deps.demoApiKey && answer.headers.get('content-type')?.startsWith('text/html'))
+        answer.headers.set('Cache-Control', 'no-store');
+      return answer;
+    }
     let post: ReadGraphQLPost;
     try {
       post = await graphQLRequest(bodySourceOf(c), yoga.fetchAPI.Request);

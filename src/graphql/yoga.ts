@@ -13,7 +13,10 @@ import { type OperationLabelContext, operationLabelStep } from './operationLabel
 import type { OperationStep } from './operationSteps.js';
 import { variableCheckStep } from './variableCheck.js';
 
-export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {}
+export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequestContext {
+  /** A GET from a browser on this machine, to it (http/loopback.ts): the only one GraphiQL may show the demo's key and ids. */
+  fromThisMachine?: boolean;
+}
 
 export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
@@ -53,8 +56,10 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     landingPage: false,
     // yoga's default answers every Origin with Access-Control-Allow-Origin; CORS is the app's (http/cors.ts)
     cors: false,
-    // made when GraphiQL opens: this week's range is the week it is opened in
-    graphiql: () => graphiqlOptions(deps.demoApiKey, deps.demoVariables?.()),
+    // made when GraphiQL opens: this week's range is the week it is opened in. The demo's key (set only with
+    // GRAPHIQL_DEMO_KEY) and ids go only to a browser on this machine; any other gets placeholders
+    graphiql: (_request, context) =>
+      context?.fromThisMachine ? graphiqlOptions(deps.demoApiKey, deps.demoVariables?.()) : graphiqlOptions(undefined, undefined),
     // the editor bundle is 9 MB: loaded on the first browser visit, not with every app
     renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     logging: false,

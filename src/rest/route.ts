@@ -11,7 +11,7 @@ export interface RouteContext {
   actor: Actor;
   deps: AppDeps;
   params: Record<string, string>;
-  /** Query parameters as sent (strings); the domain parses them. */
+  /** Query parameters as sent (strings), for a route that declares `query` (else none); the domain parses them. */
   query: Record<string, string>;
   /** The body after parsing (and form coercion); undefined when there was none. */
   body: unknown;

@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/shared/access.js';
 import { InvalidInput } from '../domain/shared/errors.js';
+import { refuseUnstorableText } from '../domain/shared/storableText.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { limitRest } from '../ratelimit/http.js';
@@ -26,6 +27,12 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
   c.set('orgId', actor.orgId);
   return actor;
 }
+
+/**
+ * What a route that declares no query parameters is handed (they are ignored, as before): a handler reads
+ * text only from what the pipeline checked, the path parameters, the query it declares and the body.
+ */
+const NO_QUERY: Record<string, string> = Object.freeze({});
 
 /** A GET of /v1 as the GET pipeline reads it, from Hono's request or from node:http's (directAnswer.ts). */
 export interface GetRequest {
@@ -61,7 +68,9 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
   const limited = limitRest(deps.rateLimit, actor, route, progress.headers); // spec §8: after authentication, before the handler
   if (limited) await limited; // counters in Redis (in memory it decided at once)
   refuseRepeatedQueryParameters(request.url);
-  const query = getQueryParam(request.url) as Record<string, string>;
+  const query = route.query ? (getQueryParam(request.url) as Record<string, string>) : NO_QUERY;
+  // text enters here: a NUL or an unpaired surrogate in any path or query parameter is a 400 naming it
+  refuseUnstorableText([request.params], [query]);
   const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
   const { json, etag } = serialized(route, result);
   progress.headers.ETag = etag;
@@ -168,8 +177,13 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
         const parsed = await parseBody(bodySourceOf(c));
         body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
       }
+      const params = c.req.param() as Record<string, string>;
+      const query = route.query ? c.req.query() : NO_QUERY;
+      // text enters here: a NUL or an unpaired surrogate in any parameter or body field is a 400 naming it,
+      // before an idempotency key is claimed
+      refuseUnstorableText([params], [query], [body]);
       const answer = async () => {
-        const result = await route.handler({ actor, deps, params: c.req.param() as Record<string, string>, query: c.req.query(), body });
+        const result = await route.handler({ actor, deps, params, query, body });
         return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
       };
       return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, replay, idempotencyKey, body, answer);

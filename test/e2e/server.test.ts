@@ -30,6 +30,15 @@ describe('npm start on an embedded database', () => {
         `Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`,
       );
 
+      // GraphiQL needs no credential, so by default its page holds none, even for a browser on this machine
+      expect(first.output().stderr).toContain(`GraphiQL: ${first.baseUrl}/graphql (put an API key into its headers)`);
+      const graphiql = await fetch(`${first.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
+      expect(graphiql.status).toBe(200);
+      const html = await graphiql.text();
+      // booleans: a failure would otherwise print the 9 MB page
+      expect(html.includes('<title>Office Communications Service')).toBe(true);
+      expect(/svc-sk-/.test(html), 'an API key in the page').toBe(false);
+
       // exactly what the docs' curl sends (curl -d uses application/x-www-form-urlencoded)
       const res = await fetch(`${first.baseUrl}/graphql`, {
         method: 'POST',
@@ -55,22 +64,40 @@ describe('npm start on an embedded database', () => {
       expect(await first.stop('SIGTERM')).toBe(0);
       expect(first.output().stdout).toContain('"msg":"stopped"');
 
-      // restarting on the same folder: data intact, no second demo data set
-      const again = await startServer(env);
+      // restarting on the same folder: data intact, no second demo data set; GRAPHIQL_DEMO_KEY asked for this time
+      const again = await startServer({ ...env, GRAPHIQL_DEMO_KEY: 'true' });
       try {
         expect(again.output().stderr).not.toContain('Demo API key');
         for (let i = 0; i < 40 && !again.output().stderr.includes('GraphiQL'); i++) await new Promise((r) => setTimeout(r, 50));
         // every embedded start says where GraphiQL, the docs and the demo credentials are
-        expect(again.output().stderr).toContain(`GraphiQL: ${again.baseUrl}/graphql`);
+        expect(again.output().stderr).toContain(
+          `GraphiQL: ${again.baseUrl}/graphql (the Downtown clinic's key in its headers, for a browser on this machine)`,
+        );
         expect(again.output().stderr).toContain(`REST API docs: ${again.baseUrl}/v1/docs`);
         expect(again.output().stderr).toContain('demo-credentials.json');
-        const count = await fetch(
-          `${again.baseUrl}/v1/organizations/${JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8')).organizations.account.id}`,
-          {
-            headers: { authorization: `Bearer ${key}` },
-          },
-        );
+        const credentials = JSON.parse(readFileSync(join(scratch, 'db1', 'demo-credentials.json'), 'utf8'));
+        const count = await fetch(`${again.baseUrl}/v1/organizations/${credentials.organizations.account.id}`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         expect(count.status).toBe(200);
+        // the clinic's key (read back from the credentials file), never the account's, for this machine's browser alone
+        const local = await (await fetch(`${again.baseUrl}/graphql`, { headers: { accept: 'text/html' } })).text();
+        expect(local.includes(`Bearer ${credentials.organizations.clinic.apiKey}`), "the clinic's key in the page").toBe(true);
+        expect(local.includes(key!), "the account's key in the page").toBe(false);
+        const rebound = await new Promise<string>((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port: again.port, path: '/graphql', headers: { accept: 'text/html', host: 'attacker.example' } },
+            (res) => {
+              let text = '';
+              res.on('data', (c: Buffer) => (text += c));
+              res.on('end', () => resolve(text));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+        expect(rebound.includes('<title>Office Communications Service')).toBe(true);
+        expect(/svc-sk-/.test(rebound), 'an API key in the page a rebound name gets').toBe(false);
       } finally {
         expect(await again.stop('SIGINT')).toBe(0);
       }

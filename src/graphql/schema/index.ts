@@ -1,6 +1,7 @@
 // Imports every type module (each registers its types, queries and mutations) and builds the schema.
 import { builder } from '../builder.js';
 import { withRateLimits } from '../rateLimits.js';
+import { withStorableArguments } from '../storableArguments.js';
 import './organizations/organization.js';
 import './catalog/phoneNumber.js';
 import './catalog/insurance.js';
@@ -17,5 +18,6 @@ import './events/webhook.js';
 import './credentials/apiKey.js';
 import './credentials/oauthClient.js';
 
-// every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts)
-export const schema = withRateLimits(builder.toSchema({ sortSchema: true }));
+// every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts), then every
+// argument is checked to be storable text (graphql/storableArguments.ts) before a resolver reads it
+export const schema = withRateLimits(withStorableArguments(builder.toSchema({ sortSchema: true })));

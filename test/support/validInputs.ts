@@ -1,0 +1,595 @@
+// One valid request for every /v1 operation and for every GraphQL field that takes text arguments, on the
+// demo data (plus what Fixtures makes through the API, lazily, once per case). Every field a schema
+// declares is filled in (a list with one element, a record with one entry), so that a test can change one
+// field and know that the field is the request's only problem: test/api/storableText.test.ts puts a NUL or
+// an unpaired surrogate into each string of each one in turn. Each request succeeds as it is (the test
+// sends it last and expects a 2xx, or the statuses named in `control`).
+import { expect } from 'vitest';
+import type { TestApp } from './testApp.js';
+
+/** The instant the fake clock is set to before each case (a Monday afternoon in New York). */
+export const NOW = '2026-03-02T15:00:00Z';
+const hoursAfter = (hours: number) => new Date(Date.parse(NOW) + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
+
+export interface RestRequest {
+  /** Path parameters by name (the OpenAPI path's `{name}`). */
+  params?: Record<string, string>;
+  /** Query parameters: the ones a valid request sends (the test also sends each declared one alone). */
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Defaults to the clinic's API key. */
+  token?: string;
+  /** The statuses the request itself may answer, when not a 2xx. */
+  control?: number[];
+}
+
+export interface GraphQLRequest {
+  /** A document that selects the field, every text argument of it bound to a variable. */
+  query: string;
+  variables: Record<string, unknown>;
+  token?: string;
+  /** Sent as a subscription over Server-Sent Events. */
+  subscription?: boolean;
+  /** The error codes the request itself may answer, when not a success. */
+  control?: string[];
+}
+
+/** What the requests name: the demo data, and objects made through the API the first time one is asked for. */
+export class Fixtures {
+  private readonly made = new Map<string, Promise<unknown>>();
+  constructor(
+    private readonly t: TestApp,
+    /** Where the endpoints the requests make deliver to (a receiver on 127.0.0.1). */
+    readonly webhookUrl: () => string,
+  ) {}
+
+  get demo() {
+    return this.t.demo;
+  }
+  get clinic() {
+    return this.t.demo.organizations.clinic.id;
+  }
+
+  private once<T>(name: string, make: () => Promise<T>): Promise<T> {
+    let made = this.made.get(name) as Promise<T> | undefined;
+    if (!made) this.made.set(name, (made = make()));
+    return made;
+  }
+
+  private async create(path: string, body: unknown, pick: (data: any) => string = (d) => d.id): Promise<string> {
+    const res = await this.t.rest('POST', path, { json: body });
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    return pick(res.body.data);
+  }
+
+  closureId = () => this.once('closure', () => this.create(`/v1/organizations/${this.clinic}/closures`, CLOSURE));
+  specialHoursId = () => this.once('specialHours', () => this.create(`/v1/organizations/${this.clinic}/special-hours`, SPECIAL_HOURS));
+  endpointId = () =>
+    this.once('endpoint', () => this.create('/v1/webhook-endpoints', { url: this.webhookUrl(), eventTypes: ['webhook.test'] }));
+  /** A delivery that failed (only a finished delivery may be retried). */
+  deliveryId = () =>
+    this.once('delivery', async () => {
+      const id = await this.create(`/v1/webhook-endpoints/${await this.endpointId()}/test`, {});
+      await this.t.deps.db.webhookDelivery.update({ where: { id }, data: { status: 'failed', attempts: 1, nextAttemptAt: null } });
+      return id;
+    });
+  conversationId = () =>
+    this.once('conversation', () =>
+      this.create('/v1/conversations', { botId: this.demo.bots.clinic[0], medium: 'PHONE' }, (d) => d.conversationId),
+    );
+  apiKeyId = () => this.once('apiKey', () => this.create('/v1/api-keys', { name: 'Fixture', scopes: ['closures:read'] }));
+  oauthClientId = () => this.once('oauthClient', () => this.create('/v1/oauth-clients', { name: 'Fixture', scopes: ['closures:read'] }));
+  eventId = () =>
+    this.once('event', async () => {
+      await this.closureId();
+      const res = await this.t.rest('GET', '/v1/events?limit=1');
+      expect(res.status).toBe(200);
+      return res.body.data.events[0].id as string;
+    });
+  /** A call request claimed by the clinic's key: its id and the lease. */
+  lease = () =>
+    this.once('lease', async () => {
+      const callRequestId = await this.create(
+        '/v1/call-requests',
+        { botId: this.demo.bots.clinic[0], phoneNumberId: this.demo.phoneNumbers.clinic[0], to: '+15005550006' },
+        (d) => d.callRequestId,
+      );
+      const res = await this.t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const claim = (res.body.data.claims as { leaseId: string; callRequest: { callRequestId: string } }[]).find(
+        (c) => c.callRequest.callRequestId === callRequestId,
+      )!;
+      return { callRequestId, leaseId: claim.leaseId };
+    });
+}
+
+const BREAK = { start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'We are at lunch; back at one.' };
+const OPEN_DAY = { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [BREAK] };
+const WEEK = [
+  OPEN_DAY,
+  ...['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: true })),
+];
+const CLOSURE = {
+  description: 'Holidays',
+  chatGreeting: 'Closed for the holidays',
+  phoneGreeting: 'We are closed',
+  startAt: '2026-12-24T00:00:00Z',
+  endAt: '2026-12-26T00:00:00Z',
+};
+const SPECIAL_HOURS = {
+  date: '2026-12-31',
+  description: "New Year's Eve",
+  isClosed: false,
+  open: '09:00',
+  close: '14:00',
+  breaks: [BREAK],
+};
+const STEP = {
+  title: 'Identify the patient',
+  description: 'Ask for name and date of birth.',
+  instructions: 'Confirm the spelling of the last name.',
+  order: 1,
+  examples: ['May I have your full name?'],
+  action: 'COLLECT_INFO',
+  actionMetadata: { templateName: 'identify', templateBody: 'Name: {{name}}' },
+};
+const WORKFLOW = {
+  title: 'Booking',
+  description: 'Book a visit',
+  enabled: true,
+  usageContext: 'When the caller asks for a visit.',
+  steps: [{ ...STEP, childSteps: [{ ...STEP, title: 'New patient' }] }],
+};
+const TEMPLATE = {
+  name: 'Callback',
+  description: 'Call the patient back',
+  variables: [{ name: 'when', description: 'When to call', type: 'STRING' }],
+  applicableMediums: ['PHONE'],
+  officeHoursAvailability: 'OPEN',
+  workflow: { ...WORKFLOW, order: 1 },
+};
+const CONVERSATION = {
+  medium: 'PHONE',
+  fromNumber: '+15005550006',
+  toNumber: '+15005550007',
+  startTime: '2026-03-02T14:00:00Z',
+  tags: ['new-patient'],
+};
+const END_CONVERSATION = { status: 'CLOSED', summary: 'Booked a visit', topic: 'Booking', tags: ['booked'], duration: 60 };
+
+/** Every /v1 operation, by its OpenAPI method and path. */
+export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>> = {
+  'GET /v1/templates': async () => ({}),
+  'POST /v1/templates': async () => ({ body: TEMPLATE }),
+  'PUT /v1/templates/{templateId}': async (f) => ({ params: { templateId: f.demo.templates.clinic[0]! }, body: TEMPLATE }),
+  'GET /v1/organizations/{orgId}/bots': async (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/bots/{botId}/workflows': async (f) => ({ params: { botId: f.demo.bots.clinic[0]! } }),
+  'POST /v1/bots/{botId}/workflows/import': async (f) => ({
+    params: { botId: f.demo.bots.clinic[0]! },
+    body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
+  }),
+  'GET /v1/organizations/{orgId}': async (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/children': async (f) => ({
+    params: { orgId: f.demo.organizations.account.id },
+    query: { limit: '10' },
+    token: f.demo.organizations.account.apiKey,
+  }),
+  'POST /v1/organizations/{orgId}/disable': async (f) => ({ params: { orgId: f.clinic }, body: {} }),
+  'POST /v1/organizations/{orgId}/enable': async (f) => ({ params: { orgId: f.clinic }, body: {} }),
+  'GET /v1/organizations/{orgId}/phone-numbers': async (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/phone-numbers/{phoneNumberId}/attach': async (f) => ({
+    params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
+    body: { botId: f.demo.bots.clinic[0] },
+  }),
+  'GET /v1/organizations/{orgId}/insurances': async (f) => ({ params: { orgId: f.clinic } }),
+  'PATCH /v1/organizations/{orgId}/insurances/{insuranceId}': async (f) => ({
+    params: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0]! },
+    body: { type: 'PPO', status: 'IN_NETWORK', notes: 'Verify the member id' },
+  }),
+  'POST /v1/call-requests': async (f) => ({
+    body: {
+      botId: f.demo.bots.clinic[0],
+      phoneNumberId: f.demo.phoneNumbers.clinic[0],
+      to: '+15005550006',
+      notBefore: hoursAfter(1),
+      notAfter: hoursAfter(5),
+      officeHoursOnly: false,
+      metadata: { patientRef: 'A-1001' },
+    },
+  }),
+  'GET /v1/call-requests': async (f) => ({
+    query: {
+      limit: '10',
+      orgId: f.clinic,
+      status: 'queued',
+      botId: f.demo.bots.clinic[0]!,
+      createdFrom: '2026-01-01T00:00:00Z',
+      createdTo: hoursAfter(1),
+    },
+  }),
+  'GET /v1/call-requests/{callRequestId}': async (f) => ({ params: { callRequestId: f.demo.callRequests.clinic.queued } }),
+  'POST /v1/call-requests/{callRequestId}/cancel': async (f) => ({
+    params: { callRequestId: f.demo.callRequests.clinic.queued },
+    body: {},
+  }),
+  'POST /v1/dispatch/claim': async () => ({ body: { max: 1, leaseSeconds: 30 } }),
+  'POST /v1/call-requests/{callRequestId}/heartbeat': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return { params: { callRequestId }, body: { leaseId, leaseSeconds: 30 } };
+  },
+  'POST /v1/call-requests/{callRequestId}/start': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return { params: { callRequestId }, body: { leaseId } };
+  },
+  'POST /v1/call-requests/{callRequestId}/complete': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    // completing a call that never started is refused by its state, not by its input
+    return { params: { callRequestId }, body: { leaseId }, control: [409] };
+  },
+  'POST /v1/call-requests/{callRequestId}/fail': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return { params: { callRequestId }, body: { leaseId, error: { category: 'request', code: 'busy', message: 'The line was busy' } } };
+  },
+  'GET /v1/conversations': async (f) => ({
+    query: {
+      offset: '0',
+      limit: '10',
+      orgId: f.clinic,
+      botId: f.demo.bots.clinic[0]!,
+      includeArchived: 'true',
+      includeChildren: 'false',
+      medium: 'PHONE',
+      status: 'CLOSED',
+      startedFrom: '2026-01-01T00:00:00Z',
+      startedTo: NOW,
+    },
+  }),
+  'POST /v1/conversations': async (f) => ({ body: { orgId: f.clinic, botId: f.demo.bots.clinic[0], ...CONVERSATION } }),
+  'GET /v1/conversations/{conversationId}': async (f) => ({ params: { conversationId: await f.conversationId() }, query: { limit: '10' } }),
+  'POST /v1/conversations/{conversationId}/messages': async (f) => ({
+    params: { conversationId: await f.conversationId() },
+    body: { role: 'caller', text: 'Hello', at: NOW },
+  }),
+  'POST /v1/conversations/{conversationId}/end': async (f) => ({
+    params: { conversationId: await f.conversationId() },
+    body: END_CONVERSATION,
+  }),
+  'POST /v1/organizations/{orgId}/closures': async (f) => ({ params: { orgId: f.clinic }, body: CLOSURE }),
+  'GET /v1/organizations/{orgId}/closures': async (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({ params: { orgId: f.clinic, closureId: await f.closureId() } }),
+  'POST /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({
+    params: { orgId: f.clinic, closureId: await f.closureId() },
+    body: CLOSURE,
+  }),
+  'DELETE /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({ params: { orgId: f.clinic, closureId: await f.closureId() } }),
+  'POST /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, body: OPEN_DAY }),
+  'GET /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, query: { dayOfWeek: 'MONDAY' } }),
+  'PUT /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, body: { officeHours: WEEK } }),
+  'POST /v1/organizations/{orgId}/special-hours': async (f) => ({
+    params: { orgId: f.clinic },
+    body: { ...SPECIAL_HOURS, date: '2026-12-30' },
+  }),
+  'GET /v1/organizations/{orgId}/special-hours': async (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/special-hours/{specialHoursId}': async (f) => ({
+    params: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
+  }),
+  'POST /v1/organizations/{orgId}/special-hours/{specialHoursId}': async (f) => ({
+    params: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
+    body: SPECIAL_HOURS,
+  }),
+  'DELETE /v1/organizations/{orgId}/special-hours/{specialHoursId}': async (f) => ({
+    params: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
+  }),
+  'GET /v1/organizations/{orgId}/availability': async (f) => ({
+    params: { orgId: f.clinic },
+    query: { at: NOW, medium: 'PHONE', phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
+  }),
+  'GET /v1/organizations/{orgId}/availability/timeline': async (f) => ({
+    params: { orgId: f.clinic },
+    query: { from: NOW, to: hoursAfter(24), medium: 'PHONE', phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
+  }),
+  'GET /v1/events': async (f) => ({
+    query: {
+      limit: '10',
+      type: 'closure.*',
+      orgId: f.clinic,
+      subjectId: await f.closureId(),
+      from: '2026-01-01T00:00:00Z',
+      to: hoursAfter(1),
+    },
+  }),
+  'GET /v1/events/{eventId}': async (f) => ({ params: { eventId: await f.eventId() } }),
+  'POST /v1/webhook-endpoints': async (f) => ({
+    body: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
+  }),
+  'GET /v1/webhook-endpoints': async () => ({}),
+  'GET /v1/webhook-endpoints/{endpointId}': async (f) => ({ params: { endpointId: await f.endpointId() } }),
+  'PATCH /v1/webhook-endpoints/{endpointId}': async (f) => ({
+    params: { endpointId: await f.endpointId() },
+    body: { url: `${f.webhookUrl()}/moved`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
+  }),
+  'DELETE /v1/webhook-endpoints/{endpointId}': async (f) => ({ params: { endpointId: await f.endpointId() } }),
+  'POST /v1/webhook-endpoints/{endpointId}/rotate-secret': async (f) => ({ params: { endpointId: await f.endpointId() }, body: {} }),
+  'POST /v1/webhook-endpoints/{endpointId}/test': async (f) => ({ params: { endpointId: await f.endpointId() }, body: {} }),
+  'GET /v1/webhook-endpoints/{endpointId}/deliveries': async (f) => ({ params: { endpointId: await f.endpointId() } }),
+  'POST /v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': async (f) => ({
+    params: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
+    body: {},
+  }),
+  'POST /v1/api-keys': async (f) => ({
+    body: { name: 'Reporting', scopes: ['closures:read'], expiresAt: hoursAfter(24 * 30), orgId: f.clinic },
+  }),
+  'GET /v1/api-keys': async (f) => ({ query: { orgId: f.clinic } }),
+  'POST /v1/api-keys/{keyId}/roll': async (f) => ({ params: { keyId: await f.apiKeyId() }, body: { expiresAt: hoursAfter(1) } }),
+  'POST /v1/api-keys/{keyId}/revoke': async (f) => ({ params: { keyId: await f.apiKeyId() }, body: {} }),
+  'POST /v1/oauth-clients': async (f) => ({ body: { name: 'Reporting', scopes: ['closures:read'], orgId: f.clinic } }),
+  'GET /v1/oauth-clients': async (f) => ({ query: { orgId: f.clinic } }),
+  'POST /v1/oauth-clients/{id}/rotate-secret': async (f) => ({
+    params: { id: await f.oauthClientId() },
+    body: { expiresAt: hoursAfter(1) },
+  }),
+  'PUT /v1/oauth-clients/{id}/scopes': async (f) => ({
+    params: { id: await f.oauthClientId() },
+    body: { scopes: ['closures:read', 'closures:write'] },
+  }),
+  'POST /v1/oauth-clients/{id}/revoke': async (f) => ({ params: { id: await f.oauthClientId() }, body: {} }),
+};
+
+const GRAPHQL_TEMPLATE = { ...TEMPLATE };
+/** A GraphQL document of one field: `args` as written (variables bound), `selection` of its type. */
+const mutation = (vars: string, call: string, selection = '{ __typename }') => `mutation(${vars}) { ${call} ${selection} }`;
+const query = (vars: string, call: string, selection = '{ __typename }') => `query(${vars}) { ${call} ${selection} }`;
+
+/** Every field that takes text arguments (String, ID or JSON, at any depth), by its schema coordinate. */
+export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRequest>> = {
+  'Mutation.addConversationMessage': async (f) => ({
+    query: mutation('$id: ID!, $text: String!, $at: String', 'addConversationMessage(id: $id, role: caller, text: $text, at: $at)'),
+    variables: { id: await f.conversationId(), text: 'Hello', at: NOW },
+  }),
+  'Mutation.attachPhoneNumber': async (f) => ({
+    query: mutation('$botId: ID!, $phoneNumberId: ID!', 'attachPhoneNumber(botId: $botId, phoneNumberId: $phoneNumberId)'),
+    variables: { botId: f.demo.bots.clinic[0], phoneNumberId: f.demo.phoneNumbers.clinic[0] },
+  }),
+  'Mutation.cancelCallRequest': async (f) => ({
+    query: mutation('$id: ID!', 'cancelCallRequest(id: $id)'),
+    variables: { id: f.demo.callRequests.clinic.queued },
+  }),
+  'Mutation.completeCallRequest': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return {
+      query: mutation('$id: ID!, $leaseId: ID!', 'completeCallRequest(id: $id, leaseId: $leaseId)'),
+      variables: { id: callRequestId, leaseId },
+      control: ['CONFLICT'],
+    };
+  },
+  'Mutation.createApiKey': async (f) => ({
+    query: mutation('$input: CreateApiKeyInput!', 'createApiKey(input: $input)'),
+    variables: { input: { name: 'Reporting', scopes: ['closures:read'], expiresAt: hoursAfter(24), orgId: f.clinic } },
+  }),
+  'Mutation.createCallRequest': async (f) => ({
+    query: mutation('$input: CreateCallRequestInput!', 'createCallRequest(input: $input)'),
+    variables: {
+      input: {
+        botId: f.demo.bots.clinic[0],
+        phoneNumberId: f.demo.phoneNumbers.clinic[0],
+        to: '+15005550006',
+        notBefore: hoursAfter(1),
+        notAfter: hoursAfter(5),
+        metadata: [{ key: 'patientRef', value: 'A-1001' }],
+      },
+    },
+  }),
+  'Mutation.createClosure': async (f) => ({
+    query: mutation('$orgId: ID!, $input: CreateClosureInput!', 'createClosure(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: CLOSURE },
+  }),
+  'Mutation.createConversation': async (f) => ({
+    query: mutation('$input: CreateConversationInput!', 'createConversation(input: $input)'),
+    variables: { input: { orgId: f.clinic, botId: f.demo.bots.clinic[0], ...CONVERSATION } },
+  }),
+  'Mutation.createOAuthClient': async (f) => ({
+    query: mutation('$input: CreateOAuthClientInput!', 'createOAuthClient(input: $input)'),
+    variables: { input: { name: 'Reporting', scopes: ['closures:read'], orgId: f.clinic } },
+  }),
+  'Mutation.createSpecialHours': async (f) => ({
+    query: mutation('$orgId: ID!, $input: SpecialHoursInput!', 'createSpecialHours(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { ...SPECIAL_HOURS, date: '2026-12-30' } },
+  }),
+  'Mutation.createTemplate': async () => ({
+    query: mutation('$input: TemplateInput!', 'createTemplate(input: $input)'),
+    variables: { input: GRAPHQL_TEMPLATE },
+  }),
+  'Mutation.createWebhookEndpoint': async (f) => ({
+    query: mutation('$input: CreateWebhookEndpointInput!', 'createWebhookEndpoint(input: $input)'),
+    variables: { input: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true } },
+  }),
+  'Mutation.deleteClosure': async (f) => ({
+    query: mutation('$orgId: ID!, $closureId: ID!', 'deleteClosure(orgId: $orgId, closureId: $closureId)', ''),
+    variables: { orgId: f.clinic, closureId: await f.closureId() },
+  }),
+  'Mutation.deleteSpecialHours': async (f) => ({
+    query: mutation('$orgId: ID!, $specialHoursId: ID!', 'deleteSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId)', ''),
+    variables: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
+  }),
+  'Mutation.deleteWebhookEndpoint': async (f) => ({
+    query: mutation('$id: ID!', 'deleteWebhookEndpoint(id: $id)', ''),
+    variables: { id: await f.endpointId() },
+  }),
+  'Mutation.disableOrganization': async (f) => ({
+    query: mutation('$orgId: ID!', 'disableOrganization(orgId: $orgId)'),
+    variables: { orgId: f.clinic },
+  }),
+  'Mutation.enableOrganization': async (f) => ({
+    query: mutation('$orgId: ID!', 'enableOrganization(orgId: $orgId)'),
+    variables: { orgId: f.clinic },
+  }),
+  'Mutation.endConversation': async (f) => ({
+    query: mutation('$id: ID!, $input: EndConversationInput!', 'endConversation(id: $id, input: $input)'),
+    variables: { id: await f.conversationId(), input: { summary: 'Booked a visit', topic: 'Booking', tags: ['booked'], duration: 60 } },
+  }),
+  'Mutation.failCallRequest': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return {
+      query: mutation('$id: ID!, $leaseId: ID!, $error: CallFailureInput!', 'failCallRequest(id: $id, leaseId: $leaseId, error: $error)'),
+      variables: { id: callRequestId, leaseId, error: { category: 'request', code: 'busy', message: 'The line was busy' } },
+    };
+  },
+  'Mutation.heartbeatCallRequest': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return {
+      query: mutation('$id: ID!, $leaseId: ID!', 'heartbeatCallRequest(id: $id, leaseId: $leaseId, leaseSeconds: 30)'),
+      variables: { id: callRequestId, leaseId },
+    };
+  },
+  'Mutation.retryWebhookDelivery': async (f) => ({
+    query: mutation('$endpointId: ID!, $deliveryId: ID!', 'retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId)'),
+    variables: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
+  }),
+  'Mutation.revokeApiKey': async (f) => ({ query: mutation('$id: ID!', 'revokeApiKey(id: $id)'), variables: { id: await f.apiKeyId() } }),
+  'Mutation.revokeOAuthClient': async (f) => ({
+    query: mutation('$id: ID!', 'revokeOAuthClient(id: $id)'),
+    variables: { id: await f.oauthClientId() },
+  }),
+  'Mutation.rollApiKey': async (f) => ({
+    query: mutation('$id: ID!, $expiresAt: String', 'rollApiKey(id: $id, expiresAt: $expiresAt)'),
+    variables: { id: await f.apiKeyId(), expiresAt: hoursAfter(1) },
+  }),
+  'Mutation.rotateOAuthClientSecret': async (f) => ({
+    query: mutation('$id: ID!, $expiresAt: String', 'rotateOAuthClientSecret(id: $id, expiresAt: $expiresAt)'),
+    variables: { id: await f.oauthClientId(), expiresAt: hoursAfter(1) },
+  }),
+  'Mutation.rotateWebhookSecret': async (f) => ({
+    query: mutation('$id: ID!', 'rotateWebhookSecret(id: $id)'),
+    variables: { id: await f.endpointId() },
+  }),
+  'Mutation.setOAuthClientScopes': async (f) => ({
+    query: mutation('$id: ID!, $scopes: [String!]!', 'setOAuthClientScopes(id: $id, scopes: $scopes)'),
+    variables: { id: await f.oauthClientId(), scopes: ['closures:read', 'closures:write'] },
+  }),
+  'Mutation.setOfficeHours': async (f) => ({
+    query: mutation('$orgId: ID!, $input: SetOfficeHoursInput!', 'setOfficeHours(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: OPEN_DAY },
+  }),
+  'Mutation.setWeeklyHours': async (f) => ({
+    query: mutation('$orgId: ID!, $input: SetWeeklyHoursInput!', 'setWeeklyHours(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { officeHours: WEEK } },
+  }),
+  'Mutation.startCallRequest': async (f) => {
+    const { callRequestId, leaseId } = await f.lease();
+    return {
+      query: mutation('$id: ID!, $leaseId: ID!', 'startCallRequest(id: $id, leaseId: $leaseId)'),
+      variables: { id: callRequestId, leaseId },
+    };
+  },
+  'Mutation.testWebhookEndpoint': async (f) => ({
+    query: mutation('$id: ID!', 'testWebhookEndpoint(id: $id)'),
+    variables: { id: await f.endpointId() },
+  }),
+  'Mutation.updateClosure': async (f) => ({
+    query: mutation(
+      '$orgId: ID!, $closureId: ID!, $input: UpdateClosureInput!',
+      'updateClosure(orgId: $orgId, closureId: $closureId, input: $input)',
+    ),
+    variables: { orgId: f.clinic, closureId: await f.closureId(), input: CLOSURE },
+  }),
+  'Mutation.updateInsurance': async (f) => ({
+    query: mutation(
+      '$orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!',
+      'updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input)',
+    ),
+    variables: {
+      orgId: f.clinic,
+      insuranceId: f.demo.insurances.clinic[0],
+      input: { type: 'PPO', status: 'IN_NETWORK', notes: 'Verify the member id' },
+    },
+  }),
+  'Mutation.updateSpecialHours': async (f) => ({
+    query: mutation(
+      '$orgId: ID!, $specialHoursId: ID!, $input: SpecialHoursInput!',
+      'updateSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId, input: $input)',
+    ),
+    variables: { orgId: f.clinic, specialHoursId: await f.specialHoursId(), input: SPECIAL_HOURS },
+  }),
+  'Mutation.updateTemplate': async (f) => ({
+    query: mutation('$id: ID!, $input: TemplateInput!', 'updateTemplate(id: $id, input: $input)'),
+    variables: { id: f.demo.templates.clinic[0], input: GRAPHQL_TEMPLATE },
+  }),
+  'Mutation.updateWebhookEndpoint': async (f) => ({
+    query: mutation('$id: ID!, $input: UpdateWebhookEndpointInput!', 'updateWebhookEndpoint(id: $id, input: $input)'),
+    variables: {
+      id: await f.endpointId(),
+      input: { url: `${f.webhookUrl()}/moved`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
+    },
+  }),
+  'Organization.availability': async (f) => ({
+    query: query(
+      '$id: ID!, $phone: ID',
+      'organization(id: $id)',
+      '{ availability(at: "2026-03-02T15:00:00Z", medium: PHONE, phoneNumberId: $phone) { state } }',
+    ),
+    variables: { id: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
+  }),
+  'Organization.availabilityTimeline': async (f) => ({
+    query: query(
+      '$id: ID!, $phone: ID',
+      'organization(id: $id)',
+      '{ availabilityTimeline(from: "2026-03-02T15:00:00Z", to: "2026-03-03T15:00:00Z", medium: PHONE, phoneNumberId: $phone) { timezone } }',
+    ),
+    variables: { id: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
+  }),
+  'Organization.childrenConnection': async (f) => ({
+    query: query('$id: ID!, $after: String', 'organization(id: $id)', '{ childrenConnection(first: 10, after: $after) { totalCount } }'),
+    variables: { id: f.demo.organizations.account.id },
+    token: f.demo.organizations.account.apiKey,
+  }),
+  'Query.apiKeys': async (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.bot': async (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
+  'Query.callRequest': async (f) => ({
+    query: query('$id: ID!', 'callRequest(id: $id)'),
+    variables: { id: f.demo.callRequests.clinic.queued },
+  }),
+  'Query.callRequests': async (f) => ({
+    query: query(
+      '$after: String, $botId: ID, $createdFrom: String, $createdTo: String, $orgId: ID',
+      'callRequests(first: 10, after: $after, botId: $botId, createdFrom: $createdFrom, createdTo: $createdTo, orgId: $orgId, status: queued)',
+    ),
+    variables: { botId: f.demo.bots.clinic[0], createdFrom: '2026-01-01T00:00:00Z', createdTo: hoursAfter(1), orgId: f.clinic },
+  }),
+  'Query.conversation': async (f) => ({
+    query: query('$id: ID!, $after: String', 'conversation(id: $id, first: 10, after: $after)'),
+    variables: { id: await f.conversationId() },
+  }),
+  'Query.conversations': async (f) => ({
+    query: query(
+      '$botId: ID, $orgId: ID, $startedFrom: String, $startedTo: String',
+      'conversations(botId: $botId, orgId: $orgId, startedFrom: $startedFrom, startedTo: $startedTo, includeArchived: true, limit: 10, offset: 0)',
+    ),
+    variables: { botId: f.demo.bots.clinic[0], orgId: f.clinic, startedFrom: '2026-01-01T00:00:00Z', startedTo: NOW },
+  }),
+  'Query.conversationsConnection': async (f) => ({
+    query: query(
+      '$after: String, $botId: ID, $orgId: ID, $startedFrom: String, $startedTo: String',
+      'conversationsConnection(first: 10, after: $after, botId: $botId, orgId: $orgId, startedFrom: $startedFrom, startedTo: $startedTo)',
+    ),
+    variables: { botId: f.demo.bots.clinic[0], orgId: f.clinic, startedFrom: '2026-01-01T00:00:00Z', startedTo: NOW },
+  }),
+  'Query.event': async (f) => ({ query: query('$id: ID!', 'event(id: $id)'), variables: { id: await f.eventId() } }),
+  'Query.events': async (f) => ({
+    query: query('$after: String, $filter: EventFilter', 'events(first: 10, after: $after, filter: $filter)'),
+    variables: {
+      filter: { type: ['closure.*'], orgId: f.clinic, subjectId: await f.closureId(), from: '2026-01-01T00:00:00Z', to: hoursAfter(1) },
+    },
+  }),
+  'Query.oauthClients': async (f) => ({ query: query('$orgId: ID', 'oauthClients(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.organization': async (f) => ({ query: query('$id: ID!', 'organization(id: $id)'), variables: { id: f.clinic } }),
+  'Query.webhookDeliveries': async (f) => ({
+    query: query('$endpointId: ID!', 'webhookDeliveries(endpointId: $endpointId)'),
+    variables: { endpointId: await f.endpointId() },
+  }),
+  'Query.webhookEndpoint': async (f) => ({ query: query('$id: ID!', 'webhookEndpoint(id: $id)'), variables: { id: await f.endpointId() } }),
+  'Subscription.availabilityChanged': async (f) => ({
+    query: 'subscription($orgId: ID!, $phone: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phone) { state } }',
+    variables: { orgId: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
+    subscription: true,
+  }),
+};
