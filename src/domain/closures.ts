@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import type { DomainDeps } from './deps.js';
 import { type Actor, requireScope } from './access.js';
-import { NotFound, parseInput, unknownKeysMessage } from './errors.js';
+import { Conflict, NotFound, parseInput, unknownKeysMessage } from './errors.js';
+import type { Prisma } from '../generated/prisma/client.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from './listLimits.js';
 import { uuidParam } from './ids.js';
 import { batchOf } from './batch.js';
@@ -155,6 +156,32 @@ function formColumns(input: { annualDate?: { month: number; day: number } | null
   return { annualMonth: null, annualDay: null, startAt: new Date(closureInstantMs(input.startAt!)!), endAt: new Date(closureInstantMs(input.endAt!)!) };
 }
 
+/** How many timed closures may lie within TIMED_CLOSURE_WINDOW_DAYS of one another (docs/lists.md). */
+export const TIMED_CLOSURES_PER_WINDOW = 100;
+/** The window of that bound: a timeline's longest range. */
+export const TIMED_CLOSURE_WINDOW_DAYS = 31;
+
+/**
+ * Refuses a timed closure [startMs, endMs) when TIMED_CLOSURES_PER_WINDOW others already lie within
+ * TIMED_CLOSURE_WINDOW_DAYS before its start or after its end: then no window of that many days holds more
+ * than the bound (a window meeting this closure lies inside that span), so a timeline's closure edges stay
+ * few, however the closures are spread. Counted under the organization's lock, like the list limit.
+ */
+async function assertRoomInWindow(tx: Prisma.TransactionClient, orgId: string, startMs: number, endMs: number, selfId: string | null): Promise<void> {
+  const reach = TIMED_CLOSURE_WINDOW_DAYS * 86_400_000;
+  const from = new Date(startMs - reach);
+  const to = new Date(endMs + reach);
+  const nearby = await tx.closure.count({
+    where: { orgId, startAt: { lt: to }, endAt: { gt: from }, ...(selfId ? { id: { not: selfId } } : {}) },
+  });
+  if (nearby >= TIMED_CLOSURES_PER_WINDOW) {
+    throw new Conflict(
+      `An organization may have at most ${TIMED_CLOSURES_PER_WINDOW} timed closures within ${TIMED_CLOSURE_WINDOW_DAYS} days of one another ` +
+        `(${nearby} already lie between ${formatClosureInstant(from)} and ${formatClosureInstant(to)}); delete or move some first`,
+    );
+  }
+}
+
 export async function createClosure(deps: DomainDeps, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
   const { db } = deps;
   // validation first, as on GraphQL where plugin-zod checks the argument before the resolver runs
@@ -164,8 +191,10 @@ export async function createClosure(deps: DomainDeps, actor: Actor, orgId: strin
   const view = await db.$transaction(async (tx) => {
     await lockOrganizationForLimit(tx, org.id);
     assertRoomFor('closures', await tx.closure.count({ where: { orgId: org.id } }));
+    const form = formColumns(data);
+    if (form.startAt && form.endAt) await assertRoomInWindow(tx, org.id, form.startAt.getTime(), form.endAt.getTime(), null);
     const row = await tx.closure.create({
-      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...formColumns(data) },
+      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...form },
     });
     const view = closureView(row);
     await recordEvent(tx, deps, actor, { type: 'closure.created', orgId: org.id, subject: { type: 'closure', id: row.id }, data: view });
@@ -184,18 +213,22 @@ export async function updateClosure(deps: DomainDeps, actor: Actor, orgId: strin
   // the row is locked and read first (the event records the values it replaces), then updated with a
   // statement that answers the row it wrote: a closure of another organization is never touched, and
   // omitted greetings stay
+  const form = formColumns(data);
   const result = await db.$transaction(async (tx) => {
+    // a closure moved in time is counted against its new window under the organization's lock, as a create is
+    if (form.startAt && form.endAt) await lockOrganizationForLimit(tx, org.id);
     const locked = await tx.$queryRaw<ClosureRow[]>`
       SELECT "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"
       FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw new NotFound('Closure');
+    if (form.startAt && form.endAt) await assertRoomInWindow(tx, org.id, form.startAt.getTime(), form.endAt.getTime(), id);
     const row = await tx.closure.update({
       where: { id, orgId: org.id },
       data: {
         description: data.description,
         ...(data.chatGreeting !== undefined ? { chatGreeting: data.chatGreeting } : {}),
         ...(data.phoneGreeting !== undefined ? { phoneGreeting: data.phoneGreeting } : {}),
-        ...formColumns(data),
+        ...form,
       },
     });
     const view = closureView(row);
