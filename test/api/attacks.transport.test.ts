@@ -236,8 +236,8 @@ describe('JSON bodies built to cost the server', () => {
   it('100,000 items in a list or entries in a map are refused by their count, in a short answer naming the bound', async () => {
     const org = t.demo.organizations.clinic.id;
     const cases: [string, string, string, RegExp][] = [
-      ['POST', `/v1/organizations/${org}/office-hours`, JSON.stringify({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => ({})) }), /^breaks: must have at most 1440 breaks$/],
-      ['POST', `/v1/organizations/${org}/special-hours`, JSON.stringify({ date: '2026-12-24', description: 'x', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => 1) }), /^breaks: must have at most 1440 breaks$/],
+      ['POST', `/v1/organizations/${org}/office-hours`, JSON.stringify({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => ({})) }), /^breaks: must have at most 24 breaks a day$/],
+      ['POST', `/v1/organizations/${org}/special-hours`, JSON.stringify({ date: '2026-12-24', description: 'x', isClosed: false, open: '09:00', close: '17:00', breaks: Array.from({ length: 100_000 }, () => 1) }), /^breaks: must have at most 24 breaks a day$/],
       ['POST', '/v1/templates', JSON.stringify({ name: 'x', applicableMediums: Array.from({ length: 100_000 }, () => 'FAX') }), /^applicableMediums: must name each of CHAT, PHONE, GHL, SMS at most once$/],
       ['POST', '/v1/call-requests', JSON.stringify({ botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], to: '+12125550100', metadata: fields(100_000) }), /^metadata: must have at most 20 entries$/],
     ];
