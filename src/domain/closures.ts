@@ -156,6 +156,9 @@ function formColumns(input: { annualDate?: { month: number; day: number } | null
   return { annualMonth: null, annualDay: null, startAt: new Date(closureInstantMs(input.startAt!)!), endAt: new Date(closureInstantMs(input.endAt!)!) };
 }
 
+const FIRST_STORABLE_MS = Date.parse('0001-01-01T00:00:00Z');
+const LAST_STORABLE_MS = Date.parse('9999-12-31T23:59:00Z');
+
 /** How many timed closures may lie within TIMED_CLOSURE_WINDOW_DAYS of one another (docs/lists.md). */
 export const TIMED_CLOSURES_PER_WINDOW = 100;
 /** The window of that bound: a timeline's longest range. */
@@ -169,8 +172,9 @@ export const TIMED_CLOSURE_WINDOW_DAYS = 31;
  */
 async function assertRoomInWindow(tx: Prisma.TransactionClient, orgId: string, startMs: number, endMs: number, selfId: string | null): Promise<void> {
   const reach = TIMED_CLOSURE_WINDOW_DAYS * 86_400_000;
-  const from = new Date(startMs - reach);
-  const to = new Date(endMs + reach);
+  // within the instants a closure can hold (the database has no year 0)
+  const from = new Date(Math.max(startMs - reach, FIRST_STORABLE_MS));
+  const to = new Date(Math.min(endMs + reach, LAST_STORABLE_MS));
   const nearby = await tx.closure.count({
     where: { orgId, startAt: { lt: to }, endAt: { gt: from }, ...(selfId ? { id: { not: selfId } } : {}) },
   });
