@@ -22,6 +22,7 @@ import { callRequestJobHandlers } from './domain/calls/callDispatch.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
+import { TenantWorkGate } from './domain/shared/tenantWork.js';
 
 export interface Runtime {
   database: Database;
@@ -84,6 +85,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
+      tenantWork: new TenantWorkGate(),
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
     // 32 jobs in flight (claimed 8 or more at a time): enough for many endpoints' 4 deliveries each, in few claims;

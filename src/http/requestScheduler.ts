@@ -16,6 +16,10 @@
 // The queue is bounded (HTTP_MAX_QUEUED_REQUESTS): past it a request is refused at once (the server answers
 // 503 + Retry-After) rather than waiting behind work the instance cannot finish in time. Its depth and
 // the refusals are in /metrics (ocs_http_requests_waiting, ocs_http_requests_refused_total).
+//
+// Fair between callers: each request waits in the line of its caller (the server names it by its credential,
+// else its address), and the lines take turns, one request each. A client that sends a hundred requests at
+// once does not make the next request of another client wait for those hundred to start.
 
 /** The work an iteration may start (ms): short enough to accept often, long enough to cost nothing. */
 const SLICE_MS = 5;
@@ -34,9 +38,19 @@ export interface SchedulerOptions {
   onError?: (err: unknown) => void;
 }
 
+/** The requests of one caller waiting to start, in order. */
+interface Line {
+  jobs: (() => void)[];
+  head: number;
+}
+
 export class RequestScheduler implements RequestQueueState {
-  private queue: (() => void)[] = [];
-  private head = 0;
+  /** The callers' lines with requests waiting, by caller. */
+  private readonly lines = new Map<string, Line>();
+  /** The callers whose turn comes, in order (each once while its line has requests). */
+  private turns: string[] = [];
+  private turnHead = 0;
+  private queued = 0;
   private scheduled = false;
   /** The measured cost of starting one request (ms): a moving average, kept across idle periods. */
   private costMs = 0.1;
@@ -57,7 +71,7 @@ export class RequestScheduler implements RequestQueueState {
 
   /** Requests waiting to start. */
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.queued;
   }
 
   /** Requests one iteration starts now. */
@@ -65,18 +79,45 @@ export class RequestScheduler implements RequestQueueState {
     return Math.max(1, Math.min(1_000, Math.floor(this.sliceMs / this.costMs)));
   }
 
-  /** Queues `job`; false (and nothing queued) when the queue is full. */
-  run(job: () => void): boolean {
-    if (this.waiting >= this.maxWaiting) {
+  /** Queues `job` in the line of `caller`; false (and nothing queued) when the queue is full. */
+  run(job: () => void, caller = ''): boolean {
+    if (this.queued >= this.maxWaiting) {
       this.refused++;
       return false;
     }
-    this.queue.push(job);
+    let line = this.lines.get(caller);
+    if (!line) {
+      this.lines.set(caller, (line = { jobs: [], head: 0 }));
+      this.turns.push(caller);
+    }
+    line.jobs.push(job);
+    this.queued++;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.drain);
     }
     return true;
+  }
+
+  /** The next request to start: the first of the line whose turn it is; that line goes to the back when it has more. */
+  private next(): (() => void) | undefined {
+    const caller = this.turns[this.turnHead];
+    if (caller === undefined) return undefined;
+    this.turns[this.turnHead++] = undefined as never;
+    const line = this.lines.get(caller)!;
+    const job = line.jobs[line.head]!;
+    line.jobs[line.head++] = undefined as never;
+    this.queued--;
+    if (line.head < line.jobs.length) this.turns.push(caller);
+    else this.lines.delete(caller);
+    if (this.turnHead >= this.turns.length) {
+      this.turns = [];
+      this.turnHead = 0;
+    } else if (this.turnHead > 1_024 && this.turnHead * 2 > this.turns.length) {
+      this.turns = this.turns.slice(this.turnHead);
+      this.turnHead = 0;
+    }
+    return job;
   }
 
   private readonly drain = (): void => {
@@ -90,9 +131,9 @@ export class RequestScheduler implements RequestQueueState {
     }
     const limit = this.perSlice;
     let started = 0;
-    while (this.head < this.queue.length && started < limit) {
-      const job = this.queue[this.head]!;
-      this.queue[this.head++] = undefined as never;
+    while (started < limit) {
+      const job = this.next();
+      if (!job) break;
       started++;
       try {
         job();
@@ -100,10 +141,6 @@ export class RequestScheduler implements RequestQueueState {
         // a job answers its own errors (the request listener); one that throws must not stop the others
         this.onError(err);
       }
-    }
-    if (this.head >= this.queue.length) {
-      this.queue = [];
-      this.head = 0;
     }
     if (started === 0) {
       // an iteration with nothing to start: the loop is idle again; the next request starts a new round

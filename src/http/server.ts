@@ -38,6 +38,15 @@ function routeOf(req: IncomingMessage): string {
   return `${req.method} ${query < 0 ? url : url.slice(0, query)}`;
 }
 
+/**
+ * Whose line a request waits in (requestScheduler.ts): its credential as sent, else the address it came from.
+ * Not verified here (that comes later): a made-up credential only gets a line of its own, as a new client does.
+ */
+function callerOf(req: IncomingMessage): string {
+  const authorization = req.headers.authorization;
+  return authorization ? `a ${authorization.slice(0, 512)}` : `r ${req.socket.remoteAddress ?? ''}`;
+}
+
 /** The queue of requests waiting to start, for a server made with createHttpServer (its depth goes to /metrics). */
 export function createRequestScheduler(limits: HttpLimits, logger?: Logger): RequestScheduler {
   return new RequestScheduler({
@@ -86,7 +95,7 @@ export function createHttpServer(
         return;
       }
       if (UNQUEUED_ROUTES.has(routeOf(req))) answer(req, res);
-      else if (!scheduler.run(() => answer(req, res))) {
+      else if (!scheduler.run(() => answer(req, res), callerOf(req))) {
         refuseOverloaded(req, res);
         logger?.warn('request refused: the request queue is full', { status: 503, waiting: scheduler.waiting });
       }

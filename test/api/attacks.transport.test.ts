@@ -307,7 +307,7 @@ describe('JSON bodies built to cost the server', () => {
           close: '17:00',
           breaks: Array.from({ length: 100_000 }, () => ({})),
         }),
-        /^breaks: must have at most 1440 breaks$/,
+        /^breaks: must have at most 24 breaks a day$/,
       ],
       [
         'POST',
@@ -320,7 +320,7 @@ describe('JSON bodies built to cost the server', () => {
           close: '17:00',
           breaks: Array.from({ length: 100_000 }, () => 1),
         }),
-        /^breaks: must have at most 1440 breaks$/,
+        /^breaks: must have at most 24 breaks a day$/,
       ],
       [
         'POST',

@@ -141,6 +141,24 @@ describe('closures over REST', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('closureId: must be a UUID');
   });
+
+  it('tells an instant with seconds or a fraction that it does not match the pattern, once (not also "not a real date and time")', async () => {
+    const org = t.demo.organizations.clinic.id;
+    const pattern = 'must match YYYY-MM-DDTHH:mm:00Z (UTC, seconds zero, no fractional seconds)';
+    for (const startAt of ['2026-03-10T14:00:30Z', '2026-03-10T14:00:00.000Z', '2026-03-10T14:00Z']) {
+      const res = await t.rest('POST', closuresPath(org), { json: { ...timed, startAt } });
+      expect(res.status, startAt).toBe(400);
+      expect(res.body.errors, startAt).toEqual([{ path: 'startAt', message: pattern }]);
+    }
+    // a value of the right form that names no real instant is told that
+    const february = await t.rest('POST', closuresPath(org), { json: { ...timed, startAt: '2026-02-30T14:00:00Z' } });
+    expect(february.body.errors).toEqual([{ path: 'startAt', message: 'is not a real date and time' }]);
+    const gql = await t.gql('mutation($org: ID!, $input: CreateClosureInput!) { createClosure(orgId: $org, input: $input) { id } }', {
+      org,
+      input: { ...timed, endAt: '2026-03-10T18:00:59Z' },
+    });
+    expect(gql.body.errors[0].extensions.issues).toEqual([{ path: 'input.endAt', message: pattern }]);
+  });
 });
 
 describe('closures over GraphQL', () => {

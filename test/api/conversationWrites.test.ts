@@ -125,6 +125,43 @@ describe('writing a conversation', () => {
   });
 });
 
+describe('when a conversation or a turn happened', () => {
+  it('is 2000-01-01 or later and at most a day past the current time, on both surfaces (400 naming the field)', async () => {
+    t.clock.set(NOW);
+    const bot = t.demo.bots.clinic[0];
+    const cases: [string, string][] = [
+      ['1970-01-01T00:00:00Z', 'startTime: must be 2000-01-01T00:00:00Z or later'],
+      ['1999-12-31T23:59:59Z', 'startTime: must be 2000-01-01T00:00:00Z or later'],
+      ['2999-01-01T00:00:00Z', 'startTime: must be at most 24 hours after the current time (at most 2026-03-03T15:00:00.000Z)'],
+      ['2026-03-03T15:00:01Z', 'startTime: must be at most 24 hours after the current time (at most 2026-03-03T15:00:00.000Z)'],
+    ];
+    for (const [startTime, message] of cases) {
+      const res = await t.rest('POST', '/v1/conversations', { json: { botId: bot, medium: 'CHAT', startTime } });
+      expect(res.status, startTime).toBe(400);
+      expect(res.body.message, startTime).toBe(message);
+    }
+    const gql = await t.gql('mutation($b: ID, $s: String) { createConversation(input: {botId: $b, medium: CHAT, startTime: $s}) { id } }', {
+      b: bot,
+      s: '1970-01-01T00:00:00Z',
+    });
+    expect(gql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      issues: [{ path: 'startTime', message: 'must be 2000-01-01T00:00:00Z or later' }],
+    });
+    // the edges are accepted
+    expect(await open(t, { startTime: '2000-01-01T00:00:00Z' })).toBeTruthy();
+    const id = await open(t, { startTime: '2026-03-03T15:00:00Z' });
+    // a turn's time follows the same rule
+    const turn = await t.rest('POST', `/v1/conversations/${id}/messages`, {
+      json: { role: 'caller', text: 'Hi', at: '2999-01-01T00:00:00Z' },
+    });
+    expect(turn.status).toBe(400);
+    expect(turn.body.message).toBe('at: must be at most 24 hours after the current time (at most 2026-03-03T15:00:00.000Z)');
+    // nothing of the refused writes was kept
+    expect(await t.db.prisma.conversation.count({ where: { startTime: { lt: new Date('2000-01-01T00:00:00Z') } } })).toBe(0);
+  });
+});
+
 describe('the list filters', () => {
   it('filters by medium, status and a startTime range, with cursors bound to the filters (REST and GraphQL)', async () => {
     // the demo's clinic conversations: 40 unarchived, mediums in turn CHAT PHONE SMS GHL, every fifth OPEN

@@ -167,6 +167,20 @@ describe('the queue of requests waiting to start', () => {
     }
   });
 
+  it("starts the callers' requests in turns, so that one caller's burst does not delay another's next request", async () => {
+    const scheduler = new RequestScheduler({ maxWaiting: 1_000, sliceMs: 1_000 });
+    const started: string[] = [];
+    for (let i = 0; i < 100; i++) scheduler.run(() => started.push(`a${i}`), 'a');
+    scheduler.run(() => started.push('b0'), 'b');
+    scheduler.run(() => started.push('b1'), 'b');
+    scheduler.run(() => started.push('c0'), 'c');
+    expect(scheduler.waiting).toBe(103);
+    while (scheduler.waiting > 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(started.slice(0, 6)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2']);
+    expect(started).toHaveLength(103);
+    expect(started.filter((s) => s.startsWith('a'))).toEqual(Array.from({ length: 100 }, (_, i) => `a${i}`));
+  });
+
   it('logs what a job throws and goes on with the others', async () => {
     const errors: unknown[] = [];
     const scheduler = new RequestScheduler({ maxWaiting: 10, onError: (err) => errors.push(err) });

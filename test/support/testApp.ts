@@ -22,6 +22,7 @@ import { createChangeFeed } from '../../src/changes/createFeed.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { KeyUsage } from '../../src/auth/keyUsage.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
+import { TenantWorkGate } from '../../src/domain/shared/tenantWork.js';
 import { OpenApiValidator } from './openApiValidator.js';
 import { openTestDatabase, type TestDatabase } from './testDatabase.js';
 
@@ -240,6 +241,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
+      tenantWork: new TenantWorkGate(),
       // written only when a test flushes it: a timer firing mid-test would add a statement to its count
       keyUsage: new KeyUsage(t.db.prisma, 24 * 60 * 60_000),
     };

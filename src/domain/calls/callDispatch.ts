@@ -35,6 +35,7 @@ import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { processTenantWork } from '../shared/tenantWork.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -130,9 +131,15 @@ const at = (d: Date) => d.toISOString();
  * for officeHoursOnly the organization OPEN now), each to exactly one claimer across instances.
  */
 export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<{ claims: CallClaim[] }> {
-  const { db } = deps;
   const query = parseInput(claimInput, input ?? {});
   requireScope(actor, 'calls:dispatch');
+  // a claim locks and moves up to MAX_CLAIM requests, for an account across all its locations: the credential
+  // owner's claims run a few at a time (tenantWork.ts)
+  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'claim', () => claimDue(deps, actor, query));
+}
+
+async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<{ claims: CallClaim[] }> {
+  const { db } = deps;
   const now = deps.clock();
 
   // officeHoursOnly requests that came due while their organization is not OPEN (a closure added

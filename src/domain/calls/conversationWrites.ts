@@ -38,6 +38,24 @@ const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
   instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),
 );
+/** The earliest instant a conversation or a turn may be recorded at. */
+export const EARLIEST_RECORDED_AT = '2000-01-01T00:00:00Z';
+/** How far past the app's clock one may be recorded at: another clock a little ahead, not a date years away. */
+export const RECORDED_AT_MAX_AHEAD_MS = 24 * 60 * 60_000;
+
+/**
+ * A conversation's `startTime` or a turn's `at` lies between 2000-01-01 and a day past now (the app's clock):
+ * a call in 1970 or 2999 is a client's bug, and such a time would sort first (newest first) in every list.
+ */
+function checkRecordedAt(field: string, value: string | undefined, now: Date): void {
+  if (value === undefined) return;
+  const ms = Date.parse(value);
+  if (ms < Date.parse(EARLIEST_RECORDED_AT)) throw InvalidInput.of(field, `must be ${EARLIEST_RECORDED_AT} or later`);
+  const latest = now.getTime() + RECORDED_AT_MAX_AHEAD_MS;
+  if (ms > latest)
+    throw InvalidInput.of(field, `must be at most 24 hours after the current time (at most ${new Date(latest).toISOString()})`);
+}
+
 const phoneText = z.preprocess(absentToUndefined, storable(z.string().max(32, 'must be at most 32 characters')).default(''));
 const tags = z.preprocess(
   absentToUndefined,
@@ -57,7 +75,7 @@ export const createConversationInput = z.strictObject({
   medium: z.enum(CONVERSATION_MEDIUMS, { error: `must be one of ${CONVERSATION_MEDIUMS.join(', ')}` }),
   fromNumber: phoneText.describe('The caller or sender.'),
   toNumber: phoneText.describe('The number called or texted.'),
-  startTime: instantInput.describe('Default now.'),
+  startTime: instantInput.describe('From 2000-01-01T00:00:00Z to 24 hours after now; default now.'),
   tags,
 });
 
@@ -69,7 +87,7 @@ export const addMessageInput = z.strictObject({
       .min(1, 'must not be empty')
       .max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`),
   ),
-  at: instantInput.describe('When it was said (default now).'),
+  at: instantInput.describe('When it was said, from 2000-01-01T00:00:00Z to 24 hours after now (default now).'),
 });
 
 export const endConversationInput = z.strictObject({
@@ -151,6 +169,7 @@ const conversationEventData = (view: ConversationView) => view;
 export async function createConversation(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<ConversationView> {
   const data = parseInput(createConversationInput, input ?? {});
   requireScope(actor, 'conversations:write');
+  checkRecordedAt('startTime', data.startTime, deps.clock());
   let orgId = data.orgId?.toLowerCase();
   const botId = data.botId?.toLowerCase() ?? null;
   if (botId) {
@@ -208,6 +227,7 @@ export async function addConversationMessage(
   requireScope(actor, 'conversations:write');
   const id = uuidParam('conversationId', conversationId);
   const now = deps.clock();
+  checkRecordedAt('at', data.at, now);
   return deps.db.$transaction(async (tx) => {
     const conversation = await lockConversation(tx, actor, id);
     if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);

@@ -12,6 +12,7 @@ import type { DomainDeps } from '../shared/deps.js';
 import { type Actor, canReach, reaches, requireScope } from '../shared/access.js';
 import { NotFound, parseInput } from '../shared/errors.js';
 import { assertRoomFor } from '../shared/listLimits.js';
+import { processTenantWork } from '../shared/tenantWork.js';
 import { uuidParam } from '../shared/ids.js';
 import { batchOf } from '../shared/batch.js';
 import { recordEvent } from '../events/log.js';
@@ -150,7 +151,8 @@ export async function exportBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
   const { db } = deps;
   requireScope(actor, 'bots:read');
   const bot = await loadReachableBot(deps, actor, botId);
-  return readWorkflows(db, { botId: bot.id });
+  // up to LIST_LIMITS.workflows workflows of up to 200 steps: the credential owner's exports run a few at a time (tenantWork.ts)
+  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'export', () => readWorkflows(db, { botId: bot.id }));
 }
 
 const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 30_000 };

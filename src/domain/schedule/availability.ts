@@ -32,14 +32,13 @@ import {
   MINUTE_MS,
   formatInstant,
   formatWallClock,
-  instantsAtWallTime,
   normalizeLocalTime,
-  offsetTransitions,
   parseLocalTime,
   resolveZone,
   wallClockAt,
   wallDayStart,
   weekdayOfWallDay,
+  WindowOffsets,
 } from '../shared/localTime.js';
 
 export type Medium = 'PHONE' | 'CHAT' | 'SMS' | 'GHL';
@@ -302,10 +301,11 @@ export function compileSchedule(input: ScheduleRules): CompiledSchedule {
   return { timezone: input.timezone, zone, days, timed: new TimedClosureIndex(timed), annual, special };
 }
 
-export function evaluateAt(schedule: CompiledSchedule, medium: Medium, instantMs: number): StateAtResult {
+/** The state at an instant; `offsets`, when the instant lies in their window, spare asking the zone. */
+export function evaluateAt(schedule: CompiledSchedule, medium: Medium, instantMs: number, offsets?: WindowOffsets): StateAtResult {
   const timed = schedule.timed.ruleAt(instantMs);
   if (timed) return { state: 'CLOSURE', closure: timed, special: null, break: null };
-  const wall = wallClockAt(schedule.zone, instantMs);
+  const wall = offsets ? offsets.wallClockAt(instantMs) : wallClockAt(schedule.zone, instantMs);
   const annual = schedule.annual.get(wall.month * 32 + wall.day);
   if (annual) return { state: 'CLOSURE', closure: annual, special: null, break: null };
   // precedence (docs/decisions.md §9): a closure, then the special hours of the local date, then the weekly hours
@@ -337,16 +337,21 @@ export function stateAt(input: ScheduleInput, at: Date): StateAtResult {
 }
 
 /** Instants in (fromMs, toMs] at which the state may change, ascending, without duplicates. */
-export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number): number[] {
-  const { zone } = schedule;
+export function candidateInstants(
+  schedule: CompiledSchedule,
+  medium: Medium,
+  fromMs: number,
+  toMs: number,
+  zoneOffsets: WindowOffsets = new WindowOffsets(schedule.zone, fromMs, toMs),
+): number[] {
   const candidates = new Set<number>();
   const inWindow = (ms: number): boolean => ms > fromMs && ms <= toMs;
 
   schedule.timed.edgesIn(fromMs, toMs, (ms) => candidates.add(ms));
 
   // The wall clock jumps at an offset change (into a gap, or back over a repeated hour).
-  const transitions = offsetTransitions(zone, fromMs, toMs);
-  const offsets = [zone.offset(fromMs)];
+  const transitions = zoneOffsets.transitionsIn(fromMs, toMs);
+  const offsets = [zoneOffsets.offset(fromMs)];
   for (const transition of transitions) {
     candidates.add(transition.at);
     if (!offsets.includes(transition.offsetAfter)) offsets.push(transition.offsetAfter);
@@ -354,8 +359,8 @@ export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fr
 
   // Every instant whose wall clock reads a boundary of its local date. A day before and after the
   // window's wall dates is included so that no offset can push a boundary out of reach.
-  const firstDay = wallDayStart(fromMs + zone.offset(fromMs) * MINUTE_MS) - DAY_MS;
-  const lastDay = wallDayStart(toMs + zone.offset(toMs) * MINUTE_MS) + DAY_MS;
+  const firstDay = wallDayStart(fromMs + zoneOffsets.offset(fromMs) * MINUTE_MS) - DAY_MS;
+  const lastDay = wallDayStart(toMs + zoneOffsets.offset(toMs) * MINUTE_MS) + DAY_MS;
   for (let dayStart = firstDay; dayStart <= lastDay; dayStart += DAY_MS) {
     // local midnight starts and ends every special date, as every date
     const boundaries = [0];
@@ -368,7 +373,7 @@ export function candidateInstants(schedule: CompiledSchedule, medium: Medium, fr
       }
     }
     for (const minutes of boundaries) {
-      for (const instant of instantsAtWallTime(zone, dayStart + minutes * MINUTE_MS, offsets)) {
+      for (const instant of zoneOffsets.instantsAtWallTime(dayStart + minutes * MINUTE_MS, offsets)) {
         if (inWindow(instant)) candidates.add(instant);
       }
     }
@@ -398,8 +403,9 @@ interface ChangesAfter {
 /** The first answer change and the first state change in (fromMs, toMs] from `current`; stops at the state change. */
 function changesIn(schedule: CompiledSchedule, medium: Medium, fromMs: number, toMs: number, current: StateAtResult): ChangesAfter {
   let answerMs: number | null = null;
-  for (const candidate of candidateInstants(schedule, medium, fromMs, toMs)) {
-    const there = evaluateAt(schedule, medium, candidate);
+  const offsets = new WindowOffsets(schedule.zone, fromMs, toMs);
+  for (const candidate of candidateInstants(schedule, medium, fromMs, toMs, offsets)) {
+    const there = evaluateAt(schedule, medium, candidate, offsets);
     if (there.state !== current.state) return { answerMs: answerMs ?? candidate, stateMs: candidate };
     if (answerMs === null && !sameDecision(there, current)) answerMs = candidate;
   }
@@ -408,8 +414,9 @@ function changesIn(schedule: CompiledSchedule, medium: Medium, fromMs: number, t
 
 /** The first instant in (atMs, atMs + LOOKAHEAD_MS] whose state differs from `current`, or null. */
 export function nextChangeMs(schedule: CompiledSchedule, medium: Medium, atMs: number, current: AvailabilityState): number | null {
-  for (const candidate of candidateInstants(schedule, medium, atMs, atMs + LOOKAHEAD_MS)) {
-    if (evaluateAt(schedule, medium, candidate).state !== current) return candidate;
+  const offsets = new WindowOffsets(schedule.zone, atMs, atMs + LOOKAHEAD_MS);
+  for (const candidate of candidateInstants(schedule, medium, atMs, atMs + LOOKAHEAD_MS, offsets)) {
+    if (evaluateAt(schedule, medium, candidate, offsets).state !== current) return candidate;
   }
   return null;
 }
@@ -586,7 +593,6 @@ export interface TimelineInterval {
 
 interface IntervalDraft extends Omit<TimelineInterval, 'start' | 'end'> {
   startMs: number;
-  endMs: number;
 }
 
 function sameAnswer(a: Omit<TimelineInterval, 'start' | 'end'>, b: Omit<TimelineInterval, 'start' | 'end'>): boolean {
@@ -602,11 +608,43 @@ function sameAnswer(a: Omit<TimelineInterval, 'start' | 'end'>, b: Omit<Timeline
 }
 
 /**
+ * At most how many intervals availabilityTimeline answers for [fromMs, toMs), counted from the schedule before
+ * any is computed: the boundaries of the local days it touches (midnight, open, close, and for PHONE each
+ * break's start and end), the closure edges in the window, and for each offset change a day's boundaries more
+ * (a repeated hour reads some of them twice). Costs a pass over the days and two binary searches.
+ */
+export function timelineCost(
+  schedule: CompiledSchedule,
+  medium: Medium,
+  fromMs: number,
+  toMs: number,
+  zoneOffsets = new WindowOffsets(schedule.zone, fromMs, toMs),
+): number {
+  const boundariesOf = (dayStart: number): number => {
+    const specialDay = schedule.special.get(dayStart);
+    const day = specialDay ? specialDay.day : schedule.days.get(weekdayOfWallDay(dayStart));
+    return 1 + (day ? 2 + (medium === 'PHONE' ? 2 * day.breaks.length : 0) : 0);
+  };
+  const firstDay = wallDayStart(fromMs + zoneOffsets.offset(fromMs) * MINUTE_MS);
+  const lastDay = wallDayStart(toMs + zoneOffsets.offset(toMs) * MINUTE_MS);
+  let cost = 1 + schedule.timed.edgeCountIn(fromMs, toMs);
+  let busiestDay = 0;
+  for (let dayStart = firstDay; dayStart <= lastDay; dayStart += DAY_MS) {
+    const boundaries = boundariesOf(dayStart);
+    cost += boundaries;
+    busiestDay = Math.max(busiestDay, boundaries);
+  }
+  // a day on either side, for the offset changes (the wall clock jumps back into the day before, or ahead)
+  busiestDay = Math.max(busiestDay, boundariesOf(firstDay - DAY_MS), boundariesOf(lastDay + DAY_MS));
+  return cost + zoneOffsets.transitionsIn(fromMs, toMs).length * (busiestDay + 1);
+}
+
+/**
  * The consecutive intervals covering [fromMs, toMs), in UTC instants, each with the answer that holds
  * at every instant in it. The answer can only change at a candidate instant (closure edges, offset
  * transitions, local day/open/close/break boundaries), so the state at each candidate decides the
  * interval that starts there; neighbours with the same answer are merged. Exact across daylight-saving
- * changes for the same reason nextChangeAt is.
+ * changes for the same reason nextChangeAt is. Callers bound the work first (timelineCost).
  */
 export function availabilityTimeline(
   schedule: CompiledSchedule,
@@ -615,23 +653,59 @@ export function availabilityTimeline(
   medium: Medium,
   phoneNumber: PhoneGreetings | null,
 ): TimelineInterval[] {
-  const starts = [fromMs, ...candidateInstants(schedule, medium, fromMs, toMs).filter((ms) => ms < toMs)];
-  const drafts: IntervalDraft[] = [];
-  starts.forEach((startMs, i) => {
-    const endMs = starts[i + 1] ?? toMs;
-    const current = evaluateAt(schedule, medium, startMs);
-    const answer = {
-      state: current.state,
-      closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
-      specialHours: current.special ? { id: current.special.id, description: current.special.description } : null,
-      break: current.break
-        ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason }
-        : null,
-      greeting: greetingFor(medium, current, phoneNumber),
-    };
-    const last = drafts[drafts.length - 1];
-    if (last && sameAnswer(last, answer)) last.endMs = endMs;
-    else drafts.push({ startMs, endMs, ...answer });
-  });
-  return drafts.map(({ startMs, endMs, ...answer }) => ({ start: formatInstant(startMs), end: formatInstant(endMs), ...answer }));
+  const steps = timelineSteps(schedule, fromMs, toMs, medium, phoneNumber, Infinity);
+  let next = steps.next();
+  while (!next.done) next = steps.next();
+  return next.value;
+}
+
+/** How much of the range a timeline asks candidate instants of at once (a step must stay short). */
+const TIMELINE_PIECE_MS = 2 * DAY_MS;
+
+/**
+ * availabilityTimeline in steps: the generator yields after every `chunk` candidate instants, so that a
+ * caller can let the event loop turn between them (availabilityQuery.ts), and returns the intervals. The
+ * candidates are found a piece of the range at a time (those of consecutive pieces (a, b], (b, c] are
+ * those of (a, c]), and each interval is written out as soon as the next one starts.
+ */
+export function* timelineSteps(
+  schedule: CompiledSchedule,
+  fromMs: number,
+  toMs: number,
+  medium: Medium,
+  phoneNumber: PhoneGreetings | null,
+  chunk: number,
+  zoneOffsets = new WindowOffsets(schedule.zone, fromMs, toMs),
+): Generator<void, TimelineInterval[], void> {
+  const intervals: TimelineInterval[] = [];
+  let open: IntervalDraft | null = null;
+  const close = (draft: IntervalDraft, endMs: number): void => {
+    const { startMs, ...answer } = draft;
+    intervals.push({ start: formatInstant(startMs), end: formatInstant(endMs), ...answer });
+  };
+  let evaluated = 0;
+  for (let pieceFrom = fromMs; pieceFrom < toMs; pieceFrom += TIMELINE_PIECE_MS) {
+    const pieceTo = Math.min(pieceFrom + TIMELINE_PIECE_MS, toMs);
+    const starts = candidateInstants(schedule, medium, pieceFrom, pieceTo, zoneOffsets).filter((ms) => ms < toMs);
+    if (pieceFrom === fromMs) starts.unshift(fromMs);
+    for (const startMs of starts) {
+      if (++evaluated % chunk === 0) yield;
+      const current = evaluateAt(schedule, medium, startMs, zoneOffsets);
+      const answer = {
+        state: current.state,
+        closure: current.closure ? { id: current.closure.id, description: current.closure.description } : null,
+        specialHours: current.special ? { id: current.special.id, description: current.special.description } : null,
+        break: current.break
+          ? { start: normalizeLocalTime(current.break.start), end: normalizeLocalTime(current.break.end), reason: current.break.reason }
+          : null,
+        greeting: greetingFor(medium, current, phoneNumber),
+      };
+      if (open && sameAnswer(open, answer)) continue;
+      if (open) close(open, startMs);
+      open = { startMs, ...answer };
+    }
+    yield;
+  }
+  if (open) close(open, toMs);
+  return intervals;
 }

@@ -11,14 +11,16 @@ import {
   type Availability,
   availabilityAnswer,
   availabilityAt,
-  availabilityTimeline,
   type Medium,
   type PhoneGreetings,
   type TimelineInterval,
+  timelineCost,
+  timelineSteps,
 } from './availability.js';
-import { formatInstant } from '../shared/localTime.js';
+import { processTenantWork, runInSlices } from '../shared/tenantWork.js';
+import { formatInstant, WindowOffsets } from '../shared/localTime.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { NotFound, parseInput } from '../shared/errors.js';
+import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { uuidSchema } from '../shared/ids.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { instantArgSchema, isoInstantToDate } from '../shared/timeFormats.js';
@@ -106,6 +108,16 @@ export async function getAvailability(deps: ScheduleDeps, actor: Actor, orgId: s
 /** The longest range a timeline covers. */
 export const TIMELINE_MAX_DAYS = 31;
 
+/**
+ * The most intervals one timeline answers. The schedule's own bounds keep the worst legal week's 31 days
+ * (24 breaks every day, 100 timed closures) under it; a range that would hold more (a schedule stored
+ * before those bounds) is refused before any interval is computed (docs/lists.md).
+ */
+export const TIMELINE_MAX_INTERVALS = 2_500;
+
+/** Candidate instants a timeline evaluates between two looks at the clock (runInSlices). */
+const TIMELINE_STEP = 64;
+
 const instantArg = instantArgSchema((iss) =>
   iss.input === undefined || iss.input === null
     ? 'is required'
@@ -189,13 +201,19 @@ export async function getAvailabilityTimeline(
   const org = await loadReachableOrganization(deps, actor, orgId);
   const fromMs = Math.floor(toMs(parsed.from) / 1000) * 1000;
   const toMsValue = Math.floor(toMs(parsed.to) / 1000) * 1000;
-  const schedule = await loadSchedule(deps, org.id, fromMs);
-  const phone = phoneGreetingsOf(schedule, parsed.phoneNumberId);
-  return {
-    timezone: schedule.timezone,
-    medium: parsed.medium,
-    from: formatInstant(fromMs),
-    to: formatInstant(toMsValue),
-    intervals: availabilityTimeline(schedule.compiled, fromMs, toMsValue, parsed.medium, phone),
-  };
+  // the credential owner's timelines run a few at a time, in its own line (tenantWork.ts), in short slices
+  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'timeline', async () => {
+    const schedule = await loadSchedule(deps, org.id, fromMs);
+    const phone = phoneGreetingsOf(schedule, parsed.phoneNumberId);
+    const offsets = new WindowOffsets(schedule.compiled.zone, fromMs, toMsValue);
+    const cost = timelineCost(schedule.compiled, parsed.medium, fromMs, toMsValue, offsets);
+    if (cost > TIMELINE_MAX_INTERVALS) {
+      throw InvalidInput.of(
+        'to',
+        `the range may hold up to ${cost} changes of availability, more than the ${TIMELINE_MAX_INTERVALS} intervals one timeline answers; ask for a shorter range`,
+      );
+    }
+    const intervals = await runInSlices(timelineSteps(schedule.compiled, fromMs, toMsValue, parsed.medium, phone, TIMELINE_STEP, offsets));
+    return { timezone: schedule.timezone, medium: parsed.medium, from: formatInstant(fromMs), to: formatInstant(toMsValue), intervals };
+  });
 }

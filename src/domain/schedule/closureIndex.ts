@@ -113,6 +113,13 @@ export class TimedClosureIndex {
     return i >= 0 && ms < this.ends[i]! ? this.rules[i]! : null;
   }
 
+  /** At most how many edges edgesIn answers for (fromMs, toMs], counted by two binary searches. */
+  edgeCountIn(fromMs: number, toMs: number): number {
+    const first = Math.max(0, this.segmentAtOrBefore(fromMs));
+    const last = this.segmentAtOrBefore(toMs);
+    return last < first ? 0 : 2 * (last - first + 1);
+  }
+
   /** Calls `add` with every segment edge in (fromMs, toMs]: the instants at which the winning closure can change. */
   edgesIn(fromMs: number, toMs: number, add: (ms: number) => void): void {
     let i = Math.max(0, this.segmentAtOrBefore(fromMs));

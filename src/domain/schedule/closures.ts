@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import type { ScheduleDeps } from './deps.js';
 import { type Actor, requireScope } from '../shared/access.js';
-import { NotFound, parseInput, unknownKeysMessage } from '../shared/errors.js';
+import { Conflict, NotFound, parseInput, unknownKeysMessage } from '../shared/errors.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { uuidParam } from '../shared/ids.js';
 import { batchOf } from '../shared/batch.js';
@@ -182,6 +183,42 @@ function formColumns(input: { annualDate?: { month: number; day: number } | null
   };
 }
 
+const FIRST_STORABLE_MS = Date.parse('0001-01-01T00:00:00Z');
+const LAST_STORABLE_MS = Date.parse('9999-12-31T23:59:00Z');
+
+/** How many timed closures may lie within TIMED_CLOSURE_WINDOW_DAYS of one another (docs/lists.md). */
+export const TIMED_CLOSURES_PER_WINDOW = 100;
+/** The window of that bound: a timeline's longest range. */
+export const TIMED_CLOSURE_WINDOW_DAYS = 31;
+
+/**
+ * Refuses a timed closure [startMs, endMs) when TIMED_CLOSURES_PER_WINDOW others already lie within
+ * TIMED_CLOSURE_WINDOW_DAYS before its start or after its end: then no window of that many days holds more
+ * than the bound (a window meeting this closure lies inside that span), so a timeline's closure edges stay
+ * few, however the closures are spread. Counted under the organization's lock, like the list limit.
+ */
+async function assertRoomInWindow(
+  tx: Prisma.TransactionClient,
+  orgId: string,
+  startMs: number,
+  endMs: number,
+  selfId: string | null,
+): Promise<void> {
+  const reach = TIMED_CLOSURE_WINDOW_DAYS * 86_400_000;
+  // within the instants a closure can hold (the database has no year 0)
+  const from = new Date(Math.max(startMs - reach, FIRST_STORABLE_MS));
+  const to = new Date(Math.min(endMs + reach, LAST_STORABLE_MS));
+  const nearby = await tx.closure.count({
+    where: { orgId, startAt: { lt: to }, endAt: { gt: from }, ...(selfId ? { id: { not: selfId } } : {}) },
+  });
+  if (nearby >= TIMED_CLOSURES_PER_WINDOW) {
+    throw new Conflict(
+      `An organization may have at most ${TIMED_CLOSURES_PER_WINDOW} timed closures within ${TIMED_CLOSURE_WINDOW_DAYS} days of one another ` +
+        `(${nearby} already lie between ${formatClosureInstant(from)} and ${formatClosureInstant(to)}); delete or move some first`,
+    );
+  }
+}
+
 export async function createClosure(deps: ScheduleDeps, actor: Actor, orgId: string, input: unknown): Promise<ClosureView> {
   const { db } = deps;
   // validation first, as on GraphQL where plugin-zod checks the argument before the resolver runs
@@ -191,14 +228,10 @@ export async function createClosure(deps: ScheduleDeps, actor: Actor, orgId: str
   const view = await db.$transaction(async (tx) => {
     await lockOrganizationForLimit(tx, org.id);
     assertRoomFor('closures', await tx.closure.count({ where: { orgId: org.id } }));
+    const form = formColumns(data);
+    if (form.startAt && form.endAt) await assertRoomInWindow(tx, org.id, form.startAt.getTime(), form.endAt.getTime(), null);
     const row = await tx.closure.create({
-      data: {
-        orgId: org.id,
-        description: data.description,
-        chatGreeting: data.chatGreeting,
-        phoneGreeting: data.phoneGreeting,
-        ...formColumns(data),
-      },
+      data: { orgId: org.id, description: data.description, chatGreeting: data.chatGreeting, phoneGreeting: data.phoneGreeting, ...form },
     });
     const view = closureView(row);
     await recordEvent(tx, deps, actor, { type: 'closure.created', orgId: org.id, subject: { type: 'closure', id: row.id }, data: view });
@@ -223,18 +256,22 @@ export async function updateClosure(
   // the row is locked and read first (the event records the values it replaces), then updated with a
   // statement that answers the row it wrote: a closure of another organization is never touched, and
   // omitted greetings stay
+  const form = formColumns(data);
   const result = await db.$transaction(async (tx) => {
+    // a closure moved in time is counted against its new window under the organization's lock, as a create is
+    if (form.startAt && form.endAt) await lockOrganizationForLimit(tx, org.id);
     const locked = await tx.$queryRaw<ClosureRow[]>`
       SELECT "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"
       FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw new NotFound('Closure');
+    if (form.startAt && form.endAt) await assertRoomInWindow(tx, org.id, form.startAt.getTime(), form.endAt.getTime(), id);
     const row = await tx.closure.update({
       where: { id, orgId: org.id },
       data: {
         description: data.description,
         ...(data.chatGreeting !== undefined ? { chatGreeting: data.chatGreeting } : {}),
         ...(data.phoneGreeting !== undefined ? { phoneGreeting: data.phoneGreeting } : {}),
-        ...formColumns(data),
+        ...form,
       },
     });
     const view = closureView(row);

@@ -28,8 +28,12 @@ export const dayOfWeekSchema = z.enum(DAYS_OF_WEEK, {
   error: (iss) => (iss.input === undefined ? 'is required' : `must be one of ${DAYS_OF_WEEK.join(', ')}`),
 });
 
-/** Breaks of one day at most: one per minute (they may not overlap). */
-export const MAX_BREAKS_PER_DAY = 1440;
+/**
+ * Breaks of one day at most (a day of the week or a special day). A clinic pauses a few times a day; the
+ * bound keeps what one day costs to evaluate, and a timeline's length, small (docs/lists.md): a week of
+ * one-minute breaks made every 31-day timeline tens of thousands of intervals.
+ */
+export const MAX_BREAKS_PER_DAY = 24;
 
 export const officeBreakSchema = z
   .strictObject(
@@ -70,10 +74,10 @@ export const dayHoursFields = {
   isClosed: z.boolean({ error: (iss) => (iss.input === undefined || iss.input === null ? 'is required' : 'must be true or false') }),
   open: localTimeSchema.nullable().optional(),
   close: localTimeSchema.nullable().optional(),
-  // no more breaks than minutes in a day (they may not overlap): a longer list is refused before its items are read
+  // a longer list is refused before its items are read
   breaks: z
     .array(officeBreakSchema, { error: 'must be an array of breaks' })
-    .max(MAX_BREAKS_PER_DAY, { error: `must have at most ${MAX_BREAKS_PER_DAY} breaks` })
+    .max(MAX_BREAKS_PER_DAY, { error: `must have at most ${MAX_BREAKS_PER_DAY} breaks a day` })
     .optional(),
 };
 

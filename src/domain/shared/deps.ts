@@ -5,6 +5,7 @@ import type { ChangeChannel } from '../../changes/change.js';
 import type { Db } from '../../db/client.js';
 import type { ReadModelReads } from './readModel.js';
 import type { RequestBatch } from './batch.js';
+import type { TenantWorkGate } from './tenantWork.js';
 
 export interface DomainDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface DomainDeps {
    * organizations at once); without it each call loads its own.
    */
   batch?: RequestBatch;
+  /** Per-organization slots for expensive work (tenantWork.ts); the process's own gate when unset. */
+  tenantWork?: TenantWorkGate;
   /** Notes an API key's use in memory (auth/keyUsage.ts writes it at most once a minute); unset in tools. */
   keyUsage?: { touch(keyId: string, atMs: number): void; pendingUse(keyId: string): Date | null };
 }

@@ -85,6 +85,27 @@ export function wallClockAt(zone: IANAZone, instantMs: number): WallClock {
   };
 }
 
+/**
+ * The wall clock at an instant whose UTC offset (minutes, possibly with seconds: a historic local mean time)
+ * is known: the same fields luxon reads (it adds the offset and reads the UTC calendar), without asking the zone.
+ */
+export function wallClockWithOffset(instantMs: number, offsetMinutes: number): WallClock {
+  const local = new Date(instantMs + offsetMinutes * MINUTE_MS);
+  const year = local.getUTCFullYear();
+  const month = local.getUTCMonth() + 1;
+  const day = local.getUTCDate();
+  const sundayZero = local.getUTCDay();
+  return {
+    year,
+    month,
+    day,
+    weekday: sundayZero === 0 ? 7 : sundayZero,
+    minuteOfDay: local.getUTCHours() * 60 + local.getUTCMinutes(),
+    offsetMinutes,
+    dayStartWallMs: Date.UTC(year, month - 1, day),
+  };
+}
+
 /** The local date `YYYY-MM-DD` in `timezone` at an instant. */
 export function localDateAt(timezone: string, instantMs: number): string {
   return DateTime.fromMillis(instantMs, { zone: resolveZone(timezone) }).toFormat('yyyy-MM-dd');
@@ -171,4 +192,67 @@ export function instantsAtWallTime(zone: IANAZone, wallMs: number, offsets: read
     if (zone.offset(instant) === offset && !instants.includes(instant)) instants.push(instant);
   }
   return instants.sort((a, b) => a - b);
+}
+
+/** How far a window's offsets reach beyond it: candidateInstants reads the wall days on either side of its range. */
+const WINDOW_MARGIN_MS = 3 * DAY_MS;
+
+/**
+ * The offsets of a zone over a window, found once (offsetTransitions) and then looked up by binary search.
+ * Asking the zone (luxon, through Intl) costs more than everything else an evaluation does, and a timeline
+ * evaluates thousands of instants of one window; exact under offsetTransitions' own assumption, on which the
+ * candidate instants already rest. Instants outside the window (and its margin) ask the zone.
+ */
+export class WindowOffsets {
+  private readonly fromMs: number;
+  private readonly toMs: number;
+  private readonly firstOffset: number;
+  private readonly all: OffsetTransition[];
+
+  constructor(
+    readonly zone: IANAZone,
+    fromMs: number,
+    toMs: number,
+  ) {
+    this.fromMs = fromMs - WINDOW_MARGIN_MS;
+    this.toMs = toMs + WINDOW_MARGIN_MS;
+    this.firstOffset = zone.offset(this.fromMs);
+    this.all = offsetTransitions(zone, this.fromMs, this.toMs);
+  }
+
+  /** The offset changes in (fromMs, toMs] (as offsetTransitions answers them), for a range inside the window. */
+  transitionsIn(fromMs: number, toMs: number): OffsetTransition[] {
+    if (fromMs < this.fromMs || toMs > this.toMs) return offsetTransitions(this.zone, fromMs, toMs);
+    return this.all.filter((t) => t.at > fromMs && t.at <= toMs);
+  }
+
+  /** The offset (minutes) in force at an instant. */
+  offset(instantMs: number): number {
+    if (instantMs < this.fromMs || instantMs > this.toMs) return this.zone.offset(instantMs);
+    let lo = 0;
+    let hi = this.all.length - 1;
+    let found = -1; // the last transition at or before the instant
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.all[mid]!.at <= instantMs) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found < 0 ? this.firstOffset : this.all[found]!.offsetAfter;
+  }
+
+  wallClockAt(instantMs: number): WallClock {
+    return wallClockWithOffset(instantMs, this.offset(instantMs));
+  }
+
+  /** instantsAtWallTime, the offsets looked up. */
+  instantsAtWallTime(wallMs: number, offsets: readonly number[]): number[] {
+    const instants: number[] = [];
+    for (const offset of offsets) {
+      const instant = wallMs - offset * MINUTE_MS;
+      if (this.offset(instant) === offset && !instants.includes(instant)) instants.push(instant);
+    }
+    return instants.sort((a, b) => a - b);
+  }
 }

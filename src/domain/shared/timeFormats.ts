@@ -32,7 +32,8 @@ export function formatClosureInstant(at: Date): string {
 
 export const closureInstantSchema = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-  .regex(CLOSURE_INSTANT_PATTERN, { message: 'must match YYYY-MM-DDTHH:mm:00Z (UTC, seconds zero, no fractional seconds)' })
+  // a value of another form is told so once (not also "is not a real date and time")
+  .regex(CLOSURE_INSTANT_PATTERN, { message: 'must match YYYY-MM-DDTHH:mm:00Z (UTC, seconds zero, no fractional seconds)', abort: true })
   .refine((value) => closureInstantMs(value) !== null, { message: 'is not a real date and time', abort: true })
   // PostgreSQL has no year 0 (the year before 1 AD is 1 BC), so 0000-… cannot be stored
   .refine((value) => !value.startsWith('0000-'), { message: 'must be in the years 0001 to 9999', abort: true });

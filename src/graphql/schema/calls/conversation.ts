@@ -189,7 +189,7 @@ const CreateConversationInput = builder.inputType('CreateConversationInput', {
     medium: t.field({ type: MediumEnum, required: true, description: 'The medium.' }),
     fromNumber: t.string({ description: 'The caller or sender.' }),
     toNumber: t.string({ description: 'The number called or texted.' }),
-    startTime: t.string({ description: 'ISO 8601 instant; default now.' }),
+    startTime: t.string({ description: 'ISO 8601 instant, from 2000-01-01T00:00:00Z to 24 hours after now; default now.' }),
     tags: t.stringList({ description: 'Tags.' }),
   }),
 });
@@ -233,7 +233,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
       role: t.arg({ type: MessageRoleEnum, required: true, description: 'agent or caller.' }),
       text: t.arg.string({ required: true, description: 'What was said.' }),
-      at: t.arg.string({ description: 'When (ISO 8601; default now).' }),
+      at: t.arg.string({ description: 'When (ISO 8601, from 2000-01-01T00:00:00Z to 24 hours after now; default now).' }),
     },
     resolve: async (_root, { id, ...input }, ctx) => addConversationMessage(ctx.deps, await ctx.actor(), String(id), input),
   }),

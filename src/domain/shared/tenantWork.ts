@@ -1,0 +1,144 @@
+// Fairness between tenants (docs/decisions.md §10 "Fairness"): an organization within its budgets must not
+// slow the others down. Its rate budgets bound how OFTEN it may ask; this bounds how much of its expensive
+// work runs AT ONCE — availability timelines, bot workflow exports, call claims: work whose cost grows with
+// what the organization stores, not with the request. Each organization gets, per kind of work, a few slots
+// (`running`) and a line of its own (`waiting`); the others' work never waits in that line. Past the line the
+// request is refused with 429 + Retry-After naming the bound (a budget like the others), never queued without
+// end. Work that computes for long also gives the event loop back between slices (yieldToOthers), so that
+// what it does in one turn of the loop stays short whatever it has to do.
+import { RateLimited } from './errors.js';
+
+export type TenantWorkKind = 'timeline' | 'export' | 'claim';
+
+export interface TenantWorkLimits {
+  /** Pieces of one kind of work an organization runs at once. */
+  running: number;
+  /** Pieces that may wait for a slot, per organization and kind (its per-minute budget: within it nothing is refused). */
+  waiting: number;
+  /** How long one may wait for a slot before it is refused (ms). */
+  waitMs: number;
+}
+
+/** How long a slot rests after a piece of work, for more of the same organization's (times the work's own time). */
+const REST_FACTOR = 3;
+/** The longest a slot rests between two pieces of one organization's work (ms). */
+const MAX_REST_MS = 1_000;
+
+export const TENANT_WORK_LIMITS: TenantWorkLimits = { running: 1, waiting: 60, waitMs: 20_000 };
+
+const WHAT: Record<TenantWorkKind, string> = {
+  timeline: 'availability timelines',
+  export: 'workflow exports',
+  claim: 'call claims',
+};
+
+interface Lane {
+  running: number;
+  waiters: { admit: () => void; timer: NodeJS.Timeout }[];
+}
+
+/** What /metrics and tests read. */
+export interface TenantWorkStats {
+  running: number;
+  waiting: number;
+  refused: number;
+}
+
+export class TenantWorkGate {
+  private readonly lanes = new Map<string, Lane>();
+  private refusedTotal = 0;
+
+  constructor(readonly limits: TenantWorkLimits = TENANT_WORK_LIMITS) {}
+
+  /** Runs `work` in one of the organization's slots for `kind`, waiting in its own line for one. */
+  async run<T>(orgId: string, kind: TenantWorkKind, work: () => Promise<T>): Promise<T> {
+    const key = `${kind}|${orgId}`;
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { running: 0, waiters: [] }));
+    if (lane.running < this.limits.running && lane.waiters.length === 0) lane.running++;
+    else await this.wait(lane, kind);
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
+      // it passes on: one organization's expensive work of a kind takes at most about a quarter of the process's time
+      if (lane.waiters.length > 0)
+        setTimeout(() => this.release(key, lane!), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
+      else this.release(key, lane);
+    }
+  }
+
+  private release(key: string, lane: Lane): void {
+    const next = lane.waiters.shift();
+    if (next)
+      next.admit(); // the slot passes on
+    else if (--lane.running === 0) this.lanes.delete(key);
+  }
+
+  private wait(lane: Lane, kind: TenantWorkKind): Promise<void> {
+    const { running, waiting, waitMs } = this.limits;
+    const refusal = () =>
+      new RateLimited(1, `An organization runs at most ${running} of its ${WHAT[kind]} at a time and ${waiting} waiting; retry after 1 s`);
+    if (lane.waiters.length >= waiting) {
+      this.refusedTotal++;
+      return Promise.reject(refusal());
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        admit: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          const at = lane.waiters.indexOf(waiter);
+          if (at >= 0) lane.waiters.splice(at, 1);
+          this.refusedTotal++;
+          reject(refusal());
+        }, waitMs),
+      };
+      lane.waiters.push(waiter);
+    });
+  }
+
+  stats(): TenantWorkStats {
+    let running = 0;
+    let waiting = 0;
+    for (const lane of this.lanes.values()) {
+      running += lane.running;
+      waiting += lane.waiters.length;
+    }
+    return { running, waiting, refused: this.refusedTotal };
+  }
+}
+
+/** The gate of a process whose deps name none (command-line tools; every app names its own). */
+export const processTenantWork = new TenantWorkGate();
+
+/** How long work runs before it gives the event loop back (ms). */
+export const SLICE_MS = 2;
+
+/** Lets every callback that is due run (I/O, timers, requests waiting to start) before going on. */
+export function yieldToOthers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Drives a generator that yields between small steps, giving the event loop back whenever a slice of
+ * SLICE_MS has been used, and once more at the end; answers what the generator returns.
+ */
+export async function runInSlices<T>(steps: Generator<void, T, void>): Promise<T> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const next = steps.next();
+    if (next.done) {
+      // what the caller does with the answer (serializing it) starts on a turn of its own
+      await yieldToOthers();
+      return next.value;
+    }
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await yieldToOthers();
+      sliceStart = performance.now();
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// Fairness between tenants (docs/decisions.md §10 "Fairness"): one organization at its worst legal pattern
+// does not degrade another. The clinic gets the worst schedule the rules allow (the most breaks every day, with
+// the longest texts, and the most timed closures within one timeline's range), then sends its whole per-minute
+// budget of 31-day timelines at once, over REST and GraphQL; meanwhile another organization reads its
+// availability and writes its office hours, one request after the other. Its p99 on each must stay within 2×
+// of the p99 it had just before, with the server quiet. A real process (npm start's), real sockets; the burst
+// comes from a thread of its own so that reading its answers does not slow the measuring thread.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { MAX_BREAKS_PER_DAY } from '../../src/domain/schedule/officeHours.js';
+import { startServer, type RunningServer } from '../support/processes.js';
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const scratch = mkdtempSync(join(tmpdir(), 'ocs-fairness-'));
+let server: RunningServer | undefined;
+afterAll(async () => {
+  // a server still busy with the burst (it failed) is not waited for
+  if (server) await Promise.race([server.stop('SIGKILL'), new Promise((r) => setTimeout(r, 5_000))]);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Per organization and route pattern; raised from 60 so that the setup can make the most closures a range may hold. */
+const BUDGET = 120;
+const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+/** Timed closures the clinic gets within the timeline's range (the most allowed within 31 days of one another). */
+const CLOSURES = 100;
+/** Samples of each of the other organization's requests, quiet and under the burst. */
+const SAMPLES = 40;
+
+const TIMELINE =
+  'query($id: ID!, $from: DateTime!, $to: DateTime!) { organization(id: $id) { availabilityTimeline(from: $from, to: $to, medium: PHONE) { intervals { start end state greeting closure { id description } break { start end reason } } } } }';
+
+const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** For the setup: several requests at once. */
+const setupAgent = new Agent({ keepAlive: true, maxSockets: 10 });
+function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  via = agent,
+): Promise<{ status: number; text: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const req = request(new URL(path, baseUrl), { method, headers, agent: via, timeout: 20_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, ms: performance.now() - started }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} took more than 20 s`)));
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+function p99(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
+
+describe('one organization at its worst legal pattern', () => {
+  it("leaves another organization's p99 on availability and on a write within 2× of its quiet value", async () => {
+    const dir = join(scratch, 'pglite');
+    server = await startServer({ DATABASE_URL: `pglite:${dir}`, RATE_LIMIT_PER_MINUTE: String(BUDGET) });
+    const { baseUrl } = server;
+    const demo = JSON.parse(readFileSync(join(scratch, 'demo-credentials.json'), 'utf8'));
+    const noisy = { id: demo.organizations.clinic.id as string, key: demo.organizations.clinic.apiKey as string };
+    const quiet = { id: demo.organizations.other.id as string, key: demo.organizations.other.apiKey as string };
+
+    // the worst week: every day open all day with the most breaks allowed (one-minute breaks where a day can hold no more),
+    // their texts as long as one request body allows
+    const breaksPerDay = Math.min(MAX_BREAKS_PER_DAY, 719);
+    const step = Math.floor(1438 / (2 * breaksPerDay));
+    const textLength = Math.min(500, Math.floor(900_000 / (DAYS.length * breaksPerDay * 2)) - 60);
+    const breaks = Array.from({ length: breaksPerDay }, (_, i) => ({
+      start: hhmm(1 + 2 * i * step),
+      end: hhmm(1 + 2 * i * step + step),
+      reason: `Pause ${i} `.padEnd(textLength, 'r'),
+      greeting: `Back soon ${i} `.padEnd(textLength, 'g'),
+    }));
+    const week = await call(baseUrl, 'PUT', `/v1/organizations/${noisy.id}/office-hours`, noisy.key, {
+      officeHours: DAYS.map((dayOfWeek) => ({ dayOfWeek, isClosed: false, open: '00:00', close: '23:59', breaks })),
+    });
+    expect(week.status, week.text.slice(0, 300)).toBe(200);
+    // the demo's own closures go first: the range gets exactly the most the bound allows
+    const existing = JSON.parse((await call(baseUrl, 'GET', `/v1/organizations/${noisy.id}/closures`, noisy.key)).text).data.closures as {
+      id: string;
+    }[];
+    for (const closure of existing)
+      expect((await call(baseUrl, 'DELETE', `/v1/organizations/${noisy.id}/closures/${closure.id}`, noisy.key)).status).toBe(200);
+    const fromMs = Math.ceil(Date.now() / 86_400_000) * 86_400_000 + 86_400_000;
+    const toMs = fromMs + 31 * 86_400_000;
+    const closures = await Promise.all(
+      Array.from({ length: CLOSURES }, (_, i) => {
+        const startMs = fromMs + Math.floor(((toMs - fromMs) * i) / CLOSURES / 60_000) * 60_000 + 3_600_000;
+        const closure = {
+          description: `Closure ${i} `.padEnd(255, 'd'),
+          startAt: new Date(startMs).toISOString().replace('.000Z', 'Z'),
+          endAt: new Date(startMs + 20 * 60_000).toISOString().replace('.000Z', 'Z'),
+          chatGreeting: 'c'.repeat(500),
+          phoneGreeting: 'p'.repeat(500),
+        };
+        return call(baseUrl, 'POST', `/v1/organizations/${noisy.id}/closures`, noisy.key, closure, setupAgent);
+      }),
+    );
+    for (const closure of closures) expect(closure.status, closure.text.slice(0, 300)).toBe(200);
+    setupAgent.destroy();
+
+    // the other organization: an availability read and a write (an insurance's notes), one after the other
+    let flip = 0;
+    const insurance = demo.insurances.other[0] as string;
+    const read = () => call(baseUrl, 'GET', `/v1/organizations/${quiet.id}/availability?medium=PHONE`, quiet.key);
+    const write = () =>
+      call(baseUrl, 'PATCH', `/v1/organizations/${quiet.id}/insurances/${insurance}`, quiet.key, { notes: `Checked ${flip++}` });
+    const measure = async (samples: number, until: () => boolean = () => false) => {
+      const reads: number[] = [];
+      const writes: number[] = [];
+      while (reads.length < samples && !until()) {
+        const r = await read();
+        expect(r.status, r.text.slice(0, 300)).toBe(200);
+        reads.push(r.ms);
+        const w = await write();
+        expect(w.status, w.text.slice(0, 300)).toBe(200);
+        writes.push(w.ms);
+      }
+      return { reads, writes };
+    };
+    // both organizations' first requests (a schedule loaded, a document compiled) are one-offs, not the pattern
+    const warmFrom = new Date(fromMs).toISOString();
+    const warmTo = new Date(fromMs + 86_400_000).toISOString();
+    expect(
+      (
+        await call(
+          baseUrl,
+          'GET',
+          `/v1/organizations/${noisy.id}/availability/timeline?from=${warmFrom}&to=${warmTo}&medium=PHONE`,
+          noisy.key,
+        )
+      ).status,
+    ).toBe(200);
+    const warmGraphql = await call(baseUrl, 'POST', '/graphql', noisy.key, {
+      query: TIMELINE,
+      variables: { id: noisy.id, from: warmFrom, to: warmTo },
+    });
+    expect(warmGraphql.text).toContain('"intervals"');
+    await measure(10);
+    const before = await measure(SAMPLES);
+
+    // the burst: its whole budget of 31-day timelines at once, half over REST, half over GraphQL
+    const requests = Array.from({ length: BUDGET }, (_, i) => {
+      const from = new Date(fromMs + i * 1_000).toISOString();
+      const to = new Date(toMs + i * 1_000).toISOString();
+      const headers = { authorization: `Bearer ${noisy.key}`, 'content-type': 'application/json' };
+      return i % 2 === 0
+        ? { method: 'GET', path: `/v1/organizations/${noisy.id}/availability/timeline?from=${from}&to=${to}&medium=PHONE`, headers }
+        : {
+            method: 'POST',
+            path: '/graphql',
+            headers,
+            body: JSON.stringify({ query: TIMELINE, variables: { id: noisy.id, from, to } }),
+          };
+    });
+    const worker = new Worker(new URL('../support/burstWorker.mjs', import.meta.url), { workerData: { baseUrl, requests } });
+    try {
+      await new Promise((resolve) => worker.once('message', resolve)); // ready
+      let burst: { status: number; retryAfter: string | null }[] | undefined;
+      const done = new Promise<void>((resolve) => worker.once('message', (answers) => resolve(void (burst = answers))));
+      worker.postMessage('go');
+      const deadline = Date.now() + 25_000;
+      const during = await measure(SAMPLES, () => burst !== undefined || Date.now() > deadline);
+      await Promise.race([done, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
+
+      const report = {
+        read: { quiet: p99(before.reads), burst: p99(during.reads), samples: during.reads.length },
+        write: { quiet: p99(before.writes), burst: p99(during.writes), samples: during.writes.length },
+        burst: burst
+          ? [...new Set(burst.map((a) => a.status))].map((status) => `${status}×${burst!.filter((a) => a.status === status).length}`)
+          : 'unfinished',
+      };
+      console.log('fairness', JSON.stringify(report));
+      // the burst was served (what passed its organization's bounds was refused with 429 + Retry-After, nothing failed)
+      expect(burst, 'the burst did not finish within 25 s').toBeDefined();
+      expect(burst!.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+      expect(burst!.filter((a) => a.status !== 200 && !(a.status === 429 && a.retryAfter !== null))).toEqual([]);
+      expect(during.reads.length).toBeGreaterThanOrEqual(10);
+      expect(report.read.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * report.read.quiet);
+      expect(report.write.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * report.write.quiet);
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
