@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const postgres = process.env.TEST_DATABASE_URL;
 const PROCESS_TIMEZONE_TEST = 'test/unit/availability.tz.test.ts';
+/** Tests that measure one tenant's latency while another loads the server: they run last, alone (below). */
+const ALONE = ['test/e2e/fairness.test.ts'];
 
 export default defineConfig({
   // one copy of graphql, as in production: Vite would resolve a bare 'graphql' in test and src files to
@@ -27,7 +29,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: [PROCESS_TIMEZONE_TEST], env: { TEST_DB: 'pglite' } },
+        test: { name: 'pglite', include: ['test/**/*.test.ts'], exclude: [PROCESS_TIMEZONE_TEST, ...ALONE], env: { TEST_DB: 'pglite' } },
       },
       // a process of its own: it sets TZ before luxon and the domain are first loaded, which a shared module cache
       // would not guarantee
@@ -35,6 +37,12 @@ export default defineConfig({
       ...(postgres
         ? [{ extends: true as const, test: { name: 'postgres', include: ['test/api/**/*.test.ts'], env: { TEST_DB: 'postgres' } } }]
         : []),
+      // after every other project has finished (a later group), one file at a time: what they measure is the service's
+      // fairness, not the other test files sharing the machine's two cores
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 }, maxWorkers: 1, env: { TEST_DB: 'pglite' } },
+      },
     ],
   },
 });

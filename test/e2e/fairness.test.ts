@@ -2,8 +2,10 @@
 // does not degrade another. The clinic gets the worst schedule the rules allow (the most breaks every day, with
 // the longest texts, and the most timed closures within one timeline's range), then sends its whole per-minute
 // budget of 31-day timelines at once, over REST and GraphQL; meanwhile another organization reads its
-// availability and writes its office hours, one request after the other. Its p99 on each must stay within 2×
-// of the p99 it had just before, with the server quiet. A real process (npm start's), real sockets; the burst
+// availability and writes an insurance's notes, one request after the other. Its p99 on each must stay within 2×
+// of the p99 it has with the server quiet (the larger of the quiet runs just before and just after the burst, so
+// that a machine whose speed drifts during the test is not read as unfairness). It runs alone, after the other
+// test files (test/vitest.config.ts). A real process (npm start's), real sockets; the burst
 // comes from a thread of its own so that reading its answers does not slow the measuring thread.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -29,8 +31,8 @@ const BUDGET = 120;
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 /** Timed closures the clinic gets within the timeline's range (the most allowed within 31 days of one another). */
 const CLOSURES = 100;
-/** Samples of each of the other organization's requests, quiet and under the burst. */
-const SAMPLES = 40;
+/** Samples of each of the other organization's requests, quiet (before and after) and under the burst: within its budget per minute. */
+const SAMPLES = 35;
 
 const TIMELINE =
   'query($id: ID!, $from: DateTime!, $to: DateTime!) { organization(id: $id) { availabilityTimeline(from: $from, to: $to, medium: PHONE) { intervals { start end state greeting closure { id description } break { start end reason } } } } }';
@@ -181,9 +183,10 @@ describe('one organization at its worst legal pattern', () => {
       const during = await measure(SAMPLES, () => burst !== undefined || Date.now() > deadline);
       await Promise.race([done, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
 
+      const after = await measure(SAMPLES);
       const report = {
-        read: { quiet: p99(before.reads), burst: p99(during.reads), samples: during.reads.length },
-        write: { quiet: p99(before.writes), burst: p99(during.writes), samples: during.writes.length },
+        read: { quiet: Math.max(p99(before.reads), p99(after.reads)), burst: p99(during.reads), samples: during.reads.length },
+        write: { quiet: Math.max(p99(before.writes), p99(after.writes)), burst: p99(during.writes), samples: during.writes.length },
         burst: burst
           ? [...new Set(burst.map((a) => a.status))].map((status) => `${status}×${burst!.filter((a) => a.status === status).length}`)
           : 'unfinished',
