@@ -13,8 +13,8 @@
 import type { Db } from '../db/client.js';
 import type { Change, ChangeKind } from './change.js';
 import type { ChangeFeed } from './feed.js';
-import { LogPosition, unreadEvents } from './logPosition.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { LogPosition } from './logPosition.js';
+import { lastEventSeq, unreadChangeEvents } from './sql.js';
 
 /** The change an event's type stands for in what instances hold (read model, live subscriptions); null for none. */
 export function changeOfEventType(type: string): ChangeKind | null {
@@ -132,8 +132,8 @@ export class EventTail {
   }
 
   private async readCursor(): Promise<void> {
-    const [row] = await this.db.$queryRaw<{ seq: string | null }[]>`SELECT max("seq")::text AS "seq" FROM "Event"`;
-    this.position = new LogPosition(row?.seq ? Number(row.seq) : 0, this.gapMs);
+    const seq = await lastEventSeq(this.db);
+    this.position = new LogPosition(seq ? Number(seq) : 0, this.gapMs);
   }
 
   /** Reads every event committed since the last read and hands its changes to the feed; answers how many events it read. */
@@ -142,11 +142,7 @@ export class EventTail {
     const position = this.position!;
     let read = 0;
     for (;;) {
-      const rows = await this.db.$queryRaw<{ seq: string; type: string; orgId: string; parentId: string | null }[]>`
-        WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "type", "orgId", "data"`, this.batchSize)})
-        SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId",
-               CASE WHEN "type" = 'organization.created' THEN "data"->>'parentId' END AS "parentId"
-        FROM ev ORDER BY "seq" LIMIT ${this.batchSize}`;
+      const rows = await unreadChangeEvents(this.db, position, this.batchSize);
       const changes = new Map<string, Change>();
       for (const row of rows) {
         position.saw(Number(row.seq));

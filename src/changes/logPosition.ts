@@ -6,8 +6,6 @@
 // (`seq > read OR seq = ANY(gaps)`) until it appears or `gapMs` of real time passed: a write's transaction
 // ends within seconds (Prisma's interactive transactions time out after 5 s, statements after
 // DB_STATEMENT_TIMEOUT_MS), so a gap that never fills was rolled back.
-import { Prisma } from '../generated/prisma/client.js';
-
 /** At most this many gaps are kept (a burst of rolled-back writes must not grow memory without end). */
 const MAX_GAPS = 10_000;
 
@@ -51,15 +49,4 @@ export class LogPosition {
     for (const seq of this.gaps.keys()) if (seq - 1 < complete) complete = seq - 1;
     return complete;
   }
-}
-
-/**
- * The events a reader at `position` reads next, as rows of `columns` of "Event" (each reader selects what
- * it needs; order them by seq and keep the first `limit`): those after the highest read, in order, and
- * the gaps. Two index scans of "Event"("seq"): written as one condition (`seq > read OR seq = ANY(gaps)`),
- * PostgreSQL walks the whole index filtering each entry, a read that grows with the log.
- */
-export function unreadEvents(position: LogPosition, columns: Prisma.Sql, limit: number): Prisma.Sql {
-  return Prisma.sql`(SELECT ${columns} FROM "Event" WHERE "seq" > ${position.read}::bigint ORDER BY "seq" LIMIT ${limit})
-    UNION ALL (SELECT ${columns} FROM "Event" WHERE "seq" = ANY(${position.gapsToRead()}::bigint[]))`;
 }

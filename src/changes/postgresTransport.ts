@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { loadPostgresDriver } from '../optionalModules.js';
 import type { ChangeTransport, TransportHandlers } from './transport.js';
+import { listen, notify } from './sql.js';
 
 export class PostgresTransport implements ChangeTransport {
   readonly name = 'postgres' as const;
@@ -46,7 +47,7 @@ export class PostgresTransport implements ChangeTransport {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${this.channel}`);
+      await listen(client, this.channel);
     } catch {
       onLost();
       return;
@@ -70,7 +71,7 @@ export class PostgresTransport implements ChangeTransport {
 
   async send(text: string): Promise<void> {
     if (!this.client) throw new Error('the NOTIFY connection is down');
-    await this.client.query('SELECT pg_notify($1, $2)', [this.channel, text]);
+    await notify(this.client, this.channel, text);
   }
 
   async close(): Promise<void> {

@@ -39,7 +39,7 @@ export class RedisTransport implements ChangeTransport {
     // failures (the connection dropped meanwhile; ioredis subscribes again after reconnecting) are caught here.
     const subscriber = this.subscriber;
     const subscribeClient = {
-      on: (event: string, listener: (...args: any[]) => void) => subscriber.on(event, listener),
+      on: (event: string, listener: (...args: unknown[]) => void) => subscriber.on(event, listener),
       subscribe: (...channels: string[]) => subscriber.subscribe(...channels).catch(() => 0),
       unsubscribe: (...channels: string[]) => subscriber.unsubscribe(...channels).catch(() => 0),
     } as unknown as Redis;

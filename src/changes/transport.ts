@@ -22,8 +22,9 @@ export interface ChangeTransport {
  */
 export class LocalTransport implements ChangeTransport {
   readonly name = 'local' as const;
-  async start(handlers: TransportHandlers): Promise<void> {
+  start(handlers: TransportHandlers): Promise<void> {
     handlers.onConnection(true);
+    return Promise.resolve();
   }
   async send(): Promise<void> {}
   async close(): Promise<void> {}

@@ -10,6 +10,7 @@ import { DatabaseGate } from './gate.js';
 import { type DatabaseObserver, instrumentAdapterFactory } from './instrumentedAdapter.js';
 import { acquireFolderLock, type FolderLock } from './pgliteLock.js';
 import { readTemplate } from './pgliteTemplate.js';
+import { PING } from './sql.js';
 import { loadPGlite, loadPostgresDriver } from '../optionalModules.js';
 
 export type Db = PrismaClient;
@@ -112,7 +113,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       // PGlite runs one statement at a time: the ping waits for the one running, not for our queue
       ping: (timeoutMs) =>
         withDeadline(
-          pglite.query('SELECT 1').then(() => undefined),
+          pglite.query(PING).then(() => undefined),
           timeoutMs,
         ),
       async close() {
@@ -146,7 +147,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     observers,
     ping: (timeoutMs) =>
       withDeadline(
-        pingPool.query('SELECT 1').then(() => undefined),
+        pingPool.query(PING).then(() => undefined),
         timeoutMs,
       ),
     async close() {

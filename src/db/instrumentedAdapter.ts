@@ -121,7 +121,6 @@ class Instrumented {
   }
 
   transaction(tx: Transaction, release: () => void): Transaction {
-    const self = this;
     let done = false;
     const finish = () => {
       if (!done) {
@@ -129,48 +128,47 @@ class Instrumented {
         release();
       }
     };
+    // arrow functions: `this` is the Instrumented, not the handler
     return new Proxy(tx, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property === 'queryRaw') return (q: SqlQuery) => self.statement(q, true, () => target.queryRaw(q));
-        if (property === 'executeRaw') return (q: SqlQuery) => self.statement(q, true, () => target.executeRaw(q));
+      get: (target, property, receiver) => {
+        if (property === 'queryRaw') return (q: SqlQuery) => this.statement(q, true, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery) => this.statement(q, true, () => target.executeRaw(q));
         if (property === 'commit' || property === 'rollback') {
+          const end = property === 'commit' ? () => target.commit() : () => target.rollback();
           return async () => {
             try {
-              return await (value as () => Promise<void>).call(target);
+              return await end();
             } finally {
               finish();
             }
           };
         }
-        return typeof value === 'function' ? value.bind(target) : value;
+        return forwarded(target, property, receiver);
       },
     });
   }
 
   adapter(inner: SqlDriverAdapter): SqlDriverAdapter {
-    const self = this;
     return new Proxy(inner, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property === 'queryRaw') return (q: SqlQuery): Promise<SqlResultSet> => self.statement(q, false, () => target.queryRaw(q));
-        if (property === 'executeRaw') return (q: SqlQuery): Promise<number> => self.statement(q, false, () => target.executeRaw(q));
+      get: (target, property, receiver) => {
+        if (property === 'queryRaw') return (q: SqlQuery): Promise<SqlResultSet> => this.statement(q, false, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery): Promise<number> => this.statement(q, false, () => target.executeRaw(q));
         if (property === 'startTransaction') {
           return async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
-            const release = await self.options.gate.acquire();
+            const release = await this.options.gate.acquire();
             try {
-              return self.transaction(await withTimeout(target.startTransaction(...args), self.options.statementTimeoutMs), release);
+              return this.transaction(await withTimeout(target.startTransaction(...args), this.options.statementTimeoutMs), release);
             } catch (err) {
               release();
               if (isConnectionFailure(err)) {
-                self.options.gate.reportUnreachable();
+                this.options.gate.reportUnreachable();
                 throw new DatabaseUnavailableError('unreachable', 'The database is unreachable; retry shortly');
               }
               throw err;
             }
           };
         }
-        return typeof value === 'function' ? value.bind(target) : value;
+        return forwarded(target, property, receiver);
       },
     });
   }
@@ -184,9 +182,14 @@ export function instrumentAdapterFactory(
   const instrumented = new Instrumented(options);
   return new Proxy(factory, {
     get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
       if (property === 'connect') return async () => instrumented.adapter(await target.connect());
-      return typeof value === 'function' ? value.bind(target) : value;
+      return forwarded(target, property, receiver);
     },
   });
+}
+
+/** A property of a proxied object as the proxy hands it out: its methods bound to the object itself. */
+function forwarded(target: object, property: string | symbol, receiver: unknown): unknown {
+  const value: unknown = Reflect.get(target, property, receiver);
+  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
 }

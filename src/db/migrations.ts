@@ -11,7 +11,7 @@ import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapte
 import * as engineBindings from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { loadPGlite } from '../optionalModules.js';
 import { projectRoot } from '../projectRoot.js';
-import type { Db } from './client.js';
+import { appliedMigrations } from './sql.js';
 
 const root = projectRoot();
 export const schemaPath = join(root, 'prisma', 'schema.prisma');
@@ -88,12 +88,10 @@ export async function loadMigrationsList() {
  * second and tens of megabytes). Anything else — a new migration, a changed file, no table yet —
  * answers false, and the engine decides (under its advisory lock).
  */
-export async function migrationsUpToDate(db: Pick<Db, '$queryRawUnsafe'>): Promise<boolean> {
+export async function migrationsUpToDate(db: Parameters<typeof appliedMigrations>[0]): Promise<boolean> {
   let applied: { migration_name: string; checksum: string }[];
   try {
-    applied = await db.$queryRawUnsafe(
-      'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-    );
+    applied = await appliedMigrations(db);
   } catch {
     return false; // no migrations table: a new database
   }

@@ -13,11 +13,12 @@
 // from the event log by domain/events/webhooks/dispatcher.ts).
 //
 // Why not a maintained queue: pg-boss 11+ and graphile-worker 0.18 require Node 22+ and the service
-// must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is
-// about a hundred lines over Prisma and one SQL statement per claim (docs/architecture.md "Durable work").
+// must run on Node 20.19; pg-boss 10 would need a custom executeSql bridge over PGlite. This module is one
+// loop over Prisma, with one SQL statement per claim (jobs/sql.ts; docs/architecture.md "Durable work").
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import { claimJobRows, deleteJobRows, type JobRow } from './sql.js';
 
 /** What a handler tells the queue: done (the row goes), try again at an instant, or failed for good (the row stays, failedAt set). */
 export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { failed: string }) & {
@@ -30,13 +31,8 @@ export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { 
 /** Hears every outcome of this queue's jobs (metrics). */
 export type OutcomeListener = (kind: string, label: string, outcome: JobOutcome) => void;
 
-export interface ClaimedJob {
-  id: string;
-  kind: string;
-  payload: unknown;
-  /** Attempts so far, this one included (1 on the first run). */
-  attempts: number;
-}
+/** A job (or a lane's entry) claimed for a run. */
+export type ClaimedJob = JobRow;
 
 export type JobHandler = (job: ClaimedJob) => Promise<JobOutcome>;
 
@@ -326,16 +322,7 @@ export class JobQueue {
   private async claimJobs(limit: number, now: Date, lockedUntil: Date): Promise<ClaimedJob[]> {
     const kinds = [...this.handlers.keys()];
     if (kinds.length === 0 || limit <= 0) return [];
-    const at = (d: Date) => d.toISOString();
-    return this.deps.db.$queryRaw<ClaimedJob[]>`
-      UPDATE "Job" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3), "attempts" = "attempts" + 1
-      WHERE "id" IN (
-        SELECT "id" FROM "Job"
-        WHERE "runAt" <= ${at(now)}::timestamp(3) AND "failedAt" IS NULL
-          AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3)) AND "kind" = ANY(${kinds}::text[])
-        ORDER BY "runAt" LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING "id"::text AS "id", "kind", "payload", "attempts"`;
+    return claimJobRows(this.deps.db, kinds, limit, now, lockedUntil);
   }
 
   private async run({ job, lane, handler }: Claimed): Promise<void> {
@@ -377,7 +364,7 @@ export class JobQueue {
       const ids = this.doneIds;
       this.doneIds = [];
       this.doneFlush = undefined;
-      await this.deps.db.$executeRaw`DELETE FROM "Job" WHERE "id" = ANY(${ids}::uuid[])`;
+      await deleteJobRows(this.deps.db, ids);
     });
     return this.doneFlush;
   }

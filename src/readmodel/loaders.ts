@@ -3,7 +3,6 @@
 import {
   compileSchedule,
   type ClosureRule,
-  type DayOfWeek,
   type DaySchedule,
   type Medium,
   type PhoneGreetings,
@@ -12,7 +11,8 @@ import {
 } from '../domain/schedule/availability.js';
 import { minutesOf } from '../domain/shared/timeFormats.js';
 import type { Db } from '../db/client.js';
-import { type ApiKeyRecord, CHILD_IDS_LIMIT, type OAuthClientRecord, type OrganizationRecord } from '../domain/shared/readModel.js';
+import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord } from '../domain/shared/readModel.js';
+import { organizationRows, scheduleRows } from './sql.js';
 import type { OrgSchedule } from '../domain/schedule/records.js';
 
 /** JSON values come back parsed from some drivers and as text from others. */
@@ -32,15 +32,7 @@ function utc(value: string | null): Date | null {
  */
 export async function loadOrganizations(db: Db, ids: readonly string[]): Promise<Map<string, OrganizationRecord>> {
   // the record's own fields, as the row gives them (an organization without children reads no array)
-  const rows = await db.$queryRaw<(Omit<OrganizationRecord, 'firstChildIds'> & { firstChildIds: string[] | null })[]>`
-    SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
-           -- only an account organization has children (a parent must be one): a location reads none, since with
-           -- one account holding most rows the planner's estimate for "parentId" = x would scan the whole table
-           CASE WHEN o."isAccount" THEN (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") ELSE 0 END AS "childCount",
-           CASE WHEN o."isAccount" THEN ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) END AS "firstChildIds",
-           o."createdAt", o."updatedAt"
-    FROM "Organization" o
-    WHERE o."id" = ANY(${[...ids]}::uuid[])`;
+  const rows = await organizationRows(db, ids);
   return new Map(rows.map((r) => [r.id, { ...r, childCount: Number(r.childCount), firstChildIds: r.firstChildIds ?? [] }]));
 }
 
@@ -78,16 +70,6 @@ export async function loadOAuthClients(db: Db, clientIds: readonly string[]): Pr
   );
 }
 
-interface ScheduleRow {
-  orgId: string;
-  timezone: string;
-  officeHours: unknown;
-  closures: unknown;
-  specialHours: unknown;
-  templates: unknown;
-  phoneNumbers: unknown;
-}
-
 type ClosureJson = Omit<ClosureRule, 'createdAt' | 'startAt' | 'endAt'> & {
   createdAt: string;
   startAt: string | null;
@@ -102,33 +84,12 @@ type ClosureJson = Omit<ClosureRule, 'createdAt' | 'startAt' | 'endAt'> & {
  */
 export async function loadSchedules(db: Db, orgIds: readonly string[], closuresEndingAfter: Date): Promise<Map<string, OrgSchedule>> {
   const specialFrom = new Date(closuresEndingAfter.getTime() - 86_400_000).toISOString().slice(0, 10);
-  const rows = await db.$queryRaw<ScheduleRow[]>`
-    SELECT o."id"::text AS "orgId", o."timezone",
-      COALESCE((SELECT json_agg(json_build_object(
-          'dayOfWeek', h."dayOfWeek", 'isClosed', h."isClosed", 'open', h."open", 'close', h."close",
-          'breaks', COALESCE((SELECT json_agg(json_build_object('start', b."start", 'end', b."end", 'reason', b."reason", 'greeting', b."greeting"))
-                              FROM "OfficeBreak" b WHERE b."officeHoursId" = h."id"), '[]'::json)))
-        FROM "OfficeHours" h WHERE h."orgId" = o."id"), '[]'::json) AS "officeHours",
-      COALESCE((SELECT json_agg(json_build_object(
-          'id', c."id", 'description', c."description", 'createdAt', c."createdAt", 'startAt', c."startAt", 'endAt', c."endAt",
-          'annualMonth', c."annualMonth", 'annualDay', c."annualDay", 'chatGreeting', c."chatGreeting", 'phoneGreeting', c."phoneGreeting"))
-        FROM "Closure" c WHERE c."orgId" = o."id" AND (c."endAt" IS NULL OR c."endAt" > ${closuresEndingAfter})), '[]'::json) AS "closures",
-      COALESCE((SELECT json_agg(json_build_object(
-          'id', s."id", 'date', s."date", 'description', s."description", 'isClosed', s."isClosed", 'open', s."open", 'close', s."close", 'breaks', s."breaks"))
-        FROM "SpecialHours" s WHERE s."orgId" = o."id" AND s."date" >= ${specialFrom}), '[]'::json) AS "specialHours",
-      COALESCE((SELECT json_agg(json_build_object(
-          'id', t."id", 'name', t."name", 'applicableMediums', t."applicableMediums", 'officeHoursAvailability', t."officeHoursAvailability")
-          ORDER BY t."createdAt", t."id")
-        FROM "WorkflowTemplate" t WHERE t."orgId" = o."id"), '[]'::json) AS "templates",
-      COALESCE((SELECT json_agg(json_build_object('id', p."id", 'customGreeting', p."customGreeting", 'customClosedGreeting', p."customClosedGreeting"))
-        FROM "PhoneNumber" p WHERE p."orgId" = o."id"), '[]'::json) AS "phoneNumbers"
-    FROM "Organization" o
-    WHERE o."id" = ANY(${[...orgIds]}::uuid[])`;
+  const rows = await scheduleRows(db, orgIds, closuresEndingAfter, specialFrom);
   const schedules = new Map<string, OrgSchedule>();
   for (const row of rows) {
     const officeHours = json<DaySchedule[]>(row.officeHours).map((day) => ({
       ...day,
-      dayOfWeek: day.dayOfWeek as DayOfWeek,
+      dayOfWeek: day.dayOfWeek,
       breaks: [...day.breaks].sort((a, b) => minutesOf(a.start) - minutesOf(b.start)),
     }));
     const closures: ClosureRule[] = json<ClosureJson[]>(row.closures).map((c) => ({

@@ -15,12 +15,12 @@
 import DataLoader from 'dataloader';
 import { LRUCache } from 'lru-cache';
 
-export interface LoadingCacheOptions<K extends string, V extends {}> {
+export interface LoadingCacheOptions<K extends string, V extends object> {
   max: number;
   /** Bound on the sum of `sizeOf` over the entries held (an entry larger than it is loaded but not kept). */
   maxBytes?: number;
   /** An entry's estimated size in bytes (readmodel/sizes.ts). */
-  sizeOf?(value: V, key: K): number;
+  sizeOf?: (value: V, key: K) => number;
   /** Loads several keys at once; a key missing from the answer does not exist (not cached). */
   loadMany(keys: readonly K[]): Promise<Map<K, V>>;
   /** The TTL, in milliseconds, for an entry stored now. */
@@ -32,7 +32,7 @@ interface InFlight<V> {
   stale: boolean;
 }
 
-export class LoadingCache<K extends string, V extends {}> {
+export class LoadingCache<K extends string, V extends object> {
   private readonly entries: LRUCache<K, V>;
   /** What was held when the event log became unreadable: answered only when a load fails. */
   private suspect: LRUCache<K, V> | undefined;

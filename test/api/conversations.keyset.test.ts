@@ -2,7 +2,8 @@
 // ANALYZE of exactly the SQL the list runs) enters the index at the cursor and reads one page per index
 // range, never the rows before it. Plans and row counts, not timings, are asserted.
 import { describe, expect, it } from 'vitest';
-import { type ConversationRange, conversationPageQuery, type ConversationPosition } from '../../src/domain/calls/conversationPages.js';
+import type { ConversationPosition, ConversationRange } from '../../src/domain/calls/conversationPages.js';
+import { conversationPageQuery } from '../../src/domain/calls/sql.js';
 import { Prisma } from '../../src/generated/prisma/client.js';
 import { useTestApp } from '../support/testApp.js';
 

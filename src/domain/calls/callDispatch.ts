@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { Availability } from '../schedule/availability.js';
 import { availabilityResponse } from '../schedule/availability.js';
-import { type CallRequest, Prisma } from '../../generated/prisma/client.js';
+import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
 import { conversationView } from './conversations.js';
 import { enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../../jobs/queue.js';
 import { type Actor, requireScope } from '../shared/access.js';
@@ -36,6 +36,7 @@ import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
+import { claimDueCallRequests, dueOfficeHoursOnly } from './sql.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -114,16 +115,6 @@ export const claimResponse = viewSchema<{ claims: CallClaim[] }>()(
   }),
 );
 
-/**
- * The organizations a credential dispatches for, as a condition on `column`: its own, and for an account
- * its children, named through the parent relation (the same statement for 2 locations or 20,000).
- */
-function dispatchScope(actor: Actor, column: Prisma.Sql): Prisma.Sql {
-  return actor.ownerIsAccount
-    ? Prisma.sql`${column} IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${actor.orgId}::uuid OR o."parentId" = ${actor.orgId}::uuid)`
-    : Prisma.sql`${column} = ${actor.orgId}::uuid`;
-}
-
 const at = (d: Date) => d.toISOString();
 
 /**
@@ -144,10 +135,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
 
   // officeHoursOnly requests that came due while their organization is not OPEN (a closure added
   // since they were queued) move to its next opening, so that the claim below passes them over
-  const closedCandidates = await db.$queryRaw<{ orgId: string; phoneNumberId: string | null }[]>`
-    SELECT DISTINCT "orgId"::text AS "orgId", "phoneNumberId"::text AS "phoneNumberId" FROM "CallRequest"
-    WHERE "status" = 'queued' AND "officeHoursOnly" AND "dueAt" <= ${at(now)}::timestamp(3) AND "expiresAt" > ${at(now)}::timestamp(3)
-      AND ${dispatchScope(actor, Prisma.sql`"orgId"`)}`;
+  const closedCandidates = await dueOfficeHoursOnly(db, actor, now);
   for (const candidate of closedCandidates) {
     const availability = await phoneAvailabilityAt(deps, candidate.orgId, candidate.phoneNumberId, now.getTime());
     if (availability.state === 'OPEN') continue;
@@ -166,16 +154,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
 
   const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
   const rows = await db.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${at(leaseUntil)}::timestamp(3), "attempts" = "attempts" + 1
-      WHERE "id" IN (
-        SELECT c."id" FROM "CallRequest" c
-        WHERE c."status" = 'queued' AND c."dueAt" <= ${at(now)}::timestamp(3) AND c."expiresAt" > ${at(now)}::timestamp(3)
-          AND ${dispatchScope(actor, Prisma.sql`c."orgId"`)}
-          AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
-        ORDER BY c."dueAt", c."id" LIMIT ${query.max}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING "id"::text AS "id"`;
+    const claimed = await claimDueCallRequests(tx, actor, now, leaseUntil, query.max);
     if (claimed.length === 0) return [];
     const rows = await tx.callRequest.findMany({
       where: { id: { in: claimed.map((c) => c.id) } },

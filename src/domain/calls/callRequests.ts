@@ -19,6 +19,7 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCu
 import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { lockCallRequestRow } from './sql.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
@@ -239,7 +240,7 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
         dueAt,
         expiresAt,
         officeHoursOnly: data.officeHoursOnly,
-        metadata: (data.metadata ?? {}) as Prisma.InputJsonValue,
+        metadata: data.metadata ?? {},
       },
     });
     const view = callRequestView(row, now);
@@ -298,7 +299,7 @@ export async function cancelCallRequest(
 
 /** Locks one request's row for the rest of the transaction (FOR UPDATE) and reads it. */
 export async function lockCallRequest(tx: Prisma.TransactionClient, id: string): Promise<CallRequest | null> {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id"::text AS "id" FROM "CallRequest" WHERE "id" = ${id}::uuid FOR UPDATE`;
+  const locked = await lockCallRequestRow(tx, id);
   if (locked.length === 0) return null;
   return tx.callRequest.findUnique({ where: { id } });
 }

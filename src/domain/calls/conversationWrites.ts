@@ -23,6 +23,7 @@ import { loadReachableOrganization, reachableInTransaction } from '../organizati
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { lockConversationRow } from './sql.js';
 
 /** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
 const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
@@ -210,7 +211,7 @@ async function lockConversation(
   actor: Actor,
   id: string,
 ): Promise<Conversation> {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id"::text AS "id" FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+  const locked = await lockConversationRow(tx, id);
   const row = locked.length > 0 ? await tx.conversation.findUnique({ where: { id } }) : null;
   if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Conversation');
   return row;

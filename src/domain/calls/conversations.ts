@@ -9,14 +9,8 @@ import type { ScheduleDeps } from '../schedule/deps.js';
 import type { Conversation, Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from '../shared/access.js';
 import { childrenWithinReach } from '../organizations/organizations.js';
-import {
-  type ConversationPosition,
-  type ConversationRange,
-  type ConversationRowFilter,
-  conversationPageQuery,
-  conversationsAfter,
-  positionOf,
-} from './conversationPages.js';
+import { type ConversationPosition, type ConversationRange, type ConversationRowFilter, positionOf } from './conversationPages.js';
+import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
@@ -369,10 +363,7 @@ export async function listConversations(deps: ConversationDeps, actor: Actor, in
     scope.ranges.length === 0
       ? [0, []]
       : await db.$transaction(
-          [
-            db.conversation.count({ where: scope.where }),
-            db.$queryRaw<Conversation[]>(conversationPageQuery(scope.ranges, undefined, query.limit, offset)),
-          ],
+          [db.conversation.count({ where: scope.where }), conversationsAtOffset(db, scope.ranges, query.limit, offset)],
           {
             isolationLevel: 'RepeatableRead',
           },

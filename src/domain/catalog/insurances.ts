@@ -11,6 +11,7 @@ import { changedFields, recordEvent } from '../events/log.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { lockInsurance } from './sql.js';
 
 export const INSURANCE_TYPES = ['PPO', 'HMO', 'EPO', 'MEDICAID', 'MEDICARE'] as const;
 export const INSURANCE_STATUSES = ['IN_NETWORK', 'ACCEPTED', 'CAN_FILE', 'CONDITIONAL', 'NOT_ACCEPTED'] as const;
@@ -110,9 +111,7 @@ export async function updateInsurance(
   const changes = parseInput(updateInsuranceInput, input ?? {});
   return db.$transaction(async (tx) => {
     // locked and read first (the event records the values it replaces); only a row of this organization
-    const locked = await tx.$queryRaw<
-      Insurance[]
-    >`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
+    const locked = await lockInsurance(tx, org.id, id);
     if (locked.length === 0) throw new NotFound('Insurance');
     const row = await tx.insurance.update({ where: { id, orgId: org.id }, data: changes });
     const view = insuranceView(row);

@@ -10,6 +10,7 @@ import { batchOf } from '../shared/batch.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { lockBotForShare, phoneNumberOwner } from './sql.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
 export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
@@ -120,14 +121,10 @@ export async function attachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
   // vanish between the check and the write
   const { view, changed } = await db.$transaction(async (tx) => {
     // reach is decided from the organizations' parents read in the same statements (no read outside the transaction)
-    const phones = await tx.$queryRaw<{ orgId: string; parentId: string | null; botId: string | null }[]>`
-      SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId", p."botId"::text AS "botId"
-      FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${id}::uuid`;
+    const phones = await phoneNumberOwner(tx, id);
     const phone = phones[0];
     if (!phone || !reaches(actor, { id: phone.orgId, parentId: phone.parentId })) throw new NotFound('Phone number');
-    const bots = await tx.$queryRaw<{ id: string; orgId: string; parentId: string | null }[]>`
-      SELECT b."id", b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
-      FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
+    const bots = await lockBotForShare(tx, botId);
     const bot = bots[0];
     if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
     if (bot.orgId !== phone.orgId) throw InvalidInput.of('botId', "must be a bot of the phone number's organization");

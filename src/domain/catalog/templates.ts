@@ -23,6 +23,7 @@ import {
   templateWorkflowResponse,
 } from './workflowShape.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { lockTemplate } from './sql.js';
 
 export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
 export type Medium = (typeof MEDIUMS)[number];
@@ -260,8 +261,7 @@ export async function updateTemplate(deps: DomainDeps, actor: Actor, templateId:
   const input = parseInput(updateTemplateInputSchema, rawInput ?? {});
   const result = await db.$transaction(async (tx) => {
     // lock the row first: the comparison below and the bump must see the latest committed definition
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const locked = await lockTemplate(tx, actor.orgId, id);
     if (locked.length === 0) throw new NotFound('Template');
     const current = await tx.workflowTemplate.findUniqueOrThrow({ where: { id } });
 

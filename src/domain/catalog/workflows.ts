@@ -28,6 +28,7 @@ import {
   portableWorkflowFields,
 } from './workflowShape.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { lockBotForUpdate } from './sql.js';
 
 export const MAX_IMPORTED_WORKFLOWS = 100;
 
@@ -168,9 +169,7 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
   return db.$transaction(async (tx) => {
     // lock the bot: concurrent imports into one bot append one after the other, with distinct orders
     // reach from the organization's parent read in the same statement (no read outside the transaction)
-    const bots = await tx.$queryRaw<{ orgId: string; parentId: string | null }[]>`
-      SELECT b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
-      FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${id}::uuid FOR UPDATE OF b`;
+    const bots = await lockBotForUpdate(tx, id);
     const bot = bots[0];
     if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
     assertRoomFor('workflows', await tx.workflow.count({ where: { botId: id } }), workflows.length);

@@ -21,6 +21,7 @@ import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { lockLiveApiKey } from './sql.js';
 
 /** How long a rolled key (or a rotated OAuth client secret) may keep working at most. */
 export const MAX_ROLL_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
@@ -154,7 +155,7 @@ async function lockReachableKey(
   actor: Actor,
   id: string,
 ): Promise<ApiKey> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "ApiKey" WHERE "id" = ${id}::uuid AND "revokedAt" IS NULL FOR UPDATE`;
+  const rows = await lockLiveApiKey(tx, id);
   const row = rows.length ? await tx.apiKey.findUnique({ where: { id } }) : null;
   if (!row) throw new NotFound('API key');
   if (row.orgId !== actor.orgId) {

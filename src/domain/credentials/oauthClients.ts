@@ -21,6 +21,7 @@ import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { lockLiveOAuthClient } from './sql.js';
 
 export interface OAuthClientView {
   id: string;
@@ -100,9 +101,7 @@ type Tx = Parameters<Parameters<DomainDeps['db']['$transaction']>[0]>[0];
 
 /** A live client within the actor's reach, locked for the change; NotFound otherwise. */
 async function lockReachableClient(tx: Tx, actor: Actor, id: string): Promise<OAuthClient> {
-  const rows = await tx.$queryRaw<
-    { id: string }[]
-  >`SELECT "id" FROM "OAuthClient" WHERE "id" = ${id}::uuid AND "revokedAt" IS NULL FOR UPDATE`;
+  const rows = await lockLiveOAuthClient(tx, id);
   const row = rows.length ? await tx.oAuthClient.findUnique({ where: { id } }) : null;
   if (!row) throw new NotFound('OAuth client');
   if (row.orgId !== actor.orgId) {

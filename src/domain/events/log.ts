@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Actor } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
+import { insertEvent } from './sql.js';
 
 // The write side of availability.changed (schedule/availabilityEvents.ts looks): a write that can change what an
 // organization's availability answers asks for a look at once, in the statement that records its event
@@ -134,22 +135,26 @@ export async function recordEvent(
   event: NewEvent,
 ): Promise<string> {
   const who = eventActorOf(actor);
-  const at = deps.clock().toISOString();
   const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
-  const previous = event.previous ? JSON.stringify(event.previous) : null;
   const id = randomUUID();
   // a write that can change the organization's availability has it looked at again, committed with the write (AVAILABILITY_INPUTS, above)
-  const look = AVAILABILITY_INPUTS.has(family);
-  await tx.$executeRaw`
-    WITH ev AS (
-      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
-      VALUES (${id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${who.kind}, ${who.id}, ${who.name},
-              ${event.subject.type}, ${event.subject.id}, ${JSON.stringify(event.data)}::jsonb, ${previous}::jsonb)
-      RETURNING "id"
-    )
-    INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
-    SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) FROM ev WHERE ${look}::boolean
-    ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")`;
+  await insertEvent(
+    tx,
+    {
+      id,
+      type: event.type,
+      orgId: event.orgId,
+      occurredAt: deps.clock(),
+      actorKind: who.kind,
+      actorId: who.id,
+      actorName: who.name,
+      subjectType: event.subject.type,
+      subjectId: event.subject.id,
+      data: JSON.stringify(event.data),
+      previous: event.previous ? JSON.stringify(event.previous) : null,
+    },
+    AVAILABILITY_INPUTS.has(family),
+  );
   return id;
 }
 

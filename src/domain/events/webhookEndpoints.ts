@@ -17,6 +17,7 @@ import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } fr
 import { uuidParam } from '../shared/ids.js';
 import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { lockWebhookDelivery, lockWebhookEndpoint } from './sql.js';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const DELIVERIES_LISTED = 50;
@@ -270,9 +271,7 @@ export async function updateWebhookEndpoint(
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   return deps.db.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<
-      { id: string }[]
-    >`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const locked = await lockWebhookEndpoint(tx, actor.orgId, id);
     if (locked.length === 0) throw new NotFound('Webhook endpoint');
     const before = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     const row = await tx.webhookEndpoint.update({
@@ -305,9 +304,7 @@ export async function deleteWebhookEndpoint(deps: WebhookDeps, actor: Actor, end
   const id = uuidParam('endpointId', endpointId);
   const now = deps.clock();
   await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<
-      { id: string }[]
-    >`SELECT "id" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const rows = await lockWebhookEndpoint(tx, actor.orgId, id);
     if (rows.length === 0) throw new NotFound('Webhook endpoint');
     const row = await tx.webhookEndpoint.delete({ where: { id } });
     await recordEvent(tx, deps, actor, {
@@ -333,9 +330,7 @@ export async function rotateWebhookSecret(
   const now = deps.clock();
   const secret = newWebhookSecret();
   const view = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<
-      { secret: string }[]
-    >`SELECT "secret" FROM "WebhookEndpoint" WHERE "id" = ${id}::uuid AND "orgId" = ${actor.orgId}::uuid FOR UPDATE`;
+    const rows = await lockWebhookEndpoint(tx, actor.orgId, id);
     if (rows.length === 0) throw new NotFound('Webhook endpoint');
     const row = await tx.webhookEndpoint.update({
       where: { id },
@@ -424,9 +419,7 @@ export async function retryWebhookDelivery(
   const id = uuidParam('deliveryId', deliveryId);
   const now = deps.clock();
   const row = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<
-      { status: string }[]
-    >`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpoint.id}::uuid FOR UPDATE`;
+    const rows = await lockWebhookDelivery(tx, endpoint.id, id);
     if (rows.length === 0) throw new NotFound('Webhook delivery');
     if (rows[0]!.status === 'pending') throw InvalidInput.of('deliveryId', 'the delivery is still pending; it is retried on its schedule');
     // pending and due now: the job queue's deliveries lane claims it (domain/events/webhooks/delivery.ts)

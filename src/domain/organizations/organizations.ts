@@ -3,7 +3,7 @@
 // miss, none when warm); a record carries a child count and the first few child ids, never all of them,
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
-import { Prisma } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../shared/readModel.js';
 import { type Actor, canReach, reaches, requireScope } from '../shared/access.js';
@@ -13,6 +13,7 @@ import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { childrenAfter as childRows } from './sql.js';
 
 export interface OrganizationView {
   id: string;
@@ -219,17 +220,7 @@ async function childrenAfter(
   after: ChildPosition | undefined,
   take: number,
 ): Promise<OrganizationRecord[]> {
-  // a row comparison, so that the index is entered at the position rather than read from its start
-  const keyset = after
-    ? Prisma.sql`AND (o."createdAt", o."id") > (${new Date(after.t).toISOString()}::timestamp(3), ${after.i}::uuid)`
-    : Prisma.empty;
-  const rows = await deps.db.$queryRaw<Omit<OrganizationRecord, 'childCount' | 'firstChildIds'>[]>`
-    SELECT o."id"::text AS "id", o."name", o."timezone", o."isAccount", o."communicationsEnabled", o."parentId"::text AS "parentId",
-           o."createdAt", o."updatedAt"
-    FROM "Organization" o
-    WHERE o."parentId" = ${parentId}::uuid ${keyset}
-    ORDER BY o."createdAt", o."id"
-    LIMIT ${take}`;
+  const rows = await childRows(deps.db, parentId, after, take);
   // a child's own children are outside every reach (only the caller's own account has children within
   // reach), so they are neither counted nor listed
   return rows.map((row) => ({ ...row, childCount: 0, firstChildIds: [] }));

@@ -10,11 +10,11 @@
 // runs them with its own work (jobs/queue.ts alsoRun), on the app's clock.
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db/client.js';
-import type { AvailabilityState, Medium } from './availability.js';
 import { answerFromSchedule, MEDIUMS } from './availabilityQuery.js';
 import type { ScheduleDeps } from './deps.js';
 import { recordEvent } from '../events/log.js';
 import type { OrgSchedule } from './records.js';
+import { adoptAvailabilityStatuses, type AvailabilityStates, claimDueAvailabilityStatuses, saveAvailabilityStatus } from './sql.js';
 
 /** Loads schedules from the database as committed, with the look's transaction (the read model's loader). */
 export type ScheduleLoader = (tx: Prisma.TransactionClient, orgIds: readonly string[], from: Date) => Promise<Map<string, OrgSchedule>>;
@@ -24,8 +24,7 @@ export interface AvailabilityEventsDeps extends Pick<ScheduleDeps, 'clock'> {
   loadSchedules: ScheduleLoader;
 }
 
-/** What availability.changed said last, per medium: the state and since when (the start of its interval). */
-type States = Partial<Record<Medium, { state: AvailabilityState; since: string }>>;
+type States = AvailabilityStates;
 
 /** With no change of state within nextChangeAt's lookahead, the next look (a change may come within it later). */
 const LOOK_AGAIN_WITHOUT_CHANGE_MS = 24 * 3_600_000;
@@ -45,13 +44,9 @@ export class AvailabilityEvents {
    * answers without an event (an organization that existed before this service started recording).
    */
   async adopt(): Promise<number> {
-    const at = this.deps.clock().toISOString();
-    this.lastAdoptMs = this.deps.clock().getTime();
-    return this.deps.db.$executeRaw`
-      INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
-      SELECT o."id", NULL, ${at}::timestamp(3) FROM "Organization" o
-      WHERE NOT EXISTS (SELECT 1 FROM "AvailabilityStatus" s WHERE s."orgId" = o."id")
-      ON CONFLICT ("orgId") DO NOTHING`;
+    const at = this.deps.clock();
+    this.lastAdoptMs = at.getTime();
+    return adoptAvailabilityStatuses(this.deps.db, at);
   }
 
   /** Looks at the organizations that are due (one batch), recording their changes; answers how many it looked at. */
@@ -59,13 +54,8 @@ export class AvailabilityEvents {
     if (this.deps.clock().getTime() - this.lastAdoptMs >= ADOPT_EVERY_MS) await this.adopt();
     const now = this.deps.clock();
     const nowMs = now.getTime();
-    const at = now.toISOString();
     return this.deps.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ orgId: string; states: States | null; dueAt: Date }[]>`
-        SELECT "orgId"::text AS "orgId", "states", "nextCheckAt" AS "dueAt" FROM "AvailabilityStatus"
-        WHERE "nextCheckAt" <= ${at}::timestamp(3)
-        ORDER BY "nextCheckAt" LIMIT ${this.options.batchSize ?? 50}
-        FOR UPDATE SKIP LOCKED`;
+      const rows = await claimDueAvailabilityStatuses(tx, now, this.options.batchSize ?? 50);
       if (rows.length === 0) return 0;
       const schedules = await this.deps.loadSchedules(
         tx,
@@ -86,7 +76,7 @@ export class AvailabilityEvents {
           const said = before === null ? availability.state : (before[medium]?.state ?? 'CLOSED');
           after[medium] = {
             state: availability.state,
-            since: said === availability.state && before?.[medium] ? before[medium]!.since : since,
+            since: said === availability.state && before?.[medium] ? before[medium].since : since,
           };
           if (said !== availability.state) {
             await recordEvent(tx, this.deps, null, {
@@ -100,9 +90,7 @@ export class AvailabilityEvents {
           if (availability.nextChangeAt) nextMs = Math.min(nextMs, Math.max(nowMs + 1, Date.parse(availability.nextChangeAt)));
         }
         if (nextMs === Infinity) nextMs = nowMs + LOOK_AGAIN_WITHOUT_CHANGE_MS;
-        await tx.$executeRaw`
-          UPDATE "AvailabilityStatus" SET "states" = ${JSON.stringify(after)}::jsonb, "nextCheckAt" = ${new Date(nextMs).toISOString()}::timestamp(3)
-          WHERE "orgId" = ${row.orgId}::uuid`;
+        await saveAvailabilityStatus(tx, row.orgId, after, new Date(nextMs));
       }
       return rows.length;
     });

@@ -31,7 +31,7 @@ export interface WatchOptions {
 class AvailabilityWatch implements AsyncIterableIterator<Availability> {
   private readonly buffered: Availability[] = [];
   private waiting: { resolve: (r: IteratorResult<Availability>) => void; reject: (err: unknown) => void } | undefined;
-  private failure: unknown;
+  private failure: Error | undefined;
   private finished = false;
   private lastKey: string | undefined;
   private steps: Promise<void> = Promise.resolve();
@@ -105,7 +105,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
 
   private fail(err: unknown): void {
     if (this.finished) return;
-    this.failure = err;
+    this.failure = err instanceof Error ? err : new Error('the availability watch failed', { cause: err });
     this.stop();
     if (this.waiting) {
       const { reject } = this.waiting;

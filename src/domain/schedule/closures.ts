@@ -18,6 +18,7 @@ import {
   nonBlankText,
 } from '../shared/timeFormats.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { type ClosureRow, deleteClosureRow, lockClosure } from './sql.js';
 
 /** Names unknown properties instead of zod's generic text (closure bodies are closed, spec §4). */
 export function closedObjectError(what: string) {
@@ -155,17 +156,6 @@ export const closureListResponse = viewSchema<{ closures: ClosureView[] }>()(
 );
 export const deletedClosureResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 
-type ClosureRow = {
-  id: string;
-  description: string;
-  chatGreeting: string | null;
-  phoneGreeting: string | null;
-  startAt: Date | null;
-  endAt: Date | null;
-  annualMonth: number | null;
-  annualDay: number | null;
-};
-
 export function closureView(row: ClosureRow): ClosureView {
   const base = { id: row.id, description: row.description, chatGreeting: row.chatGreeting, phoneGreeting: row.phoneGreeting };
   if (row.annualMonth !== null && row.annualDay !== null) return { ...base, annualDate: { month: row.annualMonth, day: row.annualDay } };
@@ -260,9 +250,7 @@ export async function updateClosure(
   const result = await db.$transaction(async (tx) => {
     // a closure moved in time is counted against its new window under the organization's lock, as a create is
     if (form.startAt && form.endAt) await lockOrganizationForLimit(tx, org.id);
-    const locked = await tx.$queryRaw<ClosureRow[]>`
-      SELECT "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"
-      FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid FOR UPDATE`;
+    const locked = await lockClosure(tx, org.id, id);
     if (locked.length === 0) throw new NotFound('Closure');
     if (form.startAt && form.endAt) await assertRoomInWindow(tx, org.id, form.startAt.getTime(), form.endAt.getTime(), id);
     const row = await tx.closure.update({
@@ -319,9 +307,7 @@ export async function deleteClosure(
   const id = uuidParam('closureId', closureId);
   await db.$transaction(async (tx) => {
     // one statement that answers what it deleted (the event's data: the closure as it was)
-    const deleted = await tx.$queryRaw<ClosureRow[]>`
-      DELETE FROM "Closure" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid
-      RETURNING "id", "description", "chatGreeting", "phoneGreeting", "startAt", "endAt", "annualMonth", "annualDay"`;
+    const deleted = await deleteClosureRow(tx, org.id, id);
     if (deleted.length === 0) throw new NotFound('Closure');
     await recordEvent(tx, deps, actor, {
       type: 'closure.deleted',

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ScheduleDeps } from './deps.js';
+import { ensureOfficeHoursDay, lockOfficeHoursDay, lockOfficeHoursWeek } from './sql.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DayOfWeek } from './availability.js';
 import { closedObjectError } from './closures.js';
@@ -226,7 +227,7 @@ export async function getOfficeHours(
   const schedule = await loadSchedule(deps, org.id, deps.clock().getTime());
   const key = dayOfWeek ?? ALL_DAYS;
   let answers = answersOfSchedule.get(schedule);
-  if (!answers) answersOfSchedule.set(schedule, (answers = new Map()));
+  if (!answers) answersOfSchedule.set(schedule, (answers = new Map<string, { officeHours: OfficeHoursView[] }>()));
   let answer = answers.get(key);
   if (!answer) {
     const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
@@ -276,12 +277,8 @@ export async function setOfficeHours(deps: ScheduleDeps, actor: Actor, orgId: st
 
   const view = await db.$transaction(
     async (tx) => {
-      await tx.$executeRaw`
-        INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
-        VALUES (${randomUUID()}::uuid, ${org.id}::uuid, ${data.dayOfWeek}::"DayOfWeek", true, NULL, NULL, now())
-        ON CONFLICT ("orgId", "dayOfWeek") DO NOTHING`;
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT "id" FROM "OfficeHours" WHERE "orgId" = ${org.id}::uuid AND "dayOfWeek" = ${data.dayOfWeek}::"DayOfWeek" FOR UPDATE`;
+      await ensureOfficeHoursDay(tx, org.id, data.dayOfWeek, randomUUID());
+      const locked = await lockOfficeHoursDay(tx, org.id, data.dayOfWeek);
       const officeHoursId = locked[0]!.id;
       // the day as it was (the event records the values it replaces; a day just created reads as unconfigured)
       const before = await tx.officeHours.findUniqueOrThrow({ where: { id: officeHoursId }, include: { breaks: true } });
@@ -374,13 +371,10 @@ export async function setWeeklyHours(
   const result = await db.$transaction(
     async (tx) => {
       for (const day of DAYS_OF_WEEK) {
-        await tx.$executeRaw`
-          INSERT INTO "OfficeHours" ("id", "orgId", "dayOfWeek", "isClosed", "open", "close", "updatedAt")
-          VALUES (${randomUUID()}::uuid, ${org.id}::uuid, ${day}::"DayOfWeek", true, NULL, NULL, now())
-          ON CONFLICT ("orgId", "dayOfWeek") DO NOTHING`;
+        await ensureOfficeHoursDay(tx, org.id, day, randomUUID());
       }
       // locked in one order (by day), as the per-day write locks its one day: writers never wait on each other in a circle
-      await tx.$queryRaw`SELECT "id" FROM "OfficeHours" WHERE "orgId" = ${org.id}::uuid ORDER BY "dayOfWeek" FOR UPDATE`;
+      await lockOfficeHoursWeek(tx, org.id);
       const before = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
       for (const row of before) {
         const day = byDay.get(row.dayOfWeek)!;

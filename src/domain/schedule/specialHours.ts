@@ -21,6 +21,8 @@ import type { OrganizationRecord } from '../shared/readModel.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { nonBlankText } from '../shared/timeFormats.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { deleteSpecialHoursRow, type SpecialHoursRow } from './sql.js';
+import { lockOrganizationRow } from '../shared/sql.js';
 
 /** How many special days an organization may have from its local today on. */
 export const SPECIAL_HOURS_LIMIT = 366;
@@ -87,19 +89,9 @@ export const deletedSpecialHoursResponse = viewSchema<{ id: string; deleted: tru
   z.object({ id: z.uuid(), deleted: z.literal(true) }),
 );
 
-type SpecialHoursRow = {
-  id: string;
-  date: string;
-  description: string;
-  isClosed: boolean;
-  open: string | null;
-  close: string | null;
-  breaks: unknown;
-};
-
 /** The stored breaks (JSON): parsed by some drivers, text from others. */
 function breaksOf(row: SpecialHoursRow): OfficeBreakView[] {
-  const value = typeof row.breaks === 'string' ? JSON.parse(row.breaks) : row.breaks;
+  const value: unknown = typeof row.breaks === 'string' ? JSON.parse(row.breaks) : row.breaks;
   return Array.isArray(value) ? (value as OfficeBreakView[]) : [];
 }
 
@@ -122,7 +114,7 @@ type Tx = Prisma.TransactionClient;
 
 /** The organization's row locked: special-hours writes of one organization run one after the other (the date and the limit are checked against what is kept). */
 async function lockOrganization(tx: Tx, org: OrganizationRecord): Promise<void> {
-  await tx.$queryRaw`SELECT "id" FROM "Organization" WHERE "id" = ${org.id}::uuid FOR UPDATE`;
+  await lockOrganizationRow(tx, org.id);
 }
 
 /** Refuses a date before the organization's local today, a date already taken (by another day than `selfId`) and one over the limit. */
@@ -251,9 +243,7 @@ export async function deleteSpecialHours(
   const id = uuidParam('specialHoursId', specialHoursId);
   await deps.db.$transaction(async (tx) => {
     // one statement that answers what it deleted (the event's data: the day as it was)
-    const deleted = await tx.$queryRaw<SpecialHoursRow[]>`
-      DELETE FROM "SpecialHours" WHERE "id" = ${id}::uuid AND "orgId" = ${org.id}::uuid
-      RETURNING "id", "date", "description", "isClosed", "open", "close", "breaks"`;
+    const deleted = await deleteSpecialHoursRow(tx, org.id, id);
     if (deleted.length === 0) throw new NotFound('Special hours');
     await recordEvent(tx, deps, actor, {
       type: 'special_hours.deleted',

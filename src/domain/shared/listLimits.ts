@@ -5,6 +5,7 @@
 // counted under one lock of its row (lockOrganizationForLimit), in the transaction that inserts.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { Conflict } from './errors.js';
+import { lockOrganizationNoKeyUpdate } from './sql.js';
 
 /** Interactive transactions wait for one another on the embedded database (one connection). */
 export const LIMIT_TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 20_000 };
@@ -50,5 +51,5 @@ export function assertRoomFor(list: keyof typeof LIST_LIMITS, current: number, a
  * reference it are not blocked) for the rest of the transaction.
  */
 export async function lockOrganizationForLimit(tx: Prisma.TransactionClient, orgId: string): Promise<void> {
-  await tx.$queryRaw`SELECT 1 FROM "Organization" WHERE "id" = ${orgId}::uuid FOR NO KEY UPDATE`;
+  await lockOrganizationNoKeyUpdate(tx, orgId);
 }

@@ -64,7 +64,7 @@ export class TenantWorkGate {
       // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
       // it passes on: one organization's expensive work of a kind takes at most about a quarter of the process's time
       if (lane.waiters.length > 0)
-        setTimeout(() => this.release(key, lane!), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
+        setTimeout(() => this.release(key, lane), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
       else this.release(key, lane);
     }
   }

@@ -43,6 +43,17 @@ import { Prisma, type WebhookEndpoint } from '../../../generated/prisma/client.j
 import type { ClaimedJob, JobLane, JobOutcome, JobQueue } from '../../../jobs/queue.js';
 import { type DispatcherOptions, WebhookDispatcher } from './dispatcher.js';
 import { decryptSecret } from './secrets.js';
+import {
+  claimDeliveries,
+  claimDeliveriesFairly,
+  type ClaimedDeliveryRow,
+  type Delivered,
+  type DeliveryRow,
+  deliveryRows,
+  type FairClaim,
+  recordDelivered,
+  undispatchedEvents,
+} from '../sql.js';
 import { type HostLookup, isPrivateAddress, systemLookup, TARGET_NOT_ALLOWED, TargetRefused, urlProblem } from './targets.js';
 
 /** The gaps before each retry: after the first failed attempt 5 s, then 5 min, …; after the last, failed. */
@@ -117,7 +128,7 @@ export class DeliverySlots {
       // the slot is taken for it by the release that frees one (grant), so the counts stay at their bounds meanwhile
       await new Promise<void>((grant) => {
         let byEndpoint = this.waiters.get(orgId);
-        if (!byEndpoint) this.waiters.set(orgId, (byEndpoint = new Map()));
+        if (!byEndpoint) this.waiters.set(orgId, (byEndpoint = new Map<string, Waiter[]>()));
         const queue = byEndpoint.get(endpointId) ?? [];
         queue.push({ orgId, endpointId, grant });
         byEndpoint.set(endpointId, queue);
@@ -353,7 +364,8 @@ export function post(
 export function failureClass(err: unknown): string {
   if (err instanceof TargetRefused || (err as { cause?: unknown })?.cause instanceof TargetRefused) return TARGET_NOT_ALLOWED;
   if (err instanceof TimedOut) return 'timeout';
-  const code = String((err as { code?: unknown })?.code ?? '');
+  const raw = (err as { code?: unknown })?.code;
+  const code = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
   if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'dns_failed';
   if (code === 'ECONNREFUSED') return 'connection_refused';
   if (['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].includes(code)) return 'timeout';
@@ -483,40 +495,11 @@ function bodyOf(event: { id: string; type: string; occurredAt: Date; orgId: stri
   return body;
 }
 
-/** A delivery as an attempt needs it: its row, its endpoint's and its event's (null past retention). */
-export interface DeliveryRow {
-  id: string;
-  status: string;
-  attempts: number;
-  endpointId: string;
-  /** The endpoint's owner: whose share of the delivery slots the attempt takes. */
-  endpointOrgId: string;
-  url: string;
-  enabled: boolean;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  failingSince: Date | null;
-  eventId: string | null;
-  eventType: string | null;
-  occurredAt: Date | null;
-  orgId: string | null;
-  data: unknown;
-}
-
 /**
  * How long delivered outcomes are collected before they are written together: answers arrive one by one,
  * and the row stays claimed meanwhile (a process that dies before the write delivers again, at least once).
  */
 const RECORD_WINDOW_MS = 20;
-
-interface Delivered {
-  id: string;
-  at: Date;
-  statusCode: number;
-  latencyMs: number;
-  response: string | null;
-}
 
 /**
  * Per database: the reads and the delivered records of its deliveries, coalesced (DataLoader, nothing
@@ -531,10 +514,7 @@ function batcherFor(db: Db) {
     batcher = {
       load: new DataLoader(
         async (ids) => {
-          const rows = await db.$queryRaw<DeliveryRow[]>`
-            SELECT ${DELIVERY_COLUMNS}
-            FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"
-            WHERE d."id" = ANY(${ids as string[]}::uuid[])`;
+          const rows = await deliveryRows(db, ids);
           const byId = new Map(rows.map((row) => [row.id, row]));
           return ids.map((id) => byId.get(id));
         },
@@ -542,13 +522,7 @@ function batcherFor(db: Db) {
       ),
       delivered: new DataLoader(
         async (list) => {
-          await db.$executeRaw`
-            UPDATE "WebhookDelivery" AS d
-            SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
-                "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
-            FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
-                        ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
-            WHERE d."id" = v."id"`;
+          await recordDelivered(db, list);
           return list.map(() => true as const);
         },
         { cache: false, batchScheduleFn: (run) => setTimeout(run, RECORD_WINDOW_MS) },
@@ -715,12 +689,6 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
   return outcome;
 }
 
-/** The columns an attempt reads (DeliveryRow), of `d` (the delivery), `e` (its endpoint) and `ev` (its event). */
-const DELIVERY_COLUMNS = Prisma.sql`d."id"::text AS "id", d."status", d."attempts",
-  e."id"::text AS "endpointId", e."orgId"::text AS "endpointOrgId", e."url", e."enabled", e."secret",
-  e."previousSecret", e."previousSecretExpiresAt", e."failingSince",
-  ev."id"::text AS "eventId", ev."type" AS "eventType", ev."occurredAt", ev."orgId"::text AS "orgId", ev."data"`;
-
 /** Claims of one look at most (each after the last came back with its window full and organizations at their bound). */
 const CLAIM_ROUNDS = 3;
 
@@ -735,60 +703,8 @@ const CLAIM_ROUNDS = 3;
  * waiting for its organization's, and one organization's backlog does not stand before another's.
  */
 export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: DeliverySlots): JobLane {
-  const at = (d: Date) => d.toISOString();
-  const claimRows = async (
-    limit: number,
-    now: Date,
-    lockedUntil: Date,
-    fair: { window: number; organizations: Map<string, number>; endpoints: Map<string, number>; limits: SlotLimits } | null,
-  ): Promise<(DeliveryRow & { candidates: number })[]> => {
-    if (!fair) {
-      return db.$queryRaw<(DeliveryRow & { candidates: number })[]>`
-        WITH d AS (
-          UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
-          WHERE "id" IN (
-            SELECT "id" FROM "WebhookDelivery"
-            WHERE "status" = 'pending' AND "nextAttemptAt" <= ${at(now)}::timestamp(3)
-              AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${at(now)}::timestamp(3))
-            ORDER BY "nextAttemptAt" LIMIT ${limit}
-            FOR UPDATE SKIP LOCKED)
-          RETURNING "id", "status", "attempts", "endpointId", "eventId")
-        SELECT ${DELIVERY_COLUMNS}, 0 AS "candidates"
-        FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
-    }
-    const full = (rooms: Map<string, number>) => [...rooms].filter(([, room]) => room <= 0).map(([id]) => id);
-    const open = (rooms: Map<string, number>) => [...rooms].filter(([, room]) => room > 0);
-    const orgs = open(fair.organizations);
-    const endpoints = open(fair.endpoints);
-    return db.$queryRaw<(DeliveryRow & { candidates: number })[]>`
-      WITH c AS (
-        SELECT d."id", d."endpointId", e."orgId", d."nextAttemptAt"
-        FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
-        WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${at(now)}::timestamp(3)
-          AND (d."lockedUntil" IS NULL OR d."lockedUntil" <= ${at(now)}::timestamp(3))
-          AND e."orgId" <> ALL(${full(fair.organizations)}::uuid[]) AND d."endpointId" <> ALL(${full(fair.endpoints)}::uuid[])
-        ORDER BY d."nextAttemptAt" LIMIT ${fair.window}
-        FOR UPDATE OF d SKIP LOCKED
-      ), r AS (
-        SELECT c."id", c."nextAttemptAt",
-               row_number() OVER (PARTITION BY c."orgId" ORDER BY c."nextAttemptAt", c."id") AS "nOrg",
-               row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c."id") AS "nEndpoint",
-               COALESCE(o."room", ${fair.limits.perOrganization}) AS "orgRoom",
-               COALESCE(p."room", ${fair.limits.perEndpoint}) AS "endpointRoom"
-        FROM c
-        LEFT JOIN unnest(${orgs.map(([id]) => id)}::uuid[], ${orgs.map(([, room]) => room)}::int[]) AS o("orgId", "room")
-          ON o."orgId" = c."orgId"
-        LEFT JOIN unnest(${endpoints.map(([id]) => id)}::uuid[], ${endpoints.map(([, room]) => room)}::int[]) AS p("endpointId", "room")
-          ON p."endpointId" = c."endpointId"
-      ), chosen AS (
-        SELECT "id" FROM r WHERE "nOrg" <= "orgRoom" AND "nEndpoint" <= "endpointRoom" ORDER BY "nOrg", "nextAttemptAt" LIMIT ${limit}
-      ), d AS (
-        UPDATE "WebhookDelivery" SET "lockedUntil" = ${at(lockedUntil)}::timestamp(3)
-        WHERE "id" IN (SELECT "id" FROM chosen)
-        RETURNING "id", "status", "attempts", "endpointId", "eventId")
-      SELECT ${DELIVERY_COLUMNS}, (SELECT count(*) FROM c)::int AS "candidates"
-      FROM d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId" LEFT JOIN "Event" ev ON ev."id" = d."eventId"`;
-  };
+  const claimRows = (limit: number, now: Date, lockedUntil: Date, fair: FairClaim | null): Promise<ClaimedDeliveryRow[]> =>
+    fair ? claimDeliveriesFairly(db, limit, now, lockedUntil, fair) : claimDeliveries(db, limit, now, lockedUntil);
   return {
     kind: DELIVER_JOB,
     ...(dispatcher ? { look: (settle: boolean) => dispatcher.look(settle), stop: () => dispatcher.stop() } : {}),
@@ -838,9 +754,7 @@ export function deliveriesLane(db: Db, dispatcher?: WebhookDispatcher, slots?: D
       // the events the dispatcher has not handed out yet (after its cursor, whichever instance dispatches: a
       // dispatcher that stopped shows here), and the first attempts waiting or in flight on this instance,
       // each due since its event occurred
-      const [undispatched] = await db.$queryRaw<{ count: number; oldest: Date | null }[]>`
-        SELECT count(*)::int AS "count", min("occurredAt") AS "oldest" FROM "Event"
-        WHERE "seq" > COALESCE((SELECT "cursor" FROM "WebhookDispatch" WHERE "id" = 1), 0)`;
+      const undispatched = await undispatchedEvents(db);
       const first = dispatcher?.backlog() ?? { pending: 0, oldestOccurredAt: null };
       let oldestRunAt = oldest?.nextAttemptAt ?? null;
       for (const at of [first.oldestOccurredAt, undispatched?.oldest ?? null])

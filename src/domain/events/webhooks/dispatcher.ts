@@ -29,8 +29,8 @@
 // stops reading once `maxOpenEvents` events have deliveries not written yet (a backlog after downtime is
 // read as it is sent, not all at once); the next look reads on.
 import { randomUUID } from 'node:crypto';
-import { LogPosition, unreadEvents } from '../../../changes/logPosition.js';
-import { Prisma } from '../../../generated/prisma/client.js';
+import { LogPosition } from '../../../changes/logPosition.js';
+import { releaseDispatchLease, takeDispatchLease, unreadDispatchEvents, writeDispatched } from '../sql.js';
 import type { JobOutcome } from '../../../jobs/queue.js';
 import {
   type AttemptRecord,
@@ -61,27 +61,6 @@ export interface DispatcherOptions {
 const WRITE_RETRY_MS = 1_000;
 /** How often, at most, a cursor moved by events without deliveries is written alone (real time). */
 const CURSOR_WRITE_MS = 1_000;
-
-/** An event read from the log with the endpoints subscribed to it (none: nothing to send). */
-interface ReadEvent {
-  seq: string;
-  id: string;
-  type: string;
-  orgId: string;
-  occurredAt: Date;
-  data: unknown;
-  endpoints:
-    | {
-        id: string;
-        orgId: string;
-        url: string;
-        secret: string;
-        previousSecret: string | null;
-        previousSecretExpiresAt: string | null;
-        failingSince: string | null;
-      }[]
-    | null;
-}
 
 /** A delivery's row to write: what its attempt recorded, or (handed to the lane untried) pending, due now. */
 interface Row extends Omit<AttemptRecord, 'lastAttemptAt' | 'response'> {
@@ -169,8 +148,7 @@ export class WebhookDispatcher {
     await this.settle();
     clearTimeout(this.writeTimer);
     if (this.position) {
-      await this.deps.db
-        .$executeRaw`UPDATE "WebhookDispatch" SET "owner" = NULL, "leaseUntil" = NULL WHERE "id" = 1 AND "owner" = ${this.owner}`;
+      await releaseDispatchLease(this.deps.db, this.owner);
       this.position = null;
     }
   }
@@ -191,27 +169,7 @@ export class WebhookDispatcher {
     const position = this.position!;
     let started = 0;
     for (;;) {
-      const events = await this.deps.db.$queryRaw<ReadEvent[]>`
-        WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "id", "type", "orgId", "occurredAt", "data"`, this.batchSize)})
-        SELECT ev."seq"::text AS "seq", ev."id"::text AS "id", ev."type", ev."orgId"::text AS "orgId", ev."occurredAt",
-               CASE WHEN m."endpoints" IS NULL THEN NULL ELSE ev."data" END AS "data", m."endpoints"
-        FROM ev LEFT JOIN LATERAL (
-          SELECT json_agg(json_build_object('id', e."id", 'orgId', e."orgId", 'url', e."url", 'secret', e."secret",
-                   'previousSecret', e."previousSecret",
-                   'previousSecretExpiresAt', e."previousSecretExpiresAt", 'failingSince', e."failingSince")) AS "endpoints"
-          FROM "WebhookEndpoint" e
-          -- later events only: none before it was made, and, in the minute after (where the clocks of a write and
-          -- of the endpoint's creation may tie), none at or before its own webhook_endpoint.created in the log
-          WHERE e."enabled" AND e."createdAt" <= ev."occurredAt"
-            AND NOT (ev."occurredAt" < e."createdAt" + interval '1 minute' AND EXISTS (
-              SELECT 1 FROM "Event" c WHERE c."orgId" = e."orgId" AND c."seq" >= ev."seq"
-                AND c."type" = 'webhook_endpoint.created' AND c."subjectId" = e."id"::text))
-            AND (e."orgId" = ev."orgId" OR e."orgId" = (SELECT o."parentId" FROM "Organization" o WHERE o."id" = ev."orgId"))
-            AND ('*' = ANY(e."eventTypes") OR ev."type" = ANY(e."eventTypes") OR split_part(ev."type", '.', 1) || '.*' = ANY(e."eventTypes"))
-            -- a test event's one delivery is written with it (domain/events/webhookEndpoints.ts testWebhookEndpoint)
-            AND ev."type" <> 'webhook.test'
-        ) m ON true
-        ORDER BY ev."seq" LIMIT ${this.batchSize}`;
+      const events = await unreadDispatchEvents(this.deps.db, position, this.batchSize);
       // the lease may have been lost meanwhile (taken over after it ran out): what was read is the new holder's
       if (this.position !== position) return started;
       for (const read of events) {
@@ -269,18 +227,7 @@ export class WebhookDispatcher {
   private async holdLease(): Promise<boolean> {
     const now = this.deps.clock().getTime();
     if (this.position && this.leaseUntil - now > this.leaseMs / 2) return true;
-    const until = new Date(now + this.leaseMs).toISOString();
-    const at = new Date(now).toISOString();
-    // no row yet (a database emptied behind the service's back; the migration makes it): from the oldest event
-    // the log holds, or, with none, after the last seq taken (a seq skipped would hold the cursor as a gap)
-    const [held] = await this.deps.db.$queryRaw<{ cursor: string }[]>`
-      INSERT INTO "WebhookDispatch" ("id", "cursor", "owner", "leaseUntil")
-      VALUES (1, COALESCE((SELECT min("seq") - 1 FROM "Event"), pg_sequence_last_value(pg_get_serial_sequence('"Event"', 'seq')::regclass), 0),
-              ${this.owner}, ${until}::timestamp(3))
-      ON CONFLICT ("id") DO UPDATE SET "owner" = EXCLUDED."owner", "leaseUntil" = EXCLUDED."leaseUntil"
-      WHERE "WebhookDispatch"."owner" = ${this.owner} OR "WebhookDispatch"."owner" IS NULL
-         OR "WebhookDispatch"."leaseUntil" IS NULL OR "WebhookDispatch"."leaseUntil" <= ${at}::timestamp(3)
-      RETURNING "cursor"::text AS "cursor"`;
+    const [held] = await takeDispatchLease(this.deps.db, this.owner, new Date(now), new Date(now + this.leaseMs));
     if (!held) {
       // another instance holds it: what this one had read is that instance's to send now
       this.position = null;
@@ -334,21 +281,8 @@ export class WebhookDispatcher {
     }
     const cursor = this.cursorNow();
     if (rows.length === 0 && cursor <= this.written) return;
-    const iso = (d: Date | null) => (d ? d.toISOString() : null);
     try {
-      await this.deps.db.$executeRaw`
-        WITH v AS (
-          SELECT * FROM unnest(${rows.map((r) => r.endpointId)}::uuid[], ${rows.map((r) => r.event.id)}::uuid[], ${rows.map((r) => r.event.type)}::text[],
-                               ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.attempts)}::int[], ${rows.map((r) => iso(r.lastAttemptAt))}::timestamp(3)[],
-                               ${rows.map((r) => iso(r.nextAttemptAt))}::timestamp(3)[], ${rows.map((r) => r.statusCode)}::int[], ${rows.map((r) => r.latencyMs)}::int[],
-                               ${rows.map((r) => r.response)}::text[], ${rows.map((r) => iso(r.event.occurredAt))}::timestamp(3)[])
-            AS v("endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt")
-        ), inserted AS (
-          -- an endpoint deleted meanwhile has no deliveries to list any more
-          INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt")
-          SELECT gen_random_uuid(), v.* FROM v WHERE EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e."id" = v."endpointId")
-        )
-        UPDATE "WebhookDispatch" SET "cursor" = GREATEST("cursor", ${cursor}::bigint) WHERE "id" = 1 AND "owner" = ${this.owner}`;
+      await writeDispatched(this.deps.db, this.owner, cursor, rows);
       this.written = Math.max(this.written, cursor);
       this.writtenAt = Date.now();
     } catch (err) {

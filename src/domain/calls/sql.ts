@@ -1,0 +1,126 @@
+// Every SQL statement of the calls context: the conversations' keyset pages (conversationPages.ts says how
+// they read the indexes), the dispatch claims of call requests, and the row locks. The rest of its reads and
+// writes go through Prisma's client.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { Conversation } from '../../generated/prisma/client.js';
+import type { SqlRunner } from '../../db/sql.js';
+import type { Actor } from '../shared/access.js';
+import type { ConversationPosition, ConversationRange, ConversationRowFilter } from './conversationPages.js';
+
+// ---- conversations' pages
+
+function rowFilterSql(filter: ConversationRowFilter | undefined): Prisma.Sql {
+  if (!filter) return Prisma.empty;
+  const parts: Prisma.Sql[] = [];
+  if (filter.medium) parts.push(Prisma.sql`AND "medium"::text = ${filter.medium}`);
+  if (filter.status) parts.push(Prisma.sql`AND "status"::text = ${filter.status}`);
+  if (filter.from !== undefined) parts.push(Prisma.sql`AND "startTime" >= ${new Date(filter.from).toISOString()}::timestamp(3)`);
+  if (filter.to !== undefined) parts.push(Prisma.sql`AND "startTime" < ${new Date(filter.to).toISOString()}::timestamp(3)`);
+  return parts.length === 0 ? Prisma.empty : Prisma.join(parts, ' ');
+}
+
+/** A row count as SQL: as text cast to bigint, since offset + limit may pass the 32-bit range a bare number would be sent in. */
+const count = (n: number) => Prisma.sql`${String(n)}::bigint`;
+
+function rangeQuery(range: ConversationRange, after: ConversationPosition | undefined, take: number): Prisma.Sql {
+  const owner = range.botId
+    ? Prisma.sql`"botId" = ${range.botId}::uuid AND "orgId" = ${range.orgId}::uuid`
+    : range.withChildren
+      ? Prisma.sql`"orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${range.orgId}::uuid OR o."parentId" = ${range.orgId}::uuid)`
+      : Prisma.sql`"orgId" = ${range.orgId}::uuid`;
+  // "after (t, i)" in (startTime desc, id asc) order. The first condition bounds the index scan (it
+  // starts at t); the second drops the rows at t up to and including i.
+  const keyset = after
+    ? Prisma.sql`AND "startTime" <= ${new Date(after.t).toISOString()}::timestamp(3) AND ("startTime" < ${new Date(after.t).toISOString()}::timestamp(3) OR "id" > ${after.i}::uuid)`
+    : Prisma.empty;
+  return Prisma.sql`(SELECT * FROM "Conversation" WHERE ${owner} AND "archived" = ${range.archived} ${rowFilterSql(range.where)} ${keyset} ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)})`;
+}
+
+/**
+ * The SQL of one page (exported so that a test can EXPLAIN exactly what runs): `take` rows after
+ * `after`, or, for an offset page, after skipping `skip` rows (each range then reads skip + take rows
+ * in index order: an offset page still costs its offset, but never sorts the whole list).
+ */
+export function conversationPageQuery(
+  ranges: readonly ConversationRange[],
+  after: ConversationPosition | undefined,
+  take: number,
+  skip = 0,
+): Prisma.Sql {
+  return Prisma.sql`SELECT * FROM (${Prisma.join(
+    ranges.map((r) => rangeQuery(r, after, skip + take)),
+    ' UNION ALL ',
+  )}) AS page ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)} OFFSET ${count(skip)}`;
+}
+
+/** Up to `take` conversations after `after` (from the start without it), in list order. */
+export async function conversationsAfter(
+  db: SqlRunner,
+  ranges: readonly ConversationRange[],
+  after: ConversationPosition | undefined,
+  take: number,
+): Promise<Conversation[]> {
+  if (ranges.length === 0) return [];
+  return db.$queryRaw<Conversation[]>(conversationPageQuery(ranges, after, take));
+}
+
+/** One offset page (`take` rows after skipping `skip`), in list order. */
+export function conversationsAtOffset(
+  db: SqlRunner,
+  ranges: readonly ConversationRange[],
+  take: number,
+  skip: number,
+): Prisma.PrismaPromise<Conversation[]> {
+  return db.$queryRaw<Conversation[]>(conversationPageQuery(ranges, undefined, take, skip));
+}
+
+// ---- row locks
+
+/** Locks one call request's row for the rest of the transaction; answers its id (none when it is not there). */
+export function lockCallRequestRow(tx: SqlRunner, id: string): Promise<{ id: string }[]> {
+  return tx.$queryRaw`SELECT "id"::text AS "id" FROM "CallRequest" WHERE "id" = ${id}::uuid FOR UPDATE`;
+}
+
+/** Locks one conversation's row for the rest of the transaction; answers its id (none when it is not there). */
+export function lockConversationRow(tx: SqlRunner, id: string): Promise<{ id: string }[]> {
+  return tx.$queryRaw`SELECT "id"::text AS "id" FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+}
+
+// ---- dispatch (callDispatch.ts)
+
+/**
+ * The organizations a credential dispatches for, as a condition on `column`: its own, and for an account
+ * its children, named through the parent relation (the same statement for 2 locations or 20,000).
+ */
+function dispatchScope(actor: Actor, column: Prisma.Sql): Prisma.Sql {
+  return actor.ownerIsAccount
+    ? Prisma.sql`${column} IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${actor.orgId}::uuid OR o."parentId" = ${actor.orgId}::uuid)`
+    : Prisma.sql`${column} = ${actor.orgId}::uuid`;
+}
+
+/** The organizations and phone numbers (within the actor's dispatch scope) with officeHoursOnly requests due at `now`. */
+export function dueOfficeHoursOnly(db: SqlRunner, actor: Actor, now: Date): Promise<{ orgId: string; phoneNumberId: string | null }[]> {
+  const at = now.toISOString();
+  return db.$queryRaw`
+    SELECT DISTINCT "orgId"::text AS "orgId", "phoneNumberId"::text AS "phoneNumberId" FROM "CallRequest"
+    WHERE "status" = 'queued' AND "officeHoursOnly" AND "dueAt" <= ${at}::timestamp(3) AND "expiresAt" > ${at}::timestamp(3)
+      AND ${dispatchScope(actor, Prisma.sql`"orgId"`)}`;
+}
+
+/**
+ * Claims up to `max` queued requests due at `now` and not expired, of enabled organizations within the
+ * actor's dispatch scope (FOR UPDATE SKIP LOCKED: each goes to one claimer), leased until `leaseUntil`.
+ */
+export function claimDueCallRequests(db: SqlRunner, actor: Actor, now: Date, leaseUntil: Date, max: number): Promise<{ id: string }[]> {
+  const at = now.toISOString();
+  return db.$queryRaw`
+    UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${leaseUntil.toISOString()}::timestamp(3), "attempts" = "attempts" + 1
+    WHERE "id" IN (
+      SELECT c."id" FROM "CallRequest" c
+      WHERE c."status" = 'queued' AND c."dueAt" <= ${at}::timestamp(3) AND c."expiresAt" > ${at}::timestamp(3)
+        AND ${dispatchScope(actor, Prisma.sql`c."orgId"`)}
+        AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
+      ORDER BY c."dueAt", c."id" LIMIT ${max}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING "id"::text AS "id"`;
+}

@@ -1,0 +1,38 @@
+// Every SQL statement of the catalog context (templates, workflows, phone numbers, insurances); the rest
+// of its reads and writes go through Prisma's client.
+import type { Insurance } from '../../generated/prisma/client.js';
+import type { SqlRunner } from '../../db/sql.js';
+
+/** A row's organization and that organization's parent: reach is decided from them in the statement that locks the row. */
+export type OwnedRow = { orgId: string; parentId: string | null };
+
+/** Locks a bot (FOR UPDATE) and answers its organization and that one's parent (none when it is not there). */
+export function lockBotForUpdate(tx: SqlRunner, botId: string): Promise<OwnedRow[]> {
+  return tx.$queryRaw`
+    SELECT b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR UPDATE OF b`;
+}
+
+/** Share-locks a bot (it cannot move or vanish until the transaction ends) and answers its organization and that one's parent. */
+export function lockBotForShare(tx: SqlRunner, botId: string): Promise<(OwnedRow & { id: string })[]> {
+  return tx.$queryRaw`
+    SELECT b."id", b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
+    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
+}
+
+/** A phone number's organization, that one's parent, and its bot. */
+export function phoneNumberOwner(tx: SqlRunner, phoneNumberId: string): Promise<(OwnedRow & { botId: string | null })[]> {
+  return tx.$queryRaw`
+    SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId", p."botId"::text AS "botId"
+    FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid`;
+}
+
+/** Locks one organization's template; answers its id (none when it is not there). */
+export function lockTemplate(tx: SqlRunner, orgId: string, id: string): Promise<{ id: string }[]> {
+  return tx.$queryRaw`SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${orgId}::uuid FOR UPDATE`;
+}
+
+/** Locks one organization's insurance and reads it (none when it is not there). */
+export function lockInsurance(tx: SqlRunner, orgId: string, id: string): Promise<Insurance[]> {
+  return tx.$queryRaw`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${orgId}::uuid FOR UPDATE`;
+}
