@@ -26,7 +26,7 @@ function issuesOf(args: Record<string, unknown>): Issue[] | undefined {
   return issues;
 }
 
-/** The fields whose arguments are checked: what the structural test reads (test/unit/storableInputs.test.ts). */
+/** The fields whose arguments are checked: what the structural test reads (test/unit/storableText.test.ts). */
 export const STORABLE_ARGUMENTS_CHECKED = 'storableArgumentsChecked';
 
 function guard<Resolver extends GraphQLFieldResolver<unknown, unknown>>(resolver: Resolver): Resolver {

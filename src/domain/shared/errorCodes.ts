@@ -3,7 +3,7 @@
 // (`{success: false, data: {}, message, code}`); GraphQL keeps its upper-case `extensions.code` (docs/decisions.md §9).
 // Where a concept exists on both surfaces the entry names both codes, so a client of either matches on
 // the same kind of error. rest/envelope.ts, rest/openapi.ts, http/server.ts and graphql/ read their codes
-// here; docs/errors.md is this table in prose, and test/unit/errorCodes.test.ts keeps the two alike.
+// here; docs/errors.md is this table in prose, and test/api/errorCodes.test.ts keeps the two alike.
 
 export interface ErrorCodeEntry {
   /** The `code` of the REST envelope; null for a GraphQL-only error. */
