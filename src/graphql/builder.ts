@@ -53,3 +53,9 @@ builder.addScalarType('JSON', JSONResolver, {});
 
 builder.queryType({ description: 'Read operations. Every field requires a bearer credential (API key or OAuth access token).' });
 builder.mutationType({ description: 'Write operations. Every field requires a bearer credential with the matching :write scope.' });
+
+/** The field builder of an object type whose resolvers receive `Shape` (for fields shared by several types). */
+export type FieldBuilderOf<Shape> = PothosSchemaTypes.ObjectFieldBuilder<
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never,
+  Shape
+>;
