@@ -1,6 +1,6 @@
 // Configures the Pothos builder (plugins, Prisma types, context, scalars) and defines no types;
 // each type lives in graphql/schema/<entity>.ts with its queries and mutations beside it.
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type ArgBuilder } from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError, GraphQLScalarType } from 'graphql';
@@ -53,3 +53,11 @@ builder.addScalarType('JSON', JSONResolver, {});
 
 builder.queryType({ description: 'Read operations. Every field requires a bearer credential (API key or OAuth access token).' });
 builder.mutationType({ description: 'Write operations. Every field requires a bearer credential with the matching :write scope.' });
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
+/** The argument builder (`t.arg`), for arguments shared by several fields. */
+export type ArgBuilderOf = ArgBuilder<BuilderTypes>;
+
+/** The field builder of an object type whose resolvers receive `Shape` (for fields shared by several types). */
+export type FieldBuilderOf<Shape> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Shape>;

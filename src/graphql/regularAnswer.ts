@@ -6,6 +6,7 @@
 // path can answer straight on node:http without building a fetch Response (overHttp.ts); the parity suite
 // (test/api/graphqlPaths.parity.test.ts) holds it to yoga's answers for the same results.
 import { type ExecutionResult, GraphQLError } from 'graphql';
+import { stringifyInSlices } from '../http/slicedJson.js';
 
 export type PlainMediaType = 'application/json' | 'application/graphql-response+json';
 
@@ -30,10 +31,10 @@ function isOriginalGraphQLError(error: unknown): boolean {
   return error.originalError == null ? true : isOriginalGraphQLError(error.originalError);
 }
 
-export function regularAnswer(
+export async function regularAnswer(
   result: ExecutionResult & { stringify?: (value: unknown) => string },
   mediaType: PlainMediaType,
-): RegularAnswer {
+): Promise<RegularAnswer> {
   const headers: Record<string, string> = { 'Content-Type': `${mediaType}; charset=utf-8` };
   const errors = result.errors;
   // prefer 200 only when the client accepts application/json and every error is a GraphQL error
@@ -62,7 +63,9 @@ export function regularAnswer(
     status ||= 200;
   }
   status ||= unexpected && !('data' in result) ? 500 : 200;
-  return { status, headers, body: (result.stringify ?? JSON.stringify)(withoutInternals(result)) };
+  // a large result is written in slices, so that other requests are not held while it is (http/slicedJson.ts)
+  const clean = withoutInternals(result);
+  return { status, headers, body: result.stringify ? result.stringify(clean) : await stringifyInSlices(clean) };
 }
 
 /** The result as the client sees it: no `http` in the extensions of the result or of its errors, no `unexpected`. */

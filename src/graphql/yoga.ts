@@ -9,6 +9,7 @@ import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { endUnansweredStreams } from './liveStreams.js';
 import { schema } from './schema/index.js';
+import { slicedAnswers } from './slicedAnswers.js';
 import { type OperationLabelContext, operationLabelStep } from './operationLabel.js';
 import type { OperationStep } from './operationSteps.js';
 import { variableCheckStep } from './variableCheck.js';
@@ -44,6 +45,11 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     // the last before the executor: an operation refused for its variables was counted, labelled and stamped like any other
     variableCheckStep(schema, maskError),
     maskingStep(maskError),
+    {
+      name: 'answers written in slices',
+      plugins: [slicedAnswers()],
+      prepared: { notNeeded: 'a prepared answer is written in slices by the prepared path itself (regularAnswer.ts)' },
+    },
     {
       name: 'unanswered streams end',
       plugins: [endUnansweredStreams()],

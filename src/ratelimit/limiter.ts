@@ -166,12 +166,12 @@ export type RateLimitConfig = Pick<
 /** In memory, or in Redis when `redisUrl` is set. Close it with `close()`. */
 export function createRateLimiter(config: RateLimitConfig, logger: Logger, clock: () => Date): RateLimiter {
   if (!config.redisUrl) return new RateLimiter(new MemoryStore(), config, clock, logger);
-  let limiter: RateLimiter | undefined;
+  // the store reports its failures to the limiter made with it (none before the limiter exists)
+  const made: { limiter?: RateLimiter } = {};
   const redis = new RedisStore({
     url: config.redisUrl,
     keyPrefix: config.rateLimitKeyPrefix,
-    onError: (err) => limiter?.store.reportFailure(err),
+    onError: (err) => made.limiter?.store.reportFailure(err),
   });
-  limiter = new RateLimiter(redis, config, clock, logger);
-  return limiter;
+  return (made.limiter = new RateLimiter(redis, config, clock, logger));
 }

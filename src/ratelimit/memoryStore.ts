@@ -15,12 +15,13 @@ export class MemoryStore implements CounterStore {
   /** `now` paces expiry only (window keys already carry their window); tests may replace it. */
   constructor(private readonly now: () => number = Date.now) {}
 
-  async increment(key: string, ttlMs: number): Promise<number> {
-    return this.incrementNow(key, ttlMs);
+  // the store answers at once; the promises are CounterStore's shape, which Redis needs
+  increment(key: string, ttlMs: number): Promise<number> {
+    return Promise.resolve(this.incrementNow(key, ttlMs));
   }
 
-  async get(key: string): Promise<number> {
-    return this.getNow(key);
+  get(key: string): Promise<number> {
+    return Promise.resolve(this.getNow(key));
   }
 
   /** increment, answered at once (FailoverStore's synchronous path: a cached read makes no promise for its budgets). */
@@ -41,7 +42,11 @@ export class MemoryStore implements CounterStore {
     return this.live(key, this.now())?.value ?? 0;
   }
 
-  async claimInterval(key: string, nowMs: number, intervalMs: number): Promise<number> {
+  claimInterval(key: string, nowMs: number, intervalMs: number): Promise<number> {
+    return Promise.resolve(this.claimIntervalNow(key, nowMs, intervalMs));
+  }
+
+  private claimIntervalNow(key: string, nowMs: number, intervalMs: number): number {
     const now = this.now();
     this.sweepNowAndThen(now);
     const entry = this.live(key, now);
@@ -54,14 +59,17 @@ export class MemoryStore implements CounterStore {
     return 0;
   }
 
-  async ping(): Promise<void> {}
-
-  async ready(): Promise<boolean> {
-    return true;
+  ping(): Promise<void> {
+    return Promise.resolve();
   }
 
-  async close(): Promise<void> {
+  ready(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
+  close(): Promise<void> {
     this.entries.clear();
+    return Promise.resolve();
   }
 
   /** Forgets every counter (tests: a fresh budget per case). */

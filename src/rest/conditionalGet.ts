@@ -4,6 +4,7 @@
 // hundred bytes of headers instead of the document while nothing changed.
 // crypto.hash: the one-shot digest (Node 20.12+), without a Hash object per call
 import { hash } from 'node:crypto';
+import { sha256InSlices } from '../http/slicedJson.js';
 
 /** Responses differ per credential: caches may keep them only for this client, and must revalidate. */
 export const CONDITIONAL_CACHE_CONTROL = 'private, no-cache';
@@ -14,6 +15,11 @@ export const CONDITIONAL_CACHE_CONTROL = 'private, no-cache';
  */
 export function weakETag(json: string): string {
   return `W/"${hash('sha256', json, 'base64url').slice(0, 27)}"`;
+}
+
+/** weakETag, digested in slices (a large answer's digest does not hold other requests: http/slicedJson.ts). */
+export async function weakETagInSlices(json: string): Promise<string> {
+  return `W/"${(await sha256InSlices(json)).slice(0, 27)}"`;
 }
 
 /**

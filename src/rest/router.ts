@@ -12,7 +12,8 @@ import { clientAddress } from '../http/clientAddress.js';
 import { limitRest } from '../ratelimit/http.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
 import { bodySourceOf, parseBody } from '../http/body.js';
-import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETag, withoutFields } from './conditionalGet.js';
+import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETagInSlices, withoutFields } from './conditionalGet.js';
+import { stringifyInSlices } from '../http/slicedJson.js';
 import { successBody } from './envelope.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently, routeSecretField } from './idempotency.js';
@@ -72,7 +73,7 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
   // text enters here: a NUL or an unpaired surrogate in any path or query parameter is a 400 naming it
   refuseUnstorableText([request.params], [query]);
   const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
-  const { json, etag } = serialized(route, result);
+  const { json, etag } = await serialized(route, result);
   progress.headers.ETag = etag;
   progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
   if (ifNoneMatchHits(request.header('if-none-match'), etag)) return { status: 304, body: null };
@@ -84,7 +85,7 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
  * object again (it does so only for frozen objects it keeps with the records they come from, such as a
  * schedule's office hours: domain/schedule/officeHours.ts); otherwise made for each answer.
  */
-function serialized(route: RouteDef, result: { data: unknown; message?: string }): { json: string; etag: string } {
+async function serialized(route: RouteDef, result: { data: unknown; message?: string }): Promise<{ json: string; etag: string }> {
   const reusable =
     result.message === undefined &&
     !route.etagOmits &&
@@ -102,15 +103,17 @@ function serialized(route: RouteDef, result: { data: unknown; message?: string }
     const last = basisTexts.get(basis);
     if (last && sameEchoes(last.echoes, result.data as Record<string, unknown>, route.etagOmits!)) return last;
   }
-  const json = JSON.stringify(successBody(result.data, result.message));
+  // written, and tagged, in slices: a large answer does not hold other requests while it is (http/slicedJson.ts)
+  const json = await stringifyInSlices(successBody(result.data, result.message));
   let etag: string;
   if (route.etagOmits) {
     // the tag leaves out the fields that echo the instant; what it covers comes from the answer's basis when it has one
     const known = basis && basisTexts.get(basis)?.etag;
-    etag = known || weakETag(JSON.stringify(successBody(withoutFields(result.data, route.etagOmits), result.message)));
+    etag =
+      known || (await weakETagInSlices(await stringifyInSlices(successBody(withoutFields(result.data, route.etagOmits), result.message))));
     if (basis) basisTexts.set(basis, { json, etag, echoes: route.etagOmits.map((name) => (result.data as Record<string, unknown>)[name]) });
   } else {
-    etag = weakETag(json);
+    etag = await weakETagInSlices(json);
   }
   if (reusable) answerTexts.set(result.data as object, { json, etag });
   return { json, etag };

@@ -30,7 +30,8 @@ const BUDGETS: Record<string, Budget> = {
   'POST /v1/organizations/:orgId/office-hours': { cold: 12, warm: 9 },
   'GET /v1/organizations/:orgId/closures': { cold: 3, warm: 1 },
   // creates lock the organization's row and count its list before inserting (domain/shared/listLimits.ts), and append an event
-  'POST /v1/organizations/:orgId/closures': { cold: 6, warm: 4 },
+  // a timed closure also counts the closures within 31 days of it (domain/schedule/closures.ts, the timeline's bound)
+  'POST /v1/organizations/:orgId/closures': { cold: 7, warm: 5 },
   'GET /v1/organizations/:orgId/closures/:closureId': { cold: 3, warm: 1 },
   'POST /v1/organizations/:orgId/closures/:closureId': { cold: 5, warm: 2 },
   'DELETE /v1/organizations/:orgId/closures/:closureId': { cold: 4, warm: 2 },

@@ -41,9 +41,9 @@ describe('TenantWorkGate', () => {
     expect(gate.stats()).toMatchObject({ running: 2, waiting: 1 });
     a1.finish();
     await flush();
-    // a2 waits while the slot rests three times as long as a1 took
+    // a2 waits while the slot rests five times as long as a1 took
     expect(log).toEqual(['start a1', 'start b1', 'end a1']);
-    vi.advanceTimersByTime(29);
+    vi.advanceTimersByTime(49);
     await flush();
     expect(log).not.toContain('start a2');
     vi.advanceTimersByTime(1);

@@ -19,8 +19,12 @@ export interface TenantWorkLimits {
   waitMs: number;
 }
 
-/** How long a slot rests after a piece of work, for more of the same organization's (times the work's own time). */
-const REST_FACTOR = 3;
+/**
+ * How long a slot rests after a piece of work, for more of the same organization's (times the work's own time):
+ * one organization's expensive work of a kind then has at most a sixth of the process's time, so that another
+ * organization's request, which waits for at most one slice of it at each of its turns, seldom meets it at all.
+ */
+const REST_FACTOR = 5;
 /** The longest a slot rests between two pieces of one organization's work (ms). */
 const MAX_REST_MS = 1_000;
 
@@ -62,7 +66,7 @@ export class TenantWorkGate {
       return await work();
     } finally {
       // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
-      // it passes on: one organization's expensive work of a kind takes at most about a quarter of the process's time
+      // it passes on: one organization's expensive work of a kind takes at most about a sixth of the process's time
       if (lane.waiters.length > 0)
         setTimeout(() => this.release(key, lane), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
       else this.release(key, lane);
@@ -115,8 +119,8 @@ export class TenantWorkGate {
 /** The gate of a process whose deps name none (command-line tools; every app names its own). */
 export const processTenantWork = new TenantWorkGate();
 
-/** How long work runs before it gives the event loop back (ms). */
-export const SLICE_MS = 2;
+/** How long work runs before it gives the event loop back (ms): what another request may wait at one of its turns. */
+export const SLICE_MS = 1;
 
 /** Lets every callback that is due run (I/O, timers, requests waiting to start) before going on. */
 export function yieldToOthers(): Promise<void> {

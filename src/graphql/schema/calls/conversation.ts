@@ -18,7 +18,7 @@ import {
   type ConversationWithTranscript,
   type TranscriptPage,
 } from '../../../domain/calls/conversationWrites.js';
-import { builder } from '../../builder.js';
+import { type ArgBuilderOf, builder } from '../../builder.js';
 import { MediumEnum } from '../enums.js';
 
 const ConversationStatusEnum = builder.enumType('ConversationStatus', {
@@ -68,6 +68,20 @@ const ConversationPageRef = builder.objectRef<ConversationPage>('ConversationPag
   }),
 });
 
+/** The filters of both ways to list conversations (by offset and by cursor): the domain reads them alike. */
+const filterArgs = (arg: ArgBuilderOf) => ({
+  orgId: arg.id({ description: 'Filter by organization.' }),
+  botId: arg.id({ description: 'Filter by bot.' }),
+  includeArchived: arg.boolean({ description: 'Include archived conversations (default false).' }),
+  includeChildren: arg.boolean({
+    description: 'Include child-organization conversations; account organizations only (default false).',
+  }),
+  medium: arg({ type: MediumEnum, description: 'Only this medium.' }),
+  status: arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
+  startedFrom: arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
+  startedTo: arg.string({ description: 'startTime before this instant (ISO 8601).' }),
+});
+
 builder.queryFields((t) => ({
   conversations: t.field({
     type: ConversationPageRef,
@@ -76,16 +90,7 @@ builder.queryFields((t) => ({
     args: {
       offset: t.arg.int({ description: 'Items to skip (>= 0, default 0).' }),
       limit: t.arg.int({ description: 'Page size (1..100, default 20).' }),
-      orgId: t.arg.id({ description: 'Filter by organization.' }),
-      botId: t.arg.id({ description: 'Filter by bot.' }),
-      includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
-      includeChildren: t.arg.boolean({
-        description: 'Include child-organization conversations; account organizations only (default false).',
-      }),
-      medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
-      status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
-      startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
-      startedTo: t.arg.string({ description: 'startTime before this instant (ISO 8601).' }),
+      ...filterArgs(t.arg),
     },
     // the arguments go to the domain's schema, which also parses the REST query strings
     resolve: async (_root, args, ctx) => listConversations(ctx.deps, await ctx.actor(), { ...args }),
@@ -138,16 +143,7 @@ builder.queryFields((t) => ({
     args: {
       first: t.arg.int({ description: 'Page size (1..100, default 20).' }),
       after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
-      orgId: t.arg.id({ description: 'Filter by organization.' }),
-      botId: t.arg.id({ description: 'Filter by bot.' }),
-      includeArchived: t.arg.boolean({ description: 'Include archived conversations (default false).' }),
-      includeChildren: t.arg.boolean({
-        description: 'Include child-organization conversations; account organizations only (default false).',
-      }),
-      medium: t.arg({ type: MediumEnum, description: 'Only this medium.' }),
-      status: t.arg({ type: ConversationStatusEnum, description: 'Only this status.' }),
-      startedFrom: t.arg.string({ description: 'startTime at or after this instant (ISO 8601).' }),
-      startedTo: t.arg.string({ description: 'startTime before this instant (ISO 8601).' }),
+      ...filterArgs(t.arg),
     },
     resolve: async (_root, args, ctx) => conversationsConnection(ctx.deps, await ctx.actor(), { ...args }),
   }),

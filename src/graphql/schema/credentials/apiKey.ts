@@ -7,9 +7,10 @@ import {
   rollApiKey,
 } from '../../../domain/credentials/apiKeys.js';
 import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
-import { builder } from '../../builder.js';
+import { builder, type FieldBuilderOf } from '../../builder.js';
 
-const apiKeyFields = (t: any) => ({
+/** The fields of the masked type, shared with the type that also carries the secret (a subtype of it). */
+const apiKeyFields = (t: FieldBuilderOf<ApiKeyView>) => ({
   id: t.exposeID('id', { description: 'Key id (UUID).' }),
   orgId: t.exposeID('orgId', { description: 'The organization the key acts for.' }),
   name: t.exposeString('name', { description: 'A name to tell keys apart.' }),

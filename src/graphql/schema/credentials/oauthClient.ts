@@ -8,9 +8,10 @@ import {
   setOAuthClientScopes,
 } from '../../../domain/credentials/oauthClients.js';
 import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
-import { builder } from '../../builder.js';
+import { builder, type FieldBuilderOf } from '../../builder.js';
 
-const clientFields = (t: any) => ({
+/** The fields of the masked type, shared with the type that also carries the secret (a subtype of it). */
+const clientFields = (t: FieldBuilderOf<OAuthClientView>) => ({
   id: t.exposeID('id', { description: 'Client record id (UUID).' }),
   orgId: t.exposeID('orgId', { description: 'The organization the client acts for.' }),
   name: t.exposeString('name', { description: 'A name to tell clients apart.' }),

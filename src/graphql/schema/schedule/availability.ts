@@ -8,7 +8,7 @@ import {
   TIMELINE_MAX_DAYS,
 } from '../../../domain/schedule/availabilityQuery.js';
 import { watchAvailability } from '../../../domain/schedule/availabilityWatch.js';
-import { builder } from '../../builder.js';
+import { builder, type FieldBuilderOf } from '../../builder.js';
 import { MediumEnum } from '../enums.js';
 import { OrganizationRef } from '../organizations/organization.js';
 
@@ -50,6 +50,24 @@ const AvailableTemplate = builder.objectRef<{ id: string; name: string }>('Avail
   }),
 });
 
+/** What holds at an instant, the same on an availability answer and on each interval of a timeline. */
+const stateFields = (
+  t: FieldBuilderOf<Pick<Availability & TimelineInterval, 'state' | 'closure' | 'specialHours' | 'break' | 'greeting'>>,
+) => ({
+  state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
+  closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
+  specialHours: t.expose('specialHours', {
+    type: AvailabilitySpecialHours,
+    nullable: true,
+    description: 'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
+  }),
+  break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
+  greeting: t.exposeString('greeting', {
+    nullable: true,
+    description: 'The greeting for the medium and state; null when none is configured.',
+  }),
+});
+
 export const AvailabilityRef = builder.objectRef<Availability>('Availability').implement({
   description:
     'Which state an organization is in at an instant, which greeting a caller hears, which templates may be used, and when the state next changes.',
@@ -57,20 +75,8 @@ export const AvailabilityRef = builder.objectRef<Availability>('Availability').i
     at: t.exposeString('at', { description: 'The instant, UTC (`YYYY-MM-DDTHH:mm:ssZ`).' }),
     timezone: t.exposeString('timezone', { description: "The organization's IANA timezone." }),
     localTime: t.exposeString('localTime', { description: 'Local wall time at the instant, `YYYY-MM-DDTHH:mm`.' }),
-    state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
+    ...stateFields(t),
     officeOpen: t.exposeBoolean('officeOpen', { description: 'True only for OPEN.' }),
-    closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
-    specialHours: t.expose('specialHours', {
-      type: AvailabilitySpecialHours,
-      nullable: true,
-      description:
-        'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
-    }),
-    break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
-    greeting: t.exposeString('greeting', {
-      nullable: true,
-      description: 'The greeting for the medium and state; null when none is configured.',
-    }),
     availableTemplates: t.expose('availableTemplates', {
       type: [AvailableTemplate],
       description: "The organization's templates usable for the medium in this state.",
@@ -106,19 +112,7 @@ const TimelineIntervalRef = builder.objectRef<TimelineInterval>('AvailabilityInt
   fields: (t) => ({
     start: t.exposeString('start', { description: 'Start, UTC (`YYYY-MM-DDTHH:mm:ssZ`), inclusive.' }),
     end: t.exposeString('end', { description: 'End, UTC, exclusive.' }),
-    state: t.expose('state', { type: AvailabilityStateEnum, description: 'CLOSURE, CLOSED, BREAK or OPEN.' }),
-    closure: t.expose('closure', { type: AvailabilityClosure, nullable: true, description: 'The closure that applies, if any.' }),
-    specialHours: t.expose('specialHours', {
-      type: AvailabilitySpecialHours,
-      nullable: true,
-      description:
-        'The special hours of the local date when they decide the answer (no closure applies); null on a day of the weekly hours.',
-    }),
-    break: t.expose('break', { type: AvailabilityBreak, nullable: true, description: 'The break that applies, if any.' }),
-    greeting: t.exposeString('greeting', {
-      nullable: true,
-      description: 'The greeting for the medium and state; null when none is configured.',
-    }),
+    ...stateFields(t),
   }),
 });
 
