@@ -6,7 +6,6 @@ import { createRequestBatch } from '../domain/shared/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
 import { Unauthenticated } from '../domain/shared/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
-import type { MemoRecorder } from './answerMemo.js';
 
 export interface GraphQLContext {
   deps: AppDeps;
@@ -21,8 +20,6 @@ export interface GraphQLContext {
   reauthenticate(): Promise<Actor>;
   /** The client address (http/clientAddress.ts): what introspection is budgeted by (rateLimits.ts). */
   clientAddress: string;
-  /** Set while an answer that may be kept is made (answerMemo.ts): the resolvers report what they read, the budgets what they drew. */
-  memo?: MemoRecorder;
 }
 
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */

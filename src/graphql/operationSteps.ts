@@ -51,8 +51,6 @@ export async function executePrepared(
   query: PreparedQuery,
   operation: PreparedOperation,
   variables: Record<string, unknown> | null | undefined,
-  /** What runs in place of the compiled query (a kept answer, answerMemo.ts); every step runs around it the same. */
-  execute: () => Promise<ExecutionResult> = () => run(query.compiled, undefined, operation.context, variables),
 ): Promise<ExecutionResult> {
   let stopped: ExecutionResult | undefined;
   for (const step of steps) {
@@ -60,7 +58,7 @@ export async function executePrepared(
     stopped = step.prepared.onExecute?.(operation) ?? undefined;
     if (stopped) break;
   }
-  let result = stopped ?? (await execute());
+  let result = stopped ?? (await run(query.compiled, undefined, operation.context, variables));
   for (const phase of ['onExecuteDone', 'onExecutionResult'] as const) {
     for (const step of steps) {
       const hook = 'notNeeded' in step.prepared ? undefined : step.prepared[phase];

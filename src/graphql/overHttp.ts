@@ -25,8 +25,6 @@
 //               headers), an Idempotency-Key, a Content-Encoding, a type other than JSON, an Accept yoga
 //               decides, a repeated Authorization or Content-Type, a body not all here yet. Through Hono
 //               (app.fetch, CORS open), a prepared query runs the same function and Hono writes its answer.
-//               A remembered body of a query of read-model records only may be answered from a kept answer
-//               (answerMemo.ts): in place of the compiled query, inside the same steps.
 //   fast path   a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
 //               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
@@ -46,7 +44,6 @@ import { isAsyncIterable } from '@graphql-tools/utils';
 import type { Context } from 'hono';
 import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import { LRUCache } from 'lru-cache';
 import type { AppDeps } from '../deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
 import { addressOf, clientAddress } from '../http/clientAddress.js';
@@ -59,17 +56,13 @@ import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/reques
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
 import type { Logger } from '../logger.js';
-import type { Actor } from '../domain/shared/access.js';
 import { graphqlCodeOf } from '../domain/shared/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
 import { createGraphQLContext } from './context.js';
 import { executePrepared, type OperationStep } from './operationSteps.js';
-import { type PreparedQuery, run } from './preparedQueries.js';
+import type { PreparedQuery } from './preparedQueries.js';
 import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
-import { AnswerMemo, type KeptAnswer, MemoRecorder } from './answerMemo.js';
-import { budgetsOf } from './rateLimits.js';
-import { sealVariables } from './variableCheck.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
 type Yoga = ReturnType<typeof createGraphQLHandler>['yoga'];
@@ -108,8 +101,6 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
   const { yoga, steps, prepared } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
   const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
-  // answers of prepared queries kept with the records they were made from (answerMemo.ts)
-  const memo = preparedPath ? new AnswerMemo(deps.readModel) : undefined;
   const handler = async (c: Context<AppEnv>): Promise<Response> => {
     c.set('route', `${c.req.method} /graphql`);
     const address = clientAddress(c, deps.config.trustProxy);
@@ -151,7 +142,6 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
           { params: read.params, mediaType },
           serverContext,
           post.headers.get('authorization'),
-          memo,
         );
         return c.body(answer.body, answer.status as 200, answer.headers);
       }
@@ -184,21 +174,10 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
     return answerDirectly(incoming, read.query, { params: read.params, mediaType });
   };
 
-  // The bodies of prepared queries seen last, with their parameters read and sealed (frozen all the way
-  // down) and their prepared query: clients repeat the same few bodies (a dashboard's refresh), and a
-  // repeated one is neither parsed, nor looked up, nor its variables checked again (variableCheck.ts
-  // remembers sealed variables found valid). A pure function of the text: nothing to invalidate. Bounded
-  // in count and in size (a longer body is read every time); its parameters serve the prepared path only
-  // (yoga may write to the parameters it reads).
-  const preparedBodies = new LRUCache<string, { params: GraphQLParams; query: PreparedQuery }>({ max: PREPARED_BODIES });
   function readParams(text: string): { params: GraphQLParams; query?: PreparedQuery } | undefined {
-    const known = preparedBodies.get(text);
-    if (known) return known;
     const params = plainParams(text);
     if (!params) return undefined;
-    const query = preparedPath?.get(params.query, params.operationName);
-    if (query && text.length <= PREPARED_BODY_MAX_LENGTH) preparedBodies.set(text, { params: sealParams(params), query });
-    return { params, query };
+    return { params, query: preparedPath?.get(params.query, params.operationName) };
   }
 
   async function answerDirectly(incoming: IncomingMessage, query: PreparedQuery, plain: PlainRequest): Promise<DirectGraphQLAnswer> {
@@ -219,7 +198,7 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
     };
     let answer: { status: number; headers: Record<string, string | number>; body: string };
     try {
-      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null, memo);
+      answer = await preparedAnswer(steps, query, plain, serverContext, headers.authorization ?? null);
     } catch (err) {
       const failed = options.failure(err, requestDeps.logger, '/graphql', requestId);
       answer = {
@@ -290,46 +269,12 @@ async function preparedAnswer(
   { params, mediaType }: PlainRequest,
   serverContext: GraphQLServerContext,
   authorization: string | null,
-  memo: AnswerMemo | undefined,
 ): Promise<RegularAnswer> {
   const context = createGraphQLContext(serverContext, { authorization });
   const operation = { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables };
-  // a kept answer (answerMemo.ts) may stand in for the compiled query: for a remembered body (its
-  // parameters sealed) of a query that may be kept, once the steps before the executor let it run
-  const keeping =
-    memo && query.memoizable && Object.isFrozen(params)
-      ? { memo, actor: undefined as Actor | undefined, recorder: undefined as MemoRecorder | undefined }
-      : undefined;
-  const result = await executePrepared(steps, query, operation, params.variables, async () => {
-    if (keeping) {
-      // the caller, as the resolvers would authenticate it (once: the context keeps it)
-      keeping.actor = await context.actor().catch(() => undefined);
-      const kept = keeping.actor && keeping.memo.get(params, keeping.actor);
-      // its draws, as running the query would draw them; one refused: the query runs after all, those draws
-      // answered as they were (rateLimits.ts), and answers what it answers
-      if (kept && (await budgetsOf(context).drawAll(kept.draws))) return keptResult(kept);
-      // none kept: made, and kept below when it has no error
-      if (keeping.actor && !kept) keeping.recorder = context.memo = new MemoRecorder();
-    }
-    return run(query.compiled, undefined, context, params.variables);
-  });
-  if (keeping?.recorder && keeping.actor && !result.errors?.length && result.data) {
-    keeping.memo.set(params, keeping.actor, { data: JSON.stringify(result.data), draws: keeping.recorder.draws }, keeping.recorder);
-  }
+  const result = await executePrepared(steps, query, operation, params.variables);
   return regularAnswer(result, mediaType);
 }
-
-/** A kept answer as the steps take a result: its `data` is the kept text, written as it is. */
-function keptResult(kept: KeptAnswer): ExecutionResult {
-  return {
-    data: KEPT,
-    stringify: (result: ExecutionResult) =>
-      `{"data":${kept.data}${result.extensions ? `,"extensions":${JSON.stringify(result.extensions)}` : ''}}`,
-  } as ExecutionResult;
-}
-
-/** Stands for a kept answer's data in the result the steps see (they read errors and extensions only). */
-const KEPT = Object.freeze({});
 
 const serverApis = new WeakMap<Yoga, { Response: typeof Response; api: Yoga['fetchAPI'] }>();
 
@@ -361,18 +306,6 @@ export function plainMediaType(accept: string | null | undefined): PlainMediaTyp
 function plainRequestType(contentType: string | null | undefined, accept: string | null | undefined): PlainMediaType | undefined {
   if (!(contentType ?? '').toLowerCase().startsWith('application/json')) return undefined;
   return plainMediaType(accept);
-}
-
-/** How many prepared bodies are remembered, and the longest one remembered (characters). */
-const PREPARED_BODIES = 256;
-const PREPARED_BODY_MAX_LENGTH = 4_096;
-
-/** A copy of parameters that cannot change (their variables sealed: variableCheck.ts). */
-function sealParams(params: GraphQLParams): GraphQLParams {
-  const copy = structuredClone(params);
-  if (copy.variables) sealVariables(copy.variables);
-  if (copy.extensions) Object.freeze(copy.extensions);
-  return Object.freeze(copy);
 }
 
 /** The parameters of a plain POST's JSON body, when they are well-formed ones yoga would take as they are. */

@@ -12,7 +12,6 @@ import { type DocumentNode, type ExecutionResult, getOperationAST, type GraphQLS
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { memoizable } from './answerMemo.js';
 import { rootSelection } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
 import type { OperationStep } from './operationSteps.js';
@@ -25,8 +24,6 @@ export interface PreparedQuery {
   operationName: string | null | undefined;
   /** The same, as envelop's execute function. */
   execute: ReturnType<typeof makeExecute>;
-  /** Whether its answers may be kept with the records they were made from (answerMemo.ts). */
-  memoizable: boolean;
 }
 
 /** Documents (as sent) × operation name → compiled query. Bounded: memory does not grow with clients' documents. */
@@ -74,7 +71,6 @@ export class PreparedQueries {
       document,
       operationName,
       execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, args.variableValues)),
-      memoizable: memoizable(this.schema, document, operationName),
     };
     this.entries.set(key, prepared);
     return prepared;

@@ -48,8 +48,6 @@ export interface RateLimitExtension {
 
 const INTROSPECTION = 'introspection';
 const OVER_OPERATION = 'over the budget in this operation';
-/** The arguments a replayed or kept draw is made with: no field here identifies its budget by an argument. */
-const NO_ARGS: Record<string, unknown> = Object.freeze({});
 
 /** A window's length as graphql-rate-limit reads it (`60000ms`), made once per length. */
 const windowTexts = new Map<number, string>();
@@ -67,11 +65,6 @@ export class OperationBudgets implements Store {
   private turn: Promise<unknown> = Promise.resolve();
   /** Checks of the library under way (see draw). */
   private checking = 0;
-  /**
-   * Draws counted already, in the order the operation's fields will ask for them again (a kept answer's
-   * draws up to the one refused, answerMemo.ts): each is answered as it was, not drawn a second time.
-   */
-  private replay: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
   private readonly perOperation = getGraphQLRateLimiter({ store: this, identifyContext: (orgId: string) => orgId });
 
   constructor(private readonly limiter: RateLimiter) {}
@@ -86,12 +79,6 @@ export class OperationBudgets implements Store {
 
   /** Counts one occurrence of a field against its budget; throws RateLimited past it. */
   async draw(orgId: string, { budget, pattern }: FieldBudget, args: Record<string, unknown>): Promise<void> {
-    const replayed = this.replay[0];
-    if (replayed && replayed.orgId === orgId && replayed.pattern === pattern) {
-      this.replay.shift();
-      if (replayed.refused) throw replayed.refused;
-      return;
-    }
     const { limit, windowMs } = this.limiter.budget(budget);
     const check = () =>
       this.perOperation(
@@ -126,26 +113,6 @@ export class OperationBudgets implements Store {
       if (known) this.drawn.set(pattern, { ...known, remaining: 0 });
     }
     throw new RateLimited(retryAfter, limitMessage({ limit, windowMs, retryAfter }, pattern));
-  }
-
-  /**
-   * Draws a kept answer's draws in order (answerMemo.ts). True when every one was allowed; else false,
-   * the draws made so far (the refused one last) to be answered as they were when the operation runs.
-   */
-  async drawAll(draws: readonly { orgId: string; budget: FieldBudget }[]): Promise<boolean> {
-    const made: { orgId: string; pattern: string; refused?: RateLimited }[] = [];
-    for (const { orgId, budget } of draws) {
-      try {
-        await this.draw(orgId, budget, NO_ARGS);
-        made.push({ orgId, pattern: budget.pattern });
-      } catch (err) {
-        if (!(err instanceof RateLimited)) throw err;
-        made.push({ orgId, pattern: budget.pattern, refused: err });
-        this.replay = made;
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
@@ -210,7 +177,6 @@ function wrap(field: GraphQLField<unknown, GraphQLContext>, budget: FieldBudget,
   field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
     const actor = await ctx.actor(); // after authentication: the owner is known
     if (!(paidByRoot && info.path.prev?.prev === undefined)) {
-      ctx.memo?.draws.push({ orgId: actor.orgId, budget });
       await budgetsOf(ctx).draw(actor.orgId, budget, args);
     }
     return resolve(parent, args, ctx, info);

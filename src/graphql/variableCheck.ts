@@ -18,46 +18,8 @@ function shortened(message: string): string {
   return `${message.slice(0, keep)} … ${message.slice(-keep)}`;
 }
 
-/**
- * Variables that cannot change (`sealVariables`: frozen all the way down), found valid, with the document
- * and operation they were checked against. The prepared path reads a repeated body once and keeps its
- * parameters sealed (overHttp.ts), so the same object comes back with the same operation and is not
- * checked again. Weak: an object no longer kept is forgotten.
- */
-const sealed = new WeakSet<object>();
-const validVariables = new WeakMap<object, { document: DocumentNode; operationName: string | null | undefined }>();
-
-/** Freezes a variables object all the way down, so that a check of it holds for as long as it is kept. */
-export function sealVariables<T extends object>(variables: T): T {
-  deepFreeze(variables);
-  sealed.add(variables);
-  return variables;
-}
-
-function deepFreeze(value: unknown): void {
-  if (!value || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-}
-
 /** The first problem of `variables` for the operation, as graphql-js words it (cut short), or undefined. */
 export function variableProblem(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: unknown,
-): GraphQLError | undefined {
-  const isSealed = !!variables && typeof variables === 'object' && sealed.has(variables);
-  if (isSealed) {
-    const known = validVariables.get(variables as object);
-    if (known && known.document === document && known.operationName === operationName) return undefined;
-  }
-  const problem = firstProblem(schema, document, operationName, variables);
-  if (!problem && isSealed) validVariables.set(variables as object, { document, operationName });
-  return problem;
-}
-
-function firstProblem(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,

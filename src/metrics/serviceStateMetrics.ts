@@ -75,7 +75,7 @@ export function registerServiceStateMetrics(
     registry,
     {
       name: 'ocs_read_model_hits_total',
-      help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules, answers: kept GraphQL answers).',
+      help: 'Reads the read model answered from memory, by part (organizations, credentials, tokens, schedules).',
       label: 'part',
     },
     byPart('hits'),

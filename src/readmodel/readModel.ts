@@ -25,7 +25,6 @@ import type { Change } from '../changes/change.js';
 import type { ChangeListener } from '../changes/feed.js';
 import type { Db } from '../db/client.js';
 import { loadApiKeys, loadOAuthClients, loadOrganizations, loadSchedules } from './loaders.js';
-import { KeptAnswers } from './keptAnswers.js';
 import { LoadingCache } from './loadingCache.js';
 import { apiKeyBytes, oauthClientBytes, organizationBytes, scheduleBytes } from './sizes.js';
 import type { ApiKeyRecord, OAuthClientRecord, OrganizationRecord, VerifiedToken } from '../domain/shared/readModel.js';
@@ -53,8 +52,6 @@ export interface ReadModelStats {
 
 /** How far back the cached schedule reaches: an `at` a little in the past still reads it. */
 const SCHEDULE_LOOKBACK_MS = 60 * 60_000;
-/** First keys of kept answers (GraphQL: remembered bodies, of which the GraphQL path remembers as many). */
-const KEPT_ANSWER_KEYS = 256;
 
 export class ReadModel implements ChangeListener {
   /** False while the change feed cannot read the event log: entries then live only briefly. */
@@ -64,8 +61,6 @@ export class ReadModel implements ChangeListener {
   private readonly oauthClientCache: LoadingCache<string, OAuthClientRecord>;
   private readonly scheduleCache: LoadingCache<string, OrgSchedule>;
   private readonly tokenCache: LRUCache<string, VerifiedToken>;
-  /** Answers a surface made from records held here, each kept while those records are (keptAnswers.ts). */
-  readonly answers: KeptAnswers<unknown>;
   private tokenHits = 0;
   private tokenMisses = 0;
 
@@ -99,7 +94,6 @@ export class ReadModel implements ChangeListener {
       loadMany: (ids) => loadSchedules(db, ids, new Date(options.clock().getTime() - SCHEDULE_LOOKBACK_MS)),
     });
     this.tokenCache = new LRUCache({ max });
-    this.answers = new KeptAnswers((part, orgId) => this.held(part, orgId), KEPT_ANSWER_KEYS);
   }
 
   // ── reads ────────────────────────────────────────────────────────────────────────────────────
@@ -152,8 +146,7 @@ export class ReadModel implements ChangeListener {
 
   /**
    * The organization's record or schedule held now, as a read would hand it out without loading (not
-   * expired, not suspect); undefined when it is not. What is derived from one (keptAnswers.ts) is
-   * current while this answers the same object.
+   * expired, not suspect); undefined when it is not.
    */
   held(part: 'organization', orgId: string): OrganizationRecord | undefined;
   held(part: 'schedule', orgId: string): OrgSchedule | undefined;
@@ -162,7 +155,7 @@ export class ReadModel implements ChangeListener {
     return (part === 'organization' ? this.organizationCache : this.scheduleCache).peek(orgId);
   }
 
-  stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules' | 'answers', ReadModelStats> {
+  stats(): Record<'organizations' | 'credentials' | 'tokens' | 'schedules', ReadModelStats> {
     const of = (c: { hits: number; misses: number; size: number; bytes: number }) => ({
       hits: c.hits,
       misses: c.misses,
@@ -181,7 +174,6 @@ export class ReadModel implements ChangeListener {
       },
       tokens: { hits: this.tokenHits, misses: this.tokenMisses, entries: this.tokenCache.size, bytes: 0 },
       schedules: of(this.scheduleCache),
-      answers: { hits: this.answers.hits, misses: this.answers.misses, entries: this.answers.size, bytes: 0 },
     };
   }
 
@@ -223,6 +215,5 @@ export class ReadModel implements ChangeListener {
     this.apiKeyCache.clear();
     this.oauthClientCache.clear();
     this.scheduleCache.clear();
-    this.answers.clear();
   }
 }

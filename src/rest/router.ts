@@ -19,7 +19,6 @@ import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently, routeSecretField } from './idempotency.js';
 import type { RouteDef } from './route.js';
 import { getQueryParam } from 'hono/utils/url';
-import { ANSWER_BASIS } from '../domain/schedule/availability.js';
 import type { AppEnv } from '../http/appEnv.js';
 
 export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
@@ -81,56 +80,16 @@ export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequ
 }
 
 /**
- * The text of an answer and its tag, made once per `data` object when the domain hands out the same
- * object again (it does so only for frozen objects it keeps with the records they come from, such as a
- * schedule's office hours: domain/schedule/officeHours.ts); otherwise made for each answer.
+ * The text of an answer and its tag; a route with `etagOmits` leaves the fields echoing the instant out of
+ * the tag. Written, and tagged, in slices: a large answer does not hold other requests while it is
+ * (http/slicedJson.ts).
  */
 async function serialized(route: RouteDef, result: { data: unknown; message?: string }): Promise<{ json: string; etag: string }> {
-  const reusable =
-    result.message === undefined &&
-    !route.etagOmits &&
-    typeof result.data === 'object' &&
-    result.data !== null &&
-    Object.isFrozen(result.data);
-  if (reusable) {
-    const known = answerTexts.get(result.data as object);
-    if (known) return known;
-  }
-  // an answer made from a basis (domain/schedule/availability.ts) is its basis and the fields echoing the instant
-  // (the route's etagOmits): the same basis and the same echoed values give the same text
-  const basis = route.etagOmits && result.message === undefined ? basisOf(result.data) : undefined;
-  if (basis) {
-    const last = basisTexts.get(basis);
-    if (last && sameEchoes(last.echoes, result.data as Record<string, unknown>, route.etagOmits!)) return last;
-  }
-  // written, and tagged, in slices: a large answer does not hold other requests while it is (http/slicedJson.ts)
   const json = await stringifyInSlices(successBody(result.data, result.message));
-  let etag: string;
-  if (route.etagOmits) {
-    // the tag leaves out the fields that echo the instant; what it covers comes from the answer's basis when it has one
-    const known = basis && basisTexts.get(basis)?.etag;
-    etag =
-      known || (await weakETagInSlices(await stringifyInSlices(successBody(withoutFields(result.data, route.etagOmits), result.message))));
-    if (basis) basisTexts.set(basis, { json, etag, echoes: route.etagOmits.map((name) => (result.data as Record<string, unknown>)[name]) });
-  } else {
-    etag = await weakETagInSlices(json);
-  }
-  if (reusable) answerTexts.set(result.data as object, { json, etag });
+  const etag = route.etagOmits
+    ? await weakETagInSlices(await stringifyInSlices(successBody(withoutFields(result.data, route.etagOmits), result.message)))
+    : await weakETagInSlices(json);
   return { json, etag };
-}
-
-function sameEchoes(echoes: readonly unknown[], data: Record<string, unknown>, names: readonly string[]): boolean {
-  for (let i = 0; i < names.length; i++) if (echoes[i] !== data[names[i]!]) return false;
-  return true;
-}
-
-const answerTexts = new WeakMap<object, { json: string; etag: string }>();
-/** Per basis: its tag, and the text of the last answer made from it with the values it echoed (an instant to the second: many requests share one). */
-const basisTexts = new WeakMap<object, { json: string; etag: string; echoes: unknown[] }>();
-
-function basisOf(data: unknown): object | undefined {
-  const basis = data && typeof data === 'object' ? (data as { [ANSWER_BASIS]?: unknown })[ANSWER_BASIS] : undefined;
-  return basis && typeof basis === 'object' ? basis : undefined;
 }
 
 export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {

@@ -199,7 +199,7 @@ describe('GET /metrics', () => {
         .find('ocs_read_model_hits_total')
         .map((s) => s.labels.part)
         .sort(),
-    ).toEqual(['answers', 'credentials', 'organizations', 'schedules', 'tokens']);
+    ).toEqual(['credentials', 'organizations', 'schedules', 'tokens']);
   });
 
   it('times every SQL statement but transaction control, and counts failed statements', async () => {

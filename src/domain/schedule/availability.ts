@@ -549,15 +549,8 @@ export function availabilityBody(
 }
 
 /** Adds the instant's own fields to an availability body. */
-/**
- * On an answer whose fields, apart from those echoing the instant asked (`at`, `localTime`), all come
- * from one object that is reused while they stay the same: that object (non-enumerable, so no answer
- * shows it). A surface may keep what it derives from those fields (the REST ETag) with it.
- */
-export const ANSWER_BASIS: unique symbol = Symbol('answer basis');
-
 export function availabilityAt(schedule: CompiledSchedule, atMs: number, body: AvailabilityBody): Availability {
-  const availability: Availability = {
+  return {
     at: formatInstant(atMs),
     timezone: body.timezone,
     localTime: localTimeAt(schedule, atMs),
@@ -570,8 +563,6 @@ export function availabilityAt(schedule: CompiledSchedule, atMs: number, body: A
     availableTemplates: body.availableTemplates,
     nextChangeAt: body.nextChangeAt,
   };
-  Object.defineProperty(availability, ANSWER_BASIS, { value: body });
-  return availability;
 }
 
 export function computeAvailability(input: AvailabilityInput): Availability {

@@ -10,7 +10,6 @@ import { closedObjectError } from './closures.js';
 import { InvalidInput, type Issue, parseInput } from '../shared/errors.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadSchedule } from './availabilityQuery.js';
-import type { OrgSchedule } from './records.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { isLocalTime, localTimeSchema, minutesOf, nonBlankText } from '../shared/timeFormats.js';
 import { viewSchema } from '../shared/viewSchema.js';
@@ -225,38 +224,13 @@ export async function getOfficeHours(
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, orgId);
   const schedule = await loadSchedule(deps, org.id, deps.clock().getTime());
-  const key = dayOfWeek ?? ALL_DAYS;
-  let answers = answersOfSchedule.get(schedule);
-  if (!answers) answersOfSchedule.set(schedule, (answers = new Map<string, { officeHours: OfficeHoursView[] }>()));
-  let answer = answers.get(key);
-  if (!answer) {
-    const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
-    answer = deepFreeze({
-      officeHours: days.map((day) => {
-        const configured = schedule.officeHours.find((d) => d.dayOfWeek === day);
-        return configured ? officeHoursView(configured) : unconfiguredDay(day);
-      }),
-    });
-    answers.set(key, answer);
-  }
-  return answer;
-}
-
-/**
- * The answers made from one compiled schedule, by day (or all days). The read model replaces a schedule
- * when anything in it changes, so an answer kept with the schedule object is that schedule's answer: a
- * read of unchanged hours hands out the same (frozen) object, and the REST router serializes and tags an
- * object it has seen once (rest/router.ts). Weak: the answers go with their schedule.
- */
-const answersOfSchedule = new WeakMap<OrgSchedule, Map<string, { officeHours: OfficeHoursView[] }>>();
-const ALL_DAYS = '*';
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+  const days = dayOfWeek ? [dayOfWeek] : DAYS_OF_WEEK;
+  return {
+    officeHours: days.map((day) => {
+      const configured = schedule.officeHours.find((d) => d.dayOfWeek === day);
+      return configured ? officeHoursView(configured) : unconfiguredDay(day);
+    }),
+  };
 }
 
 /**

@@ -92,9 +92,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Organization id.' }) },
     resolve: async (_root, args, ctx) => {
       // the same rule as GET /v1/organizations/{id}: the scope, then the reach
-      const record = await readOrganization(ctx.deps, await ctx.actor(), String(args.id));
-      ctx.memo?.organization(record);
-      return record;
+      return readOrganization(ctx.deps, await ctx.actor(), String(args.id));
     },
   }),
 }));

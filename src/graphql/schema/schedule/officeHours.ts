@@ -70,7 +70,6 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
         org.id,
         args.dayOfWeek ? { dayOfWeek: args.dayOfWeek } : {},
       );
-      ctx.memo?.schedule(ctx.deps.readModel, org.id);
       return officeHours;
     },
   }),
