@@ -30,12 +30,17 @@ import {
 } from './callRequests.js';
 import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
-import { Conflict, NotFound, parseInput } from '../shared/errors.js';
+import { CallWindowClosed, Conflict, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
+import { resolveZone } from '../shared/localTime.js';
+import { type CallCapacity, callCapacitySchema, capacityOf, capacityRoot } from './callCapacity.js';
+import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy } from './callingPolicy.js';
+import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
+import { claimWithinCapacity, dueWindowGroups, lockCallCapacity } from './sql.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -89,6 +94,9 @@ export const failInput = z.strictObject({
   ),
 });
 
+/** A request with no calling window in sight is held this far ahead (past any notAfter: its expiry ends it). */
+const NO_WINDOW_HOLD_MS = 400 * 86_400_000;
+
 export interface CallClaim {
   leaseId: string;
   leaseUntil: string;
@@ -97,8 +105,15 @@ export interface CallClaim {
   availability: Availability;
 }
 
-export const claimResponse = viewSchema<{ claims: CallClaim[] }>()(
+export interface ClaimAnswer {
+  claims: CallClaim[];
+  /** The capacity of the claimer's organization after the claim. */
+  capacity: CallCapacity;
+}
+
+export const claimResponse = viewSchema<ClaimAnswer>()(
   z.object({
+    capacity: callCapacitySchema.describe("The claimer's organization's cap and its calls in progress after this claim."),
     claims: z
       .array(
         z
@@ -130,7 +145,7 @@ const at = (d: Date) => d.toISOString();
  * Hands out up to `max` due requests (queued, notBefore passed, not expired, organization enabled, and
  * for officeHoursOnly the organization OPEN now), each to exactly one claimer across instances.
  */
-export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<{ claims: CallClaim[] }> {
+export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<ClaimAnswer> {
   const query = parseInput(claimInput, input ?? {});
   requireScope(actor, 'calls:dispatch');
   // a claim locks and moves up to MAX_CLAIM requests, for an account across all its locations: the credential
@@ -138,7 +153,7 @@ export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input:
   return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'claim', () => claimDue(deps, actor, query));
 }
 
-async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<{ claims: CallClaim[] }> {
+async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<ClaimAnswer> {
   const { db } = deps;
   const now = deps.clock();
 
@@ -164,18 +179,26 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     });
   }
 
+  await holdOutsideCallWindows(deps, actor, now);
+
+  const actorOrg = await deps.readModel.organization(actor.orgId);
+  if (!actorOrg) return { claims: [], capacity: { limit: null, inProgress: 0 } };
   const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
+  let capacity: CallCapacity = { limit: null, inProgress: 0 };
   const rows = await db.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<{ id: string }[]>`
-      UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${at(leaseUntil)}::timestamp(3), "attempts" = "attempts" + 1
-      WHERE "id" IN (
-        SELECT c."id" FROM "CallRequest" c
-        WHERE c."status" = 'queued' AND c."dueAt" <= ${at(now)}::timestamp(3) AND c."expiresAt" > ${at(now)}::timestamp(3)
-          AND ${dispatchScope(actor, Prisma.sql`c."orgId"`)}
-          AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
-        ORDER BY c."dueAt", c."id" LIMIT ${query.max}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING "id"::text AS "id"`;
+    // the claims of one family wait for each other here, so that the calls in progress the statement
+    // counts are all there are, on every instance
+    await lockCallCapacity(tx, capacityRoot(actorOrg));
+    const claimed = await claimWithinCapacity(tx, {
+      rootId: capacityRoot(actorOrg),
+      scope: dispatchScope(actor, Prisma.sql`c."orgId"`),
+      now,
+      leaseUntil,
+      max: query.max,
+      defaultCap: DEFAULT_CALLING_POLICY.maxConcurrentCalls,
+    });
+    const { limit, inProgress } = await capacityOf(tx, actorOrg, now);
+    capacity = { limit, inProgress };
     if (claimed.length === 0) return [];
     const rows = await tx.callRequest.findMany({
       where: { id: { in: claimed.map((c) => c.id) } },
@@ -204,7 +227,34 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
       availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
     });
   }
-  return { claims };
+  return { claims, capacity };
+}
+
+/**
+ * Due requests whose callee's calling window is closed now (the window ended while they waited, or the
+ * policy changed) move to their next allowed instant, so that the claim passes them over: a claim never
+ * hands out a call its policy does not allow at that instant. One check per organization and callee zone.
+ */
+async function holdOutsideCallWindows(deps: ScheduleDeps, actor: Actor, now: Date): Promise<void> {
+  const groups = await dueWindowGroups(deps.db, dispatchScope(actor, Prisma.sql`c."orgId"`), now);
+  const policies = new Map<string, Promise<EffectivePolicy>>();
+  for (const group of groups) {
+    if (!policies.has(group.orgId)) policies.set(group.orgId, effectivePolicy(deps.db, { id: group.orgId, parentId: group.parentId }));
+    const policy = compiledPolicy((await policies.get(group.orgId)!).fields);
+    const zone = resolveZone(group.zone);
+    if (isCallAllowedAt(policy, zone, now.getTime())) continue;
+    const next = nextAllowedCallInstant(policy, zone, now.getTime(), now.getTime() + NO_WINDOW_HOLD_MS);
+    await deps.db.callRequest.updateMany({
+      where: {
+        orgId: group.orgId,
+        status: 'queued',
+        dueAt: { lte: now },
+        OR: [{ calleeTimezone: group.zone }, ...(group.zone === group.orgTimezone ? [{ calleeTimezone: null }] : [])],
+      },
+      // with no window in sight the request waits until its expiry ends it
+      data: { dueAt: new Date(next ?? now.getTime() + NO_WINDOW_HOLD_MS) },
+    });
+  }
 }
 
 /**
@@ -265,8 +315,14 @@ export const heartbeatResponse = viewSchema<CallRequestView & { leaseUntil: stri
 /** The call was answered: opens its conversation (medium PHONE, from the caller id to `to`) and sets conversationId. */
 export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
   const data = parseInput(startInput, input ?? {});
-  return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+  let closedUntil: Date | null = null;
+  const view = await underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     if (row.startedAt !== null) throw new Conflict(`Call request ${row.id} has already started`);
+    const held = await holdIfWindowClosed(deps, tx, row, now);
+    if (held) {
+      closedUntil = held;
+      return callRequestView(row, now);
+    }
     const number = row.phoneNumberId
       ? await tx.phoneNumber.findUnique({ where: { id: row.phoneNumberId }, select: { number: true } })
       : null;
@@ -299,6 +355,40 @@ export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callReq
     });
     return callRequestView(updated, now);
   });
+  if (closedUntil !== null) {
+    throw new CallWindowClosed(
+      `Call request ${view.callRequestId}: the callee's calling window is closed now; do not dial. It is queued again, due at ${(closedUntil as Date).toISOString()}`,
+    );
+  }
+  return view;
+}
+
+/**
+ * A start after the callee's calling window closed (the claim was in time, the dial was not): the request
+ * goes back to the queue, due at its next allowed instant, and that lease does not count toward
+ * dispatch_timeout. Answers the new due instant, or null when the call may start now.
+ */
+async function holdIfWindowClosed(deps: ScheduleDeps, tx: Prisma.TransactionClient, row: CallRequest, now: Date): Promise<Date | null> {
+  const org = await tx.organization.findUnique({ where: { id: row.orgId }, select: { id: true, parentId: true, timezone: true } });
+  if (!org) return null;
+  const policy = compiledPolicy((await effectivePolicy(tx, org)).fields);
+  const zone = resolveZone(row.calleeTimezone ?? org.timezone);
+  if (isCallAllowedAt(policy, zone, now.getTime())) return null;
+  const dueAt = new Date(
+    nextAllowedCallInstant(policy, zone, now.getTime(), now.getTime() + NO_WINDOW_HOLD_MS) ?? now.getTime() + NO_WINDOW_HOLD_MS,
+  );
+  const updated = await tx.callRequest.update({
+    where: { id: row.id },
+    data: { status: 'queued', dueAt, leaseId: null, leaseUntil: null, attempts: Math.max(0, row.attempts - 1) },
+  });
+  await recordEvent(tx, deps, null, {
+    type: 'call_request.queued',
+    orgId: row.orgId,
+    subject: { type: 'call_request', id: row.id },
+    data: callRequestView(updated, now),
+    previous: { status: 'in_progress' },
+  });
+  return dueAt;
 }
 
 /** The call ended normally (after start). */
