@@ -3,6 +3,8 @@
 // the cap on calls at once, which holds with two instances claiming at the same instant.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
+import { JobQueue } from '../../src/jobs/queue.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
@@ -231,6 +233,31 @@ describe("the callee's calling hours", () => {
     // queued again for 08:00 in New York, and the lease does not count toward dispatch_timeout
     expect(polled.body.data).toMatchObject({ status: 'queued', attempts: 0, dueAt: '2026-03-03T13:00:00.000Z', conversationId: null });
     expect((await claim(t)).claims).toHaveLength(0);
+  });
+});
+
+describe('a policy change', () => {
+  it('re-evaluates queued requests as durable work: earlier when widened, expired outside_call_window when none is left', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    const tokyo = await place(t, { calleeTimezone: 'Asia/Tokyo', notAfter: '2026-03-03T12:00:00Z' });
+    expect(tokyo.dueAt).toBe('2026-03-02T23:00:00.000Z');
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+
+    await setPolicy(t, clinic, allDay());
+    await queue.runDue();
+    const widened = await t.rest('GET', `/v1/call-requests/${tokyo.callRequestId}`);
+    expect(widened.body.data).toMatchObject({ status: 'queued', dueAt: NOW.replace('Z', '.000Z') });
+
+    // only Sundays: nothing before notAfter (a Tuesday in Tokyo)
+    await setPolicy(t, clinic, { windows: [{ dayOfWeek: 'SUNDAY', start: '08:00', end: '21:00' }], maxConcurrentCalls: 5 });
+    await queue.runDue();
+    t.clock.set('2026-03-02T15:00:11Z'); // past the minimum poll interval
+    const expired = await t.rest('GET', `/v1/call-requests/${tokyo.callRequestId}`);
+    expect(expired.body.data).toMatchObject({ status: 'expired', error: { code: 'outside_call_window' } });
+    const events = await t.deps.db.event.findMany({ where: { subjectId: tokyo.callRequestId }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['call_request.queued', 'call_request.expired']);
   });
 });
 

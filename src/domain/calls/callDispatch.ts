@@ -24,6 +24,7 @@ import {
   type CallRequestView,
   callRequestView,
   EXPIRE_JOB,
+  firstCallInstant,
   LEASE_JOB,
   lapsed,
   lockCallRequest,
@@ -38,7 +39,7 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
 import { type CallCapacity, callCapacitySchema, capacityOf, capacityRoot } from './callCapacity.js';
-import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy } from './callingPolicy.js';
+import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import { claimWithinCapacity, dueWindowGroups, lockCallCapacity } from './sql.js';
 
@@ -563,11 +564,81 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
   });
 }
 
+/** Queued requests re-evaluated per job; a larger set continues in a job of its own. */
+const REEVALUATE_BATCH = 200;
+
+/**
+ * A calling policy changed: each queued request of the organization (and, for an account, of its locations)
+ * is due at its first allowed instant under the new policy; one left without any before its notAfter ends
+ * expired with error.code outside_call_window.
+ */
+async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
+  const orgId = payloadId(job, 'orgId');
+  if (!orgId) return { failed: 'malformed payload' };
+  const after = payloadId(job, 'after');
+  const now = deps.clock();
+  const rows = await deps.db.callRequest.findMany({
+    where: {
+      status: 'queued',
+      expiresAt: { gt: now },
+      org: { OR: [{ id: orgId }, { parentId: orgId }] },
+      ...(after ? { id: { gt: after } } : {}),
+    },
+    orderBy: { id: 'asc' },
+    take: REEVALUATE_BATCH,
+    include: { org: { select: { id: true, parentId: true, timezone: true } } },
+  });
+  const policies = new Map<string, EffectivePolicy>();
+  for (const row of rows) {
+    let policy = policies.get(row.orgId);
+    if (!policy) policies.set(row.orgId, (policy = await effectivePolicy(deps.db, row.org)));
+    const from = row.notBefore && row.notBefore.getTime() > now.getTime() ? row.notBefore : now;
+    const placing = {
+      orgId: row.orgId,
+      phoneNumberId: row.phoneNumberId,
+      calleeTimezone: row.calleeTimezone ?? row.org.timezone,
+      officeHoursOnly: row.officeHoursOnly,
+    };
+    const dueAt = await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt);
+    if (dueAt !== null) {
+      if (dueAt.getTime() !== row.dueAt.getTime())
+        await deps.db.callRequest.updateMany({ where: { id: row.id, status: 'queued' }, data: { dueAt } });
+      continue;
+    }
+    await deps.db.$transaction(async (tx) => {
+      const locked = await lockCallRequest(tx, row.id);
+      if (!locked || locked.status !== 'queued') return;
+      const updated = await tx.callRequest.update({
+        where: { id: row.id },
+        data: {
+          status: 'expired',
+          finishedAt: now,
+          errorCategory: 'request',
+          errorCode: 'outside_call_window',
+          errorMessage: `No instant before notAfter (${row.expiresAt.toISOString()}) is allowed by the calling policy`,
+        },
+      });
+      await recordEvent(tx, deps, null, {
+        type: 'call_request.expired',
+        orgId: row.orgId,
+        subject: { type: 'call_request', id: row.id },
+        data: callRequestView(updated, now),
+        previous: { status: 'queued' },
+      });
+    });
+  }
+  const last = rows.at(-1);
+  if (rows.length === REEVALUATE_BATCH && last)
+    await enqueueJob(deps.db, now, { kind: REEVALUATE_JOB, payload: { orgId, after: last.id }, runAt: now });
+  return { done: true };
+}
+
 /** The durable work of call requests, by job kind; the runtime registers them on its queue. */
 export function callRequestJobHandlers(deps: ScheduleDeps): Record<string, JobHandler> {
   return {
     [LEASE_JOB]: (job) => onLeaseEnd(deps, job),
     [EXPIRE_JOB]: (job) => onExpiry(deps, job),
+    [REEVALUATE_JOB]: (job) => onPolicyChange(deps, job),
   };
 }
 

@@ -12,10 +12,14 @@ import type { DomainDeps } from '../shared/deps.js';
 import { parseInput } from '../shared/errors.js';
 import { formatLocalTime, parseLocalTime } from '../shared/localTime.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { enqueueJob } from '../../jobs/queue.js';
 import { type CallDay, type CompiledCallingPolicy, compileCallingPolicy, DAYS_OF_WEEK } from './callWindows.js';
 
 export const CALL_PURPOSES = ['informational', 'marketing'] as const;
 export type CallPurpose = (typeof CALL_PURPOSES)[number];
+
+/** Durable work (jobs/queue.ts): re-evaluate the queued requests of an organization (and its locations) after its policy changed. */
+export const REEVALUATE_JOB = 'calling_policy.reevaluate';
 
 export const MAX_BLOCKED_DATES = 366;
 export const MAX_WINDOWS = 70;
@@ -235,6 +239,8 @@ export async function putCallingPolicy(deps: DomainDeps, actor: Actor, orgId: st
         data: view,
         previous,
       });
+      // the queued requests' dueAt follows the new policy: in bounded batches, kept across restarts (callDispatch.ts)
+      await enqueueJob(tx, now, { kind: REEVALUATE_JOB, payload: { orgId: org.id, after: null }, runAt: now });
     }
     return view;
   });
