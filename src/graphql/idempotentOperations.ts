@@ -60,6 +60,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   createCallRequest: 'call-requests:write',
   cancelCallRequest: 'call-requests:write',
   claimCallRequests: 'calls:dispatch',
+  setCallingPolicy: 'organizations:write',
   heartbeatCallRequest: 'calls:dispatch',
   startCallRequest: 'calls:dispatch',
   completeCallRequest: 'calls:dispatch',

@@ -170,6 +170,10 @@ const failedCall = {
   attempts: 1,
   conversationId: null,
   error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+  dueAt: '2026-03-09T13:30:00.000Z',
+  calleeTimezone: 'America/New_York',
+  purpose: 'informational',
+  consent: null,
 };
 const queuedCall = {
   ...failedCall,
@@ -181,6 +185,15 @@ const queuedCall = {
   finishedAt: null,
   attempts: 0,
   error: null,
+};
+const callingPolicy = {
+  orgId: ids.clinic,
+  windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
+  blockedDates: ['2026-12-25'],
+  maxConcurrentCalls: 10,
+  requireConsentFor: ['marketing'],
+  inheritedFrom: ids.account,
+  isDefault: false,
 };
 const claimedCall = { ...queuedCall, status: 'in_progress', attempts: 1 };
 const startedCall = { ...claimedCall, startedAt: '2026-03-09T13:30:10.000Z', conversationId: ids.conversation };
@@ -341,7 +354,11 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   },
   'POST /v1/call-requests': queuedCall,
   'POST /v1/call-requests/:callRequestId/cancel': { ...queuedCall, status: 'canceled', finishedAt: '2026-03-09T13:31:00.000Z' },
+  'GET /v1/organizations/:orgId/calling-policy': callingPolicy,
+  'PUT /v1/organizations/:orgId/calling-policy': { ...callingPolicy, inheritedFrom: null, orgId: ids.clinic },
+  'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
   'POST /v1/dispatch/claim': {
+    capacity: { limit: 10, inProgress: 4 },
     claims: [
       {
         leaseId: ids.lease,
@@ -582,6 +599,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     open: monday.open,
     close: monday.close,
     breaks: breaksInput,
+  },
+  'PUT /v1/organizations/:orgId/calling-policy': {
+    windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
+    blockedDates: ['2026-12-25'],
+    maxConcurrentCalls: 10,
+    requireConsentFor: ['marketing'],
   },
   'PUT /v1/organizations/:orgId/office-hours': {
     officeHours: [

@@ -354,6 +354,21 @@ describe('concurrency', () => {
     t.clock.set(NOW);
     const org = t.demo.organizations.clinic.id;
     const total = 1_000;
+    // calls at once are capped (callingPolicy.test.ts): here every request may be in progress at once
+    await t.deps.db.callingPolicy.create({
+      data: {
+        orgId: org,
+        windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({
+          dayOfWeek,
+          start: '00:00',
+          end: '24:00',
+        })),
+        blockedDates: [],
+        maxConcurrentCalls: total,
+        requireConsentFor: [],
+        updatedAt: new Date(NOW),
+      },
+    });
     await t.deps.db.callRequest.createMany({
       data: Array.from({ length: total }, () => ({
         orgId: org,

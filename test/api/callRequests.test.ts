@@ -10,8 +10,11 @@ const FIELDS = [
   'attempts',
   'botId',
   'callRequestId',
+  'calleeTimezone',
+  'consent',
   'conversationId',
   'createdAt',
+  'dueAt',
   'error',
   'expiresAt',
   'finishedAt',
@@ -20,6 +23,7 @@ const FIELDS = [
   'officeHoursOnly',
   'orgId',
   'phoneNumberId',
+  'purpose',
   'startedAt',
   'status',
   'to',
@@ -27,7 +31,7 @@ const FIELDS = [
 const QUERY = `query ($id: ID!) {
   callRequest(id: $id) {
     id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt attempts
-    conversationId error { category code message }
+    conversationId error { category code message } dueAt calleeTimezone purpose consent { basis obtainedAt source }
   }
 }`;
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -48,6 +52,11 @@ const demoCall = () => ({
   notBefore: null,
   startedAt: null,
   attempts: 0,
+  dueAt: isoInstant,
+  // placed before callee zones were kept: read in the organization's zone
+  calleeTimezone: null,
+  purpose: 'informational',
+  consent: null,
 });
 
 describe('GET /v1/call-requests/{callRequestId}', () => {

@@ -33,6 +33,13 @@ describe('npm run agent -- --simulate', () => {
         '+15005550001': { status: 'failed', code: 'target_unavailable' },
         '+14155552671': { status: 'failed', code: 'rejected' },
       };
+      // on the real clock: the default calling policy (08:00-21:00 in New York) would hold the calls back at night
+      const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+      const policy = await api('PUT', `/v1/organizations/${demo.organizations.clinic.id}/calling-policy`, {
+        windows: days.map((dayOfWeek) => ({ dayOfWeek, start: '00:00', end: '24:00' })),
+        maxConcurrentCalls: 10,
+      });
+      expect(policy.status, JSON.stringify(policy.body)).toBe(200);
       const ids: Record<string, string> = {};
       for (const to of Object.keys(expected)) {
         const res = await api('POST', '/v1/call-requests', { botId: demo.bots.clinic[0], phoneNumberId: demo.phoneNumbers.clinic[0], to });

@@ -21,6 +21,13 @@ describe('a claimed call across a SIGKILL', () => {
     const post = async (path: string, json: unknown) =>
       (await (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(json) })).json()) as any;
     try {
+      // on the real clock: the default calling policy (08:00-21:00 in New York) would hold the call back at night
+      const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+      await fetch(`${server.baseUrl}/v1/organizations/${demo.organizations.clinic.id}/calling-policy`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ windows: days.map((dayOfWeek) => ({ dayOfWeek, start: '00:00', end: '24:00' })), maxConcurrentCalls: 10 }),
+      });
       const placed = await post('/v1/call-requests', {
         botId: demo.bots.clinic[0],
         phoneNumberId: demo.phoneNumbers.clinic[0],

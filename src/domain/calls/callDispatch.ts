@@ -24,19 +24,24 @@ import {
   type CallRequestView,
   callRequestView,
   EXPIRE_JOB,
+  firstCallInstant,
   LEASE_JOB,
   lapsed,
   lockCallRequest,
 } from './callRequests.js';
 import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
-import { Conflict, NotFound, parseInput } from '../shared/errors.js';
+import { CallWindowClosed, Conflict, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
-import { claimDueCallRequests, dueOfficeHoursOnly } from './sql.js';
+import { resolveZone } from '../shared/localTime.js';
+import { type CallCapacity, callCapacitySchema, capacityOf, capacityRoot } from './callCapacity.js';
+import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
+import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
+import { claimWithinCapacity, dueOfficeHoursOnly, dueWindowGroups, lockCallCapacity, requestsDispatchedBy } from './sql.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -90,6 +95,9 @@ export const failInput = z.strictObject({
   ),
 });
 
+/** A request with no calling window in sight is held this far ahead (past any notAfter: its expiry ends it). */
+const NO_WINDOW_HOLD_MS = 400 * 86_400_000;
+
 export interface CallClaim {
   leaseId: string;
   leaseUntil: string;
@@ -98,8 +106,15 @@ export interface CallClaim {
   availability: Availability;
 }
 
-export const claimResponse = viewSchema<{ claims: CallClaim[] }>()(
+export interface ClaimAnswer {
+  claims: CallClaim[];
+  /** The capacity of the claimer's organization after the claim. */
+  capacity: CallCapacity;
+}
+
+export const claimResponse = viewSchema<ClaimAnswer>()(
   z.object({
+    capacity: callCapacitySchema.describe("The claimer's organization's cap and its calls in progress after this claim."),
     claims: z
       .array(
         z
@@ -121,7 +136,7 @@ const at = (d: Date) => d.toISOString();
  * Hands out up to `max` due requests (queued, notBefore passed, not expired, organization enabled, and
  * for officeHoursOnly the organization OPEN now), each to exactly one claimer across instances.
  */
-export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<{ claims: CallClaim[] }> {
+export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<ClaimAnswer> {
   const query = parseInput(claimInput, input ?? {});
   requireScope(actor, 'calls:dispatch');
   // a claim locks and moves up to MAX_CLAIM requests, for an account across all its locations: the credential
@@ -129,7 +144,7 @@ export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input:
   return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'claim', () => claimDue(deps, actor, query));
 }
 
-async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<{ claims: CallClaim[] }> {
+async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<ClaimAnswer> {
   const { db } = deps;
   const now = deps.clock();
 
@@ -152,9 +167,26 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     });
   }
 
+  await holdOutsideCallWindows(deps, actor, now);
+
+  const actorOrg = await deps.readModel.organization(actor.orgId);
+  if (!actorOrg) return { claims: [], capacity: { limit: null, inProgress: 0 } };
   const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
+  let capacity: CallCapacity = { limit: null, inProgress: 0 };
   const rows = await db.$transaction(async (tx) => {
-    const claimed = await claimDueCallRequests(tx, actor, now, leaseUntil, query.max);
+    // the claims of one family wait for each other here, so that the calls in progress the statement
+    // counts are all there are, on every instance
+    await lockCallCapacity(tx, capacityRoot(actorOrg));
+    const claimed = await claimWithinCapacity(tx, {
+      rootId: capacityRoot(actorOrg),
+      scope: requestsDispatchedBy(actor),
+      now,
+      leaseUntil,
+      max: query.max,
+      defaultCap: DEFAULT_CALLING_POLICY.maxConcurrentCalls,
+    });
+    const { limit, inProgress } = await capacityOf(tx, actorOrg, now);
+    capacity = { limit, inProgress };
     if (claimed.length === 0) return [];
     const rows = await tx.callRequest.findMany({
       where: { id: { in: claimed.map((c) => c.id) } },
@@ -183,7 +215,34 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
       availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
     });
   }
-  return { claims };
+  return { claims, capacity };
+}
+
+/**
+ * Due requests whose callee's calling window is closed now (the window ended while they waited, or the
+ * policy changed) move to their next allowed instant, so that the claim passes them over: a claim never
+ * hands out a call its policy does not allow at that instant. One check per organization and callee zone.
+ */
+async function holdOutsideCallWindows(deps: ScheduleDeps, actor: Actor, now: Date): Promise<void> {
+  const groups = await dueWindowGroups(deps.db, requestsDispatchedBy(actor), now);
+  const policies = new Map<string, Promise<EffectivePolicy>>();
+  for (const group of groups) {
+    if (!policies.has(group.orgId)) policies.set(group.orgId, effectivePolicy(deps.db, { id: group.orgId, parentId: group.parentId }));
+    const policy = compiledPolicy((await policies.get(group.orgId)!).fields);
+    const zone = resolveZone(group.zone);
+    if (isCallAllowedAt(policy, zone, now.getTime())) continue;
+    const next = nextAllowedCallInstant(policy, zone, now.getTime(), now.getTime() + NO_WINDOW_HOLD_MS);
+    await deps.db.callRequest.updateMany({
+      where: {
+        orgId: group.orgId,
+        status: 'queued',
+        dueAt: { lte: now },
+        OR: [{ calleeTimezone: group.zone }, ...(group.zone === group.orgTimezone ? [{ calleeTimezone: null }] : [])],
+      },
+      // with no window in sight the request waits until its expiry ends it
+      data: { dueAt: new Date(next ?? now.getTime() + NO_WINDOW_HOLD_MS) },
+    });
+  }
 }
 
 /**
@@ -244,8 +303,14 @@ export const heartbeatResponse = viewSchema<CallRequestView & { leaseUntil: stri
 /** The call was answered: opens its conversation (medium PHONE, from the caller id to `to`) and sets conversationId. */
 export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
   const data = parseInput(startInput, input ?? {});
-  return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+  let closedUntil: Date | null = null;
+  const view = await underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     if (row.startedAt !== null) throw new Conflict(`Call request ${row.id} has already started`);
+    const held = await holdIfWindowClosed(deps, tx, row, now);
+    if (held) {
+      closedUntil = held;
+      return callRequestView(row, now);
+    }
     const number = row.phoneNumberId
       ? await tx.phoneNumber.findUnique({ where: { id: row.phoneNumberId }, select: { number: true } })
       : null;
@@ -278,6 +343,40 @@ export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callReq
     });
     return callRequestView(updated, now);
   });
+  if (closedUntil !== null) {
+    throw new CallWindowClosed(
+      `Call request ${view.callRequestId}: the callee's calling window is closed now; do not dial. It is queued again, due at ${(closedUntil as Date).toISOString()}`,
+    );
+  }
+  return view;
+}
+
+/**
+ * A start after the callee's calling window closed (the claim was in time, the dial was not): the request
+ * goes back to the queue, due at its next allowed instant, and that lease does not count toward
+ * dispatch_timeout. Answers the new due instant, or null when the call may start now.
+ */
+async function holdIfWindowClosed(deps: ScheduleDeps, tx: Prisma.TransactionClient, row: CallRequest, now: Date): Promise<Date | null> {
+  const org = await tx.organization.findUnique({ where: { id: row.orgId }, select: { id: true, parentId: true, timezone: true } });
+  if (!org) return null;
+  const policy = compiledPolicy((await effectivePolicy(tx, org)).fields);
+  const zone = resolveZone(row.calleeTimezone ?? org.timezone);
+  if (isCallAllowedAt(policy, zone, now.getTime())) return null;
+  const dueAt = new Date(
+    nextAllowedCallInstant(policy, zone, now.getTime(), now.getTime() + NO_WINDOW_HOLD_MS) ?? now.getTime() + NO_WINDOW_HOLD_MS,
+  );
+  const updated = await tx.callRequest.update({
+    where: { id: row.id },
+    data: { status: 'queued', dueAt, leaseId: null, leaseUntil: null, attempts: Math.max(0, row.attempts - 1) },
+  });
+  await recordEvent(tx, deps, null, {
+    type: 'call_request.queued',
+    orgId: row.orgId,
+    subject: { type: 'call_request', id: row.id },
+    data: callRequestView(updated, now),
+    previous: { status: 'in_progress' },
+  });
+  return dueAt;
 }
 
 /** The call ended normally (after start). */
@@ -452,11 +551,81 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
   });
 }
 
+/** Queued requests re-evaluated per job; a larger set continues in a job of its own. */
+const REEVALUATE_BATCH = 200;
+
+/**
+ * A calling policy changed: each queued request of the organization (and, for an account, of its locations)
+ * is due at its first allowed instant under the new policy; one left without any before its notAfter ends
+ * expired with error.code outside_call_window.
+ */
+async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
+  const orgId = payloadId(job, 'orgId');
+  if (!orgId) return { failed: 'malformed payload' };
+  const after = payloadId(job, 'after');
+  const now = deps.clock();
+  const rows = await deps.db.callRequest.findMany({
+    where: {
+      status: 'queued',
+      expiresAt: { gt: now },
+      org: { OR: [{ id: orgId }, { parentId: orgId }] },
+      ...(after ? { id: { gt: after } } : {}),
+    },
+    orderBy: { id: 'asc' },
+    take: REEVALUATE_BATCH,
+    include: { org: { select: { id: true, parentId: true, timezone: true } } },
+  });
+  const policies = new Map<string, EffectivePolicy>();
+  for (const row of rows) {
+    let policy = policies.get(row.orgId);
+    if (!policy) policies.set(row.orgId, (policy = await effectivePolicy(deps.db, row.org)));
+    const from = row.notBefore && row.notBefore.getTime() > now.getTime() ? row.notBefore : now;
+    const placing = {
+      orgId: row.orgId,
+      phoneNumberId: row.phoneNumberId,
+      calleeTimezone: row.calleeTimezone ?? row.org.timezone,
+      officeHoursOnly: row.officeHoursOnly,
+    };
+    const dueAt = await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt);
+    if (dueAt !== null) {
+      if (dueAt.getTime() !== row.dueAt.getTime())
+        await deps.db.callRequest.updateMany({ where: { id: row.id, status: 'queued' }, data: { dueAt } });
+      continue;
+    }
+    await deps.db.$transaction(async (tx) => {
+      const locked = await lockCallRequest(tx, row.id);
+      if (!locked || locked.status !== 'queued') return;
+      const updated = await tx.callRequest.update({
+        where: { id: row.id },
+        data: {
+          status: 'expired',
+          finishedAt: now,
+          errorCategory: 'request',
+          errorCode: 'outside_call_window',
+          errorMessage: `No instant before notAfter (${row.expiresAt.toISOString()}) is allowed by the calling policy`,
+        },
+      });
+      await recordEvent(tx, deps, null, {
+        type: 'call_request.expired',
+        orgId: row.orgId,
+        subject: { type: 'call_request', id: row.id },
+        data: callRequestView(updated, now),
+        previous: { status: 'queued' },
+      });
+    });
+  }
+  const last = rows.at(-1);
+  if (rows.length === REEVALUATE_BATCH && last)
+    await enqueueJob(deps.db, now, { kind: REEVALUATE_JOB, payload: { orgId, after: last.id }, runAt: now });
+  return { done: true };
+}
+
 /** The durable work of call requests, by job kind; the runtime registers them on its queue. */
 export function callRequestJobHandlers(deps: ScheduleDeps): Record<string, JobHandler> {
   return {
     [LEASE_JOB]: (job) => onLeaseEnd(deps, job),
     [EXPIRE_JOB]: (job) => onExpiry(deps, job),
+    [REEVALUATE_JOB]: (job) => onPolicyChange(deps, job),
   };
 }
 

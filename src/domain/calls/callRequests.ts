@@ -11,7 +11,10 @@ import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import type { ConversationDeps } from './conversations.js';
-import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput } from '../shared/errors.js';
+import { isValidTimezone, resolveZone } from '../shared/localTime.js';
+import { CALL_PURPOSES, type CallPurpose, type CallingPolicyFields, compiledPolicy, effectivePolicy } from './callingPolicy.js';
+import { nextAllowedCallInstant } from './callWindows.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
@@ -84,6 +87,27 @@ const metadataSchema = z.preprocess(
     .optional(),
 );
 
+export const CONSENT_BASES = ['express_written', 'express', 'existing_relationship', 'emergency'] as const;
+
+export interface CallConsent {
+  basis: (typeof CONSENT_BASES)[number];
+  obtainedAt: string;
+  source: string;
+}
+
+const consentSchema = z.strictObject(
+  {
+    basis: z.enum(CONSENT_BASES, { error: `must be one of ${CONSENT_BASES.join(', ')}` }),
+    obtainedAt: instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').transform((v) => new Date(v).toISOString()),
+    source: z
+      .string({ error: 'must be a string' })
+      .min(1, 'must not be empty')
+      .max(200, 'must be at most 200 characters')
+      .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE),
+  },
+  { error: 'must be an object {basis, obtainedAt, source}' },
+);
+
 export const createCallRequestInput = z.strictObject({
   botId: z.uuid({ error: 'must be a UUID' }).describe('The bot that talks.'),
   phoneNumberId: z
@@ -96,6 +120,24 @@ export const createCallRequestInput = z.strictObject({
     .preprocess(absentToUndefined, z.boolean({ error: 'must be true or false' }).default(false))
     .describe("Dispatched only while the organization's PHONE availability is OPEN."),
   metadata: metadataSchema.describe(`Up to ${MAX_METADATA_ENTRIES} string pairs, returned as given.`),
+  calleeTimezone: z
+    .preprocess(
+      absentToUndefined,
+      z
+        .string({ error: 'must be an IANA time zone, e.g. America/New_York' })
+        .max(64, 'must be an IANA time zone, e.g. America/New_York')
+        .refine(isValidTimezone, { error: 'is not a known IANA time zone (e.g. America/New_York)' })
+        .optional(),
+    )
+    .describe(
+      "The callee's IANA zone, in which the calling policy's windows are read (default: the organization's; never guessed from the number).",
+    ),
+  purpose: z
+    .preprocess(absentToUndefined, z.enum(CALL_PURPOSES, { error: `must be one of ${CALL_PURPOSES.join(', ')}` }).default('informational'))
+    .describe('informational (default) or marketing; a purpose the calling policy lists in requireConsentFor needs `consent`.'),
+  consent: z
+    .preprocess(absentToUndefined, consentSchema.optional())
+    .describe('The consent recorded for this call: {basis, obtainedAt, source}.'),
 });
 export type CreateCallRequestInput = z.input<typeof createCallRequestInput>;
 
@@ -121,6 +163,15 @@ export const callRequestSchema = viewSchema<CallRequestView>()(
       attempts: z.int().describe('Claims so far.'),
       conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
       error: errorView.nullable().describe('A public reason for failure (status failed); null otherwise.'),
+      dueAt: instant.describe(
+        "When it may next be handed out: the first instant the calling policy (in the callee's zone) and, with officeHoursOnly, the PHONE availability allow.",
+      ),
+      calleeTimezone: z.string().nullable().describe("The callee's IANA zone (null on requests older than it: the organization's)."),
+      purpose: z.enum(CALL_PURPOSES),
+      consent: z
+        .object({ basis: z.enum(CONSENT_BASES), obtainedAt: instant, source: z.string() })
+        .nullable()
+        .describe('The consent given at creation; null when none.'),
     })
     .meta({ id: 'CallRequest' }),
 );
@@ -151,6 +202,11 @@ export interface CallRequestView {
   /** The conversation the call started; null until there is one. */
   conversationId: string | null;
   error: CallRequestError | null;
+  dueAt: string;
+  /** Null on requests placed before callee zones were kept: they are read in the organization's zone. */
+  calleeTimezone: string | null;
+  purpose: CallPurpose;
+  consent: CallConsent | null;
 }
 
 /** Whether a request never started by its expiry is over (it reads expired before the expiry job has run). */
@@ -182,6 +238,10 @@ export function callRequestView(row: CallRequest, now: Date): CallRequestView {
     attempts: row.attempts,
     conversationId: row.conversationId,
     error: failed ? { category: row.errorCategory ?? 'request', code: row.errorCode ?? 'unknown', message: row.errorMessage ?? '' } : null,
+    dueAt: row.dueAt.toISOString(),
+    calleeTimezone: row.calleeTimezone,
+    purpose: row.purpose as CallPurpose,
+    consent: (row.consent as CallConsent | null) ?? null,
   };
 }
 
@@ -224,8 +284,26 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
   if (expiresAt.getTime() <= now.getTime()) throw InvalidInput.of('notAfter', 'must be in the future');
   if (expiresAt.getTime() > now.getTime() + MAX_CALL_WINDOW_MS) throw InvalidInput.of('notAfter', 'must be at most 30 days ahead');
   if (notBefore && notBefore.getTime() >= expiresAt.getTime()) throw InvalidInput.of('notBefore', 'must be before notAfter');
+  if (data.consent && Date.parse(data.consent.obtainedAt) > now.getTime())
+    throw InvalidInput.of('consent.obtainedAt', 'must not be in the future');
+  const policy = await effectivePolicy(db, org);
+  if (policy.fields.requireConsentFor.includes(data.purpose) && !data.consent) {
+    throw new ConsentRequired(
+      `consent: a ${data.purpose} call needs consent {basis, obtainedAt, source}: the calling policy lists "${data.purpose}" in requireConsentFor`,
+    );
+  }
+  const calleeTimezone = data.calleeTimezone ?? org.timezone;
   const earliest = notBefore && notBefore.getTime() > now.getTime() ? notBefore : now;
-  const dueAt = data.officeHoursOnly ? await nextPhoneOpening(deps, org.id, phoneNumberId, earliest) : earliest;
+  const placing = { orgId: org.id, phoneNumberId, calleeTimezone, officeHoursOnly: data.officeHoursOnly };
+  const dueAt = await firstCallInstant(deps, placing, policy.fields, earliest, expiresAt);
+  if (dueAt === null) {
+    const after = await firstCallInstant(deps, placing, policy.fields, expiresAt, new Date(expiresAt.getTime() + 400 * 86_400_000));
+    throw new OutsideCallWindow(
+      `notAfter: no instant before ${expiresAt.toISOString()} is within the calling policy's windows in ${calleeTimezone}` +
+        (data.officeHoursOnly ? ' while the organization is OPEN' : '') +
+        (after ? `; the first allowed instant after it is ${after.toISOString()}` : '; none is allowed in the next 400 days'),
+    );
+  }
 
   return db.$transaction(async (tx) => {
     const row = await tx.callRequest.create({
@@ -241,6 +319,9 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
         expiresAt,
         officeHoursOnly: data.officeHoursOnly,
         metadata: data.metadata ?? {},
+        calleeTimezone,
+        purpose: data.purpose,
+        ...(data.consent ? { consent: data.consent } : {}),
       },
     });
     const view = callRequestView(row, now);
@@ -254,6 +335,41 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
     await enqueueJob(tx, now, { kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
     return view;
   });
+}
+
+/** What decides when a request may start. */
+export interface CallPlacing {
+  orgId: string;
+  phoneNumberId: string | null;
+  calleeTimezone: string;
+  officeHoursOnly: boolean;
+}
+
+/**
+ * The first instant at or after `from` and before `before` at which the policy's windows (in the callee's
+ * zone) and, with officeHoursOnly, the organization's PHONE availability both allow a call; null when none.
+ * The two are walked in turn: a window's start that is not OPEN moves to the next opening, and back.
+ */
+export async function firstCallInstant(
+  deps: ScheduleDeps,
+  placing: CallPlacing,
+  policy: CallingPolicyFields,
+  from: Date,
+  before: Date,
+): Promise<Date | null> {
+  const zone = resolveZone(placing.calleeTimezone);
+  const windows = compiledPolicy(policy);
+  let t = from.getTime();
+  for (let step = 0; step < 64; step++) {
+    const allowed = nextAllowedCallInstant(windows, zone, t, before.getTime());
+    if (allowed === null) return null;
+    if (!placing.officeHoursOnly) return new Date(allowed);
+    const opening = (await nextPhoneOpening(deps, placing.orgId, placing.phoneNumberId, new Date(allowed))).getTime();
+    if (opening === allowed) return new Date(allowed);
+    if (opening >= before.getTime()) return null;
+    t = opening;
+  }
+  return null;
 }
 
 /**

@@ -54,6 +54,7 @@ export const EVENT_TYPES = [
   'call_request.failed',
   'call_request.canceled',
   'call_request.expired',
+  'calling_policy.updated',
   'conversation.started',
   'conversation.message_added',
   'conversation.ended',
@@ -91,6 +92,7 @@ export interface EventSubject {
     | 'webhook_endpoint'
     | 'webhook_delivery'
     | 'call_request'
+    | 'calling_policy'
     | 'conversation'
     | 'api_key'
     | 'oauth_client';

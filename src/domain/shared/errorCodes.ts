@@ -83,6 +83,27 @@ export const ERROR_CATALOGUE = [
     action: 'Retry after `Retry-After` seconds with the same key: you get the first request’s answer.',
   },
   {
+    rest: 'outside_call_window',
+    graphql: 'OUTSIDE_CALL_WINDOW',
+    status: 400,
+    when: "A call request has no instant before its `notAfter` at which its organization's calling policy (windows and blocked dates in the callee's zone, and with `officeHoursOnly` the PHONE availability) allows the call. The message names the first allowed instant after `notAfter`.",
+    action: 'Move `notAfter` past the instant the message names, or change the calling policy.',
+  },
+  {
+    rest: 'call_window_closed',
+    graphql: 'CALL_WINDOW_CLOSED',
+    status: 409,
+    when: "A runtime starts a claimed call after the callee's calling window closed. The request is queued again for its next window (that lease does not count toward `dispatch_timeout`).",
+    action: 'Do not dial; claim again later.',
+  },
+  {
+    rest: 'consent_required',
+    graphql: 'CONSENT_REQUIRED',
+    status: 400,
+    when: "A call request's `purpose` is listed in the calling policy's `requireConsentFor` and it carries no `consent`.",
+    action: 'Send `consent {basis, obtainedAt, source}` as recorded from the patient, or do not place the call.',
+  },
+  {
     rest: 'payload_too_large',
     graphql: 'PAYLOAD_TOO_LARGE',
     status: 413,

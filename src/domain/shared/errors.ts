@@ -22,6 +22,9 @@ export abstract class DomainError extends Error {
     | 'IDEMPOTENCY_KEY_REUSED'
     | 'UNAVAILABLE'
     | 'CONFLICT'
+    | 'OUTSIDE_CALL_WINDOW'
+    | 'CALL_WINDOW_CLOSED'
+    | 'CONSENT_REQUIRED'
   >;
 }
 
@@ -108,6 +111,21 @@ export class Unavailable extends DomainError {
 /** 409: the resource is not in a state that allows the change (a list at its limit, a second special day on one date, a disabled organization, a call already started); the message says why. */
 export class Conflict extends DomainError {
   readonly code = 'CONFLICT' as const;
+}
+
+/** 400: a call request with no instant its calling policy allows before its `notAfter`; the message names the first one after it. */
+export class OutsideCallWindow extends DomainError {
+  readonly code = 'OUTSIDE_CALL_WINDOW' as const;
+}
+
+/** 409: a runtime's start of a call whose calling window closed since the claim; the request waits for its next window. */
+export class CallWindowClosed extends DomainError {
+  readonly code = 'CALL_WINDOW_CLOSED' as const;
+}
+
+/** 400: a call request whose purpose its calling policy lists in `requireConsentFor`, without `consent`. */
+export class ConsentRequired extends DomainError {
+  readonly code = 'CONSENT_REQUIRED' as const;
 }
 
 /** 409: another request with the same Idempotency-Key is still being answered (idempotency/). */

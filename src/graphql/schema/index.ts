@@ -7,6 +7,7 @@ import './catalog/phoneNumber.js';
 import './catalog/insurance.js';
 import './calls/callRequest.js';
 import './calls/conversation.js';
+import './calls/callingPolicy.js';
 import './catalog/template.js';
 import './catalog/bot.js';
 import './schedule/closure.js';

@@ -8,6 +8,7 @@ import { phoneNumberRoutes } from './catalog/phoneNumbers.js';
 import { insuranceRoutes } from './catalog/insurances.js';
 import { callRequestRoutes } from './calls/callRequests.js';
 import { conversationRoutes } from './calls/conversations.js';
+import { callingPolicyRoutes } from './calls/callingPolicy.js';
 import { closureRoutes } from './schedule/closures.js';
 import { officeHoursRoutes } from './schedule/officeHours.js';
 import { specialHoursRoutes } from './schedule/specialHours.js';
@@ -25,6 +26,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...insuranceRoutes,
   ...callRequestRoutes,
   ...conversationRoutes,
+  ...callingPolicyRoutes,
   ...closureRoutes,
   ...officeHoursRoutes,
   ...specialHoursRoutes,

@@ -5,6 +5,7 @@ import {
   CALL_REQUEST_STATUSES,
   type CallRequestError,
   type CallRequestPage,
+  type CallConsent,
   type CallRequestView,
   cancelCallRequest,
   createCallRequest,
@@ -23,6 +24,7 @@ import {
 import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
 import { builder } from '../../builder.js';
 import { AvailabilityRef } from '../schedule/availability.js';
+import { CallPurposeEnum } from './callingPolicy.js';
 
 const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
   description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
@@ -40,6 +42,24 @@ const CallRequestErrorRef = builder.objectRef<CallRequestError>('CallRequestErro
     category: t.exposeString('category', { description: 'The kind of failure, e.g. "request".' }),
     code: t.exposeString('code', { description: 'A machine-readable reason, e.g. "target_unavailable".' }),
     message: t.exposeString('message', { description: 'A human-readable reason.' }),
+  }),
+});
+
+const CallConsentRef = builder.objectRef<CallConsent>('CallConsent').implement({
+  description: 'The consent recorded for a call.',
+  fields: (t) => ({
+    basis: t.exposeString('basis', { description: 'express_written, express, existing_relationship or emergency.' }),
+    obtainedAt: t.field({ type: 'DateTime', description: 'When it was obtained.', resolve: (c) => c.obtainedAt }),
+    source: t.exposeString('source', { description: 'Where it is recorded.' }),
+  }),
+});
+
+const CallConsentInput = builder.inputType('CallConsentInput', {
+  description: 'The consent recorded for a call.',
+  fields: (t) => ({
+    basis: t.string({ required: true, description: 'express_written, express, existing_relationship or emergency.' }),
+    obtainedAt: t.string({ required: true, description: 'ISO 8601 instant, not in the future.' }),
+    source: t.string({ required: true, description: 'Where it is recorded (at most 200 characters).' }),
   }),
 });
 
@@ -94,6 +114,18 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
     description: 'The public reason for a failure; null otherwise.',
     resolve: (r) => r.error,
   }),
+  dueAt: t.field({
+    type: 'DateTime',
+    description: "When it may next be handed out: the first instant the calling policy (in the callee's zone) allows.",
+    resolve: (r) => r.dueAt,
+  }),
+  calleeTimezone: t.string({
+    nullable: true,
+    description: "The callee's IANA zone (null on older requests: the organization's).",
+    resolve: (r) => r.calleeTimezone,
+  }),
+  purpose: t.field({ type: CallPurposeEnum, description: 'Why the call is placed.', resolve: (r) => r.purpose }),
+  consent: t.field({ type: CallConsentRef, nullable: true, description: 'The consent given at creation.', resolve: (r) => r.consent }),
 });
 
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
@@ -153,6 +185,9 @@ const CreateCallRequestInput = builder.inputType('CreateCallRequestInput', {
     notAfter: t.string({ description: 'ISO 8601 instant; default now + 24 h.' }),
     officeHoursOnly: t.boolean({ description: 'Dispatch only while PHONE availability is OPEN.' }),
     metadata: t.field({ type: [MetadataEntryInput], description: 'Up to 20 string pairs (keys unique).' }),
+    calleeTimezone: t.string({ description: "The callee's IANA zone (default: the organization's)." }),
+    purpose: t.field({ type: CallPurposeEnum, description: 'Default informational.' }),
+    consent: t.field({ type: CallConsentInput, description: 'Required for a purpose the calling policy lists in requireConsentFor.' }),
   }),
 });
 
