@@ -50,7 +50,7 @@ async function fromConfigured(text: string): Promise<SigningKey> {
   const publicJwk = await exportJWK(publicKey);
   const { createHash } = await import('node:crypto');
   const kid = createHash('sha256').update(JSON.stringify(publicJwk)).digest('base64url').slice(0, 16);
-  const derivationSecret = derivationSecretOf(privateKey.export({ format: 'jwk' }) as JWK);
+  const derivationSecret = derivationSecretOf(privateKey.export({ format: 'jwk' }));
   return { kid, alg, privateKey, publicKey, publicJwk: { ...publicJwk, kid, alg, use: 'sig' }, derivationSecret };
 }
 
@@ -62,7 +62,7 @@ async function fromDatabase(db: Db): Promise<SigningKey> {
     const publicJwk = await exportJWK(pair.publicKey);
     // createMany + skipDuplicates: two instances starting together keep one key, the first one written
     await db.signingKey.createMany({
-      data: [{ kid: STORED_KID, privateJwk: privateJwk as object, publicJwk: publicJwk as object }],
+      data: [{ kid: STORED_KID, privateJwk, publicJwk }],
       skipDuplicates: true,
     });
     row = await db.signingKey.findUniqueOrThrow({ where: { kid: STORED_KID } });

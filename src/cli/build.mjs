@@ -81,10 +81,10 @@ function asciiOnly(dir) {
     if (entry.isDirectory()) asciiOnly(path);
     else if (entry.name.endsWith('.js')) {
       const text = readFileSync(path, 'utf8');
-      if (/[^\x00-\x7f]/.test(text))
+      if (/[\u0080-\uffff]/.test(text))
         writeFileSync(
           path,
-          text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+          text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
         );
     }
   }

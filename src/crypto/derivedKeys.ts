@@ -13,7 +13,7 @@ const cache = new WeakMap<KeyMaterial, Map<string, Uint8Array>>();
 
 export function derivedKey(material: KeyMaterial, purpose: string): Uint8Array {
   let keys = cache.get(material);
-  if (!keys) cache.set(material, (keys = new Map()));
+  if (!keys) cache.set(material, (keys = new Map<string, Uint8Array>()));
   let key = keys.get(purpose);
   if (!key) keys.set(purpose, (key = new Uint8Array(hkdfSync('sha256', material.derivationSecret, '', purpose, 32))));
   return key;

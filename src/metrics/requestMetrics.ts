@@ -63,11 +63,11 @@ export class RequestMetrics {
   private labelsOf(o: RequestObservation): Labels {
     const method = METHODS.has(o.method) ? o.method : 'other';
     let byStatus = this.labelSets.get(o.route);
-    if (!byStatus) this.labelSets.set(o.route, (byStatus = new Map()));
+    if (!byStatus) this.labelSets.set(o.route, (byStatus = new Map<number, Map<string, Map<string | undefined, Labels>>>()));
     let byMethod = byStatus.get(o.status);
-    if (!byMethod) byStatus.set(o.status, (byMethod = new Map()));
+    if (!byMethod) byStatus.set(o.status, (byMethod = new Map<string, Map<string | undefined, Labels>>()));
     let byOperation = byMethod.get(method);
-    if (!byOperation) byMethod.set(method, (byOperation = new Map()));
+    if (!byOperation) byMethod.set(method, (byOperation = new Map<string | undefined, Labels>()));
     let labels = byOperation.get(o.operation);
     if (!labels) {
       labels = { method, route: routeLabel(o.route), status: String(o.status) };

@@ -13,14 +13,21 @@ const t = useTestApp();
 const account = (t: TestApp) => t.demo.organizations.account;
 const clinic = (t: TestApp) => t.demo.organizations.clinic;
 
+/** What a command answers, as the cases read it: the id of what it made or changed, and any secret it showed. */
+interface Made {
+  id: string;
+  apiKey?: string;
+  clientSecret?: string;
+}
+
 /** Every command, what it changes and the event the account's key then reads. */
 const cases: Record<
   AdminCommand,
   {
     values(t: TestApp): Promise<AdminValues> | AdminValues;
     type: string | null;
-    orgId?(t: TestApp, out: any): string;
-    subject?(out: any): string;
+    orgId?(t: TestApp, out: Made): string;
+    subject?(out: Made): string;
   }
 > = {
   'create-org': {
@@ -87,7 +94,7 @@ describe('admin commands in the event log', () => {
       const unsubscribe = t.deps.changes.subscribe({
         onChange: (change, local) => local && published.push(`${change.kind} ${change.orgId}`),
       });
-      const out: any = await runAdminCommand(t.deps, command, values).finally(unsubscribe);
+      const out = (await runAdminCommand(t.deps, command, values).finally(unsubscribe)) as Made;
       expect(await eventCount(t)).toBe(before + (c.type ? 1 : 0));
       const events = await t.deps.db.event.findMany({ where: { seq: { gt: lastSeq } } });
       const heard = events.flatMap((e) =>

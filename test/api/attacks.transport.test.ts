@@ -3,7 +3,6 @@
 // the Hono path answers it on a real socket, never a 5xx —, the portal's files, huge bodies to write
 // routes and to GraphQL variables, a body sent slowly then abandoned, and a subscriber that goes away.
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -25,7 +24,7 @@ async function serve(direct: boolean): Promise<number> {
   const app = createApp(t.deps, { directGets: direct });
   const server = createHttpServer(app.fetch, t.deps.config.http, undefined, undefined, direct ? app.answerNode : undefined);
   servers.push(server);
-  return ((await listen(server, 0, '127.0.0.1')) as AddressInfo).port;
+  return (await listen(server, 0, '127.0.0.1')).port;
 }
 
 interface RawAnswer {

@@ -39,7 +39,7 @@ async function availability(query: Record<string, string>, options: { orgId?: st
 }
 
 async function both(query: { at?: string; medium: string; phoneNumberId?: string }) {
-  const rest = await availability(query as Record<string, string>);
+  const rest = await availability(query);
   expect(rest.status, JSON.stringify(rest.body)).toBe(200);
   const gql = await t.gql(GQL, { id: clinicId(), at: query.at, medium: query.medium, phone: query.phoneNumberId });
   expect(gql.body.errors).toBeUndefined();

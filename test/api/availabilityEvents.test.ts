@@ -136,9 +136,11 @@ describe('availability.changed', () => {
     await q.runDue();
     expect(receiver.received).toHaveLength(4); // CLOSED→CLOSURE on each medium
     vi.useFakeTimers({ toFake: ['Date'], now: t.clock.now() });
-    let payloads: any[];
+    let payloads: { type: string; data: { medium: string } }[];
     try {
-      payloads = receiver.received.map((r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>));
+      payloads = receiver.received.map(
+        (r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as (typeof payloads)[number],
+      );
     } finally {
       vi.useRealTimers();
     }

@@ -7,6 +7,7 @@ import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED, CALL_REQUEST_READS_PER_SECOND: UNLIMITED } });
@@ -32,7 +33,7 @@ async function claim(t: TestApp, body: Record<string, unknown> = { max: 10 }, fe
   if (!fetchFrom) {
     const res = await t.rest('POST', '/v1/dispatch/claim', { json: body });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data.claims as any[];
+    return res.body.data.claims;
   }
   const res = await fetchFrom(
     new Request('http://127.0.0.1:4000/v1/dispatch/claim', {
@@ -42,7 +43,7 @@ async function claim(t: TestApp, body: Record<string, unknown> = { max: 10 }, fe
     }),
   );
   expect(res.status).toBe(200);
-  return ((await res.json()) as any).data.claims as any[];
+  return (await res.json()).data.claims;
 }
 
 const step = (t: TestApp, id: string, what: string, json: unknown) => t.rest('POST', `/v1/call-requests/${id}/${what}`, { json });
@@ -169,7 +170,7 @@ describe('a call worked by the runtime', () => {
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`);
     expect(await claim(t)).toEqual([]);
     await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/enable`);
-    expect((await claim(t)).map((c) => c.callRequest.callRequestId)).toEqual([later]);
+    expect((await claim(t)).map((c: Schemas['CallClaim']) => c.callRequest.callRequestId)).toEqual([later]);
   });
 });
 
@@ -313,7 +314,7 @@ describe('officeHoursOnly', () => {
     t.clock.set('2026-03-06T23:30:00Z'); // Friday 18:30 EST, closed
     const id = await place(t, { officeHoursOnly: true, notAfter: '2026-03-10T00:00:00Z' });
     const plain = await place(t, { notAfter: '2026-03-10T00:00:00Z' });
-    expect((await claim(t, { max: 1 })).map((c) => c.callRequest.callRequestId)).toEqual([plain]);
+    expect((await claim(t, { max: 1 })).map((c: Schemas['CallClaim']) => c.callRequest.callRequestId)).toEqual([plain]);
     expect(await claim(t)).toEqual([]);
     t.clock.set('2026-03-09T12:59:00Z'); // Monday 08:59 EDT (09:00 EST would be 14:00Z)
     expect(await claim(t)).toEqual([]);
@@ -345,7 +346,7 @@ describe('officeHoursOnly', () => {
     t.clock.set('2026-03-02T16:29:00Z');
     expect(await claim(t)).toEqual([]);
     t.clock.set('2026-03-02T16:30:00Z');
-    expect((await claim(t)).map((c) => c.callRequest.callRequestId)).toEqual([id]);
+    expect((await claim(t)).map((c: Schemas['CallClaim']) => c.callRequest.callRequestId)).toEqual([id]);
   });
 });
 
@@ -391,7 +392,7 @@ describe('concurrency', () => {
         for (;;) {
           const claims = await claim(t, { max: 25 }, fetchFrom);
           if (claims.length === 0) return;
-          handed[i]!.push(...claims.map((c) => c.callRequest.callRequestId));
+          handed[i]!.push(...claims.map((c: Schemas['CallClaim']) => c.callRequest.callRequestId));
         }
       }),
     );

@@ -1,6 +1,7 @@
 // Placing calls (POST /v1/call-requests, createCallRequest), canceling and listing them, on both surfaces (polling: callRequests.test.ts).
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED } });
@@ -164,18 +165,18 @@ describe('listing calls', () => {
     }
     await t.rest('POST', `/v1/call-requests/${ids[1]}/cancel`);
     const first = await t.rest('GET', '/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z');
-    expect(first.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[4], ids[3]]);
+    expect(first.body.data.callRequests.map((c: Schemas['CallRequest']) => c.callRequestId)).toEqual([ids[4], ids[3]]);
     const second = await t.rest(
       'GET',
       `/v1/call-requests?limit=2&createdFrom=2026-03-02T15:00:00Z&createdTo=2026-03-03T00:00:00Z&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`,
     );
-    expect(second.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[2], ids[1]]);
+    expect(second.body.data.callRequests.map((c: Schemas['CallRequest']) => c.callRequestId)).toEqual([ids[2], ids[1]]);
     const canceled = await t.rest('GET', '/v1/call-requests?status=canceled');
-    expect(canceled.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[1]]);
+    expect(canceled.body.data.callRequests.map((c: Schemas['CallRequest']) => c.callRequestId)).toEqual([ids[1]]);
     const byBot = await t.rest('GET', `/v1/call-requests?botId=${t.demo.bots.clinic[1]}`);
-    expect(byBot.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[4]]);
+    expect(byBot.body.data.callRequests.map((c: Schemas['CallRequest']) => c.callRequestId)).toEqual([ids[4]]);
     const range = await t.rest('GET', '/v1/call-requests?createdFrom=2026-03-02T15:01:00Z&createdTo=2026-03-02T15:03:00Z');
-    expect(range.body.data.callRequests.map((c: any) => c.callRequestId)).toEqual([ids[2], ids[1]]);
+    expect(range.body.data.callRequests.map((c: Schemas['CallRequest']) => c.callRequestId)).toEqual([ids[2], ids[1]]);
     // a cursor is bound to its filters
     const mixed = await t.rest('GET', `/v1/call-requests?limit=2&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
     expect(mixed.status).toBe(400);
@@ -186,7 +187,7 @@ describe('listing calls', () => {
         after: first.body.data.pagination.nextCursor,
       },
     );
-    expect(gql.body.data.callRequests.items.map((c: any) => c.id)).toEqual([ids[2], ids[1]]);
+    expect(gql.body.data.callRequests.items.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
     expect((await t.rest('GET', '/v1/call-requests?status=done')).status).toBe(400);
   });
 

@@ -64,11 +64,11 @@ async function call(on: Instance, method: string, path: string, body?: unknown, 
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
   );
-  return { status: res.status, body: (await res.json()) as { data: any } };
+  return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
 }
 
 /** Polls `check` until it holds; fails after `withinMs` (the promise of the channel: a second). */
-async function within(withinMs: number, check: () => Promise<boolean>): Promise<void> {
+async function within(withinMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     if (await check()) return;
@@ -134,12 +134,14 @@ for (const transport of transports) {
 
       // templates
       await call(a, 'POST', '/v1/templates', { name: 'Storm line' });
-      await within(1_000, async () => (await availability()).availableTemplates.some((x: { name: string }) => x.name === 'Storm line'));
+      await within(1_000, async () =>
+        ((await availability()).availableTemplates as { name: string }[]).some((x) => x.name === 'Storm line'),
+      );
 
       // phone numbers (their greetings live in the schedule)
       expect(b.deps.readModel.holds('schedule', org)).toBe(true);
       await call(a, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { botId: t.demo.bots.clinic[0] });
-      await within(1_000, async () => !b.deps.readModel.holds('schedule', org));
+      await within(1_000, () => !b.deps.readModel.holds('schedule', org));
 
       // the organization itself
       expect((await call(b, 'GET', `/v1/organizations/${org}`)).body.data.communicationsEnabled).toBe(true);
@@ -213,7 +215,7 @@ for (const transport of transports) {
         recordEvent(tx, t.deps, null, { type: 'template.created', orgId: account, subject: { type: 'template', id: 't' }, data: {} }),
       );
       await liar.send(JSON.stringify({ kind: 'officeHours', orgId: org, origin: 'another-instance' }));
-      await within(1_000, async () => b.heard.length > 0);
+      await within(1_000, () => b.heard.length > 0);
       expect(b.heard).toEqual([`templates ${account}`]); // what the log holds, not what the notice said
       expect(b.deps.readModel.holds('schedule', org)).toBe(true);
 
@@ -222,7 +224,7 @@ for (const transport of transports) {
         recordEvent(tx, t.deps, null, { type: 'closure.created', orgId: account, subject: { type: 'closure', id: 'c' }, data: {} }),
       );
       await liar.send(JSON.stringify({ origin: 'another-instance' }));
-      await within(1_000, async () => b.heard.length > 1);
+      await within(1_000, () => b.heard.length > 1);
       expect(b.heard).toEqual([`templates ${account}`, `closures ${account}`]);
       expect(b.deps.readModel.holds('schedule', org)).toBe(true);
     });
@@ -239,14 +241,14 @@ for (const transport of transports) {
       expect(await enabled()).toBe(true);
 
       await relay.cut();
-      await within(5_000, async () => !b.feed.connected);
+      await within(5_000, () => !b.feed.connected);
       expect(b.feed.inSync).toBe(true); // the log is still read: nothing held need be forgotten
       expect(b.deps.readModel.holds('organization', org)).toBe(true);
       await call(a, 'POST', `/v1/organizations/${org}/disable`); // B gets no notice...
       await within(2_500, async () => (await enabled()) === false); // ...and reads the change at the log's next poll
 
       await relay.restore();
-      await within(10_000, async () => b.feed.connected);
+      await within(10_000, () => b.feed.connected);
       expect(await enabled()).toBe(false); // cached again, for an hour
       await call(a, 'POST', `/v1/organizations/${org}/enable`);
       await within(1_000, async () => (await enabled()) === true);
@@ -260,12 +262,14 @@ describe('a change published on one instance', () => {
     const echoes: string[] = [];
     const transport: ChangeTransport = {
       name: 'redis',
-      async start(handlers) {
+      start(handlers) {
         handlers.onConnection(true);
-        this.send = async (text: string) => {
+        this.send = (text: string) => {
           echoes.push(text);
           handlers.onMessage(text);
+          return Promise.resolve();
         };
+        return Promise.resolve();
       },
       async send() {},
       async close() {},

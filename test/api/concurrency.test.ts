@@ -76,7 +76,7 @@ async function setDay(i: number, input: Record<string, unknown>): Promise<{ stat
   }
   const res = await t.gql(SET_OFFICE_HOURS, { orgId, input: input as never });
   if (res.body.errors) return { status: res.body.errors[0].extensions.code, message: res.body.errors[0].message };
-  return { status: 200, day: res.body.data.setOfficeHours as Day };
+  return { status: 200, day: res.body.data.setOfficeHours };
 }
 
 async function storedMonday(): Promise<Day> {

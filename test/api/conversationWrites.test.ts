@@ -2,6 +2,9 @@
 // (duration in seconds), read back with the transcript in cursor pages; the list's new filters.
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
+
+type Conversation = Schemas['Conversation'];
 
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000000' } });
 
@@ -167,16 +170,16 @@ describe('the list filters', () => {
     // the demo's clinic conversations: 40 unarchived, mediums in turn CHAT PHONE SMS GHL, every fifth OPEN
     const all = await t.rest('GET', '/v1/conversations?limit=100');
     const phone = await t.rest('GET', '/v1/conversations?limit=100&medium=PHONE');
-    const expected = all.body.data.conversations.filter((c: any) => c.medium === 'PHONE');
+    const expected = all.body.data.conversations.filter((c: Conversation) => c.medium === 'PHONE');
     expect(phone.body.data.conversations).toEqual(expected);
     expect(phone.body.data.pagination.totalCount).toBe(expected.length);
     const open = await t.rest('GET', '/v1/conversations?limit=100&status=OPEN');
-    expect(open.body.data.conversations.map((c: any) => c.conversationId)).toEqual(
-      all.body.data.conversations.filter((c: any) => c.status === 'OPEN').map((c: any) => c.conversationId),
+    expect(open.body.data.conversations.map((c: Conversation) => c.conversationId)).toEqual(
+      all.body.data.conversations.filter((c: Conversation) => c.status === 'OPEN').map((c: Conversation) => c.conversationId),
     );
     const [a, b] = [all.body.data.conversations[10].startTime, all.body.data.conversations[5].startTime];
     const range = await t.rest('GET', `/v1/conversations?limit=100&startedFrom=${a}&startedTo=${b}`);
-    const inRange = all.body.data.conversations.filter((c: any) => c.startTime >= a && c.startTime < b);
+    const inRange = all.body.data.conversations.filter((c: Conversation) => c.startTime >= a && c.startTime < b);
     expect(range.body.data.conversations).toEqual(inRange);
     // cursor pages of a filtered list
     const page1 = await t.rest('GET', '/v1/conversations?limit=3&medium=PHONE');
@@ -193,10 +196,12 @@ describe('the list filters', () => {
     const gql = await t.gql(
       '{ conversationsConnection(first: 100, medium: PHONE, status: CLOSED) { totalCount edges { node { medium status } } } }',
     );
-    expect(gql.body.data.conversationsConnection.edges.every((e: any) => e.node.medium === 'PHONE' && e.node.status === 'CLOSED')).toBe(
-      true,
-    );
-    expect(gql.body.data.conversationsConnection.totalCount).toBe(expected.filter((c: any) => c.status === 'CLOSED').length);
+    expect(
+      gql.body.data.conversationsConnection.edges.every(
+        (e: { node: { medium: string; status: string } }) => e.node.medium === 'PHONE' && e.node.status === 'CLOSED',
+      ),
+    ).toBe(true);
+    expect(gql.body.data.conversationsConnection.totalCount).toBe(expected.filter((c: Conversation) => c.status === 'CLOSED').length);
     expect((await t.rest('GET', '/v1/conversations?medium=FAX')).status).toBe(400);
   });
 });

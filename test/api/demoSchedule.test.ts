@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createDemoSchedule, demoGraphiqlVariables } from '../../src/demo/demoSchedule.js';
 import { graphiqlOptions } from '../../src/graphql/graphiql.js';
 import { useTestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
+
+type Interval = { state: string; closure?: { id: string } | null; specialHours?: { id: string } | null };
 
 const t = useTestApp();
 
@@ -23,7 +26,9 @@ describe('the demo schedule', () => {
       expect(Date.parse(schedule.timedClosure.startAt)).toBeGreaterThan(Date.parse(now));
 
       const week = (await t.rest('GET', `/v1/organizations/${clinic}/office-hours`)).body.data.officeHours;
-      expect(week.map((d: any) => [d.dayOfWeek, d.isClosed, d.open, d.close, d.breaks.map((b: any) => `${b.start}-${b.end}`)])).toEqual([
+      expect(
+        week.map((d: Schemas['OfficeHours']) => [d.dayOfWeek, d.isClosed, d.open, d.close, d.breaks.map((b) => `${b.start}-${b.end}`)]),
+      ).toEqual([
         ['MONDAY', false, '08:00', '17:00', ['12:00-13:00']],
         ['TUESDAY', false, '08:00', '17:00', ['12:00-13:00']],
         ['WEDNESDAY', false, '08:00', '17:00', ['12:00-13:00']],
@@ -37,9 +42,9 @@ describe('the demo schedule', () => {
       const to = new Date(Date.parse(now) + 21 * 86_400_000).toISOString();
       const intervals = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=${from}&to=${to}&medium=PHONE`)).body
         .data.intervals;
-      expect(new Set(intervals.map((i: any) => i.state))).toEqual(new Set(['OPEN', 'BREAK', 'CLOSED', 'CLOSURE']));
-      expect(intervals.some((i: any) => i.closure?.id === schedule.timedClosure.id)).toBe(true);
-      expect(intervals.some((i: any) => i.specialHours?.id === schedule.specialHours.id && i.state === 'OPEN')).toBe(true);
+      expect(new Set(intervals.map((i: Interval) => i.state))).toEqual(new Set(['OPEN', 'BREAK', 'CLOSED', 'CLOSURE']));
+      expect(intervals.some((i: Interval) => i.closure?.id === schedule.timedClosure.id)).toBe(true);
+      expect(intervals.some((i: Interval) => i.specialHours?.id === schedule.specialHours.id && i.state === 'OPEN')).toBe(true);
 
       // written through the domain, as the account's demo key
       const events = await t.deps.db.event.findMany({ orderBy: { seq: 'asc' } });

@@ -137,7 +137,7 @@ describe('error codes: each kind of error carries its catalogue code on REST and
 
   it.each(entries.map((e) => [e.rest!, e] as const))('%s', async (code, entry) => {
     t.clock.set('2026-03-09T12:00:00Z');
-    const row = rows[code as RestErrorCode]!;
+    const row = rows[code]!;
     const rest = await row.rest();
     expect(rest.status, JSON.stringify(rest.body)).toBe(entry.status);
     expect(rest.body).toMatchObject({ success: false, data: {}, message: expect.any(String), code });

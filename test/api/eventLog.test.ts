@@ -13,6 +13,7 @@ import { hashSecret } from '../../src/crypto/secrets.js';
 import { changesOfEvent } from '../../src/changes/eventTail.js';
 import { deliveryRow } from '../support/webhooks.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const t = useTestApp();
 
@@ -36,13 +37,13 @@ const closureBody = {
 };
 const clinic = (t: TestApp) => t.demo.organizations.clinic.id;
 
-async function restOk(t: TestApp, token: string, method: string, path: string, json?: unknown): Promise<any> {
+async function restOk(t: TestApp, token: string, method: string, path: string, json?: unknown) {
   const res = await t.rest(method, path, { token, ...(json === undefined ? {} : { json }) });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }
 
-async function gqlOk(t: TestApp, token: string, query: string, variables: Record<string, unknown>): Promise<any> {
+async function gqlOk(t: TestApp, token: string, query: string, variables: Record<string, unknown>) {
   const res = await t.gql(query, variables, { token });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return res.body.data;
@@ -288,7 +289,7 @@ async function placeCall(t: TestApp): Promise<void> {
 async function claimCall(t: TestApp): Promise<void> {
   await placeCall(t);
   const res = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
-  expect(res.body.data.claims.map((c: any) => c.callRequest.callRequestId)).toEqual([call.id]);
+  expect(res.body.data.claims.map((c: Schemas['CallClaim']) => c.callRequest.callRequestId)).toEqual([call.id]);
   call.leaseId = res.body.data.claims[0].leaseId;
 }
 async function startCall(t: TestApp): Promise<void> {

@@ -57,7 +57,7 @@ async function call(app: App, method: string, path: string, body?: unknown, toke
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
   );
-  return (await res.json()) as { data: any };
+  return (await res.json()) as { data: Record<string, unknown> };
 }
 
 describe('the change feed read from the event log', () => {

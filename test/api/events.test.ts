@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOAuthClient } from '../../src/auth/provisioning.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const t = useTestApp();
 
@@ -34,7 +35,7 @@ describe('GET /v1/events', () => {
     const { closure } = await makeChanges(t);
     const first = await t.rest('GET', '/v1/events?limit=2');
     expect(first.status).toBe(200);
-    expect(first.body.data.events.map((e: any) => e.type)).toEqual(['insurance.updated', 'closure.updated']);
+    expect(first.body.data.events.map((e: Schemas['Event']) => e.type)).toEqual(['insurance.updated', 'closure.updated']);
     const updated = first.body.data.events[1];
     expect(updated).toMatchObject({
       orgId: t.demo.organizations.clinic.id,
@@ -45,7 +46,7 @@ describe('GET /v1/events', () => {
       previous: { description: 'Christmas' },
     });
     const next = await t.rest('GET', `/v1/events?limit=2&cursor=${encodeURIComponent(first.body.data.pagination.nextCursor)}`);
-    expect(next.body.data.events.map((e: any) => e.type)).toEqual(['closure.created']);
+    expect(next.body.data.events.map((e: Schemas['Event']) => e.type)).toEqual(['closure.created']);
     expect(next.body.data.pagination.nextCursor).toBeNull();
     // a cursor is bound to its filters
     const other = await t.rest(
@@ -59,7 +60,7 @@ describe('GET /v1/events', () => {
   it("an account's key sees its children's events; a clinic sees neither its sibling's nor another tenant's", async () => {
     await makeChanges(t);
     const account = await t.rest('GET', '/v1/events', { token: t.demo.organizations.account.apiKey });
-    expect(account.body.data.events.map((e: any) => e.orgId).sort()).toEqual(
+    expect(account.body.data.events.map((e: Schemas['Event']) => e.orgId).sort()).toEqual(
       [
         t.demo.organizations.clinic.id,
         t.demo.organizations.clinic.id,
@@ -82,7 +83,7 @@ describe('GET /v1/events', () => {
   it('filters by type (names and families), organization, subject and time', async () => {
     const { closure } = await makeChanges(t);
     const types = async (query: string, token?: string) =>
-      (await t.rest('GET', `/v1/events?${query}`, { token })).body.data.events.map((e: any) => e.type);
+      (await t.rest('GET', `/v1/events?${query}`, { token })).body.data.events.map((e: Schemas['Event']) => e.type);
     expect(await types('type=closure.*')).toEqual(['closure.updated', 'closure.created']);
     expect(await types('type=insurance.updated,closure.created')).toEqual(['insurance.updated', 'closure.created']);
     expect(await types(`subjectId=${closure}`)).toEqual(['closure.updated', 'closure.created']);
@@ -137,12 +138,12 @@ describe('GraphQL events and event', () => {
     const rest = (await t.rest('GET', '/v1/events?type=closure.*&limit=1')).body.data;
     const res = await t.gql(EVENTS, { first: 1, filter: { type: ['closure.*'] } });
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.events.edges.map((e: any) => e.node)).toEqual(rest.events);
+    expect(res.body.data.events.edges.map((e: { node: { type: string } }) => e.node)).toEqual(rest.events);
     expect(res.body.data.events.pageInfo).toEqual({ hasNextPage: true, endCursor: rest.pagination.nextCursor });
     const next = await t.gql(EVENTS, { first: 5, after: rest.pagination.nextCursor, filter: { type: ['closure.*'] } });
-    expect(next.body.data.events.edges.map((e: any) => e.node.type)).toEqual(['closure.created']);
+    expect(next.body.data.events.edges.map((e: { node: { type: string } }) => e.node.type)).toEqual(['closure.created']);
     const timed = await t.gql(EVENTS, { filter: { from: '2026-03-02T15:01:00Z', to: '2026-03-02T15:02:00Z' } });
-    expect(timed.body.data.events.edges.map((e: any) => e.node.type)).toEqual(['closure.updated']);
+    expect(timed.body.data.events.edges.map((e: { node: { type: string } }) => e.node.type)).toEqual(['closure.updated']);
   });
 
   it("event(id) answers one event; another tenant's is NOT_FOUND like a missing one", async () => {

@@ -41,7 +41,9 @@ const loggedErrors: string[] = [];
 const capturingLogger = (inner: Logger): Logger => ({
   ...inner,
   error: (msg, fields) => {
-    loggedErrors.push(`${msg}: ${String(fields?.error ?? '')}`);
+    // the logger's `error` field is the error's message (errorFields); anything else is shown as JSON
+    const error = fields?.error;
+    loggedErrors.push(`${msg}: ${typeof error === 'string' ? error : (JSON.stringify(error) ?? '')}`);
     inner.error(msg, fields);
   },
 });

@@ -5,7 +5,6 @@
 // headers, a Host naming this machine. Before, the account's key (which reaches every clinic) was in the
 // page for anyone who could reach the port.
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -38,7 +37,7 @@ function serve(withKey: boolean): Promise<number> {
   if (!port) {
     const server = createHttpServer(demoApp(withKey).fetch, t.deps.config.http);
     servers.push(server);
-    listening.set(withKey, (port = listen(server, 0, '0.0.0.0').then((address) => (address as AddressInfo).port)));
+    listening.set(withKey, (port = listen(server, 0, '0.0.0.0').then((address) => address.port)));
   }
   return port;
 }

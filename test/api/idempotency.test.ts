@@ -270,9 +270,9 @@ describe('answers that are not worth replaying', () => {
 
   it('releases the key after a 5xx or a 429, so that a retry runs again; keeps a 4xx', async () => {
     let runs = 0;
-    const answer = (status: number) => async () => {
+    const answer = (status: number) => () => {
       runs++;
-      return { status, body: `{"status":${status}}`, contentType: 'application/json' };
+      return Promise.resolve({ status, body: `{"status":${status}}`, contentType: 'application/json' });
     };
     for (const status of [500, 503, 429, 401, 403]) {
       const outcome = await answerIdempotently(t.deps, request(), answer(status));
@@ -287,11 +287,15 @@ describe('answers that are not worth replaying', () => {
 
   it('bounds what it stores: a large error releases the key, a large success is stored as a short replacement', async () => {
     const big = 'x'.repeat(MAX_STORED_BODY_BYTES + 1);
-    await answerIdempotently(t.deps, request(), async () => ({ status: 400, body: big, contentType: 'application/json' }));
+    await answerIdempotently(t.deps, request(), () => Promise.resolve({ status: 400, body: big, contentType: 'application/json' }));
     expect(await t.db.prisma.idempotencyKey.count()).toBe(0);
-    const first = await answerIdempotently(t.deps, request(), async () => ({ status: 201, body: big, contentType: 'application/json' }));
+    const first = await answerIdempotently(t.deps, request(), () =>
+      Promise.resolve({ status: 201, body: big, contentType: 'application/json' }),
+    );
     expect(first.response.body).toBe(big); // the first answer goes out whole
-    const replay = await answerIdempotently(t.deps, request(), async () => ({ status: 500, body: '', contentType: 'application/json' }));
+    const replay = await answerIdempotently(t.deps, request(), () =>
+      Promise.resolve({ status: 500, body: '', contentType: 'application/json' }),
+    );
     expect(replay).toMatchObject({ replayed: true, response: { status: 201, body: '{"replaced":true}' } });
   });
 

@@ -185,8 +185,8 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
     const missing = await patch({ json: { type: 'PPO' } }, clinicId(), MISSING);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.any(String) });
-    const foreignUnderOwnOrg = await patch({ json: { type: 'PPO' } }, clinicId(), t.demo.insurances.other[0]!);
-    const foreignOrg = await patch({ json: { type: 'PPO' } }, t.demo.organizations.other.id, t.demo.insurances.other[0]!);
+    const foreignUnderOwnOrg = await patch({ json: { type: 'PPO' } }, clinicId(), t.demo.insurances.other[0]);
+    const foreignOrg = await patch({ json: { type: 'PPO' } }, t.demo.organizations.other.id, t.demo.insurances.other[0]);
     expect(foreignUnderOwnOrg.status).toBe(404);
     expect(foreignUnderOwnOrg.body).toEqual(missing.body);
     expect(foreignOrg.status).toBe(404);
@@ -201,7 +201,7 @@ describe('PATCH /v1/organizations/{orgId}/insurances/{insuranceId}', () => {
     const res = await patch(
       { json: { type: 'EPO' }, token: t.demo.organizations.account.apiKey },
       t.demo.organizations.account.id,
-      t.demo.insurances.clinic[0]!,
+      t.demo.insurances.clinic[0],
     );
     expect(res.status).toBe(404);
     expect((await deltaDental()).type).toBe('PPO');

@@ -15,7 +15,7 @@ describe('the job queue', () => {
   it('runs a job once it is due, on the app clock, and deletes it when done', async () => {
     t.clock.set('2026-03-02T15:00:00Z');
     const ran: unknown[] = [];
-    const queue = queueWith(async (job) => (ran.push(job.payload), { done: true }));
+    const queue = queueWith((job) => (ran.push(job.payload), Promise.resolve({ done: true })));
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: { n: 1 }, runAt: new Date('2026-03-02T15:00:05Z') });
     expect(await queue.runDue()).toBe(0);
     t.clock.advance(5_000);
@@ -27,10 +27,11 @@ describe('the job queue', () => {
   it('retries at the instant the handler names, counting attempts, and keeps a job that failed for good', async () => {
     t.clock.set('2026-03-02T15:00:00Z');
     const attempts: number[] = [];
-    const queue = queueWith(async (job) => {
+    const queue = queueWith((job) => {
       attempts.push(job.attempts);
-      if (job.attempts < 3) return { retryAt: new Date(t.clock.now().getTime() + 10_000), error: `attempt ${job.attempts}` };
-      return { failed: 'gave up' };
+      if (job.attempts < 3)
+        return Promise.resolve({ retryAt: new Date(t.clock.now().getTime() + 10_000), error: `attempt ${job.attempts}` });
+      return Promise.resolve({ failed: 'gave up' });
     });
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
     expect(await queue.runDue()).toBe(1);
@@ -53,7 +54,7 @@ describe('the job queue', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const first = queueWith(async () => (await held, { done: true }), 30_000);
     const taken: number[] = [];
-    const second = queueWith(async (job) => (taken.push(job.attempts), { done: true }), 30_000);
+    const second = queueWith((job) => (taken.push(job.attempts), Promise.resolve({ done: true })), 30_000);
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
     const running = first.runDue();
     // the first claimant holds it (its claim committed before its handler runs)
@@ -71,7 +72,7 @@ describe('the job queue', () => {
     const ran: number[] = [];
     const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 1_000 }).handle(
       'test',
-      async () => (ran.push(1), { done: true }),
+      () => (ran.push(1), Promise.resolve({ done: true })),
     );
     queue.start();
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {}, runAt: new Date('2026-03-02T15:00:02Z') });
@@ -91,7 +92,7 @@ describe('the job queue', () => {
     const ran: number[] = [];
     const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, { pollMs: 60_000 }).handle(
       'test',
-      async (job) => (ran.push(job.attempts), { done: true }),
+      (job) => (ran.push(job.attempts), Promise.resolve({ done: true })),
     );
     await enqueueJob(t.deps.db, t.clock.now(), { kind: 'test', payload: {} });
     // a lease left by a process that died: without the release, its job would wait for the lease to run out

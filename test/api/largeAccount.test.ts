@@ -11,6 +11,13 @@ import { LiveStreams } from '../../src/graphql/liveStreams.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { useTestApp } from '../support/testApp.js';
 
+/** A GraphQL connection as the paging loops read it. */
+interface Connection<Node> {
+  totalCount: number;
+  pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; endCursor: string | null };
+  edges: { node: Node }[];
+}
+
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED } });
 
@@ -84,7 +91,7 @@ describe('reach under an account with thousands of locations', () => {
     const other = createApp(deps);
     const get = async (path: string) => {
       const res = await other.fetch(new Request(`http://127.0.0.1${path}`, { headers: { authorization: `Bearer ${account().apiKey}` } }));
-      return { status: res.status, body: (await res.json()) as { data: any } };
+      return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
     };
     expect((await get(`/v1/organizations/${account().id}`)).status).toBe(200); // the account's record is now warm here
     expect((await get(`/v1/organizations/${t.demo.organizations.clinic.id}`)).status).toBe(200);
@@ -174,7 +181,7 @@ describe('children page by page', () => {
     for (;;) {
       const res = await t.gql(query, { id: account().id, after }, { token: account().apiKey });
       expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-      const connection: any = res.body.data.organization.childrenConnection;
+      const connection: Connection<{ id: string }> = res.body.data.organization.childrenConnection;
       expect(connection.totalCount).toBe(1_002);
       expect(connection.pageInfo.hasPreviousPage).toBe(after !== null);
       seen.push(...connection.edges.map((e: { node: { id: string } }) => e.node.id));
@@ -281,14 +288,14 @@ describe('includeChildren conversations under thousands of locations', () => {
     for (let pages = 0; pages < 100; pages++) {
       const res = await t.gql(query, { after }, { token: account().apiKey });
       expect(res.body.errors).toBeUndefined();
-      const connection: any = res.body.data.conversationsConnection;
+      const connection: Connection<{ conversationId: string }> = res.body.data.conversationsConnection;
       expect(connection.totalCount).toBe(expected.length);
       seen.push(...connection.edges.map((e: { node: { conversationId: string } }) => e.node.conversationId));
       if (!connection.pageInfo.hasNextPage) break;
       after = connection.pageInfo.endCursor;
     }
     expect(seen).toEqual(expected);
-    const offsetPage: any = await t.gql(
+    const offsetPage = await t.gql(
       '{ conversations(includeChildren: true, limit: 10, offset: 500) { items { conversationId } pagination { totalCount } } }',
       {},
       { token: account().apiKey },

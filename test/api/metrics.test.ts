@@ -269,9 +269,10 @@ describe('GET /metrics', () => {
     let handlers!: TransportHandlers;
     const transport: ChangeTransport = {
       name: 'redis',
-      start: async (h) => {
+      start: (h) => {
         handlers = h;
         h.onConnection(false);
+        return Promise.resolve();
       },
       send: () => Promise.reject(new Error('down')),
       close: async () => {},

@@ -101,13 +101,11 @@ describe('concurrent writers', () => {
         inputs.map((input, i) =>
           i % 2 === 0
             ? t.rest('POST', path(orgId), { json: input }).then((r) => ({ ok: r.status === 200, status: r.status, data: r.body.data }))
-            : t
-                .gql(SET, { orgId, input })
-                .then((r) => ({
-                  ok: !r.body.errors,
-                  status: r.body.errors?.[0]?.extensions?.code ?? 200,
-                  data: r.body.data?.setOfficeHours,
-                })),
+            : t.gql(SET, { orgId, input }).then((r) => ({
+                ok: !r.body.errors,
+                status: r.body.errors?.[0]?.extensions?.code ?? 200,
+                data: r.body.data?.setOfficeHours,
+              })),
         ),
       );
       for (const a of answers) expect([200, 400, 'BAD_USER_INPUT']).toContain(a.status);

@@ -4,6 +4,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.js';
 import { useTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
+import type { GraphQLErrorItem } from '../support/apiTypes.js';
 import { graphql } from '../generated/index.js';
 
 // one database for the file; the small-budget cases run against a second app over it
@@ -174,7 +175,7 @@ describe('small configured budgets', () => {
     const allLimited = await t.gql(`query($id: ID!) { a: organization(id: $id) { id } b: organization(id: $id) { id } }`, { id });
     expect(allLimited.status).toBe(429);
     expect(allLimited.headers.get('retry-after')).toBe('50');
-    expect(allLimited.body.errors.map((e: any) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    expect(allLimited.body.errors.map((e: GraphQLErrorItem) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
 
     // one field limited, another (viewer, its own pattern) fine → 200 with a partial result
     const partial = await t.gql(`query($id: ID!) { organization(id: $id) { id } viewer { scopes } }`, { id });
@@ -248,7 +249,7 @@ describe('small configured budgets', () => {
     });
     // 5 timelines fit the budget of 5; the sixth and seventh make the organization null
     expect(res.status).toBe(429);
-    expect(res.body.errors.map((e: any) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
+    expect(res.body.errors.map((e: GraphQLErrorItem) => e.extensions.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
     expect(res.body.extensions.rateLimit).toEqual({
       // the organization, then five timelines: an operation asking for more than a whole budget is refused before the counter
       cost: 6,
@@ -335,8 +336,8 @@ describe('small configured budgets', () => {
   it('lets finished requests be polled freely within the per-second budget', async () => {
     t.clock.set('2026-03-09T13:30:00.000Z');
     const [a, b] = await Promise.all([poll(t.demo.callRequests.clinic.failed), poll(t.demo.callRequests.clinic.failed)]);
-    expect([a!.status, b!.status]).toEqual([200, 200]);
-    expect(a!.body.data.status).toBe('failed');
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.data.status).toBe('failed');
     expect((await gqlPoll(t.demo.callRequests.clinic.completed)).status).toBe(200);
   });
 
@@ -433,7 +434,7 @@ describe('small configured budgets', () => {
     });
     const fourth = (await introspect('GET')) as Response;
     expect(fourth.status).toBe(200);
-    expect(((await fourth.json()) as any).data.__type.name).toBe('Organization');
+    expect(((await fourth.json()) as { data: { __type: { name: string } } }).data.__type.name).toBe('Organization');
 
     const refused = await introspect('POST');
     expect(refused.status).toBe(429);

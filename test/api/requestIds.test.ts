@@ -2,7 +2,6 @@
 // request (also from code that is not handed the id), in GraphQL errors, and in the message of a 500.
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import type { Db } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -15,7 +14,7 @@ function instrumentedApp(options: { brokenConversations?: boolean } = {}) {
   const lines: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
   const db = options.brokenConversations
-    ? (new Proxy(t.deps.db, {
+    ? new Proxy(t.deps.db, {
         get: (target, prop, receiver) =>
           prop === 'conversation'
             ? new Proxy(
@@ -27,7 +26,7 @@ function instrumentedApp(options: { brokenConversations?: boolean } = {}) {
                 },
               )
             : Reflect.get(target, prop, receiver),
-      }) as Db)
+      })
     : t.deps.db;
   const app = createApp({ ...t.deps, db, logger });
   const call = (path: string, init: RequestInit = {}) =>

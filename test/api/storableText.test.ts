@@ -19,12 +19,14 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { GraphQLArgument, GraphQLField, GraphQLInputType } from 'graphql';
+import { Kind, type GraphQLArgument, type GraphQLField, type GraphQLInputType } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { UNSTORABLE_NAME_MESSAGE, UNSTORABLE_TEXT_MESSAGE } from '../../src/domain/shared/storableText.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
+import type { GraphQLErrorItem, Schemas } from '../support/apiTypes.js';
+import type { JsonSchema } from '../support/fuzz/jsonSchema.js';
 import { subscribe } from '../support/sse.js';
 import { changedTables, tableChecksumReader, type ChecksumReader, type TableChecksums } from '../support/tableChecksums.js';
 import { useTestApp } from '../support/testApp.js';
@@ -48,7 +50,6 @@ const URL_SPOILERS = [SPOILERS[0]];
 const spoiledKey = 'ref\u0000';
 
 type Path = (string | number)[];
-type JsonSchema = Record<string, any>;
 
 let fixtures: Fixtures;
 let checksums: ChecksumReader;
@@ -137,13 +138,12 @@ function declaredLeaves(schema: JsonSchema, path: Leaf['path'] = [], refs: strin
   }
   const alternatives = schema.anyOf ?? schema.oneOf ?? schema.allOf;
   if (Array.isArray(alternatives)) return alternatives.flatMap((a: JsonSchema) => declaredLeaves(a, path, refs));
-  const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
   const leaves: Leaf[] = [];
   if (types.includes('string')) leaves.push({ path, kind: 'text' });
   if (types.includes('array') && schema.items) leaves.push(...declaredLeaves(schema.items, [...path, 0], refs));
   if (types.includes('object') || schema.properties) {
-    for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>))
-      leaves.push(...declaredLeaves(property, [...path, key], refs));
+    for (const [key, property] of Object.entries(schema.properties ?? {})) leaves.push(...declaredLeaves(property, [...path, key], refs));
     if (isObject(schema.additionalProperties))
       leaves.push({ path, kind: 'record' }, ...declaredLeaves(schema.additionalProperties, [...path, '*'], refs));
   }
@@ -179,7 +179,9 @@ interface RestCase {
 
 function restCases(method: string, path: string, valid: RestRequest, verdicts: Verdicts): RestCase[] {
   const operation = document.paths[path]![method.toLowerCase()]!;
-  const parameters = (operation.parameters ?? []).map((p) => deref(p, 'parameters')).filter((p) => p.in === 'path' || p.in === 'query');
+  const parameters = (operation.parameters ?? [])
+    .map((p) => deref(p, 'parameters') as JsonSchema & { name: string; in: string })
+    .filter((p) => p.in === 'path' || p.in === 'query');
   const cases: RestCase[] = [];
   for (const parameter of parameters) {
     const where = parameter.in === 'path' ? 'params' : 'query';
@@ -268,7 +270,7 @@ describe('text that cannot be stored, in any input of any /v1 operation, is a 40
     const cases = restCases(method, path, valid, verdicts);
     await verdicts.start();
     for (const c of cases) {
-      let answer: { status: number; body: any };
+      let answer: { status: number; body: Partial<Schemas['ErrorEnvelope']> | undefined };
       try {
         answer = await sendRest(method, path, c.request);
       } catch (err) {
@@ -303,7 +305,7 @@ const isTextScalar = (name: string) => name === 'String' || name === 'ID' || nam
 
 function typeLeaves(type: GraphQLInputType, path: Leaf['path'] = [], seen: string[] = []): Leaf['path'][] {
   if (isNonNullType(type)) return typeLeaves(type.ofType, path, seen);
-  if (isListType(type)) return typeLeaves(type.ofType as GraphQLInputType, [...path, 0], seen);
+  if (isListType(type)) return typeLeaves(type.ofType, [...path, 0], seen);
   if (isScalarType(type)) return isTextScalar(type.name) ? [path] : [];
   if (isInputObjectType(type)) {
     if (seen.includes(type.name)) return []; // a recursive input: its first level is enough to declare
@@ -316,8 +318,7 @@ function typeLeaves(type: GraphQLInputType, path: Leaf['path'] = [], seen: strin
 function textPaths(type: GraphQLInputType, value: unknown, path: Path = []): Path[] {
   if (value === null || value === undefined) return [];
   if (isNonNullType(type)) return textPaths(type.ofType, value, path);
-  if (isListType(type))
-    return Array.isArray(value) ? value.flatMap((v, i) => textPaths(type.ofType as GraphQLInputType, v, [...path, i])) : [];
+  if (isListType(type)) return Array.isArray(value) ? value.flatMap((v, i) => textPaths(type.ofType, v, [...path, i])) : [];
   if (isScalarType(type)) {
     if (type.name !== 'JSON') return isTextScalar(type.name) ? [path] : [];
     const inside = stringPaths(value).map((p) => [...path, ...p]);
@@ -355,7 +356,7 @@ function boundArguments(request: GraphQLRequest, coordinate: string, verdicts: V
         const field = typeInfo.getFieldDef()!;
         for (const arg of textArguments(field)) {
           const given = node.arguments?.find((a) => a.name.value === arg.name);
-          if (given?.value.kind === 'Variable') bound.push({ arg, variable: given.value.name.value });
+          if (given?.value.kind === Kind.VARIABLE) bound.push({ arg, variable: given.value.name.value });
           else verdicts.problems.push(`the valid request must bind the argument ${arg.name} to a variable`);
         }
       },
@@ -400,7 +401,10 @@ function graphQLCases(request: GraphQLRequest, coordinate: string, verdicts: Ver
 }
 
 /** The answer's errors (a subscription: its first event). */
-async function sendGraphQL(request: GraphQLRequest, variables: Record<string, unknown>): Promise<{ errors?: any[]; data?: unknown }> {
+async function sendGraphQL(
+  request: GraphQLRequest,
+  variables: Record<string, unknown>,
+): Promise<{ errors?: GraphQLErrorItem[]; data?: unknown }> {
   if (!request.subscription) return (await t.gql(request.query, variables, request.token ? { token: request.token } : {})).body;
   const stream = await subscribe(t.app, request.query, variables, request.token ?? t.demo.organizations.clinic.apiKey);
   try {
@@ -439,7 +443,7 @@ describe('text that cannot be stored, in any argument of any GraphQL field, is B
       await verdicts.unchanged(c.label);
     }
     const control = await sendGraphQL(valid, valid.variables);
-    const codes = (control.errors ?? []).map((e) => e.extensions?.code as string);
+    const codes = (control.errors ?? []).map((e) => e.extensions?.code);
     verdicts.check(
       'the valid request',
       codes.every((code) => (valid.control ?? []).includes(code)),

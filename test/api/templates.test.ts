@@ -1,6 +1,9 @@
 // Workflow templates through REST and GraphQL (spec §2, §4 "Templates"; docs/decisions.md §3).
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
+
+type Issue = NonNullable<Schemas['ErrorEnvelope']['errors']>[number];
 import { invalidTemplateCases } from './cases/templateCases.js';
 import { graphql } from '../generated/index.js';
 import { demoWorkflow } from './cases/demoWorkflow.js';
@@ -18,7 +21,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 async function restTemplate(id: string) {
   const res = await t.gql(TEMPLATES);
-  return (res.body.data.templates as any[]).find((tpl) => tpl.id === id);
+  return (res.body.data.templates as Schemas['Template'][]).find((tpl) => tpl.id === id);
 }
 
 describe('GET /v1/templates and Query.templates', () => {
@@ -27,7 +30,7 @@ describe('GET /v1/templates and Query.templates', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     const templates = res.body.data.templates;
-    expect(templates.map((tpl: any) => tpl.id)).toEqual(t.demo.templates.clinic);
+    expect(templates.map((tpl: Schemas['TemplateSummary']) => tpl.id)).toEqual(t.demo.templates.clinic);
     expect(templates[0]).toEqual({
       id: t.demo.templates.clinic[0],
       name: 'Book an appointment',
@@ -48,9 +51,12 @@ describe('GET /v1/templates and Query.templates', () => {
     const res = await t.gql(TEMPLATES);
     expect(res.body.errors).toBeUndefined();
     const templates = res.body.data.templates;
-    expect(templates.map(({ workflow, createdAt, ...rest }: any) => ({ ...rest, createdAt: new Date(createdAt).toISOString() }))).toEqual(
-      rest.body.data.templates,
-    );
+    expect(
+      templates.map(({ workflow: _workflow, createdAt, ...rest }: Schemas['Template']) => ({
+        ...rest,
+        createdAt: new Date(createdAt).toISOString(),
+      })),
+    ).toEqual(rest.body.data.templates);
     expect(templates[0].workflow).toEqual(demoWorkflow('Book an appointment'));
   });
 
@@ -59,7 +65,7 @@ describe('GET /v1/templates and Query.templates', () => {
     expect(account.status).toBe(200);
     expect(account.body.data.templates).toEqual([]);
     const other = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
-    expect(other.body.data.templates.map((tpl: any) => tpl.id)).toEqual(t.demo.templates.other);
+    expect(other.body.data.templates.map((tpl: Schemas['TemplateSummary']) => tpl.id)).toEqual(t.demo.templates.other);
     const gql = await t.gql(
       graphql(`
         query TemplatesTemplates {
@@ -312,7 +318,7 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ description: 'Multipart', version: 2 });
-    expect(res.body.data.workflow.steps.map((s: any) => [s.title, s.order])).toEqual([
+    expect(res.body.data.workflow.steps.map((s: Schemas['Step']) => [s.title, s.order])).toEqual([
       ['Look up', 1],
       ['Answer', 2],
     ]);
@@ -369,7 +375,7 @@ describe('PUT /v1/templates/{id} and Mutation.updateTemplate', () => {
     expect((await t.gql(UPDATE, { id, input: { name: 'No' } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await t.gql(CREATE, { input: { name: 'No' } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
     const list = await t.rest('GET', '/v1/templates');
-    expect(list.body.data.templates.map((tpl: any) => tpl.name)).toEqual([
+    expect(list.body.data.templates.map((tpl: Schemas['TemplateSummary']) => tpl.name)).toEqual([
       'Book an appointment',
       'Take a message',
       'Answer billing questions',
@@ -396,7 +402,10 @@ describe('POST /v1/templates and Mutation.createTemplate', () => {
       workflow: null,
     });
     const list = await t.rest('GET', '/v1/templates');
-    expect(list.body.data.templates.map((tpl: any) => tpl.id)).toEqual([...t.demo.templates.clinic, res.body.data.id]);
+    expect(list.body.data.templates.map((tpl: Schemas['TemplateSummary']) => tpl.id)).toEqual([
+      ...t.demo.templates.clinic,
+      res.body.data.id,
+    ]);
     // the organization's other tenant does not see it
     const other = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
     expect(other.body.data.templates).toHaveLength(1);
@@ -467,13 +476,13 @@ describe('invalid template input: the same verdict on REST and GraphQL', () => {
       const put = await t.rest('PUT', `/v1/templates/${id}`, { json: c.input });
       expect(put.status, JSON.stringify(put.body)).toBe(400);
       expect(put.body.success).toBe(false);
-      expect(uniq(put.body.errors.map((e: any) => e.path))).toEqual(uniq(c.paths));
+      expect(uniq(put.body.errors.map((e: Issue) => e.path))).toEqual(uniq(c.paths));
       for (const e of put.body.errors) expect(put.body.message).toContain(e.path ? `${e.path}: ${e.message}` : e.message);
 
       const createInput = { name: 'New', ...c.input };
       const post = await t.rest('POST', '/v1/templates', { json: createInput });
       expect(post.status).toBe(400);
-      expect(uniq(post.body.errors.map((e: any) => e.path))).toEqual(uniq(c.paths));
+      expect(uniq(post.body.errors.map((e: Issue) => e.path))).toEqual(uniq(c.paths));
 
       if (!c.restOnly) {
         const gql = await t.gql(UPDATE, { id, input: c.input });

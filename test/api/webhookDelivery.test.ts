@@ -213,7 +213,7 @@ describe('webhook metrics', () => {
 });
 
 describe('webhook targets', () => {
-  it('refuses loopback, private, link-local and metadata addresses unless private targets are allowed', async () => {
+  it('refuses loopback, private, link-local and metadata addresses unless private targets are allowed', () => {
     for (const address of [
       '127.0.0.1',
       '169.254.169.254',

@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
 import { useTestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 import { useWebhookReceiver } from '../support/webhookReceiver.js';
 
 const t = useTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
@@ -154,7 +155,7 @@ describe('GraphQL webhook endpoints', () => {
     const endpoint = created.body.data.createWebhookEndpoint;
     expect(endpoint.secret).toMatch(/^whsec_/);
     const rest = (await t.rest('GET', '/v1/webhook-endpoints')).body.data.webhookEndpoints;
-    expect(rest.map((e: any) => e.id)).toEqual([endpoint.id]);
+    expect(rest.map((e: Schemas['WebhookEndpoint']) => e.id)).toEqual([endpoint.id]);
     const listed = await t.gql('{ webhookEndpoints { id url eventTypes enabled } }');
     expect(listed.body.data.webhookEndpoints).toEqual([{ id: endpoint.id, url: receiver.url, eventTypes: ['closure.*'], enabled: true }]);
     const tested = await t.gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id status eventType } }', { id: endpoint.id });

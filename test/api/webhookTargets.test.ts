@@ -29,10 +29,10 @@ function fakeDns() {
     'public.example.test': () => ['93.184.216.34', '2606:4700::1111'],
     'rebound.example.test': () => (reboundAsked++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']),
   };
-  return async (hostname: string) => {
+  return (hostname: string) => {
     const answer = names[hostname.toLowerCase().replace(/\.$/, '')];
-    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return answer().map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    if (!answer) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(answer().map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
   };
 }
 

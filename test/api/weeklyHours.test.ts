@@ -3,6 +3,9 @@
 // changes nothing), one event; the per-day POST is unchanged.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
+
+type Issue = NonNullable<Schemas['ErrorEnvelope']['errors']>[number];
 
 const t = useTestApp();
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
@@ -24,7 +27,7 @@ describe('the whole week in one write', () => {
     const clinic = t.demo.organizations.clinic.id;
     const res = await t.rest('PUT', path(clinic), { json: { officeHours: [...week()].reverse() } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.officeHours.map((d: any) => d.dayOfWeek)).toEqual(DAYS);
+    expect(res.body.data.officeHours.map((d: Schemas['OfficeHours']) => d.dayOfWeek)).toEqual(DAYS);
     expect(res.body.data.officeHours[0]).toEqual({ dayOfWeek: 'MONDAY', isClosed: false, open: '08:00', close: '17:00', breaks: [lunch] });
     expect(res.body.data.officeHours[5]).toEqual({ dayOfWeek: 'SATURDAY', isClosed: false, open: '09:00', close: '12:00', breaks: [] });
     expect((await t.rest('GET', path(clinic))).body.data).toEqual(res.body.data);
@@ -56,14 +59,14 @@ describe('the whole week in one write', () => {
     bad[6] = { dayOfWeek: 'SATURDAY', isClosed: true }; // SATURDAY twice, SUNDAY missing
     const rest = await t.rest('PUT', path(clinic), { json: { officeHours: bad } });
     expect(rest.status).toBe(400);
-    const paths = rest.body.errors.map((i: any) => i.path);
+    const paths = rest.body.errors.map((i: Issue) => i.path);
     expect(paths).toEqual(
       expect.arrayContaining(['officeHours.1.close', 'officeHours.2.breaks.0', 'officeHours.6.dayOfWeek', 'officeHours']),
     );
     expect(rest.body.message).toContain('missing SUNDAY');
     const gql = await t.gql(SET, { o: clinic, input: { officeHours: bad } });
     expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(gql.body.errors[0].extensions.issues.map((i: any) => ({ ...i, path: i.path.replace(/^input\./, '') }))).toEqual(
+    expect(gql.body.errors[0].extensions.issues.map((i: Issue) => ({ ...i, path: i.path.replace(/^input\./, '') }))).toEqual(
       rest.body.errors,
     );
     expect((await t.rest('GET', path(clinic))).body.data).toEqual(before);
@@ -88,7 +91,7 @@ describe('the whole week in one write', () => {
     expect(await count()).toBe(1);
     const event = await t.deps.db.event.findFirstOrThrow({ where: { type: 'office_hours.updated' } });
     expect(event).toMatchObject({ orgId: clinic, subjectType: 'office_hours', subjectId: clinic });
-    expect((event.data as any).officeHours).toHaveLength(7);
+    expect((event.data as { officeHours: unknown[] }).officeHours).toHaveLength(7);
 
     expect((await t.rest('PUT', path(clinic), { token: t.demo.organizations.other.apiKey, json: { officeHours: week() } })).status).toBe(
       404,

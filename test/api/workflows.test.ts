@@ -2,6 +2,7 @@
 // organization's bots, the portable export of a bot's workflows, and its import into another bot.
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/testApp.js';
+import type { Schemas } from '../support/apiTypes.js';
 import { graphql } from '../generated/index.js';
 import { demoExport } from './cases/demoWorkflow.js';
 
@@ -32,7 +33,7 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
       id: t.demo.organizations.clinic.id,
     });
     expect(gql.body.errors).toBeUndefined();
-    expect(gql.body.data.organization.bots.map((b: any) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(
+    expect(gql.body.data.organization.bots.map((b: Schemas['Bot']) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(
       res.body.data.bots,
     );
   });
@@ -42,7 +43,7 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
       token: t.demo.organizations.account.apiKey,
     });
     expect(res.status).toBe(200);
-    expect(res.body.data.bots.map((b: any) => b.id)).toEqual(t.demo.bots.clinic2);
+    expect(res.body.data.bots.map((b: Schemas['Bot']) => b.id)).toEqual(t.demo.bots.clinic2);
   });
 
   it("answers 404 for another tenant's organization", async () => {
@@ -92,8 +93,8 @@ describe('GET /v1/bots/{botId}/workflows and Query.bot', () => {
       ],
     });
     const res = await t.rest('GET', `/v1/bots/${botId}/workflows`);
-    expect(res.body.data.workflows.map((w: any) => w.title)).toEqual(['First', 'After hours scheduling']);
-    expect(res.body.data.workflows[0].steps.map((s: any) => s.title)).toEqual(['a', 'b', 'c']);
+    expect(res.body.data.workflows.map((w: Schemas['Workflow']) => w.title)).toEqual(['First', 'After hours scheduling']);
+    expect(res.body.data.workflows[0].steps.map((s: Schemas['Step']) => s.title)).toEqual(['a', 'b', 'c']);
     expect(res.body.data.workflows[0].steps[0]).toEqual({
       title: 'a',
       description: '',
@@ -177,7 +178,7 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
       json: { workflows },
     });
     expect(res.status).toBe(200);
-    expect(res.body.data.workflows.map((w: any) => [w.title, w.enabled, w.steps.map((s: any) => s.title)])).toEqual([
+    expect(res.body.data.workflows.map((w: Schemas['Workflow']) => [w.title, w.enabled, w.steps.map((s) => s.title)])).toEqual([
       ['One', true, ['x']],
       ['Two', false, ['z', 'y']],
       ['Three', true, []],
@@ -187,7 +188,7 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
     ]);
     const all = (await t.rest('GET', `/v1/bots/${t.demo.bots.clinic2[0]}/workflows`, { token: t.demo.organizations.account.apiKey })).body
       .data.workflows;
-    expect(all.map((w: any) => w.title)).toEqual(['Lakeside desk scheduling', 'One', 'Two', 'Three']);
+    expect(all.map((w: Schemas['Workflow']) => w.title)).toEqual(['Lakeside desk scheduling', 'One', 'Two', 'Three']);
   });
 
   it('accepts an empty list', async () => {
@@ -204,7 +205,7 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
       expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: 'Bot not found' });
     }
     const other = await t.rest('GET', `/v1/bots/${t.demo.bots.other[0]}/workflows`, { token: t.demo.organizations.other.apiKey });
-    expect(other.body.data.workflows.map((w: any) => w.title)).toEqual(['Rezeption scheduling']);
+    expect(other.body.data.workflows.map((w: Schemas['Workflow']) => w.title)).toEqual(['Rezeption scheduling']);
   });
 
   it('answers 403 to a read-only OAuth client', async () => {

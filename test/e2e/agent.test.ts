@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runScript, startServer } from '../support/processes.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ocs-agent-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ describe('npm run agent -- --simulate', () => {
           headers: { authorization: `Bearer ${apiKey}`, ...(json ? { 'content-type': 'application/json' } : {}) },
           body: json ? JSON.stringify(json) : undefined,
         });
-        return { status: res.status, body: (await res.json()) as any };
+        return { status: res.status, body: await res.json() };
       };
       const expected: Record<string, { status: string; code: string | null }> = {
         '+15005550006': { status: 'completed', code: null },
@@ -72,12 +73,14 @@ describe('npm run agent -- --simulate', () => {
       for (const id of Object.values(ids)) expect(lines.some((l) => l.callRequestId === id)).toBe(true);
 
       const list = await api('GET', '/v1/call-requests?limit=100');
-      const byId = new Map<string, any>(list.body.data.callRequests.map((c: any) => [c.callRequestId, c]));
+      const byId = new Map<string, Schemas['CallRequest']>(
+        list.body.data.callRequests.map((c: Schemas['CallRequest']) => [c.callRequestId, c]),
+      );
       for (const [to, outcome] of Object.entries(expected)) {
-        const call = byId.get(ids[to]!);
+        const call = byId.get(ids[to]!)!;
         expect({ to, status: call.status, code: call.error?.code ?? null }).toEqual({ to, ...outcome });
       }
-      const answered = byId.get(ids['+15005550006']!);
+      const answered = byId.get(ids['+15005550006']!)!;
       const conversation = await api('GET', `/v1/conversations/${answered.conversationId}`);
       expect(conversation.body.data.conversation).toMatchObject({
         status: 'CLOSED',
@@ -86,7 +89,12 @@ describe('npm run agent -- --simulate', () => {
         toNumber: '+15005550006',
         summary: 'Confirmed the appointment on Tuesday at ten.',
       });
-      expect(conversation.body.data.transcript.messages.map((m: any) => m.role)).toEqual(['agent', 'caller', 'agent', 'caller']);
+      expect(conversation.body.data.transcript.messages.map((m: Schemas['ConversationMessage']) => m.role)).toEqual([
+        'agent',
+        'caller',
+        'agent',
+        'caller',
+      ]);
     } finally {
       await server.stop();
     }

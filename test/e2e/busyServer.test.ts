@@ -29,14 +29,16 @@ let server: Server;
 let port: number;
 
 beforeAll(async () => {
-  const busy = async (request: Request) => {
+  const busy = (request: Request) => {
     const until = performance.now() + WORK_MS;
     while (performance.now() < until) {
       // the work of a request
     }
-    return new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
+    return Promise.resolve(
+      new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } }),
+    );
   };
-  server = createHttpServer(busy as never, limits);
+  server = createHttpServer(busy, limits);
   port = (await listen(server, 0, '127.0.0.1')).port;
 });
 
@@ -119,14 +121,16 @@ describe('the queue of requests waiting to start', () => {
   it('is bounded: past it a request is answered 503 + Retry-After at once; the health check skips it', async () => {
     const small = { ...limits, maxQueuedRequests: 5 };
     const scheduler = createRequestScheduler(small);
-    const slow = async (request: Request) => {
+    const slow = (request: Request) => {
       const until = performance.now() + 20;
       while (performance.now() < until) {
         // the work of a request
       }
-      return new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } });
+      return Promise.resolve(
+        new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } }),
+      );
     };
-    const busy = createHttpServer(slow as never, small, undefined, scheduler);
+    const busy = createHttpServer(slow, small, undefined, scheduler);
     const busyPort = (await listen(busy, 0, '127.0.0.1')).port;
     try {
       // all connected (and accepted) first, then every request written at once: they arrive in one iteration

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../support/processes.js';
+import type { Schemas } from '../support/apiTypes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ocs-call-durability-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ describe('a claimed call across a SIGKILL', () => {
     const demo = JSON.parse(readFileSync(join(scratch, 'demo-credentials.json'), 'utf8'));
     const auth = { authorization: `Bearer ${demo.organizations.clinic.apiKey}`, 'content-type': 'application/json' };
     const post = async (path: string, json: unknown) =>
-      (await (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(json) })).json()) as any;
+      await (await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(json) })).json();
     try {
       // on the real clock: the default calling policy (08:00-21:00 in New York) would hold the call back at night
       const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
@@ -35,14 +36,14 @@ describe('a claimed call across a SIGKILL', () => {
       });
       const id = placed.data.callRequestId;
       const claimed = await post('/v1/dispatch/claim', { max: 50, leaseSeconds: 10 });
-      expect(claimed.data.claims.map((c: any) => c.callRequest.callRequestId)).toContain(id);
+      expect(claimed.data.claims.map((c: Schemas['CallClaim']) => c.callRequest.callRequestId)).toContain(id);
       const leaseEnds = Date.parse(claimed.data.claims[0].leaseUntil);
       await server.stop('SIGKILL');
 
       server = await startServer(env);
       const statusOf = async () => {
         const res = await fetch(`${server.baseUrl}/v1/call-requests?limit=100`, { headers: auth });
-        return ((await res.json()) as any).data.callRequests.find((c: any) => c.callRequestId === id) as {
+        return (await res.json()).data.callRequests.find((c: Schemas['CallRequest']) => c.callRequestId === id) as {
           status: string;
           attempts: number;
         };

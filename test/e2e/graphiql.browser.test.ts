@@ -43,8 +43,8 @@ function startService(): Promise<{ child: ChildProcessWithoutNullStreams; addres
   return new Promise((resolve, reject) => {
     let pending = '';
     child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk;
-      pending += chunk;
+      output += chunk.toString();
+      pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop()!;
       for (const line of lines) {
@@ -56,7 +56,7 @@ function startService(): Promise<{ child: ChildProcessWithoutNullStreams; addres
         }
       }
     });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => reject(new Error(`the service exited (${code}) before listening:\n${output}`)));
   });
 }

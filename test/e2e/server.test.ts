@@ -89,7 +89,7 @@ describe('npm start on an embedded database', () => {
             { host: '127.0.0.1', port: again.port, path: '/graphql', headers: { accept: 'text/html', host: 'attacker.example' } },
             (res) => {
               let text = '';
-              res.on('data', (c: Buffer) => (text += c));
+              res.on('data', (c: Buffer) => (text += c.toString()));
               res.on('end', () => resolve(text));
             },
           );

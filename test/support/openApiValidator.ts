@@ -12,7 +12,7 @@ import formatsModule from 'ajv-formats';
 // ajv-formats is CommonJS with `exports.default`: under Node's ESM interop the default import is the module
 const addFormats = formatsModule.default;
 
-type JsonObject = Record<string, any>;
+type JsonObject = Record<string, unknown>;
 
 export interface CheckedResponse {
   method: string;
@@ -85,8 +85,9 @@ export class OpenApiValidator {
   }
 
   private resolve(ref: string): JsonObject {
-    let node: any = this.document;
-    for (const part of ref.replace(/^#\//, '').split('/')) node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    let node: unknown = this.document;
+    for (const part of ref.replace(/^#\//, '').split('/'))
+      node = (node as JsonObject | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     if (!node) throw new Error(`unresolved $ref ${ref}`);
     return node as JsonObject;
   }

@@ -74,8 +74,8 @@ export function startServer(env: Record<string, string>, timeoutMs = 90_000): Pr
       child.kill('SIGKILL');
       reject(new Error(`server did not start\n${stdout}\n${stderr}`));
     }, timeoutMs);
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.stdout!.on('data', (d) => {
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => {
       stdout += d;
       const match = /"msg":"listening","address":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout);
       if (match && !settled) {

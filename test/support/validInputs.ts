@@ -34,6 +34,13 @@ export interface GraphQLRequest {
   control?: string[];
 }
 
+/** The `data` of a create's answer: the new object's id (a conversation names its own). */
+interface Created {
+  id: string;
+  conversationId?: string;
+  callRequestId?: string;
+}
+
 /** What the requests name: the demo data, and objects made through the API the first time one is asked for. */
 export class Fixtures {
   private readonly made = new Map<string, Promise<unknown>>();
@@ -56,7 +63,7 @@ export class Fixtures {
     return made;
   }
 
-  private async create(path: string, body: unknown, pick: (data: any) => string = (d) => d.id): Promise<string> {
+  private async create(path: string, body: unknown, pick: (data: Created) => string = (d) => d.id): Promise<string> {
     const res = await this.t.rest('POST', path, { json: body });
     expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
     return pick(res.body.data);
@@ -75,7 +82,7 @@ export class Fixtures {
     });
   conversationId = () =>
     this.once('conversation', () =>
-      this.create('/v1/conversations', { botId: this.demo.bots.clinic[0], medium: 'PHONE' }, (d) => d.conversationId),
+      this.create('/v1/conversations', { botId: this.demo.bots.clinic[0], medium: 'PHONE' }, (d) => d.conversationId!),
     );
   apiKeyId = () => this.once('apiKey', () => this.create('/v1/api-keys', { name: 'Fixture', scopes: ['closures:read'] }));
   oauthClientId = () => this.once('oauthClient', () => this.create('/v1/oauth-clients', { name: 'Fixture', scopes: ['closures:read'] }));
@@ -92,7 +99,7 @@ export class Fixtures {
       const callRequestId = await this.create(
         '/v1/call-requests',
         { botId: this.demo.bots.clinic[0], phoneNumberId: this.demo.phoneNumbers.clinic[0], to: '+15005550006' },
-        (d) => d.callRequestId,
+        (d) => d.callRequestId!,
       );
       const res = await this.t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -158,35 +165,35 @@ const CONVERSATION = {
 const END_CONVERSATION = { status: 'CLOSED', summary: 'Booked a visit', topic: 'Booking', tags: ['booked'], duration: 60 };
 
 /** Every /v1 operation, by its OpenAPI method and path. */
-export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>> = {
-  'GET /v1/templates': async () => ({}),
-  'POST /v1/templates': async () => ({ body: TEMPLATE }),
-  'PUT /v1/templates/{templateId}': async (f) => ({ params: { templateId: f.demo.templates.clinic[0]! }, body: TEMPLATE }),
-  'GET /v1/organizations/{orgId}/bots': async (f) => ({ params: { orgId: f.clinic } }),
-  'GET /v1/bots/{botId}/workflows': async (f) => ({ params: { botId: f.demo.bots.clinic[0]! } }),
-  'POST /v1/bots/{botId}/workflows/import': async (f) => ({
+export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promise<RestRequest>> = {
+  'GET /v1/templates': () => ({}),
+  'POST /v1/templates': () => ({ body: TEMPLATE }),
+  'PUT /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! }, body: TEMPLATE }),
+  'GET /v1/organizations/{orgId}/bots': (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/bots/{botId}/workflows': (f) => ({ params: { botId: f.demo.bots.clinic[0]! } }),
+  'POST /v1/bots/{botId}/workflows/import': (f) => ({
     params: { botId: f.demo.bots.clinic[0]! },
     body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
   }),
-  'GET /v1/organizations/{orgId}': async (f) => ({ params: { orgId: f.clinic } }),
-  'GET /v1/organizations/{orgId}/children': async (f) => ({
+  'GET /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/children': (f) => ({
     params: { orgId: f.demo.organizations.account.id },
     query: { limit: '10' },
     token: f.demo.organizations.account.apiKey,
   }),
-  'POST /v1/organizations/{orgId}/disable': async (f) => ({ params: { orgId: f.clinic }, body: {} }),
-  'POST /v1/organizations/{orgId}/enable': async (f) => ({ params: { orgId: f.clinic }, body: {} }),
-  'GET /v1/organizations/{orgId}/phone-numbers': async (f) => ({ params: { orgId: f.clinic } }),
-  'POST /v1/phone-numbers/{phoneNumberId}/attach': async (f) => ({
+  'POST /v1/organizations/{orgId}/disable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
+  'POST /v1/organizations/{orgId}/enable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
+  'GET /v1/organizations/{orgId}/phone-numbers': (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/phone-numbers/{phoneNumberId}/attach': (f) => ({
     params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
     body: { botId: f.demo.bots.clinic[0] },
   }),
-  'GET /v1/organizations/{orgId}/insurances': async (f) => ({ params: { orgId: f.clinic } }),
-  'PATCH /v1/organizations/{orgId}/insurances/{insuranceId}': async (f) => ({
+  'GET /v1/organizations/{orgId}/insurances': (f) => ({ params: { orgId: f.clinic } }),
+  'PATCH /v1/organizations/{orgId}/insurances/{insuranceId}': (f) => ({
     params: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0]! },
     body: { type: 'PPO', status: 'IN_NETWORK', notes: 'Verify the member id' },
   }),
-  'POST /v1/call-requests': async (f) => ({
+  'POST /v1/call-requests': (f) => ({
     body: {
       botId: f.demo.bots.clinic[0],
       phoneNumberId: f.demo.phoneNumbers.clinic[0],
@@ -197,7 +204,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
       metadata: { patientRef: 'A-1001' },
     },
   }),
-  'GET /v1/call-requests': async (f) => ({
+  'GET /v1/call-requests': (f) => ({
     query: {
       limit: '10',
       orgId: f.clinic,
@@ -207,12 +214,12 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
       createdTo: hoursAfter(1),
     },
   }),
-  'GET /v1/call-requests/{callRequestId}': async (f) => ({ params: { callRequestId: f.demo.callRequests.clinic.queued } }),
-  'POST /v1/call-requests/{callRequestId}/cancel': async (f) => ({
+  'GET /v1/call-requests/{callRequestId}': (f) => ({ params: { callRequestId: f.demo.callRequests.clinic.queued } }),
+  'POST /v1/call-requests/{callRequestId}/cancel': (f) => ({
     params: { callRequestId: f.demo.callRequests.clinic.queued },
     body: {},
   }),
-  'POST /v1/dispatch/claim': async () => ({ body: { max: 1, leaseSeconds: 30 } }),
+  'POST /v1/dispatch/claim': () => ({ body: { max: 1, leaseSeconds: 30 } }),
   'POST /v1/call-requests/{callRequestId}/heartbeat': async (f) => {
     const { callRequestId, leaseId } = await f.lease();
     return { params: { callRequestId }, body: { leaseId, leaseSeconds: 30 } };
@@ -230,7 +237,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
     const { callRequestId, leaseId } = await f.lease();
     return { params: { callRequestId }, body: { leaseId, error: { category: 'request', code: 'busy', message: 'The line was busy' } } };
   },
-  'GET /v1/conversations': async (f) => ({
+  'GET /v1/conversations': (f) => ({
     query: {
       offset: '0',
       limit: '10',
@@ -244,7 +251,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
       startedTo: NOW,
     },
   }),
-  'POST /v1/conversations': async (f) => ({ body: { orgId: f.clinic, botId: f.demo.bots.clinic[0], ...CONVERSATION } }),
+  'POST /v1/conversations': (f) => ({ body: { orgId: f.clinic, botId: f.demo.bots.clinic[0], ...CONVERSATION } }),
   'GET /v1/conversations/{conversationId}': async (f) => ({ params: { conversationId: await f.conversationId() }, query: { limit: '10' } }),
   'POST /v1/conversations/{conversationId}/messages': async (f) => ({
     params: { conversationId: await f.conversationId() },
@@ -254,22 +261,22 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
     params: { conversationId: await f.conversationId() },
     body: END_CONVERSATION,
   }),
-  'POST /v1/organizations/{orgId}/closures': async (f) => ({ params: { orgId: f.clinic }, body: CLOSURE }),
-  'GET /v1/organizations/{orgId}/closures': async (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/organizations/{orgId}/closures': (f) => ({ params: { orgId: f.clinic }, body: CLOSURE }),
+  'GET /v1/organizations/{orgId}/closures': (f) => ({ params: { orgId: f.clinic } }),
   'GET /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({ params: { orgId: f.clinic, closureId: await f.closureId() } }),
   'POST /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({
     params: { orgId: f.clinic, closureId: await f.closureId() },
     body: CLOSURE,
   }),
   'DELETE /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({ params: { orgId: f.clinic, closureId: await f.closureId() } }),
-  'POST /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, body: OPEN_DAY }),
-  'GET /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, query: { dayOfWeek: 'MONDAY' } }),
-  'PUT /v1/organizations/{orgId}/office-hours': async (f) => ({ params: { orgId: f.clinic }, body: { officeHours: WEEK } }),
-  'POST /v1/organizations/{orgId}/special-hours': async (f) => ({
+  'POST /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, body: OPEN_DAY }),
+  'GET /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, query: { dayOfWeek: 'MONDAY' } }),
+  'PUT /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, body: { officeHours: WEEK } }),
+  'POST /v1/organizations/{orgId}/special-hours': (f) => ({
     params: { orgId: f.clinic },
     body: { ...SPECIAL_HOURS, date: '2026-12-30' },
   }),
-  'GET /v1/organizations/{orgId}/special-hours': async (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/special-hours': (f) => ({ params: { orgId: f.clinic } }),
   'GET /v1/organizations/{orgId}/special-hours/{specialHoursId}': async (f) => ({
     params: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
   }),
@@ -280,11 +287,11 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
   'DELETE /v1/organizations/{orgId}/special-hours/{specialHoursId}': async (f) => ({
     params: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
   }),
-  'GET /v1/organizations/{orgId}/availability': async (f) => ({
+  'GET /v1/organizations/{orgId}/availability': (f) => ({
     params: { orgId: f.clinic },
     query: { at: NOW, medium: 'PHONE', phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
   }),
-  'GET /v1/organizations/{orgId}/availability/timeline': async (f) => ({
+  'GET /v1/organizations/{orgId}/availability/timeline': (f) => ({
     params: { orgId: f.clinic },
     query: { from: NOW, to: hoursAfter(24), medium: 'PHONE', phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
   }),
@@ -299,10 +306,10 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
     },
   }),
   'GET /v1/events/{eventId}': async (f) => ({ params: { eventId: await f.eventId() } }),
-  'POST /v1/webhook-endpoints': async (f) => ({
+  'POST /v1/webhook-endpoints': (f) => ({
     body: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
   }),
-  'GET /v1/webhook-endpoints': async () => ({}),
+  'GET /v1/webhook-endpoints': () => ({}),
   'GET /v1/webhook-endpoints/{endpointId}': async (f) => ({ params: { endpointId: await f.endpointId() } }),
   'PATCH /v1/webhook-endpoints/{endpointId}': async (f) => ({
     params: { endpointId: await f.endpointId() },
@@ -316,14 +323,14 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => Promise<RestRequest>
     params: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
     body: {},
   }),
-  'POST /v1/api-keys': async (f) => ({
+  'POST /v1/api-keys': (f) => ({
     body: { name: 'Reporting', scopes: ['closures:read'], expiresAt: hoursAfter(24 * 30), orgId: f.clinic },
   }),
-  'GET /v1/api-keys': async (f) => ({ query: { orgId: f.clinic } }),
+  'GET /v1/api-keys': (f) => ({ query: { orgId: f.clinic } }),
   'POST /v1/api-keys/{keyId}/roll': async (f) => ({ params: { keyId: await f.apiKeyId() }, body: { expiresAt: hoursAfter(1) } }),
   'POST /v1/api-keys/{keyId}/revoke': async (f) => ({ params: { keyId: await f.apiKeyId() }, body: {} }),
-  'POST /v1/oauth-clients': async (f) => ({ body: { name: 'Reporting', scopes: ['closures:read'], orgId: f.clinic } }),
-  'GET /v1/oauth-clients': async (f) => ({ query: { orgId: f.clinic } }),
+  'POST /v1/oauth-clients': (f) => ({ body: { name: 'Reporting', scopes: ['closures:read'], orgId: f.clinic } }),
+  'GET /v1/oauth-clients': (f) => ({ query: { orgId: f.clinic } }),
   'POST /v1/oauth-clients/{id}/rotate-secret': async (f) => ({
     params: { id: await f.oauthClientId() },
     body: { expiresAt: hoursAfter(1) },
@@ -341,16 +348,16 @@ const mutation = (vars: string, call: string, selection = '{ __typename }') => `
 const query = (vars: string, call: string, selection = '{ __typename }') => `query(${vars}) { ${call} ${selection} }`;
 
 /** Every field that takes text arguments (String, ID or JSON, at any depth), by its schema coordinate. */
-export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRequest>> = {
+export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | Promise<GraphQLRequest>> = {
   'Mutation.addConversationMessage': async (f) => ({
     query: mutation('$id: ID!, $text: String!, $at: String', 'addConversationMessage(id: $id, role: caller, text: $text, at: $at)'),
     variables: { id: await f.conversationId(), text: 'Hello', at: NOW },
   }),
-  'Mutation.attachPhoneNumber': async (f) => ({
+  'Mutation.attachPhoneNumber': (f) => ({
     query: mutation('$botId: ID!, $phoneNumberId: ID!', 'attachPhoneNumber(botId: $botId, phoneNumberId: $phoneNumberId)'),
     variables: { botId: f.demo.bots.clinic[0], phoneNumberId: f.demo.phoneNumbers.clinic[0] },
   }),
-  'Mutation.cancelCallRequest': async (f) => ({
+  'Mutation.cancelCallRequest': (f) => ({
     query: mutation('$id: ID!', 'cancelCallRequest(id: $id)'),
     variables: { id: f.demo.callRequests.clinic.queued },
   }),
@@ -362,11 +369,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
       control: ['CONFLICT'],
     };
   },
-  'Mutation.createApiKey': async (f) => ({
+  'Mutation.createApiKey': (f) => ({
     query: mutation('$input: CreateApiKeyInput!', 'createApiKey(input: $input)'),
     variables: { input: { name: 'Reporting', scopes: ['closures:read'], expiresAt: hoursAfter(24), orgId: f.clinic } },
   }),
-  'Mutation.createCallRequest': async (f) => ({
+  'Mutation.createCallRequest': (f) => ({
     query: mutation('$input: CreateCallRequestInput!', 'createCallRequest(input: $input)'),
     variables: {
       input: {
@@ -379,27 +386,27 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
       },
     },
   }),
-  'Mutation.createClosure': async (f) => ({
+  'Mutation.createClosure': (f) => ({
     query: mutation('$orgId: ID!, $input: CreateClosureInput!', 'createClosure(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: CLOSURE },
   }),
-  'Mutation.createConversation': async (f) => ({
+  'Mutation.createConversation': (f) => ({
     query: mutation('$input: CreateConversationInput!', 'createConversation(input: $input)'),
     variables: { input: { orgId: f.clinic, botId: f.demo.bots.clinic[0], ...CONVERSATION } },
   }),
-  'Mutation.createOAuthClient': async (f) => ({
+  'Mutation.createOAuthClient': (f) => ({
     query: mutation('$input: CreateOAuthClientInput!', 'createOAuthClient(input: $input)'),
     variables: { input: { name: 'Reporting', scopes: ['closures:read'], orgId: f.clinic } },
   }),
-  'Mutation.createSpecialHours': async (f) => ({
+  'Mutation.createSpecialHours': (f) => ({
     query: mutation('$orgId: ID!, $input: SpecialHoursInput!', 'createSpecialHours(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: { ...SPECIAL_HOURS, date: '2026-12-30' } },
   }),
-  'Mutation.createTemplate': async () => ({
+  'Mutation.createTemplate': () => ({
     query: mutation('$input: TemplateInput!', 'createTemplate(input: $input)'),
     variables: { input: GRAPHQL_TEMPLATE },
   }),
-  'Mutation.createWebhookEndpoint': async (f) => ({
+  'Mutation.createWebhookEndpoint': (f) => ({
     query: mutation('$input: CreateWebhookEndpointInput!', 'createWebhookEndpoint(input: $input)'),
     variables: { input: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true } },
   }),
@@ -415,11 +422,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     query: mutation('$id: ID!', 'deleteWebhookEndpoint(id: $id)', ''),
     variables: { id: await f.endpointId() },
   }),
-  'Mutation.disableOrganization': async (f) => ({
+  'Mutation.disableOrganization': (f) => ({
     query: mutation('$orgId: ID!', 'disableOrganization(orgId: $orgId)'),
     variables: { orgId: f.clinic },
   }),
-  'Mutation.enableOrganization': async (f) => ({
+  'Mutation.enableOrganization': (f) => ({
     query: mutation('$orgId: ID!', 'enableOrganization(orgId: $orgId)'),
     variables: { orgId: f.clinic },
   }),
@@ -466,11 +473,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     query: mutation('$id: ID!, $scopes: [String!]!', 'setOAuthClientScopes(id: $id, scopes: $scopes)'),
     variables: { id: await f.oauthClientId(), scopes: ['closures:read', 'closures:write'] },
   }),
-  'Mutation.setOfficeHours': async (f) => ({
+  'Mutation.setOfficeHours': (f) => ({
     query: mutation('$orgId: ID!, $input: SetOfficeHoursInput!', 'setOfficeHours(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: OPEN_DAY },
   }),
-  'Mutation.setWeeklyHours': async (f) => ({
+  'Mutation.setWeeklyHours': (f) => ({
     query: mutation('$orgId: ID!, $input: SetWeeklyHoursInput!', 'setWeeklyHours(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: { officeHours: WEEK } },
   }),
@@ -492,7 +499,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     ),
     variables: { orgId: f.clinic, closureId: await f.closureId(), input: CLOSURE },
   }),
-  'Mutation.updateInsurance': async (f) => ({
+  'Mutation.updateInsurance': (f) => ({
     query: mutation(
       '$orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!',
       'updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input)',
@@ -510,7 +517,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     ),
     variables: { orgId: f.clinic, specialHoursId: await f.specialHoursId(), input: SPECIAL_HOURS },
   }),
-  'Mutation.updateTemplate': async (f) => ({
+  'Mutation.updateTemplate': (f) => ({
     query: mutation('$id: ID!, $input: TemplateInput!', 'updateTemplate(id: $id, input: $input)'),
     variables: { id: f.demo.templates.clinic[0], input: GRAPHQL_TEMPLATE },
   }),
@@ -521,7 +528,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
       input: { url: `${f.webhookUrl()}/moved`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
     },
   }),
-  'Organization.availability': async (f) => ({
+  'Organization.availability': (f) => ({
     query: query(
       '$id: ID!, $phone: ID',
       'organization(id: $id)',
@@ -529,7 +536,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     ),
     variables: { id: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
   }),
-  'Organization.availabilityTimeline': async (f) => ({
+  'Organization.availabilityTimeline': (f) => ({
     query: query(
       '$id: ID!, $phone: ID',
       'organization(id: $id)',
@@ -537,18 +544,18 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     ),
     variables: { id: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
   }),
-  'Organization.childrenConnection': async (f) => ({
+  'Organization.childrenConnection': (f) => ({
     query: query('$id: ID!, $after: String', 'organization(id: $id)', '{ childrenConnection(first: 10, after: $after) { totalCount } }'),
     variables: { id: f.demo.organizations.account.id },
     token: f.demo.organizations.account.apiKey,
   }),
-  'Query.apiKeys': async (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
-  'Query.bot': async (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
-  'Query.callRequest': async (f) => ({
+  'Query.apiKeys': (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
+  'Query.callRequest': (f) => ({
     query: query('$id: ID!', 'callRequest(id: $id)'),
     variables: { id: f.demo.callRequests.clinic.queued },
   }),
-  'Query.callRequests': async (f) => ({
+  'Query.callRequests': (f) => ({
     query: query(
       '$after: String, $botId: ID, $createdFrom: String, $createdTo: String, $orgId: ID',
       'callRequests(first: 10, after: $after, botId: $botId, createdFrom: $createdFrom, createdTo: $createdTo, orgId: $orgId, status: queued)',
@@ -559,14 +566,14 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
     query: query('$id: ID!, $after: String', 'conversation(id: $id, first: 10, after: $after)'),
     variables: { id: await f.conversationId() },
   }),
-  'Query.conversations': async (f) => ({
+  'Query.conversations': (f) => ({
     query: query(
       '$botId: ID, $orgId: ID, $startedFrom: String, $startedTo: String',
       'conversations(botId: $botId, orgId: $orgId, startedFrom: $startedFrom, startedTo: $startedTo, includeArchived: true, limit: 10, offset: 0)',
     ),
     variables: { botId: f.demo.bots.clinic[0], orgId: f.clinic, startedFrom: '2026-01-01T00:00:00Z', startedTo: NOW },
   }),
-  'Query.conversationsConnection': async (f) => ({
+  'Query.conversationsConnection': (f) => ({
     query: query(
       '$after: String, $botId: ID, $orgId: ID, $startedFrom: String, $startedTo: String',
       'conversationsConnection(first: 10, after: $after, botId: $botId, orgId: $orgId, startedFrom: $startedFrom, startedTo: $startedTo)',
@@ -580,14 +587,14 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => Promise<GraphQLRe
       filter: { type: ['closure.*'], orgId: f.clinic, subjectId: await f.closureId(), from: '2026-01-01T00:00:00Z', to: hoursAfter(1) },
     },
   }),
-  'Query.oauthClients': async (f) => ({ query: query('$orgId: ID', 'oauthClients(orgId: $orgId)'), variables: { orgId: f.clinic } }),
-  'Query.organization': async (f) => ({ query: query('$id: ID!', 'organization(id: $id)'), variables: { id: f.clinic } }),
+  'Query.oauthClients': (f) => ({ query: query('$orgId: ID', 'oauthClients(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.organization': (f) => ({ query: query('$id: ID!', 'organization(id: $id)'), variables: { id: f.clinic } }),
   'Query.webhookDeliveries': async (f) => ({
     query: query('$endpointId: ID!', 'webhookDeliveries(endpointId: $endpointId)'),
     variables: { endpointId: await f.endpointId() },
   }),
   'Query.webhookEndpoint': async (f) => ({ query: query('$id: ID!', 'webhookEndpoint(id: $id)'), variables: { id: await f.endpointId() } }),
-  'Subscription.availabilityChanged': async (f) => ({
+  'Subscription.availabilityChanged': (f) => ({
     query: 'subscription($orgId: ID!, $phone: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phone) { state } }',
     variables: { orgId: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },
     subscription: true,

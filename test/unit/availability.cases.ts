@@ -79,7 +79,7 @@ export function makeInput(overrides: Partial<Omit<AvailabilityInput, 'at'>> & { 
   const { at, ...rest } = overrides;
   return {
     timezone: 'America/New_York',
-    medium: 'PHONE' as Medium,
+    medium: 'PHONE',
     officeHours: NY_WEEK,
     closures: [],
     templates: [],

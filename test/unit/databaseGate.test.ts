@@ -17,9 +17,9 @@ describe('DatabaseGate', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const running = [g.run(() => held), g.run(() => held)];
-    const waiting = [g.run(async () => 'third'), g.run(async () => 'fourth')];
+    const waiting = [g.run(() => Promise.resolve('third')), g.run(() => Promise.resolve('fourth'))];
     expect(g.stats()).toMatchObject({ active: 2, waiting: 2 });
-    await expect(g.run(async () => 'fifth')).rejects.toMatchObject({ reason: 'overloaded' });
+    await expect(g.run(() => Promise.resolve('fifth'))).rejects.toMatchObject({ reason: 'overloaded' });
     release();
     await Promise.all(running);
     expect(await Promise.all(waiting)).toEqual(['third', 'fourth']);
@@ -29,16 +29,16 @@ describe('DatabaseGate', () => {
   it('refuses what waited longer than queueTimeoutMs', async () => {
     const g = gate({ maxConcurrent: 1 });
     void g.run(never);
-    await expect(g.run(async () => 'late')).rejects.toMatchObject({ reason: 'overloaded' });
+    await expect(g.run(() => Promise.resolve('late'))).rejects.toMatchObject({ reason: 'overloaded' });
     expect(g.stats()).toMatchObject({ timedOut: 1, waiting: 0 });
   });
 
   it('refuses at once for breakerMs after the database was found unreachable, then lets work through again', async () => {
     const g = gate();
     g.reportUnreachable();
-    await expect(g.run(async () => 'x')).rejects.toMatchObject({ reason: 'unreachable' });
+    await expect(g.run(() => Promise.resolve('x'))).rejects.toMatchObject({ reason: 'unreachable' });
     await new Promise((resolve) => setTimeout(resolve, 350));
-    expect(await g.run(async () => 'back')).toBe('back');
+    expect(await g.run(() => Promise.resolve('back'))).toBe('back');
   });
 });
 

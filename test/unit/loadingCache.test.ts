@@ -8,10 +8,10 @@ function cacheOver(store: Map<string, { v: number }>) {
   const cache = new LoadingCache<string, { v: number }>({
     max: 100,
     ttl: () => 60_000,
-    loadMany: async (keys) => {
+    loadMany: (keys) => {
       state.loads++;
-      if (state.down) throw new Error('the database cannot be reached');
-      return new Map(keys.flatMap((k) => (store.has(k) ? [[k, store.get(k)!] as const] : [])));
+      if (state.down) return Promise.reject(new Error('the database cannot be reached'));
+      return Promise.resolve(new Map(keys.flatMap((k) => (store.has(k) ? [[k, store.get(k)!] as const] : []))));
     },
   });
   return { cache, state };

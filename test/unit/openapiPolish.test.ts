@@ -11,6 +11,16 @@ import { allRoutes } from '../../src/rest/routes/index.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const doc = buildOpenApiDocument(allRoutes);
+
+/** The parts of the document's components the error tests read. */
+interface Components {
+  schemas: { ErrorEnvelope: { required: string[]; properties: { code: { enum: string[]; description: string } } } };
+  responses: {
+    NotFound: {
+      content: { 'application/json': { schema: { allOf: { properties: { code: { enum: string[] } } }[] }; example: { code: string } } };
+    };
+  };
+}
 const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
 );
@@ -42,7 +52,11 @@ describe('OpenAPI operation ids', () => {
 describe('OpenAPI request examples', () => {
   it('gives every request body a JSON example', () => {
     const without = operations
-      .filter(({ op }) => op.requestBody && (op.requestBody as any).content['application/json'].example === undefined)
+      .filter(
+        ({ op }) =>
+          op.requestBody &&
+          (op.requestBody as { content: Record<string, { example?: unknown }> }).content['application/json']?.example === undefined,
+      )
       .map((o) => o.key);
     expect(without).toEqual([]);
   });
@@ -65,19 +79,19 @@ describe('OpenAPI version and error codes', () => {
   });
 
   it('lists every REST code of the catalogue in the error envelope, each status narrowed to its own', () => {
-    const envelope = (doc.components as any).schemas.ErrorEnvelope;
+    const envelope = (doc.components as Components).schemas.ErrorEnvelope;
     expect(envelope.required).toContain('code');
     expect(envelope.properties.code.enum).toEqual([...REST_ERROR_CODES]);
     for (const code of REST_ERROR_CODES) expect(envelope.properties.code.description).toContain(`\`${code}\``);
-    const notFound = (doc.components as any).responses.NotFound.content['application/json'];
-    expect(notFound.schema.allOf[1].properties.code.enum).toEqual(['not_found']);
+    const notFound = (doc.components as Components).responses.NotFound.content['application/json'];
+    expect(notFound.schema.allOf[1]?.properties.code.enum).toEqual(['not_found']);
     expect(notFound.example.code).toBe('not_found');
   });
 
   it('docs/errors.md has one line per code with its status and GraphQL counterpart', () => {
     const text = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
     for (const entry of ERROR_CATALOGUE) {
-      const code = entry.rest ?? entry.graphql!;
+      const code = entry.rest ?? entry.graphql;
       const line = text
         .split('\n')
         .find((l) => l.startsWith(`| \`${code}\``) || (entry.rest === null && l.startsWith(`| — | \`${code}\``)));

@@ -123,7 +123,7 @@ describe('FailoverStore', () => {
     get: () => Promise.reject(new Error('Connection is closed.')),
     claimInterval: () => Promise.reject(new Error('Connection is closed.')),
     ping: () => Promise.reject(new Error('Connection is closed.')),
-    ready: async () => false,
+    ready: () => Promise.resolve(false),
     close: async () => {},
   };
 

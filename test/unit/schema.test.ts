@@ -25,7 +25,7 @@ function undocumented(): string[] {
   const checkArgs = (owner: string, args: readonly GraphQLArgument[]) => {
     for (const arg of args) if (blank(arg.description)) missing.push(`${owner}(${arg.name})`);
   };
-  for (const type of Object.values(schema.getTypeMap()) as GraphQLNamedType[]) {
+  for (const type of Object.values<GraphQLNamedType>(schema.getTypeMap())) {
     if (type.name.startsWith('__') || (isScalarType(type) && isSpecifiedScalarType(type))) continue;
     if (blank(type.description)) missing.push(type.name);
     if (isObjectType(type) || isInterfaceType(type)) {

@@ -65,7 +65,7 @@ describe('TenantWorkGate', () => {
     const other = gate.run('org', 'claim', claim.work);
     await flush();
     expect(log).toEqual(['start first', 'start claim']);
-    const refused = await gate.run('org', 'timeline', async () => 'never').catch((err: unknown) => err);
+    const refused = await gate.run('org', 'timeline', () => Promise.resolve('never')).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(RateLimited);
     expect((refused as RateLimited).message).toBe(
       'An organization runs at most 1 of its availability timelines at a time and 1 waiting; retry after 1 s',

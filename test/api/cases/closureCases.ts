@@ -1,6 +1,8 @@
 // Rule cases for closures (spec §2 "Office closure", §4 "Closures", docs/decisions.md §3), run through REST
 // (JSON, and a subset as form and multipart bodies) and GraphQL by test/api/closures.parity.test.ts.
 
+import type { GraphQLErrorItem } from '../../support/apiTypes.js';
+
 /** One rule case, shared by the closure and office-hours tables. */
 export interface RuleCase {
   name: string;
@@ -385,7 +387,20 @@ export interface Outcome {
   typeError?: boolean;
 }
 
-export function restOutcome(res: { status: number; body: any }): Outcome {
+/** A /v1 answer as the outcome reads it: the data of a success, the issues of a 400. */
+interface RestAnswer {
+  data?: Record<string, unknown>;
+  errors?: Issue[];
+  message: string;
+}
+
+/** A GraphQL answer as the outcome reads it. */
+interface GraphQLAnswer {
+  data: Record<string, Record<string, unknown> | undefined>;
+  errors?: GraphQLErrorItem[];
+}
+
+export function restOutcome(res: { status: number; body: RestAnswer }): Outcome {
   if (res.status === 200) return { accepted: true, issues: [], message: '', data: res.body.data };
   if (res.status !== 400) throw new Error(`unexpected status ${res.status}: ${JSON.stringify(res.body)}`);
   return { accepted: false, issues: res.body.errors ?? [], message: res.body.message, data: undefined };
@@ -393,7 +408,7 @@ export function restOutcome(res: { status: number; body: any }): Outcome {
 
 const stripArgument = (path: string): string => (path === 'input' ? '' : path.replace(/^input\./, ''));
 
-export function graphqlOutcome(res: { body: any }, field: string): Outcome {
+export function graphqlOutcome(res: { body: GraphQLAnswer }, field: string): Outcome {
   const error = res.body.errors?.[0];
   if (!error) return { accepted: true, issues: [], message: '', data: res.body.data[field] };
   const code = error.extensions?.code;

@@ -258,17 +258,15 @@ export function graphQLTargets(schema: GraphQLSchema): FuzzTarget[] {
         { arbitrary: operation(true), weight: 5 },
         { arbitrary: brokenDocuments(kind, field), weight: 1 },
       );
-      const asPost = fc
-        .tuple(body, authArbitrary)
-        .map(([b, auth]): FuzzRequest => ({
-          target: name,
-          method: 'POST',
-          path: ['graphql'],
-          query: [],
-          auth,
-          headers: [['accept', 'application/json']],
-          body: { encoding: 'json', value: b },
-        }));
+      const asPost = fc.tuple(body, authArbitrary).map(([b, auth]): FuzzRequest => ({
+        target: name,
+        method: 'POST',
+        path: ['graphql'],
+        query: [],
+        auth,
+        headers: [['accept', 'application/json']],
+        body: { encoding: 'json', value: b },
+      }));
       // GET: what a browser link could do; a mutation must be refused
       const asGet = fc.tuple(operation(false), authArbitrary).map(([b, auth]): FuzzRequest => ({
         target: name,

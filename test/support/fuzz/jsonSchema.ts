@@ -8,7 +8,28 @@ import fc from 'fast-check';
 import { JsonEntries } from './request.js';
 import { boundaryNumber, hostileValue, nastyString, plainText, protoKey, stringOfLength } from './values.js';
 
-export type JsonSchema = Record<string, any>;
+/** A schema as this file reads it: the keywords named above (a document may carry others). */
+export interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  format?: string;
+  [keyword: string]: unknown;
+}
 
 export interface SchemaContext {
   /** Resolves `#/components/schemas/…` references. */
@@ -76,8 +97,8 @@ export function valid(schema: JsonSchema, ctx: SchemaContext, name = ''): fc.Arb
       return fc.array(valid(items, ctx, name), { maxLength: Math.min(schema.maxItems ?? MAX_ITEMS, MAX_ITEMS) });
     }
     case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      const required = (schema.required ?? []) as string[];
+      const properties = schema.properties ?? {};
+      const required = schema.required ?? [];
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       for (const [key, prop] of Object.entries(properties)) model[key] = valid(prop, ctx, key);
       return fc.record(model, { requiredKeys: required.filter((k) => k in model) });
@@ -131,12 +152,12 @@ export function invalidLeaf(schema: JsonSchema, ctx: SchemaContext): fc.Arbitrar
 /** A value that breaks the schema in exactly one place (recursively: one field of one nested object). */
 export function almostValid(schema: JsonSchema, ctx: SchemaContext, name = ''): fc.Arbitrary<unknown> {
   schema = deref(schema, ctx);
-  const object = (alternatives(schema)?.find((a) => deref(a, ctx).type === 'object') as JsonSchema | undefined) ?? schema;
+  const object = alternatives(schema)?.find((a) => deref(a, ctx).type === 'object') ?? schema;
   const o = deref(object, ctx);
   if (o.type === 'object' && o.properties && Object.keys(o.properties).length > 0) {
-    const properties = o.properties as Record<string, JsonSchema>;
+    const properties = o.properties;
     const keys = Object.keys(properties);
-    const required = (o.required ?? []) as string[];
+    const required = o.required ?? [];
     const base = valid(o, ctx, name) as fc.Arbitrary<Record<string, unknown>>;
     // built once per key (not in a chain), so that generating a value builds no arbitrary
     const breakOne = fc.oneof(

@@ -99,17 +99,15 @@ const graphqlRaw: FuzzTarget = {
   request: fc
     .tuple(
       fc.oneof(
-        fc
-          .tuple(graphQLShapes, authArbitrary)
-          .map(([value, auth]): FuzzRequest => ({
-            target: 'POST /graphql (other shapes)',
-            method: 'POST',
-            path: ['graphql'],
-            query: [],
-            auth,
-            headers: [],
-            body: { encoding: 'json', value },
-          })),
+        fc.tuple(graphQLShapes, authArbitrary).map(([value, auth]): FuzzRequest => ({
+          target: 'POST /graphql (other shapes)',
+          method: 'POST',
+          path: ['graphql'],
+          query: [],
+          auth,
+          headers: [],
+          body: { encoding: 'json', value },
+        })),
         // over GET: a mutation (CSRF) must not run; malformed parameters must be refused
         fc
           .tuple(fc.oneof(someMutation, someQuery, nastyString), fc.oneof(fc.constant(undefined), hostileValue), authArbitrary)

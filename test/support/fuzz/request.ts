@@ -133,8 +133,10 @@ export function formFields(value: unknown, prefix = ''): [string, string][] {
   if (value instanceof RawJson) return [[prefix || 'value', value.text]];
   if (Array.isArray(value)) return value.length === 0 ? [[prefix || 'value', '']] : value.flatMap((v, i) => formFields(v, key(String(i))));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => formFields(v, key(k)));
-  if (!prefix) return [['value', value === null || value === undefined ? '' : String(value)]];
-  return [[prefix, value === null || value === undefined ? '' : String(value)]];
+  // objects and arrays are split above: what is left is a scalar
+  const scalar = value as string | number | boolean | bigint | null | undefined;
+  const text = scalar === null || scalar === undefined ? '' : String(scalar);
+  return [[prefix || 'value', text]];
 }
 
 /** %-encodes the UTF-8 of a string (a lone surrogate becomes U+FFFD, as a browser would send it). */

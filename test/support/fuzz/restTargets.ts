@@ -47,7 +47,8 @@ function queryText(value: unknown): string | IdRef {
   if (typeof value === 'string') return value;
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value) ?? '';
-  return String(value);
+  const scalar = value as number | boolean | bigint;
+  return String(scalar);
 }
 
 type Quality = 'valid' | 'almost' | 'hostile';
