@@ -18,6 +18,24 @@ const closure = {
   startAt: '2026-03-10T14:00:00Z',
   endAt: '2026-03-10T18:00:00Z',
 };
+const callBody = (extra: Record<string, unknown> = {}) => ({
+  botId: t.demo.bots.clinic[0],
+  phoneNumberId: t.demo.phoneNumbers.clinic[0],
+  to: '+15005550006',
+  ...extra,
+});
+const CREATE_CALL = 'mutation($input: CreateCallRequestInput!) { createCallRequest(input: $input) { id } }';
+/** At 12:00 UTC it is 21:00 in Tokyo, where the default calling window (08:00–21:00) has just closed. */
+const tokyoTonight = { calleeTimezone: 'Asia/Tokyo', notAfter: '2026-03-09T20:00:00Z' };
+/** A call placed and claimed at 20:55 in New York, started at 21:00:30, after its window closed. */
+async function startedTooLate(): Promise<{ id: string; leaseId: string }> {
+  t.clock.set('2026-03-10T00:55:00Z');
+  const placed = await t.rest('POST', '/v1/call-requests', { json: callBody() });
+  const claimed = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 1, leaseSeconds: 600 } });
+  expect(claimed.body.data.claims, JSON.stringify(claimed.body)).toHaveLength(1);
+  t.clock.set('2026-03-10T01:00:30Z');
+  return { id: placed.body.data.callRequestId as string, leaseId: claimed.body.data.claims[0].leaseId as string };
+}
 const specialDay = { date: '2026-12-24', description: 'Christmas Eve', isClosed: true };
 const closuresPath = () => `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
 const CREATE_CLOSURE = 'mutation($org: ID!, $input: CreateClosureInput!) { createClosure(orgId: $org, input: $input) { id } }';
@@ -121,6 +139,24 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
         { org: t.demo.organizations.clinic.id, input: { ...closure, description: 'Another' } },
         { headers: { 'Idempotency-Key': 'gql-once' } },
       );
+    },
+  },
+  outside_call_window: {
+    rest: () => t.rest('POST', '/v1/call-requests', { json: callBody(tokyoTonight) }),
+    graphql: () => t.gql(CREATE_CALL, { input: callBody(tokyoTonight) }),
+  },
+  consent_required: {
+    rest: () => t.rest('POST', '/v1/call-requests', { json: callBody({ purpose: 'marketing' }) }),
+    graphql: () => t.gql(CREATE_CALL, { input: callBody({ purpose: 'marketing' }) }),
+  },
+  call_window_closed: {
+    rest: async () => {
+      const { id, leaseId } = await startedTooLate();
+      return t.rest('POST', `/v1/call-requests/${id}/start`, { json: { leaseId } });
+    },
+    graphql: async () => {
+      const { id, leaseId } = await startedTooLate();
+      return t.gql('mutation($id: ID!, $leaseId: ID!) { startCallRequest(id: $id, leaseId: $leaseId) { id } }', { id, leaseId });
     },
   },
   rate_limited: {

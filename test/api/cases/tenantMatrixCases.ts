@@ -64,6 +64,12 @@ export const REST_CASES: Record<string, RestCase> = {
     ids: { orgId: 'org' },
     body: () => ({ dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] }),
   },
+  'GET /v1/organizations/:orgId/calling-policy': { ids: { orgId: 'org' } },
+  'PUT /v1/organizations/:orgId/calling-policy': {
+    ids: { orgId: 'org' },
+    body: () => ({ windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 }),
+  },
+  'GET /v1/organizations/:orgId/call-capacity': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, query: () => ({ dayOfWeek: 'MONDAY' }) },
   'PUT /v1/organizations/:orgId/office-hours': {
     ids: { orgId: 'org' },
@@ -185,6 +191,16 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { botId: 'bot', phoneNumberId: 'phone' },
     query:
       'mutation($botId: ID!, $phoneNumberId: ID!) { createCallRequest(input: {botId: $botId, phoneNumberId: $phoneNumberId, to: "+15005550006"}) { id } }',
+  },
+  'Query.callingPolicy': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID!) { callingPolicy(orgId: $orgId) { maxConcurrentCalls inheritedFrom } }',
+  },
+  'Query.callCapacity': { ids: { orgId: 'org' }, query: 'query($orgId: ID!) { callCapacity(orgId: $orgId) { limit inProgress } }' },
+  'Mutation.setCallingPolicy': {
+    ids: { orgId: 'org' },
+    query:
+      'mutation($orgId: ID!) { setCallingPolicy(orgId: $orgId, input: {windows: [{dayOfWeek: MONDAY, start: "09:00", end: "17:00"}], maxConcurrentCalls: 5}) { maxConcurrentCalls } }',
   },
   'Mutation.cancelCallRequest': { ids: { id: 'callRequest' }, query: 'mutation($id: ID!) { cancelCallRequest(id: $id) { id status } }' },
   'Mutation.claimCallRequests': { ids: {}, query: 'mutation { claimCallRequests(max: 1) { leaseId callRequest { id } } }' },
