@@ -408,9 +408,9 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
       run(place(first), ctx.connections / 2, ctx.seconds),
       run(place(second), ctx.connections / 2, ctx.seconds),
     ]);
-    placing.two.push(sum(a!, b!));
+    placing.two.push(sum(a, b));
     ctx.log(
-      `flows round ${round + 1}/${ctx.rounds} placing calls: one instance ${Math.round(one.rps)} req/s, two ${Math.round(a!.rps + b!.rps)} req/s`,
+      `flows round ${round + 1}/${ctx.rounds} placing calls: one instance ${Math.round(one.rps)} req/s, two ${Math.round(a.rps + b.rps)} req/s`,
     );
 
     const before = claimed;
@@ -418,9 +418,9 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
       run(claim(first), RUNTIMES_PER_INSTANCE, ctx.seconds),
       run(claim(second), RUNTIMES_PER_INSTANCE, ctx.seconds),
     ]);
-    claiming.push({ a: ca!, b: cb!, calls: claimed - before });
+    claiming.push({ a: ca, b: cb, calls: claimed - before });
     ctx.log(
-      `flows round ${round + 1}/${ctx.rounds} claims on two instances: ${Math.round((claimed - before) / ctx.seconds)} calls/s, p99 ${ca!.p99} / ${cb!.p99} ms`,
+      `flows round ${round + 1}/${ctx.rounds} claims on two instances: ${Math.round((claimed - before) / ctx.seconds)} calls/s, p99 ${ca.p99} / ${cb.p99} ms`,
     );
 
     const alone = await run(availability, 10, ctx.seconds, READ_RATE);
@@ -430,9 +430,9 @@ async function calls(ctx: FlowsContext, first: Running, second: Running, demo: D
       run(claim(first), RUNTIMES_PER_INSTANCE, ctx.seconds),
       run(claim(second), RUNTIMES_PER_INSTANCE, ctx.seconds),
     ]);
-    reads.claims.push(withClaims!);
+    reads.claims.push(withClaims);
     ctx.log(
-      `flows round ${round + 1}/${ctx.rounds} availability: alone ${Math.round(alone.rps)} req/s p99 ${alone.p99} ms, while claiming ${Math.round(withClaims!.rps)} req/s p99 ${withClaims!.p99} ms`,
+      `flows round ${round + 1}/${ctx.rounds} availability: alone ${Math.round(alone.rps)} req/s p99 ${alone.p99} ms, while claiming ${Math.round(withClaims.rps)} req/s p99 ${withClaims.p99} ms`,
     );
   }
   const med = (rs: Run[]) => ({

@@ -103,7 +103,7 @@ export function startScript(script: string, args: string[], env: Record<string, 
   });
   const output = collect(child);
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const m = /\{"msg":"listening","port":(\d+)\}/.exec(output());
       if (m) resolve({ child, port: Number(m[1]), startMs: performance.now() - started, output, stop: stopper(child) });
     });

@@ -77,7 +77,7 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
   result: R,
   deps: Pick<AppDeps, 'logger' | 'requestId'>,
 ): R {
-  const results = (Array.isArray(result) ? result : [result]) as ExecutionResultLike[];
+  const results = (Array.isArray(result) ? result : [result]);
   if (!results.some((r) => r.errors?.length)) return result;
   const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError, deps)) } : r));
   return (Array.isArray(result) ? stamped : stamped[0]!) as R;
@@ -146,7 +146,7 @@ export function maskGraphQLError() {
     if (graphQLError && (!graphQLError.originalError || asGraphQLError(graphQLError.originalError))) {
       const code = (graphQLError.extensions?.code as string | undefined) ?? 'BAD_USER_INPUT';
       // a more precise 4xx that yoga chose is kept (405 + Allow: POST for a mutation sent with GET)
-      const http = graphQLError.extensions?.http as { status?: number; headers?: Record<string, string>; spec?: boolean } | undefined;
+      const http = graphQLError.extensions?.http;
       const status = http?.status && http.status >= 400 && http.status < 500 ? http.status : 400;
       // GraphQL over HTTP: a well-formed request whose document does not parse, validate or take its variables
       // is a 400 for a client that accepts `application/graphql-response+json`, but a 200 (a GraphQL response
@@ -174,7 +174,7 @@ export function maskGraphQLError() {
       path: graphQLError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
-    maskedCauses.set(masked, (graphQLError?.originalError ?? error) as unknown);
+    maskedCauses.set(masked, (graphQLError?.originalError ?? error));
     return masked;
   };
 }

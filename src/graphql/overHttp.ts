@@ -251,7 +251,7 @@ async function answerParams(
   serverContext: GraphQLServerContext,
   requestId: string | undefined,
 ): Promise<Response> {
-  const result = await yoga.getResultForParams({ params, request }, serverContext as never);
+  const result = await yoga.getResultForParams({ params, request }, serverContext);
   // not reached (plainRequest leaves subscriptions to yoga.fetch); were it, the stream ends here and the answer is a 406
   if (isAsyncIterable(result)) await (result as AsyncIterableIterator<unknown>).return?.();
   const answer = processRegularResult(result as ExecutionResult, serverFetchApi(yoga), mediaType);

@@ -279,7 +279,7 @@ export function withRateLimitOutcome<R extends ExecutionResult>(
       const retryAfter = retryAfterOf(error);
       if (typeof key === 'string' && retryAfter !== undefined) limited.set(key, Math.max(limited.get(key) ?? 0, retryAfter));
     }
-    const data = result.data as Record<string, unknown> | null | undefined;
+    const data = result.data;
     if ([...roots].every((k) => limited.has(k) && data?.[k] == null)) {
       const retryAfter = Math.max(1, ...limited.values());
       extensions.http = { status: 429, headers: { 'Retry-After': String(retryAfter) } };

@@ -318,7 +318,7 @@ export async function parseBody(input: Request | BodySource): Promise<ParsedBody
     checkPartCount(bytes, contentType);
     let form: FormData;
     try {
-      form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': contentType } }).formData();
+      form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
     } catch {
       throw new BodyError(400, 'The multipart body is malformed');
     }

@@ -108,7 +108,7 @@ export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): 
             deps,
             {
               url: c.req.url,
-              params: c.req.param() as Record<string, string>,
+              params: c.req.param(),
               header: (name) => c.req.header(name),
               address: clientAddress(c, deps.config.trustProxy),
             },

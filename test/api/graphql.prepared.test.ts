@@ -141,7 +141,7 @@ describe('a query answers the same on its first run (yoga) and on every run afte
               },
             )
           : Reflect.get(target, prop, receiver),
-    }) as Db;
+    });
     const post = freshApp({ db, logger });
     for (const id of ['first-run', 'prepared-run']) {
       const answer = await post({ query: '{ conversations { items { topic } } }' }, { 'x-request-id': id });

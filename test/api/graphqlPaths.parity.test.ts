@@ -81,7 +81,7 @@ async function pathApps(): Promise<PathApp[]> {
       };
       const server = createHttpServer(fetchApp, config.http, undefined, undefined, app.answerNode);
       servers.push(server);
-      const { port } = (await listen(server, 0, '127.0.0.1')) as AddressInfo;
+      const { port } = (await listen(server, 0, '127.0.0.1'));
       return { name, app, rateLimit, port, handedToApp };
     }),
   );
