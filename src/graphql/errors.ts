@@ -77,7 +77,7 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
   result: R,
   deps: Pick<AppDeps, 'logger' | 'requestId'>,
 ): R {
-  const results = (Array.isArray(result) ? result : [result]);
+  const results: ExecutionResultLike[] = Array.isArray(result) ? result : [result];
   if (!results.some((r) => r.errors?.length)) return result;
   const stamped = results.map((r) => (r.errors?.length ? { ...r, errors: r.errors.map((e) => stamp(e as GraphQLError, deps)) } : r));
   return (Array.isArray(result) ? stamped : stamped[0]!) as R;
@@ -91,12 +91,13 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
 export function requestIdStep(): OperationStep {
   const plugin: Plugin<Record<string, unknown>, { deps: AppDeps }> = {
     // every executed operation (both ways of reading a request, graphql/overHttp.ts)
-    onExecutionResult({ result, setResult, context }) {
-      if (result) stampResult(result, (context as unknown as { deps: AppDeps }).deps, setResult as (r: unknown) => void);
+    onExecutionResult(payload) {
+      if (payload.result)
+        stampResult(payload.result, (payload.context as unknown as { deps: AppDeps }).deps, (r) => payload.setResult(r as never));
     },
     // and what yoga answers without executing (a body it cannot read, a method it refuses); stamping is idempotent
-    onResultProcess({ result, setResult, serverContext }) {
-      stampResult(result, serverContext.deps, setResult as (r: unknown) => void);
+    onResultProcess(payload) {
+      stampResult(payload.result, payload.serverContext.deps, (r) => payload.setResult(r as never));
     },
   };
   return {
@@ -174,7 +175,7 @@ export function maskGraphQLError() {
       path: graphQLError?.path,
       extensions: { code: 'INTERNAL_SERVER_ERROR' },
     });
-    maskedCauses.set(masked, (graphQLError?.originalError ?? error));
+    maskedCauses.set(masked, graphQLError?.originalError ?? error);
     return masked;
   };
 }

@@ -9,7 +9,16 @@
 // of it, and never another credential's stored answer. What a mutation's answer shows of a secret (an
 // API key, a client secret, a signing secret: secretAnswers.ts) is withheld from what is stored and
 // replayed: the secret is shown once.
-import { type DocumentNode, getOperationAST, Kind, type OperationDefinitionNode, parse, print, type SelectionSetNode } from 'graphql';
+import {
+  type DocumentNode,
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+  type OperationDefinitionNode,
+  parse,
+  print,
+  type SelectionSetNode,
+} from 'graphql';
 import type { AppDeps } from '../deps.js';
 import type { Actor, Scope } from '../domain/shared/access.js';
 import { DomainError, Forbidden, InvalidInput } from '../domain/shared/errors.js';
@@ -123,7 +132,7 @@ function mutationOf(body: unknown): MutationRequest | undefined {
   } catch {
     return undefined; // a syntax error: yoga reports it
   }
-  if (operation?.operation !== 'mutation') return undefined;
+  if (operation?.operation !== OperationTypeNode.MUTATION) return undefined;
   return {
     document: print(document),
     operationName: typeof operationName === 'string' ? operationName : null,
@@ -179,7 +188,7 @@ const RETRYABLE_CODES = new Set(['RATE_LIMITED', 'INTERNAL_SERVER_ERROR']);
 export function onlyRetryableErrors(body: string): boolean {
   let result: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] };
   try {
-    result = JSON.parse(body);
+    result = JSON.parse(body) as typeof result;
   } catch {
     return false;
   }

@@ -52,7 +52,7 @@ export class LiveStreams {
 
   /** Ends every open stream (shutdown). */
   async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.open.keys()].map((stream) => stream.return?.()));
+    await Promise.allSettled([...this.open.keys()].map((stream) => stream.return?.() ?? Promise.resolve()));
     this.open.clear();
   }
 }

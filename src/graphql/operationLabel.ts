@@ -6,7 +6,7 @@
 import { getOperationAST, Kind, parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { GRAPHIQL_EXAMPLES } from './graphiql.js';
-import type { OperationStep } from './operationSteps.js';
+import { executionArgs, type OperationStep } from './operationSteps.js';
 import { schema } from './schema/index.js';
 
 export const OTHER_OPERATION = 'other';
@@ -56,10 +56,12 @@ export function operationLabelStep(): OperationStep {
       context.setOperation?.(operationLabel(params.operationName));
     },
     onExecute({ args }) {
-      report(args.contextValue, args.document, args.operationName);
+      const { document, operationName } = executionArgs(args);
+      report(args.contextValue, document, operationName);
     },
     onSubscribe({ args }) {
-      report(args.contextValue, args.document, args.operationName);
+      const { document, operationName } = executionArgs(args);
+      report(args.contextValue, document, operationName);
     },
   };
   return {

@@ -26,17 +26,19 @@ export interface PreparedOperation {
 
 export interface PreparedStep {
   /** Where the plugin's `onExecute` runs (before the operation executes); a result stops it there (envelop's setResultAndStopExecution). */
-  onExecute?(operation: PreparedOperation): ExecutionResult | undefined | void;
+  onExecute?: (operation: PreparedOperation) => ExecutionResult | undefined | void;
   /** Where the plugin's `onExecuteDone` runs, in the order of the steps. */
-  onExecuteDone?(operation: PreparedOperation, result: ExecutionResult): ExecutionResult;
+  onExecuteDone?: (operation: PreparedOperation, result: ExecutionResult) => ExecutionResult;
   /** Where the plugin's (yoga's) `onExecutionResult` runs: after every `onExecuteDone`. */
-  onExecutionResult?(operation: PreparedOperation, result: ExecutionResult): ExecutionResult;
+  onExecutionResult?: (operation: PreparedOperation, result: ExecutionResult) => ExecutionResult;
 }
 
 export interface OperationStep {
   name: string;
   /** Run for every request yoga reads (in the order of the steps). */
-  // plugins of several context types (each its own)
+  // plugins of several context types (each its own): a list of them has no one context type to name, and
+  // yoga's own options take them alike
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   plugins: Plugin<any, any>[];
   /** On the prepared path: the step's hooks, or why it has nothing left to do for a prepared query. */
   prepared: PreparedStep | { notNeeded: string };
@@ -66,4 +68,20 @@ export async function executePrepared(
     }
   }
   return result;
+}
+
+/**
+ * graphql-js's execution arguments as a plugin's hooks receive them: envelop types their fields loosely
+ * (any), so they are read here once, with the types graphql-js gives them.
+ */
+export function executionArgs(args: { document: unknown; operationName?: unknown; variableValues?: unknown }): {
+  document: DocumentNode;
+  operationName: string | null | undefined;
+  variables: Record<string, unknown> | null | undefined;
+} {
+  return {
+    document: args.document as DocumentNode,
+    operationName: args.operationName as string | null | undefined,
+    variables: args.variableValues as Record<string, unknown> | null | undefined,
+  };
 }

@@ -8,13 +8,13 @@
 // Mutations and subscriptions are not prepared: they are not the hot path, and graphql-jit coerces complex
 // input objects and runs subscriptions its own way. Introspection is not prepared either (rateLimits.ts
 // meters it before it runs). GRAPHQL_JIT=false prepares nothing (graphql-js runs all).
-import { type DocumentNode, type ExecutionResult, getOperationAST, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionResult, getOperationAST, type GraphQLSchema, OperationTypeNode } from 'graphql';
 import { compileQuery, type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { rootSelection } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
-import type { OperationStep } from './operationSteps.js';
+import { executionArgs, type OperationStep } from './operationSteps.js';
 
 /** One operation of one document, compiled. */
 export interface PreparedQuery {
@@ -70,7 +70,7 @@ export class PreparedQueries {
       compiled,
       document,
       operationName,
-      execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, args.variableValues)),
+      execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, executionArgs(args).variables)),
     };
     this.entries.set(key, prepared);
     return prepared;
@@ -101,8 +101,9 @@ export function preparedQueriesStep(store: PreparedQueries): OperationStep {
       // the document's text as the client sent it: the store's key (yoga keeps the request's parameters)
       const query = args.contextValue.params?.query;
       if (typeof query !== 'string') return;
-      if (getOperationAST(args.document, args.operationName)?.operation !== 'query') return;
-      const prepared = store.prepare(query, args.document, args.operationName);
+      const { document, operationName } = executionArgs(args);
+      if (getOperationAST(document, operationName)?.operation !== OperationTypeNode.QUERY) return;
+      const prepared = store.prepare(query, document, operationName);
       if (prepared) setExecuteFn(prepared.execute);
     },
   };

@@ -35,7 +35,7 @@ import { limitMessage } from '../ratelimit/http.js';
 import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { domainErrorExtensions } from './errors.js';
-import type { OperationStep } from './operationSteps.js';
+import { executionArgs, type OperationStep } from './operationSteps.js';
 import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
 
 /** `extensions.rateLimit` of every executed GraphQL answer (docs/graphql.md "Limits and cost"). */
@@ -188,11 +188,12 @@ export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
   const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((t) => t?.name));
   for (const type of [schema.getQueryType(), schema.getMutationType()]) {
     if (!type) continue;
-    for (const field of Object.values(type.getFields())) wrap(field, budgetOfRootField(type.name, field.name), false);
+    for (const field of Object.values(type.getFields()) as GraphQLField<unknown, GraphQLContext>[])
+      wrap(field, budgetOfRootField(type.name, field.name), false);
   }
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
+    for (const field of Object.values(type.getFields()) as GraphQLField<unknown, GraphQLContext>[]) {
       const budget = budgetOfNestedField(type.name, field.name);
       if (budget) wrap(field, budget, PAID_BY_ROOT.has(`${type.name}.${field.name}`));
     }
@@ -293,7 +294,7 @@ const rootSelections = new WeakMap<DocumentNode, Map<string, ReturnType<typeof r
 
 function rootsOf(document: DocumentNode, operationName: string | null | undefined): ReturnType<typeof rootSelection> {
   let byName = rootSelections.get(document);
-  if (!byName) rootSelections.set(document, (byName = new Map()));
+  if (!byName) rootSelections.set(document, (byName = new Map<string, ReturnType<typeof rootSelection>>()));
   let selection = byName.get(operationName ?? '');
   if (!selection) byName.set(operationName ?? '', (selection = rootSelection(document, operationName)));
   return selection;
@@ -318,7 +319,8 @@ export function rateLimitStep(): OperationStep {
   const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
-      const { introspection } = rootsOf(args.document, args.operationName);
+      const { document, operationName } = executionArgs(args);
+      const { introspection } = rootsOf(document, operationName);
       const hooks = {
         onExecuteDone({
           result,
@@ -328,7 +330,7 @@ export function rateLimitStep(): OperationStep {
           setResult: (result: ExecutionResult) => void;
         }) {
           if (!result || Symbol.asyncIterator in result) return;
-          setResult(outcomeOf(result, ctx, args.document, args.operationName));
+          setResult(outcomeOf(result, ctx, document, operationName));
         },
       };
       if (!introspection) return hooks;

@@ -88,7 +88,7 @@ function errorWithoutInternals(error: GraphQLError): GraphQLError {
     source: error.source,
     positions: error.positions,
     path: error.path,
-    originalError: error.originalError ? (errorWithoutInternals(error.originalError as GraphQLError)) : undefined,
+    originalError: error.originalError ? errorWithoutInternals(error.originalError as GraphQLError) : undefined,
     extensions: Object.keys(extensions).length ? extensions : undefined,
   });
 }

@@ -13,6 +13,7 @@ import {
   isObjectType,
   Kind,
   type OperationDefinitionNode,
+  OperationTypeNode,
   type SelectionSetNode,
 } from 'graphql';
 import { secretFieldOf, SHOWN_ONCE_FIELD } from '../domain/shared/shownOnce.js';
@@ -27,7 +28,11 @@ export interface SecretPaths {
 /** The secret paths of `operation`'s answer; undefined when it shows no secret (most operations). */
 export function secretPathsOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): SecretPaths | undefined {
   const root =
-    operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'query' ? schema.getQueryType() : undefined;
+    operation.operation === OperationTypeNode.MUTATION
+      ? schema.getMutationType()
+      : operation.operation === OperationTypeNode.QUERY
+        ? schema.getQueryType()
+        : undefined;
   if (!root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions)

@@ -7,7 +7,7 @@
 // readable length, and an operation with invalid variables never reaches its executor.
 import { type DocumentNode, type ExecutionResult, getOperationAST, getVariableValues, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { OperationStep } from './operationSteps.js';
+import { executionArgs, type OperationStep } from './operationSteps.js';
 
 /** The longest message of a variable error: its start (the variable, the value's beginning) and its end (the reason). */
 const MAX_MESSAGE = 1_000;
@@ -43,12 +43,14 @@ export function variableProblem(
 export function variableCheckStep(schema: GraphQLSchema, maskError: (error: unknown, message: string) => Error): OperationStep {
   const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
-      const problem = variableProblem(schema, args.document, args.operationName, args.variableValues);
+      const { document, operationName, variables } = executionArgs(args);
+      const problem = variableProblem(schema, document, operationName, variables);
       if (problem) setResultAndStopExecution({ errors: [maskError(problem, problem.message) as GraphQLError] });
     },
     // a subscription's variables are coerced the same way, by graphql-js's subscribe
     onSubscribe({ args, setResultAndStopExecution }) {
-      const problem = variableProblem(schema, args.document, args.operationName, args.variableValues);
+      const { document, operationName, variables } = executionArgs(args);
+      const problem = variableProblem(schema, document, operationName, variables);
       if (problem) setResultAndStopExecution({ errors: [maskError(problem, problem.message) as GraphQLError] });
     },
   };
