@@ -13,7 +13,7 @@ const body = JSON.stringify({ success: true, data: { status: 'ok', name: 'Bright
 
 let handle: (url: string) => Promise<{ status: number; body: string }>;
 if (mode === 'constant') {
-  handle = async () => ({ status: 200, body });
+  handle = () => Promise.resolve({ status: 200, body });
 } else if (mode === 'prisma') {
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.BENCH_POSTGRES_URL!, max: 10 }) });
   handle = async (url) => {

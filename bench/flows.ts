@@ -197,7 +197,8 @@ async function cpuMeter(
   };
 }
 
-async function call(port: number, method: string, path: string, key: string, body?: unknown): Promise<any> {
+/** The parsed JSON answer of a request that must succeed; `T` is the shape the caller reads. */
+async function call<T = unknown>(port: number, method: string, path: string, key: string, body?: unknown): Promise<T> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: json(key),
@@ -205,7 +206,7 @@ async function call(port: number, method: string, path: string, key: string, bod
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 async function webhooks(
@@ -230,12 +231,12 @@ async function webhooks(
   const subscribe = async (count: number) => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const created = await call(service.port, 'POST', '/v1/webhook-endpoints', org.apiKey, {
+      const created = await call<{ data: { id: string } }>(service.port, 'POST', '/v1/webhook-endpoints', org.apiKey, {
         url: `http://127.0.0.1:${receiver.port}/hooks/${i}`,
         description: `bench ${i}`,
         eventTypes: ['closure.*'],
       });
-      ids.push(created.data.id as string);
+      ids.push(created.data.id);
     }
     return ids;
   };

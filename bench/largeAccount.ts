@@ -48,11 +48,16 @@ async function prepare(ctx: LargeAccountContext): Promise<{ url: string; demo: D
   return { url: dbUrl, demo };
 }
 
+/** A page of a list answer: all `sequential` reads of one to choose the next. */
+interface Page {
+  data: { pagination: { nextCursor: string | null } };
+}
+
 /** Latencies of `paths` fetched one after the other (each after the previous answered). */
 async function sequential(
   base: string,
   key: string,
-  next: (previous: any) => string | null,
+  next: (previous: Page | null) => string | null,
 ): Promise<{ ms: number[]; bytes: number[]; errors: number }> {
   const ms: number[] = [];
   const bytes: number[] = [];
@@ -68,7 +73,7 @@ async function sequential(
       errors++;
       break;
     }
-    path = next(JSON.parse(text));
+    path = next(JSON.parse(text) as Page);
   }
   return { ms, bytes, errors };
 }
@@ -148,13 +153,13 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
     const gqlMs = performance.now() - gqlStarted;
     const children = await sequential(base, account.apiKey, (prev) => {
       if (prev === null) return `/v1/organizations/${account.id}/children?limit=200`;
-      const cursor = prev.data.pagination.nextCursor as string | null;
+      const cursor = prev.data.pagination.nextCursor;
       return cursor ? `/v1/organizations/${account.id}/children?limit=200&cursor=${encodeURIComponent(cursor)}` : null;
     });
     let pages = 0;
     const conversations = await sequential(base, account.apiKey, (prev) => {
       if (prev === null) return '/v1/conversations?includeChildren=true&limit=20';
-      const cursor = prev.data.pagination.nextCursor as string | null;
+      const cursor = prev.data.pagination.nextCursor;
       return cursor && ++pages < 200 ? `/v1/conversations?includeChildren=true&limit=20&cursor=${encodeURIComponent(cursor)}` : null;
     });
 

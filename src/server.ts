@@ -105,16 +105,17 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     // stop accepting, let in-flight requests finish, then close the database
-    server.close(async (err) => {
+    server.close((err) => {
       if (err) logger.error('server close failed', errorFields(err));
-      try {
-        await stopAdmin();
-        await runtime.close();
-      } finally {
-        clearTimeout(force);
-        logger.info('stopped');
-        process.exit(0);
-      }
+      // not awaited: node:http ignores the callback's result, and the chain ends by exiting the process
+      // (whether closing succeeded or not), so no rejection is left to handle
+      void stopAdmin()
+        .then(() => runtime.close())
+        .finally(() => {
+          clearTimeout(force);
+          logger.info('stopped');
+          process.exit(0);
+        });
     });
     server.closeIdleConnections();
     // live subscriptions end cleanly (their SSE responses complete), so that their connections close too

@@ -58,7 +58,7 @@ export function useTransport(app: Hono<AppEnv>, deps: AppDeps, options: Transpor
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    recordAnswer(c.get('deps').logger, options.observe, {
+    recordAnswer(c.get('deps').logger, (answered) => options.observe(answered), {
       method: c.req.method,
       route: c.get('route'),
       status: c.res.status,

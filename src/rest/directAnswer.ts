@@ -144,7 +144,12 @@ export function createDirectAnswerer(
     let body: string | null;
     try {
       const address = addressOf(trustProxy ? request.header('x-forwarded-for') : undefined, request.socketAddress);
-      ({ status, body } = await answerGet(found.route, requestDeps, { url, params, header: request.header, address }, progress));
+      ({ status, body } = await answerGet(
+        found.route,
+        requestDeps,
+        { url, params, header: (name) => request.header(name), address },
+        progress,
+      ));
     } catch (err) {
       const refusal = restErrorAnswer(err, requestDeps.logger, path, requestId);
       status = refusal.status;

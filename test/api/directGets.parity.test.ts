@@ -2,7 +2,6 @@
 // requests through Hono. Both must answer alike: the same cases through Hono (directGets: false), through
 // the direct path by `app.fetch`, and through it on a real socket, expecting the same status, headers and
 // body — successes, 304, every refusal, a trailing slash, request ids, the budget's headers.
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -39,7 +38,7 @@ async function throughAll(path: string, headers: Record<string, string>): Promis
   const hono = createApp(t.deps, { directGets: false });
   const direct = createApp(t.deps);
   server = createHttpServer(direct.fetch, t.deps.config.http, undefined, undefined, direct.answerNode);
-  const { port } = (await listen(server, 0, '127.0.0.1'));
+  const { port } = await listen(server, 0, '127.0.0.1');
   const request = () => new Request(`http://127.0.0.1${path}`, { headers });
   return [
     await seen(await hono.fetch(request()), keepRequestId),
@@ -137,7 +136,7 @@ describe('the header names on the wire', () => {
     fetchApp: ReturnType<typeof createApp>,
   ): Promise<string[]> {
     server = createHttpServer(fetchApp.fetch, t.deps.config.http, undefined, undefined, answerNode);
-    const { port } = (await listen(server, 0, '127.0.0.1'));
+    const { port } = await listen(server, 0, '127.0.0.1');
     const { request } = await import('node:http');
     const names = await new Promise<string[]>((resolve, reject) => {
       const req = request({
@@ -170,7 +169,7 @@ describe('what the direct path leaves to Hono', () => {
   it('a repeated Authorization header is refused, as a fetch Request joining them is', async () => {
     const direct = createApp(t.deps);
     server = createHttpServer(direct.fetch, t.deps.config.http, undefined, undefined, direct.answerNode);
-    const { port } = (await listen(server, 0, '127.0.0.1'));
+    const { port } = await listen(server, 0, '127.0.0.1');
     const key = t.demo.organizations.clinic.apiKey;
     const status = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {

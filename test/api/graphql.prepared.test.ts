@@ -6,17 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Db } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
-import { useTestApp } from '../support/testApp.js';
+import { type UntypedBody, useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
 interface Answer {
   status: number;
   headers: Record<string, string>;
-  body: any;
+  body: UntypedBody;
 }
 
 /** A fresh app (so an empty store of prepared queries) and a POST to its /graphql. */
@@ -216,7 +215,7 @@ describe('rate limits on prepared queries', () => {
       const throughYoga = await freshApp({ config, rateLimit })(orgOnly);
       expect(comparable(prepared)).toEqual(comparable(throughYoga));
     } finally {
-      rateLimit.close();
+      await rateLimit.close();
     }
   });
 });

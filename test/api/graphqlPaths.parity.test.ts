@@ -10,21 +10,20 @@
 // answers of one executor must be identical whichever way the request was read: status, headers and body
 // (the request id aside, which is checked to be the answer's own), and the request metrics they leave.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createHttpServer, listen } from '../../src/http/server.js';
 import { loadConfig } from '../../src/config.js';
 import { createRateLimiter, type RateLimiter } from '../../src/ratelimit/limiter.js';
-import { useTestApp } from '../support/testApp.js';
+import { type UntypedBody, useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
 interface Answer {
   status: number;
   headers: Record<string, string>;
-  body: any;
+  body: UntypedBody;
   /** Over a socket: the header names as written on the wire (sorted, those of the connection aside). */
   rawNames?: string[];
 }
@@ -81,7 +80,7 @@ async function pathApps(): Promise<PathApp[]> {
       };
       const server = createHttpServer(fetchApp, config.http, undefined, undefined, app.answerNode);
       servers.push(server);
-      const { port } = (await listen(server, 0, '127.0.0.1'));
+      const { port } = await listen(server, 0, '127.0.0.1');
       return { name, app, rateLimit, port, handedToApp };
     }),
   );

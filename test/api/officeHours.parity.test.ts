@@ -15,7 +15,7 @@ const SET = `mutation($orgId: ID!, $input: SetOfficeHoursInput!) { setOfficeHour
 const SET_INLINE = (input: string) => `mutation($orgId: ID!) { setOfficeHours(orgId: $orgId, input: ${input}) { ${FIELDS} } }`;
 
 const key = () => t.demo.organizations.account.apiKey;
-const dayOf = (c: OfficeHoursCase): string => String(c.input.dayOfWeek ?? 'MONDAY');
+const dayOf = (c: OfficeHoursCase): string => (typeof c.input.dayOfWeek === 'string' ? c.input.dayOfWeek : 'MONDAY');
 
 async function setup(c: OfficeHoursCase, orgId: string): Promise<void> {
   for (const day of c.setup ?? []) {

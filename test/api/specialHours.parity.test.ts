@@ -307,7 +307,13 @@ describe('special hours decide availability on both surfaces, at once', () => {
         `/v1/organizations/${clinic}/availability/timeline?from=2026-03-09T04:00:00Z&to=2026-03-10T05:00:00Z&medium=PHONE`,
       )
     ).body.data.intervals;
-    expect(timeline.map((i: any) => [i.start, i.state, i.specialHours?.id ?? null])).toEqual([
+    expect(
+      timeline.map((i: { start: string; state: string; specialHours: { id: string } | null }) => [
+        i.start,
+        i.state,
+        i.specialHours?.id ?? null,
+      ]),
+    ).toEqual([
       ['2026-03-09T04:00:00Z', 'CLOSED', created.id],
       ['2026-03-10T04:00:00Z', 'CLOSED', null],
     ]);

@@ -1,10 +1,12 @@
 // A GraphQL subscription over Server-Sent Events, read through an app's fetch handler: what a browser's
 // EventSource (or `curl -N -H 'accept: text/event-stream'`) receives, parsed event by event.
 import type { App } from '../../src/app.js';
+import type { UntypedBody } from './testApp.js';
 
 export interface SseEvent {
   event: string;
-  data: any;
+  /** The event's JSON (a GraphQL result), read as a test response body is; null when the event has no data. */
+  data: UntypedBody;
 }
 
 export interface Subscription {

@@ -84,17 +84,25 @@ export interface GqlOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * A response body as a test reads it when no type describes it: deliberately `any`, the default body of
+ * `TestResponse`, `rest` and `gql`, so that the ~200 test files can reach into `body.data…` and
+ * `body.errors[0]…` and let their assertions do the checking. Typed bodies pass a type argument instead.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the untyped default body read by ~200 test files; `unknown` would break type-checking across them
+export type UntypedBody = any;
+
 /** A GraphQL response body, `data` typed by the document. */
 export interface GraphQLBody<TResult> {
   /** The result; null or partial when `errors` is present (a test expecting an error asserts that). */
   data: TResult;
   /** Undefined on success, else `[{message, path, extensions: {code, …}}]`; untyped so tests can read what they assert. */
-  errors: any;
+  errors: UntypedBody;
   /** What the operation cost: `{ rateLimit: { cost, budgets } }` (docs/rest.md "Rate limits and polling budgets"). */
-  extensions?: any;
+  extensions?: UntypedBody;
 }
 
-export interface TestResponse<T = any> {
+export interface TestResponse<T = UntypedBody> {
   status: number;
   headers: Headers;
   body: T;
@@ -108,13 +116,15 @@ export interface TestApp {
   /** The demo data set of docs/decisions.md §6, recreated before every case. */
   demo: DemoData;
   fetch(path: string, init?: RequestInit): Promise<Response>;
-  rest<T = any>(method: string, path: string, options?: RestOptions): Promise<TestResponse<T>>;
-  /** A typed document from test/generated (`graphql(\`…\`)`): typed variables and `data`. */
+  rest<T = UntypedBody>(method: string, path: string, options?: RestOptions): Promise<TestResponse<T>>;
+  /** A typed document from test/generated (`graphql(\`…\`)`): typed variables and `data` (variables optional when none is required). */
   gql<TResult, TVariables>(
     document: TypedDocumentNode<TResult, TVariables>,
-    ...args: {} extends TVariables ? [variables?: TVariables, options?: GqlOptions] : [variables: TVariables, options?: GqlOptions]
+    ...args: Record<never, never> extends TVariables
+      ? [variables?: TVariables, options?: GqlOptions]
+      : [variables: TVariables, options?: GqlOptions]
   ): Promise<TestResponse<GraphQLBody<TResult>>>;
-  gql<T = any>(query: string, variables?: Record<string, unknown>, options?: GqlOptions): Promise<TestResponse<T>>;
+  gql<T = UntypedBody>(query: string, variables?: Record<string, unknown>, options?: GqlOptions): Promise<TestResponse<T>>;
   /** An OAuth access token for one of the demo clients. */
   accessToken(client: 'clinic' | 'clinicReadOnly'): Promise<string>;
   /** Runs `work` and answers the SQL statements it sent (their text; transaction control left out), with its result. */
@@ -181,7 +191,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
         `The answer does not match the OpenAPI document (GET /v1/openapi.json):\n${problems.join('\n')}\nbody: ${text.slice(0, 2000)}`,
       );
     }
-    return { status: res.status, headers: res.headers, body: parsed as any };
+    return { status: res.status, headers: res.headers, body: parsed as UntypedBody };
   };
 
   t.gql = async (query: string | TypedDocumentNode<unknown, unknown>, variables?: unknown, o: GqlOptions = {}) => {
