@@ -308,7 +308,16 @@ const openedConversation = () => conversationId;
 const conversationOfCall = async (t: TestApp) =>
   (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
 
+/** A calling policy other than the default (the change the write must record). */
+const mondayOnly = { windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 };
+
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'PUT /v1/organizations/:orgId/calling-policy': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/organizations/${clinic(t)}/calling-policy`, mondayOnly)),
+    type: 'calling_policy.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   'POST /v1/api-keys': restApiKeys.create!,
   'POST /v1/api-keys/:keyId/roll': restApiKeys.roll!,
   'POST /v1/api-keys/:keyId/revoke': restApiKeys.revoke!,
@@ -520,6 +529,18 @@ const gqlWebhooks = webhookWrites('gql');
 const gqlApiKeys = apiKeyWrites('gql');
 const gqlClients = oauthClientWrites('gql');
 const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  setCallingPolicy: {
+    run: async (t, token) =>
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!) { setCallingPolicy(orgId: $id, input: {windows: [{dayOfWeek: MONDAY, start: "09:00", end: "17:00"}], maxConcurrentCalls: 5}) { maxConcurrentCalls } }',
+        { id: clinic(t) },
+      )),
+    type: 'calling_policy.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   createApiKey: gqlApiKeys.create!,
   rollApiKey: gqlApiKeys.roll!,
   revokeApiKey: gqlApiKeys.revoke!,

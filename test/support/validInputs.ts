@@ -9,6 +9,13 @@ import type { TestApp } from './testApp.js';
 
 /** The instant the fake clock is set to before each case (a Monday afternoon in New York). */
 export const NOW = '2026-03-02T15:00:00Z';
+/** A calling policy with every field (docs/calls.md). */
+const CALLING_POLICY = {
+  windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }],
+  blockedDates: ['2026-12-25'],
+  maxConcurrentCalls: 5,
+  requireConsentFor: ['marketing'],
+};
 const hoursAfter = (hours: number) => new Date(Date.parse(NOW) + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
 
 export interface RestRequest {
@@ -202,6 +209,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
       notAfter: hoursAfter(5),
       officeHoursOnly: false,
       metadata: { patientRef: 'A-1001' },
+      consent: { basis: 'express_written', obtainedAt: hoursAfter(-24), source: 'Intake form' },
     },
   }),
   'GET /v1/call-requests': (f) => ({
@@ -270,6 +278,9 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   }),
   'DELETE /v1/organizations/{orgId}/closures/{closureId}': async (f) => ({ params: { orgId: f.clinic, closureId: await f.closureId() } }),
   'POST /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, body: OPEN_DAY }),
+  'GET /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic } }),
+  'PUT /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic }, body: CALLING_POLICY }),
+  'GET /v1/organizations/{orgId}/call-capacity': (f) => ({ params: { orgId: f.clinic } }),
   'GET /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, query: { dayOfWeek: 'MONDAY' } }),
   'PUT /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, body: { officeHours: WEEK } }),
   'POST /v1/organizations/{orgId}/special-hours': (f) => ({
@@ -383,8 +394,13 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
         notBefore: hoursAfter(1),
         notAfter: hoursAfter(5),
         metadata: [{ key: 'patientRef', value: 'A-1001' }],
+        consent: { basis: 'express_written', obtainedAt: hoursAfter(-24), source: 'Intake form' },
       },
     },
+  }),
+  'Mutation.setCallingPolicy': (f) => ({
+    query: mutation('$orgId: ID!, $input: CallingPolicyInput!', 'setCallingPolicy(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: CALLING_POLICY },
   }),
   'Mutation.createClosure': (f) => ({
     query: mutation('$orgId: ID!, $input: CreateClosureInput!', 'createClosure(orgId: $orgId, input: $input)'),
@@ -550,6 +566,8 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     token: f.demo.organizations.account.apiKey,
   }),
   'Query.apiKeys': (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.callingPolicy': (f) => ({ query: query('$orgId: ID!', 'callingPolicy(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
   'Query.callRequest': (f) => ({
     query: query('$id: ID!', 'callRequest(id: $id)'),
