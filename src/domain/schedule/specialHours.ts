@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { ScheduleDeps } from './deps.js';
+import type { SpecialDayRule } from './availability.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import { closedObjectError } from './closures.js';
 import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
@@ -55,15 +56,8 @@ export const specialHoursSchema = z
 
 export type SpecialHoursInput = z.input<typeof specialHoursSchema>;
 
-export interface SpecialHoursView {
-  id: string;
-  date: string;
-  description: string;
-  isClosed: boolean;
-  open: string | null;
-  close: string | null;
-  breaks: OfficeBreakView[];
-}
+/** A day's special hours as answered: the rule availability uses, its breaks as views. */
+export type SpecialHoursView = Omit<SpecialDayRule, 'breaks'> & { breaks: OfficeBreakView[] };
 
 const localTimeView = z
   .string()

@@ -2,7 +2,7 @@
 // the rest of its reads and writes go through Prisma's client. Column lists are written once, here.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
-import type { AvailabilityState, Medium } from './availability.js';
+import type { AvailabilityState, Medium, SpecialDayRule } from './availability.js';
 
 // ---- office hours
 
@@ -27,15 +27,8 @@ export async function lockOfficeHoursWeek(tx: SqlRunner, orgId: string): Promise
 
 // ---- special hours
 
-export type SpecialHoursRow = {
-  id: string;
-  date: string;
-  description: string;
-  isClosed: boolean;
-  open: string | null;
-  close: string | null;
-  breaks: unknown;
-};
+/** A special-hours row as stored: a day's rule with its breaks still JSON. */
+export type SpecialHoursRow = Omit<SpecialDayRule, 'breaks'> & { breaks: unknown };
 const SPECIAL_HOURS_COLUMNS = Prisma.sql`"id", "date", "description", "isClosed", "open", "close", "breaks"`;
 
 /** Deletes one organization's special-hours day; answers it as it was (none when it is not there). */
