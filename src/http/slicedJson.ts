@@ -6,7 +6,7 @@
 // used. The text is exactly JSON.stringify's (test/unit/slicedJson.test.ts holds the two equal); a small
 // answer is written in one piece, with one look at the clock.
 import { createHash } from 'node:crypto';
-import { SLICE_MS, yieldToOthers } from '../domain/shared/tenantWork.js';
+import { driveInSlices } from '../domain/shared/tenantWork.js';
 
 /** Text of this many characters is digested between two looks at the clock. */
 const DIGEST_PIECE = 64 * 1024;
@@ -64,26 +64,9 @@ function* pieces(value: unknown): Generator<void, string[], void> {
   return parts;
 }
 
-/**
- * Runs the steps, giving the event loop back whenever a slice of SLICE_MS has been used. Unlike the
- * domain's runInSlices it does not yield once more at the end: an answer made within one slice goes
- * out on the same turn, as it did before it was made in slices.
- */
-async function inSlices<T>(steps: Generator<void, T, void>): Promise<T> {
-  let sliceStart = performance.now();
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await yieldToOthers();
-      sliceStart = performance.now();
-    }
-  }
-}
-
 /** JSON.stringify(value), made in slices that give the event loop back between them. */
 export async function stringifyInSlices(value: unknown): Promise<string> {
-  return (await inSlices(pieces(value))).join('');
+  return (await driveInSlices(pieces(value))).join('');
 }
 
 function* digestSteps(text: string): Generator<void, string, void> {
@@ -97,5 +80,5 @@ function* digestSteps(text: string): Generator<void, string, void> {
 
 /** The SHA-256 of `text` (UTF-8) in base64url, digested in slices. */
 export function sha256InSlices(text: string): Promise<string> {
-  return inSlices(digestSteps(text));
+  return driveInSlices(digestSteps(text));
 }

@@ -129,20 +129,24 @@ export function yieldToOthers(): Promise<void> {
 
 /**
  * Drives a generator that yields between small steps, giving the event loop back whenever a slice of
- * SLICE_MS has been used, and once more at the end; answers what the generator returns.
+ * SLICE_MS has been used; answers what the generator returns. What is made within one slice is answered
+ * on the same turn.
  */
-export async function runInSlices<T>(steps: Generator<void, T, void>): Promise<T> {
+export async function driveInSlices<T>(steps: Generator<void, T, void>): Promise<T> {
   let sliceStart = performance.now();
   for (;;) {
     const next = steps.next();
-    if (next.done) {
-      // what the caller does with the answer (serializing it) starts on a turn of its own
-      await yieldToOthers();
-      return next.value;
-    }
+    if (next.done) return next.value;
     if (performance.now() - sliceStart >= SLICE_MS) {
       await yieldToOthers();
       sliceStart = performance.now();
     }
   }
+}
+
+/** driveInSlices, and once more at the end: what the caller does with the answer (serializing it) starts on a turn of its own. */
+export async function runInSlices<T>(steps: Generator<void, T, void>): Promise<T> {
+  const value = await driveInSlices(steps);
+  await yieldToOthers();
+  return value;
 }
