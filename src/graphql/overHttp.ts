@@ -52,7 +52,7 @@ import type { AppEnv } from '../http/appEnv.js';
 import { withNativeBody } from '../http/nativeAnswer.js';
 import { BodyError, type BodySource, bodySourceOf, keepReadBody, readLimited, takeReceivedBody } from '../http/body.js';
 import { repeatsField } from '../http/repeatedFields.js';
-import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
+import { answerMade, depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
 import type { Logger } from '../logger.js';
@@ -207,6 +207,7 @@ export function graphqlOverHttp(deps: AppDeps, options: GraphQLOverHttpOptions):
         body: JSON.stringify(failed.body),
       };
     }
+    answerMade(requestDeps);
     const written = answer.headers;
     written[REQUEST_ID_HEADER] = requestId;
     Object.assign(written, API_SECURITY_HEADERS);

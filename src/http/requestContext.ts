@@ -34,14 +34,30 @@ export function internalErrorMessage(requestId: string | undefined): string {
   return requestId ? `Internal server error; quote request id ${requestId} when reporting it` : 'Internal server error';
 }
 
-/** The app's deps as one request sees them: its id, and a logger that writes the id on every line. */
+/** What settles each request's `answerMade` (answerMade, below). */
+const answerMadeOf = new WeakMap<AppDeps, () => void>();
+
+/**
+ * The app's deps as one request sees them: its id, a logger that writes the id on every line, and
+ * `answerMade`, which settles when the surface says its answer exists as text (answerMade, below).
+ */
 export function depsForRequest(deps: AppDeps, requestId: string): AppDeps {
-  // the app's deps as the prototype, the request's two fields its own: nothing copied per request (the
+  // the app's deps as the prototype, the request's fields its own: nothing copied per request (the
   // deps have a few dozen fields); whoever derives deps from these must keep the prototype, not spread them
   const requestDeps = Object.create(deps) as AppDeps;
   requestDeps.logger = loggerForRequest(deps.logger, requestId);
   requestDeps.requestId = requestId;
+  requestDeps.answerMade = new Promise<void>((resolve) => answerMadeOf.set(requestDeps, resolve));
   return requestDeps;
+}
+
+/**
+ * Says that the request's answer exists as text (or that none will be made): an organization's slot for
+ * expensive work (domain/shared/tenantWork.ts) is held until then, since making the answer of that work is
+ * part of it. Each way a request is answered calls it once its body is made, whatever the outcome.
+ */
+export function answerMade(requestDeps: AppDeps): void {
+  answerMadeOf.get(requestDeps)?.();
 }
 
 /** The first middleware of the app: choose the id, answer it on every response, hand the request its deps. */
@@ -49,11 +65,16 @@ export function requestIdMiddleware(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
     c.set('requestId', requestId);
-    c.set('deps', depsForRequest(deps, requestId));
+    const requestDeps = depsForRequest(deps, requestId);
+    c.set('deps', requestDeps);
     // set before the answer exists, it goes out with every answer made through the context (c.json, c.body,
     // onError, 404/405) at no cost; c.header() after the answer is made would rebuild it (a full Response)
     c.header(REQUEST_ID_HEADER, requestId);
-    await next();
+    try {
+      await next();
+    } finally {
+      answerMade(requestDeps);
+    }
     // an answer a handler made itself (GraphQL's) did not take the context's headers: set it there, directly
     const headers = c.res.headers;
     if (!headers.has(REQUEST_ID_HEADER)) headers.set(REQUEST_ID_HEADER, requestId);

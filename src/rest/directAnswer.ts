@@ -26,7 +26,7 @@ import { getPathNoStrict, tryDecodeURIComponent } from 'hono/utils/url';
 import type { AppDeps } from '../deps.js';
 import { errorFields } from '../logger.js';
 import { addressOf } from '../http/clientAddress.js';
-import { depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
+import { answerMade, depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from '../http/requestContext.js';
 import { repeatsField } from '../http/repeatedFields.js';
 import { API_SECURITY_HEADERS } from '../http/securityHeaders.js';
 import { recordAnswer, type TransportOptions } from '../http/transport.js';
@@ -156,6 +156,7 @@ export function createDirectAnswerer(
       body = JSON.stringify(refusal.body);
       Object.assign(progress.headers, refusal.headers);
     }
+    answerMade(requestDeps);
     const headers: Record<string, string | number> = progress.headers;
     headers[REQUEST_ID_HEADER] = requestId;
     Object.assign(headers, API_SECURITY_HEADERS);

@@ -2,16 +2,22 @@
 // does not degrade another. The clinic gets the worst schedule the rules allow (the most breaks every day, with
 // the longest texts, and the most timed closures within one timeline's range), then sends its whole per-minute
 // budget of 31-day timelines at once, over REST and GraphQL; meanwhile another organization reads its
-// availability and writes an insurance's notes, one request after the other. Its p99 on each must stay within 2×
-// of the p99 it has with the server quiet (the larger of the quiet runs just before and just after the burst, so
-// that a machine whose speed drifts during the test is not read as unfairness). It runs alone, after the other
-// test files (test/vitest.config.ts). A real process (npm start's), real sockets; the burst
-// comes from a thread of its own so that reading its answers does not slow the measuring thread.
+// availability and writes an insurance's notes, one request after the other. Against what it sees with the server
+// quiet (the larger of the quiet runs just before and just after the burst, so that a machine whose speed drifts
+// during the test is not read as unfairness), each of its requests keeps
+// - its p99 within 2× plus PAUSE_MS: a pause of the machine's own (a collection of garbage, a turn of the OS
+//   scheduler on two cores the client shares with the service) is as long whoever caused it, and it is what a
+//   p99 of a one-millisecond request on such a machine is made of; and
+// - its median within 2× plus 1 ms: a service that let the burst's work run at once (no per-organization slot)
+//   made it ten times as slow.
+// It runs alone, after the other test files (test/vitest.config.ts). A real process (npm start's), real sockets; the
+// burst comes from a process of its own at the lowest CPU priority (test/support/burstWorker.mjs), so that reading
+// its answers takes neither the measuring client's turns on the CPU nor the service's.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { constants, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MAX_BREAKS_PER_DAY } from '../../src/domain/schedule/officeHours.js';
 import { startServer, type RunningServer } from '../support/processes.js';
@@ -27,15 +33,20 @@ afterAll(async () => {
 });
 
 /**
- * Per organization and route pattern; raised from 60 so that the other organization can take enough samples for
- * its p99 not to be its single slowest request (and the clinic's burst, its whole budget, is as large).
+ * Per organization and route pattern; raised from 60 so that the other organization can take SAMPLES three times
+ * within a minute (and the clinic's burst, its whole budget, is as large: what passes its slot's line is a 429).
  */
-const BUDGET = 360;
+const BUDGET = 1200;
 const DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
 /** Timed closures the clinic gets within the timeline's range (the most allowed within 31 days of one another). */
 const CLOSURES = 100;
-/** Samples of each of the other organization's requests, quiet (before and after) and under the burst: within its budget per minute. */
-const SAMPLES = 100;
+/**
+ * Samples of each of the other organization's requests, quiet (before and after) and under the burst: its p99 is
+ * then its third slowest, not one stray request (with 100, the p99 of one run was 1.2× to 3.2× of another's).
+ */
+const SAMPLES = 300;
+/** What a p99 may grow by besides 2×: the machine's own pause (above). */
+const PAUSE_MS = 10;
 
 const TIMELINE =
   'query($id: ID!, $from: DateTime!, $to: DateTime!) { organization(id: $id) { availabilityTimeline(from: $from, to: $to, medium: PHONE) { intervals { start end state greeting closure { id description } break { start end reason } } } } }';
@@ -69,13 +80,22 @@ function call(
   });
 }
 
-function p99(samples: number[]): number {
+function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * p) / 100) - 1)]!;
+}
+
+/** A request's median and p99 under the burst against the larger of the two quiet runs', and how many samples. */
+function compare(before: number[], during: number[], after: number[]) {
+  const at = (p: number) => ({
+    quiet: Math.max(percentile(before, p), percentile(after, p)),
+    burst: percentile(during, p),
+  });
+  return { median: at(50), p99: at(99), samples: during.length };
 }
 
 describe('one organization at its worst legal pattern', () => {
-  it("leaves another organization's p99 on availability and on a write within 2× of its quiet value", async () => {
+  it("keeps another organization's median and p99 on availability and on a write within 2× of their quiet values (the p99 plus the machine's pause)", async () => {
     const dir = join(scratch, 'pglite');
     server = await startServer({ DATABASE_URL: `pglite:${dir}`, RATE_LIMIT_PER_MINUTE: String(BUDGET) });
     const { baseUrl } = server;
@@ -176,20 +196,21 @@ describe('one organization at its worst legal pattern', () => {
             body: JSON.stringify({ query: TIMELINE, variables: { id: noisy.id, from, to } }),
           };
     });
-    const worker = new Worker(new URL('../support/burstWorker.mjs', import.meta.url), { workerData: { baseUrl, requests } });
+    const worker = fork(new URL('../support/burstWorker.mjs', import.meta.url), { stdio: 'ignore', serialization: 'advanced' });
     try {
+      setPriority(worker.pid!, constants.priority.PRIORITY_LOW);
       await new Promise((resolve) => worker.once('message', resolve)); // ready
       let burst: { status: number; retryAfter: string | null }[] | undefined;
-      const done = new Promise<void>((resolve) => worker.once('message', (answers) => resolve(void (burst = answers))));
-      worker.postMessage('go');
+      const done = new Promise<void>((resolve) => worker.once('message', (answers) => resolve(void (burst = answers as typeof burst))));
+      worker.send({ baseUrl, requests });
       const deadline = Date.now() + 25_000;
       const during = await measure(SAMPLES, () => burst !== undefined || Date.now() > deadline);
       await Promise.race([done, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())))]);
 
       const after = await measure(SAMPLES);
       const report = {
-        read: { quiet: Math.max(p99(before.reads), p99(after.reads)), burst: p99(during.reads), samples: during.reads.length },
-        write: { quiet: Math.max(p99(before.writes), p99(after.writes)), burst: p99(during.writes), samples: during.writes.length },
+        read: compare(before.reads, during.reads, after.reads),
+        write: compare(before.writes, during.writes, after.writes),
         burst: burst
           ? [...new Set(burst.map((a) => a.status))].map((status) => `${status}×${burst!.filter((a) => a.status === status).length}`)
           : 'unfinished',
@@ -200,10 +221,12 @@ describe('one organization at its worst legal pattern', () => {
       expect(burst!.filter((a) => a.status === 200).length).toBeGreaterThan(0);
       expect(burst!.filter((a) => a.status !== 200 && !(a.status === 429 && a.retryAfter !== null))).toEqual([]);
       expect(during.reads.length).toBeGreaterThanOrEqual(10);
-      expect(report.read.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * report.read.quiet);
-      expect(report.write.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * report.write.quiet);
+      for (const seen of [report.read, report.write]) {
+        expect(seen.p99.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.p99.quiet + PAUSE_MS);
+        expect(seen.median.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.median.quiet + 1);
+      }
     } finally {
-      await worker.terminate();
+      worker.kill('SIGKILL');
     }
   });
 });

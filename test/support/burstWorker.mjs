@@ -1,13 +1,13 @@
-// A load generator on a thread of its own (worker_threads), so that reading a burst's answers does not
-// delay the measuring thread's own requests: it sends every request it is given at once, reads and drops
-// the answers, and posts back each one's status. Used by test/e2e/fairness.test.ts.
+// A load generator in a process of its own, at the lowest CPU priority (the fairness test sets it): it sends
+// every request it is given at once, reads and drops the answers, and sends back each one's status. What the
+// test measures is how the service shares its time between organizations; on a machine of two cores, a
+// generator reading megabytes of answers at normal priority would take the measuring client's and the
+// service's turns on the CPU and be read as the service's unfairness. Used by test/e2e/fairness.test.ts.
 import { Agent, request } from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
 
-const { baseUrl, requests } = workerData;
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
-function send({ method, path, headers, body }) {
+function send(baseUrl, { method, path, headers, body }) {
   return new Promise((resolve) => {
     const started = performance.now();
     const req = request(new URL(path, baseUrl), { method, headers, agent }, (res) => {
@@ -22,9 +22,9 @@ function send({ method, path, headers, body }) {
   });
 }
 
-parentPort.once('message', async () => {
-  const answers = await Promise.all(requests.map(send));
+process.once('message', async ({ baseUrl, requests }) => {
+  const answers = await Promise.all(requests.map((r) => send(baseUrl, r)));
   agent.destroy();
-  parentPort.postMessage(answers);
+  process.send(answers, () => process.exit(0));
 });
-parentPort.postMessage('ready');
+process.send('ready');

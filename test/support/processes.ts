@@ -77,8 +77,11 @@ export function startServer(env: Record<string, string>, timeoutMs = 90_000): Pr
     child.stderr.on('data', (d) => (stderr += d));
     child.stdout.on('data', (d) => {
       stdout += d;
+      // looked for until found: the output grows with every request's log line, and matching all of it again
+      // at each chunk is work for the test's process exactly while it measures the service
+      if (settled) return;
       const match = /"msg":"listening","address":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout);
-      if (match && !settled) {
+      if (match) {
         settled = true;
         clearTimeout(timer);
         const port = Number(match[1]);

@@ -82,6 +82,110 @@ describe('TenantWorkGate', () => {
   });
 });
 
+describe("TenantWorkGate with the request's answerMade", () => {
+  /** A request's answerMade, settled by `made()`. */
+  function request() {
+    let made!: () => void;
+    const answerMade = new Promise<void>((resolve) => (made = resolve));
+    return { answerMade, made };
+  }
+
+  it("holds the slot until the answer made of the work exists (making it is the organization's work too), then rests", async () => {
+    const gate = new TenantWorkGate({ running: 1, waiting: 10, waitMs: 20_000 });
+    const log: string[] = [];
+    const [a1, a2] = [piece(log, 'a1'), piece(log, 'a2')];
+    const r1 = request();
+    const first = gate.run('org-a', 'timeline', a1.work, r1.answerMade);
+    const second = gate.run('org-a', 'timeline', a2.work, request().answerMade);
+    await flush();
+    a1.finish(); // 10 ms of work
+    expect(await first).toBe('a1');
+    vi.advanceTimersByTime(1_000); // the answer is still being made: the slot is held however long that takes
+    await flush();
+    expect(log).not.toContain('start a2');
+    vi.advanceTimersByTime(10); // the answer took 1,010 ms more: the rest is capped at a second
+    r1.made();
+    await flush();
+    vi.advanceTimersByTime(999);
+    await flush();
+    expect(log).not.toContain('start a2');
+    vi.advanceTimersByTime(1);
+    await flush();
+    expect(log).toContain('start a2');
+    a2.finish();
+    expect(await second).toBe('a2');
+  });
+
+  it("runs a request's further pieces (GraphQL aliases) in the slot it holds, even those that queued behind another request", async () => {
+    const gate = new TenantWorkGate({ running: 1, waiting: 10, waitMs: 20_000 });
+    const log: string[] = [];
+    const [x, y1, y2, y3] = [piece(log, 'x'), piece(log, 'y1'), piece(log, 'y2'), piece(log, 'y3')];
+    const rx = request();
+    const ry = request();
+    const runs = [
+      gate.run('org-a', 'timeline', x.work, rx.answerMade),
+      gate.run('org-a', 'timeline', y1.work, ry.answerMade),
+      gate.run('org-a', 'timeline', y2.work, ry.answerMade),
+    ];
+    await flush();
+    expect(log).toEqual(['start x']);
+    x.finish();
+    rx.made();
+    await flush();
+    vi.advanceTimersByTime(50);
+    await flush();
+    // y's two pieces go in together: the second does not wait for the answer that needs it
+    expect(log).toEqual(['start x', 'end x', 'start y1', 'start y2']);
+    y1.finish();
+    await flush();
+    // a third piece of the same request, while its answer is being made, runs at once too
+    runs.push(gate.run('org-a', 'timeline', y3.work, ry.answerMade));
+    await flush();
+    expect(log).toContain('start y3');
+    y2.finish();
+    y3.finish();
+    ry.made();
+    expect(await Promise.all(runs)).toEqual(['x', 'y1', 'y2', 'y3']);
+    await flush();
+    expect(gate.stats()).toMatchObject({ running: 0, waiting: 0 });
+  });
+
+  it('gives the slot back after HOLD_MAX_MS when the answer is never said to be made (a bug slows, never stops)', async () => {
+    const gate = new TenantWorkGate({ running: 1, waiting: 10, waitMs: 20_000 });
+    const log: string[] = [];
+    const [a1, a2] = [piece(log, 'a1', 0), piece(log, 'a2', 0)];
+    const first = gate.run('org-a', 'timeline', a1.work, request().answerMade);
+    const second = gate.run('org-a', 'timeline', a2.work);
+    await flush();
+    a1.finish();
+    await first;
+    vi.advanceTimersByTime(4_999);
+    await flush();
+    expect(log).not.toContain('start a2');
+    vi.advanceTimersByTime(1); // the hold's bound
+    await flush();
+    vi.advanceTimersByTime(1_000); // then the rest (capped)
+    await flush();
+    expect(log).toContain('start a2');
+    a2.finish();
+    expect(await second).toBe('a2');
+  });
+
+  it('releases at once when the work fails: no answer of its result will be made', async () => {
+    const gate = new TenantWorkGate({ running: 1, waiting: 10, waitMs: 20_000 });
+    const log: string[] = [];
+    const a2 = piece(log, 'a2', 0);
+    const failing = gate.run('org-a', 'timeline', () => Promise.reject(new Error('boom')), request().answerMade);
+    const second = gate.run('org-a', 'timeline', a2.work);
+    await expect(failing).rejects.toThrow('boom');
+    vi.advanceTimersByTime(0);
+    await flush();
+    expect(log).toContain('start a2');
+    a2.finish();
+    expect(await second).toBe('a2');
+  });
+});
+
 describe('runInSlices', () => {
   it('gives the event loop back after each slice of work, and answers what the steps return', async () => {
     let turns = 0;

@@ -141,7 +141,7 @@ export async function claimCallRequests(deps: ScheduleDeps, actor: Actor, input:
   requireScope(actor, 'calls:dispatch');
   // a claim locks and moves up to MAX_CLAIM requests, for an account across all its locations: the credential
   // owner's claims run a few at a time (tenantWork.ts)
-  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'claim', () => claimDue(deps, actor, query));
+  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'claim', () => claimDue(deps, actor, query), deps.answerMade);
 }
 
 async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof claimInput>): Promise<ClaimAnswer> {

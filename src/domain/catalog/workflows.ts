@@ -153,7 +153,7 @@ export async function exportBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
   requireScope(actor, 'bots:read');
   const bot = await loadReachableBot(deps, actor, botId);
   // up to LIST_LIMITS.workflows workflows of up to 200 steps: the credential owner's exports run a few at a time (tenantWork.ts)
-  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'export', () => readWorkflows(db, { botId: bot.id }));
+  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'export', () => readWorkflows(db, { botId: bot.id }), deps.answerMade);
 }
 
 const TRANSACTION_OPTIONS = { maxWait: 20_000, timeout: 30_000 };

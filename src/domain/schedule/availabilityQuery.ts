@@ -202,18 +202,25 @@ export async function getAvailabilityTimeline(
   const fromMs = Math.floor(toMs(parsed.from) / 1000) * 1000;
   const toMsValue = Math.floor(toMs(parsed.to) / 1000) * 1000;
   // the credential owner's timelines run a few at a time, in its own line (tenantWork.ts), in short slices
-  return (deps.tenantWork ?? processTenantWork).run(actor.orgId, 'timeline', async () => {
-    const schedule = await loadSchedule(deps, org.id, fromMs);
-    const phone = phoneGreetingsOf(schedule, parsed.phoneNumberId);
-    const offsets = new WindowOffsets(schedule.compiled.zone, fromMs, toMsValue);
-    const cost = timelineCost(schedule.compiled, parsed.medium, fromMs, toMsValue, offsets);
-    if (cost > TIMELINE_MAX_INTERVALS) {
-      throw InvalidInput.of(
-        'to',
-        `the range may hold up to ${cost} changes of availability, more than the ${TIMELINE_MAX_INTERVALS} intervals one timeline answers; ask for a shorter range`,
+  return (deps.tenantWork ?? processTenantWork).run(
+    actor.orgId,
+    'timeline',
+    async () => {
+      const schedule = await loadSchedule(deps, org.id, fromMs);
+      const phone = phoneGreetingsOf(schedule, parsed.phoneNumberId);
+      const offsets = new WindowOffsets(schedule.compiled.zone, fromMs, toMsValue);
+      const cost = timelineCost(schedule.compiled, parsed.medium, fromMs, toMsValue, offsets);
+      if (cost > TIMELINE_MAX_INTERVALS) {
+        throw InvalidInput.of(
+          'to',
+          `the range may hold up to ${cost} changes of availability, more than the ${TIMELINE_MAX_INTERVALS} intervals one timeline answers; ask for a shorter range`,
+        );
+      }
+      const intervals = await runInSlices(
+        timelineSteps(schedule.compiled, fromMs, toMsValue, parsed.medium, phone, TIMELINE_STEP, offsets),
       );
-    }
-    const intervals = await runInSlices(timelineSteps(schedule.compiled, fromMs, toMsValue, parsed.medium, phone, TIMELINE_STEP, offsets));
-    return { timezone: schedule.timezone, medium: parsed.medium, from: formatInstant(fromMs), to: formatInstant(toMsValue), intervals };
-  });
+      return { timezone: schedule.timezone, medium: parsed.medium, from: formatInstant(fromMs), to: formatInstant(toMsValue), intervals };
+    },
+    deps.answerMade,
+  );
 }

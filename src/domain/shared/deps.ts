@@ -27,6 +27,12 @@ export interface DomainDeps {
   batch?: RequestBatch;
   /** Per-organization slots for expensive work (tenantWork.ts); the process's own gate when unset. */
   tenantWork?: TenantWorkGate;
+  /**
+   * Settles once the request's answer exists as text (http/requestContext.ts): making it (serializing, a
+   * GraphQL selection, an ETag) is part of the expensive work an organization's slot covers. Unset outside a
+   * request (tools, jobs): the slot then covers the work alone.
+   */
+  answerMade?: Promise<void>;
   /** Notes an API key's use in memory (auth/keyUsage.ts writes it at most once a minute); unset in tools. */
   keyUsage?: { touch(keyId: string, atMs: number): void; pendingUse(keyId: string): Date | null };
 }

@@ -27,6 +27,22 @@ export interface TenantWorkLimits {
 const REST_FACTOR = 5;
 /** The longest a slot rests between two pieces of one organization's work (ms). */
 const MAX_REST_MS = 1_000;
+/**
+ * The longest a slot waits for the answer made of its work's result (ms): a bound, so that a surface that never
+ * says its answer is made (a bug) slows its organization's work of that kind but never stops it.
+ */
+const HOLD_MAX_MS = 5_000;
+
+function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const settle = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    promise.then(settle, settle);
+  });
+}
 
 export const TENANT_WORK_LIMITS: TenantWorkLimits = { running: 1, waiting: 60, waitMs: 20_000 };
 
@@ -36,9 +52,18 @@ const WHAT: Record<TenantWorkKind, string> = {
   claim: 'call claims',
 };
 
+interface Waiter {
+  /** Admits the waiter: into the slot passed on, or (companion) into the slot its own request already holds. */
+  admit: (companion: boolean) => void;
+  timer: NodeJS.Timeout;
+  request: Promise<void> | undefined;
+}
+
 interface Lane {
   running: number;
-  waiters: { admit: () => void; timer: NodeJS.Timeout }[];
+  waiters: Waiter[];
+  /** The requests (their answerMade) whose slot is held: their other pieces of the same work run in it. */
+  holders: Set<Promise<void>>;
 }
 
 /** What /metrics and tests read. */
@@ -54,33 +79,54 @@ export class TenantWorkGate {
 
   constructor(readonly limits: TenantWorkLimits = TENANT_WORK_LIMITS) {}
 
-  /** Runs `work` in one of the organization's slots for `kind`, waiting in its own line for one. */
-  async run<T>(orgId: string, kind: TenantWorkKind, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one of the organization's slots for `kind`, waiting in its own line for one. With
+   * `answerMade` (the request's, DomainDeps), the slot is held until the answer made of the work's result
+   * exists as text too (at most HOLD_MAX_MS): that is as much the organization's work as `work` itself. A
+   * request's further pieces of the same kind (GraphQL aliases) run in the slot it holds, never waiting for it.
+   */
+  async run<T>(orgId: string, kind: TenantWorkKind, work: () => Promise<T>, answerMade?: Promise<void>): Promise<T> {
     const key = `${kind}|${orgId}`;
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { running: 0, waiters: [] }));
+    if (!lane) this.lanes.set(key, (lane = { running: 0, waiters: [], holders: new Set() }));
+    if (answerMade && lane.holders.has(answerMade)) return work();
     if (lane.running < this.limits.running && lane.waiters.length === 0) lane.running++;
-    else await this.wait(lane, kind);
+    else if (await this.wait(lane, kind, answerMade)) return work();
+    if (answerMade) lane.holders.add(answerMade);
     const started = performance.now();
+    let result: T;
     try {
-      return await work();
-    } finally {
-      // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
-      // it passes on: one organization's expensive work of a kind takes at most about a sixth of the process's time
-      if (lane.waiters.length > 0)
-        setTimeout(() => this.release(key, lane), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
-      else this.release(key, lane);
+      result = await work();
+    } catch (err) {
+      this.done(key, lane, started, answerMade); // a refusal or failure: no answer of the work's result to wait for
+      throw err;
     }
+    if (answerMade) void settledWithin(answerMade, HOLD_MAX_MS).then(() => this.done(key, lane, started, answerMade));
+    else this.done(key, lane, started, answerMade);
+    return result;
+  }
+
+  private done(key: string, lane: Lane, started: number, answerMade: Promise<void> | undefined): void {
+    if (answerMade) lane.holders.delete(answerMade);
+    // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
+    // it passes on: one organization's expensive work of a kind takes at most about a sixth of the process's time
+    if (lane.waiters.length > 0)
+      setTimeout(() => this.release(key, lane), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
+    else this.release(key, lane);
   }
 
   private release(key: string, lane: Lane): void {
     const next = lane.waiters.shift();
-    if (next)
-      next.admit(); // the slot passes on
-    else if (--lane.running === 0) this.lanes.delete(key);
+    if (next) {
+      next.admit(false); // the slot passes on, and the same request's other pieces waiting go in with it
+      if (next.request)
+        for (let i = lane.waiters.length - 1; i >= 0; i--)
+          if (lane.waiters[i]!.request === next.request) lane.waiters.splice(i, 1)[0]!.admit(true);
+    } else if (--lane.running === 0) this.lanes.delete(key);
   }
 
-  private wait(lane: Lane, kind: TenantWorkKind): Promise<void> {
+  /** Waits in the lane's line; answers whether it was admitted as a companion (into its request's own slot). */
+  private wait(lane: Lane, kind: TenantWorkKind, request: Promise<void> | undefined): Promise<boolean> {
     const { running, waiting, waitMs } = this.limits;
     const refusal = () =>
       new RateLimited(1, `An organization runs at most ${running} of its ${WHAT[kind]} at a time and ${waiting} waiting; retry after 1 s`);
@@ -88,11 +134,11 @@ export class TenantWorkGate {
       this.refusedTotal++;
       return Promise.reject(refusal());
     }
-    return new Promise<void>((resolve, reject) => {
-      const waiter = {
-        admit: () => {
+    return new Promise<boolean>((resolve, reject) => {
+      const waiter: Waiter = {
+        admit: (companion) => {
           clearTimeout(waiter.timer);
-          resolve();
+          resolve(companion);
         },
         timer: setTimeout(() => {
           const at = lane.waiters.indexOf(waiter);
@@ -100,6 +146,7 @@ export class TenantWorkGate {
           this.refusedTotal++;
           reject(refusal());
         }, waitMs),
+        request,
       };
       lane.waiters.push(waiter);
     });
