@@ -41,7 +41,15 @@ import { resolveZone } from '../shared/localTime.js';
 import { type CallCapacity, callCapacitySchema, capacityOf, capacityRoot } from './callCapacity.js';
 import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
-import { claimWithinCapacity, dueOfficeHoursOnly, dueWindowGroups, lockCallCapacity, requestsDispatchedBy } from './sql.js';
+import {
+  claimWithinCapacity,
+  dueOfficeHoursOnly,
+  dueWindowGroups,
+  failSuppressedQueued,
+  lockCallCapacity,
+  requestsDispatchedBy,
+} from './sql.js';
+import { addSuppressionInTransaction } from './suppressions.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -70,7 +78,14 @@ export const claimInput = z.strictObject({
 });
 export const heartbeatInput = z.strictObject({ leaseId, leaseSeconds });
 export const startInput = z.strictObject({ leaseId });
-export const completeInput = z.strictObject({ leaseId });
+/** What the callee said about further calls: `opt_out` puts the number on the organization's suppression list. */
+export const CALL_DISPOSITIONS = ['opt_out'] as const;
+export const completeInput = z.strictObject({
+  leaseId,
+  disposition: z
+    .preprocess(absentToUndefined, z.enum(CALL_DISPOSITIONS, { error: `must be one of ${CALL_DISPOSITIONS.join(', ')}` }).optional())
+    .describe('opt_out: the callee asked not to be called again; the number goes on the suppression list (source opt_out).'),
+});
 export const failInput = z.strictObject({
   leaseId,
   error: z.strictObject(
@@ -177,6 +192,21 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     // the claims of one family wait for each other here, so that the calls in progress the statement
     // counts are all there are, on every instance
     await lockCallCapacity(tx, capacityRoot(actorOrg));
+    // queued requests whose number was suppressed since they were queued end here, failed with
+    // error.code suppressed (the claim below passes over any the statement does not see)
+    const suppressed = await failSuppressedQueued(tx, requestsDispatchedBy(actor), now);
+    if (suppressed.length > 0) {
+      const ended = await tx.callRequest.findMany({ where: { id: { in: suppressed.map((r) => r.id) } } });
+      for (const row of ended) {
+        await recordEvent(tx, deps, null, {
+          type: 'call_request.failed',
+          orgId: row.orgId,
+          subject: { type: 'call_request', id: row.id },
+          data: callRequestView(row, now),
+          previous: { status: 'queued' },
+        });
+      }
+    }
     const claimed = await claimWithinCapacity(tx, {
       rootId: capacityRoot(actorOrg),
       scope: requestsDispatchedBy(actor),
@@ -401,6 +431,16 @@ export async function completeCallRequest(
       data: view,
       previous: { status: 'in_progress' },
     });
+    if (data.disposition === 'opt_out') {
+      // the callee's own organization keeps the opt-out (a location's, not its account's: the patient told that clinic)
+      await addSuppressionInTransaction(tx, deps, actor, {
+        orgId: row.orgId,
+        number: row.to,
+        reason: 'The callee opted out during the call',
+        source: 'opt_out',
+        callRequestId: row.id,
+      });
+    }
     return view;
   });
 }

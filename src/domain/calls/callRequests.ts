@@ -23,6 +23,7 @@ import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { lockCallRequestRow } from './sql.js';
+import { suppressedError, suppressionFor } from './suppressions.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
@@ -286,7 +287,9 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
   if (notBefore && notBefore.getTime() >= expiresAt.getTime()) throw InvalidInput.of('notBefore', 'must be before notAfter');
   if (data.consent && Date.parse(data.consent.obtainedAt) > now.getTime())
     throw InvalidInput.of('consent.obtainedAt', 'must not be in the future');
-  const policy = await effectivePolicy(db, org);
+  // a number on the do-not-call list of the organization or its account is never queued (issue 34 §4)
+  const [policy, suppression] = await Promise.all([effectivePolicy(db, org), suppressionFor(db, org, data.to)]);
+  if (suppression) throw suppressedError(suppression, org);
   if (policy.fields.requireConsentFor.includes(data.purpose) && !data.consent) {
     throw new ConsentRequired(
       `consent: a ${data.purpose} call needs consent {basis, obtainedAt, source}: the calling policy lists "${data.purpose}" in requireConsentFor`,

@@ -140,6 +140,11 @@ export function dueWindowGroups(
     WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}`;
 }
 
+/** Whether the request `c` calls a number on its organization's list or its account's (a condition of the claim). */
+const suppressedRequest = Prisma.sql`EXISTS (
+  SELECT 1 FROM "Suppression" s JOIN "Organization" so ON so."id" = c."orgId"
+  WHERE s."number" = c."to" AND (s."orgId" = so."id" OR s."orgId" = so."parentId"))`;
+
 /**
  * Claims up to `max` due requests of the organizations in `scope` (all of family `rootId`) within
  * capacity, in one statement run under lockCallCapacity: per organization its cap (its own policy's
@@ -170,6 +175,9 @@ export function claimWithinCapacity(
       WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3)
         AND ${scope}
         AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
+        -- a number suppressed after the request was queued is never handed out, even when the suppression
+        -- commits between the claim's clean-up (failSuppressedQueued) and this statement
+        AND NOT ${suppressedRequest}
     )
     UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
       "attempts" = "attempts" + 1
@@ -194,4 +202,36 @@ export function capacityCounts(
     WHERE c."orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid)
       AND c."status" IN ('in_progress', 'queued')
     GROUP BY c."orgId"`;
+}
+
+// ---- the suppression list (suppressions.ts)
+
+/**
+ * Puts `numbers` (E.164, distinct) on `orgId`'s list in one statement; a number already there keeps its
+ * entry. Answers the entries added (10,000 numbers are one round trip, not 10,000).
+ */
+export function insertSuppressions(
+  tx: SqlRunner,
+  args: { orgId: string; numbers: string[]; reason: string; source: string; callRequestId: string | null; now: Date },
+): Promise<{ id: string; number: string }[]> {
+  const { orgId, numbers, reason, source, callRequestId, now } = args;
+  return tx.$queryRaw`
+    INSERT INTO "Suppression" ("id", "orgId", "number", "reason", "source", "callRequestId", "createdAt")
+    SELECT gen_random_uuid(), ${orgId}::uuid, n, ${reason}, ${source}, ${callRequestId}::uuid, ${iso(now)}::timestamp(3)
+    FROM unnest(${numbers}::text[]) AS n
+    ON CONFLICT ("orgId", "number") DO NOTHING
+    RETURNING "id"::text AS "id", "number"`;
+}
+
+/**
+ * Ends `failed` (error.code suppressed) the queued requests in `scope` whose number is suppressed; run by a
+ * claim before it hands anything out. Answers the requests it ended.
+ */
+export function failSuppressedQueued(tx: SqlRunner, scope: Prisma.Sql, now: Date): Promise<{ id: string }[]> {
+  return tx.$queryRaw`
+    UPDATE "CallRequest" c SET "status" = 'failed', "finishedAt" = ${iso(now)}::timestamp(3),
+      "errorCategory" = 'request', "errorCode" = 'suppressed',
+      "errorMessage" = 'The number was put on the suppression (do-not-call) list while the request was queued; it was not called'
+    WHERE c."status" = 'queued' AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope} AND ${suppressedRequest}
+    RETURNING c."id"::text AS "id"`;
 }

@@ -55,6 +55,8 @@ export const EVENT_TYPES = [
   'call_request.canceled',
   'call_request.expired',
   'calling_policy.updated',
+  'suppression.added',
+  'suppression.removed',
   'conversation.started',
   'conversation.message_added',
   'conversation.ended',
@@ -93,6 +95,8 @@ export interface EventSubject {
     | 'webhook_delivery'
     | 'call_request'
     | 'calling_policy'
+    | 'suppression'
+    | 'suppression_list'
     | 'conversation'
     | 'api_key'
     | 'oauth_client';

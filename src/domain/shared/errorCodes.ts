@@ -97,6 +97,13 @@ export const ERROR_CATALOGUE = [
     action: 'Do not dial; claim again later.',
   },
   {
+    rest: 'suppressed',
+    graphql: 'SUPPRESSED',
+    status: 409,
+    when: "A call request's `to` is on the suppression (do-not-call) list of its organization or of its account (`/v1/suppressions`).",
+    action: 'Do not call the number. Remove it from the list (`DELETE /v1/suppressions/{number}`) only if the patient asked to be called again.',
+  },
+  {
     rest: 'consent_required',
     graphql: 'CONSENT_REQUIRED',
     status: 400,

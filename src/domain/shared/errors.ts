@@ -25,6 +25,7 @@ export abstract class DomainError extends Error {
     | 'OUTSIDE_CALL_WINDOW'
     | 'CALL_WINDOW_CLOSED'
     | 'CONSENT_REQUIRED'
+    | 'SUPPRESSED'
   >;
 }
 
@@ -121,6 +122,11 @@ export class OutsideCallWindow extends DomainError {
 /** 409: a runtime's start of a call whose calling window closed since the claim; the request waits for its next window. */
 export class CallWindowClosed extends DomainError {
   readonly code = 'CALL_WINDOW_CLOSED' as const;
+}
+
+/** 409: a call request to a number on the suppression (do-not-call) list of its organization or its account. */
+export class Suppressed extends DomainError {
+  readonly code = 'SUPPRESSED' as const;
 }
 
 /** 400: a call request whose purpose its calling policy lists in `requireConsentFor`, without `consent`. */

@@ -8,6 +8,7 @@ import './catalog/insurance.js';
 import './calls/callRequest.js';
 import './calls/conversation.js';
 import './calls/callingPolicy.js';
+import './calls/suppressions.js';
 import './catalog/template.js';
 import './catalog/bot.js';
 import './schedule/closure.js';

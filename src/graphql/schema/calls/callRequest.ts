@@ -14,6 +14,7 @@ import {
   listCallRequests,
 } from '../../../domain/calls/callRequests.js';
 import {
+  CALL_DISPOSITIONS,
   type CallClaim,
   claimCallRequests,
   completeCallRequest,
@@ -29,6 +30,11 @@ import { CallPurposeEnum } from './callingPolicy.js';
 const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
   description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
   values: CALL_REQUEST_STATUSES,
+});
+
+const CallDispositionEnum = builder.enumType('CallDisposition', {
+  description: 'What the callee said about further calls; opt_out puts the number on the suppression list.',
+  values: CALL_DISPOSITIONS,
 });
 
 const CallFailureCodeEnum = builder.enumType('CallFailureCode', {
@@ -277,9 +283,12 @@ builder.mutationFields((t) => ({
   completeCallRequest: t.field({
     type: CallRequestRef,
     description: 'Agent runtime: the call ended normally. Scope calls:dispatch.',
-    args: leaseArgs(t),
-    resolve: async (_root, { id, leaseId }, ctx) =>
-      completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId) }),
+    args: {
+      ...leaseArgs(t),
+      disposition: t.arg({ type: CallDispositionEnum, description: 'opt_out: the number goes on the suppression list.' }),
+    },
+    resolve: async (_root, { id, leaseId, disposition }, ctx) =>
+      completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), disposition }),
   }),
   failCallRequest: t.field({
     type: CallRequestRef,
