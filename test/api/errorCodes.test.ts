@@ -145,6 +145,16 @@ const rows: Partial<Record<RestErrorCode, Row>> = {
     rest: () => t.rest('POST', '/v1/call-requests', { json: callBody(tokyoTonight) }),
     graphql: () => t.gql(CREATE_CALL, { input: callBody(tokyoTonight) }),
   },
+  suppressed: {
+    rest: async () => {
+      await t.rest('POST', '/v1/suppressions', { json: { number: callBody({}).to } });
+      return t.rest('POST', '/v1/call-requests', { json: callBody({}) });
+    },
+    graphql: async () => {
+      await t.gql('mutation($n: String!) { addSuppression(number: $n) { number } }', { n: callBody({}).to });
+      return t.gql(CREATE_CALL, { input: callBody({}) });
+    },
+  },
   consent_required: {
     rest: () => t.rest('POST', '/v1/call-requests', { json: callBody({ purpose: 'marketing' }) }),
     graphql: () => t.gql(CREATE_CALL, { input: callBody({ purpose: 'marketing' }) }),

@@ -21,8 +21,6 @@ export const SUPPRESSION_SOURCES = ['api', 'bulk', 'opt_out'] as const;
 export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
 
 export const MAX_BULK_SUPPRESSIONS = 10_000;
-/** Bad rows a refused bulk names (the error's issue list holds as many). */
-export const BULK_BAD_ROWS_NAMED = 20;
 export const SUPPRESSIONS_DEFAULT_LIMIT = 20;
 export const SUPPRESSIONS_MAX_LIMIT = 100;
 
@@ -229,14 +227,10 @@ export async function addSuppressions(deps: DomainDeps, actor: Actor, input: unk
   data.numbers.forEach((value, i) => {
     const number = normalizePhoneNumber(value);
     if (number) numbers.add(number);
-    else if (bad.length <= BULK_BAD_ROWS_NAMED)
-      bad.push({ path: `numbers.${i}`, message: `${NUMBER_ERROR} (got ${JSON.stringify(value)?.slice(0, 40) ?? 'nothing'})` });
+    else bad.push({ path: `numbers.${i}`, message: `${NUMBER_ERROR} (got ${JSON.stringify(value)?.slice(0, 40) ?? 'nothing'})` });
   });
-  if (bad.length > 0) {
-    const named = bad.slice(0, BULK_BAD_ROWS_NAMED);
-    if (bad.length > BULK_BAD_ROWS_NAMED) named.push({ path: '', message: 'more rows are invalid; nothing was stored' });
-    throw new InvalidInput(named);
-  }
+  // InvalidInput names the first 20 issues and counts the rest ("and 10 more issues")
+  if (bad.length > 0) throw new InvalidInput(bad);
   const now = deps.clock();
   const added = await deps.db.$transaction(async (tx) => {
     const rows = await insertSuppressions(tx, {
