@@ -308,6 +308,17 @@ const openedConversation = () => conversationId;
 const conversationOfCall = async (t: TestApp) =>
   (await t.deps.db.callRequest.findUniqueOrThrow({ where: { id: call.id } })).conversationId!;
 
+/** A suppression list entry made before the write under test (written directly: no event of its own). */
+const suppression = { id: '' };
+const SUPPRESSED = '+12025550143';
+async function suppressNumber(t: TestApp): Promise<void> {
+  suppression.id = (
+    await t.deps.db.suppression.create({ data: { orgId: clinic(t), number: SUPPRESSED, source: 'api', createdAt: new Date() } })
+  ).id;
+}
+const suppressionOf = async (t: TestApp) =>
+  (await t.deps.db.suppression.findFirstOrThrow({ where: { orgId: clinic(t), number: SUPPRESSED } })).id;
+
 /** A calling policy other than the default (the change the write must record). */
 const mondayOnly = { windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 };
 
@@ -317,6 +328,25 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     type: 'calling_policy.updated',
     orgId: clinic,
     subjectId: clinic,
+  },
+  'POST /v1/suppressions': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', '/v1/suppressions', { number: '+1 (202) 555-0143' })),
+    type: 'suppression.added',
+    orgId: clinic,
+    subjectId: suppressionOf,
+  },
+  'POST /v1/suppressions/bulk': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', '/v1/suppressions/bulk', { numbers: [SUPPRESSED, '+14155552671'] })),
+    type: 'suppression.added',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  'DELETE /v1/suppressions/:number': {
+    before: suppressNumber,
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/suppressions/${encodeURIComponent(SUPPRESSED)}`)),
+    type: 'suppression.removed',
+    orgId: clinic,
+    subjectId: () => suppression.id,
   },
   'POST /v1/api-keys': restApiKeys.create!,
   'POST /v1/api-keys/:keyId/roll': restApiKeys.roll!,
@@ -540,6 +570,26 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'calling_policy.updated',
     orgId: clinic,
     subjectId: clinic,
+  },
+  addSuppression: {
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation { addSuppression(number: "+1 202 555 0143") { number } }', {})),
+    type: 'suppression.added',
+    orgId: clinic,
+    subjectId: suppressionOf,
+  },
+  addSuppressions: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation { addSuppressions(numbers: ["+12025550143", "+14155552671"]) { added } }', {})),
+    type: 'suppression.added',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  removeSuppression: {
+    before: suppressNumber,
+    run: async (t, token) => void (await gqlOk(t, token, 'mutation($n: String!) { removeSuppression(number: $n) { number } }', { n: SUPPRESSED })),
+    type: 'suppression.removed',
+    orgId: clinic,
+    subjectId: () => suppression.id,
   },
   createApiKey: gqlApiKeys.create!,
   rollApiKey: gqlApiKeys.roll!,

@@ -87,6 +87,7 @@ beforeEach(async () => {
       special: '',
       apiKey: '',
       oauthClient: '',
+      suppression: '',
     },
     clinic2: {
       org: orgs.clinic2.id,
@@ -103,6 +104,7 @@ beforeEach(async () => {
       special: '',
       apiKey: '',
       oauthClient: '',
+      suppression: '',
     },
     account: {
       org: orgs.account.id,
@@ -119,6 +121,7 @@ beforeEach(async () => {
       special: '',
       apiKey: '',
       oauthClient: '',
+      suppression: '',
     },
     other: {
       org: orgs.other.id,
@@ -135,6 +138,7 @@ beforeEach(async () => {
       special: '',
       apiKey: '',
       oauthClient: '',
+      suppression: '',
     },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
@@ -152,6 +156,12 @@ beforeEach(async () => {
       await db.specialHours.create({
         data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] },
       })
+    ).id;
+  }
+  // each organization's suppression list entry (written directly: its own creation would add an event)
+  for (const who of Object.keys(objects) as Who[]) {
+    objects[who].suppression = (
+      await db.suppression.create({ data: { orgId: objects[who].org, number: '+14155552671', source: 'api', createdAt: new Date() } })
     ).id;
   }
   // each organization's event (the one its closure's creation recorded), webhook endpoint, and a failed delivery

@@ -281,6 +281,11 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'GET /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic } }),
   'PUT /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic }, body: CALLING_POLICY }),
   'GET /v1/organizations/{orgId}/call-capacity': (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/suppressions': () => ({ body: { number: '+1 (202) 555-0143', reason: 'Asked by letter' } }),
+  'POST /v1/suppressions/bulk': () => ({ body: { numbers: ['+12025550143', '+14155552671'], reason: 'Imported' } }),
+  'GET /v1/suppressions': () => ({ query: { limit: '10', number: '+12025550143' } }),
+  // nothing on the list yet: the valid removal answers 404, refused by the list, not by its input
+  'DELETE /v1/suppressions/{number}': () => ({ params: { number: '+12025550143' }, control: [404] }),
   'GET /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, query: { dayOfWeek: 'MONDAY' } }),
   'PUT /v1/organizations/{orgId}/office-hours': (f) => ({ params: { orgId: f.clinic }, body: { officeHours: WEEK } }),
   'POST /v1/organizations/{orgId}/special-hours': (f) => ({
@@ -567,6 +572,23 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   }),
   'Query.apiKeys': (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.callingPolicy': (f) => ({ query: query('$orgId: ID!', 'callingPolicy(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.suppressions': () => ({
+    query: query('$after: String, $number: String', 'suppressions(first: 10, after: $after, number: $number)', '{ nextCursor }'),
+    variables: { number: '+12025550143' },
+  }),
+  'Mutation.addSuppression': () => ({
+    query: mutation('$number: String!, $reason: String', 'addSuppression(number: $number, reason: $reason)'),
+    variables: { number: '+1 (202) 555-0143', reason: 'Asked by letter' },
+  }),
+  'Mutation.addSuppressions': () => ({
+    query: mutation('$numbers: [String!]!, $reason: String', 'addSuppressions(numbers: $numbers, reason: $reason)'),
+    variables: { numbers: ['+12025550143', '+14155552671'], reason: 'Imported' },
+  }),
+  'Mutation.removeSuppression': () => ({
+    query: mutation('$number: String!', 'removeSuppression(number: $number)'),
+    variables: { number: '+12025550143' },
+    control: ['NOT_FOUND'],
+  }),
   'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
   'Query.callRequest': (f) => ({

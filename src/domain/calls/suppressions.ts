@@ -254,13 +254,22 @@ export async function addSuppressions(deps: DomainDeps, actor: Actor, input: unk
   return { added, unchanged: data.numbers.length - added };
 }
 
-/** DELETE /v1/suppressions/{number}: off the credential owner's list (scope call-requests:write); 404 when not on it. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * DELETE /v1/suppressions/{number}: off the credential owner's list (scope call-requests:write). The entry is
+ * named by its number (any punctuation) or its suppressionId; one not on the list (another organization's
+ * included) is a 404.
+ */
 export async function removeSuppression(deps: DomainDeps, actor: Actor, numberParam: string): Promise<SuppressionView> {
   requireScope(actor, 'call-requests:write');
-  const number = normalizePhoneNumber(numberParam);
-  if (!number) throw InvalidInput.of('number', NUMBER_ERROR);
+  const byId = UUID.test(numberParam) ? numberParam.toLowerCase() : null;
+  const number = byId ? null : normalizePhoneNumber(numberParam);
+  if (!byId && !number) throw InvalidInput.of('number', `${NUMBER_ERROR}, or a suppressionId`);
   return deps.db.$transaction(async (tx) => {
-    const row = await tx.suppression.findUnique({ where: { orgId_number: { orgId: actor.orgId, number } } });
+    const row = byId
+      ? await tx.suppression.findFirst({ where: { id: byId, orgId: actor.orgId } })
+      : await tx.suppression.findUnique({ where: { orgId_number: { orgId: actor.orgId, number: number! } } });
     if (!row) throw new NotFound('Suppression');
     await tx.suppression.delete({ where: { id: row.id } });
     const view = suppressionView(row);

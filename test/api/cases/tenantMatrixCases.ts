@@ -19,7 +19,9 @@ export type Kind =
   | 'webhookDelivery'
   | 'conversation'
   | 'apiKey'
-  | 'oauthClient';
+  | 'oauthClient'
+  /** A suppression list entry, named by its suppressionId (DELETE /v1/suppressions/{number} takes either). */
+  | 'suppression';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -70,6 +72,11 @@ export const REST_CASES: Record<string, RestCase> = {
     body: () => ({ windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 }),
   },
   'GET /v1/organizations/:orgId/call-capacity': { ids: { orgId: 'org' } },
+  // the list is always the credential owner's: only the removal names an entry
+  'POST /v1/suppressions': { ids: {}, body: () => ({ number: '+12025550143' }) },
+  'POST /v1/suppressions/bulk': { ids: {}, body: () => ({ numbers: ['+12025550143'] }) },
+  'GET /v1/suppressions': { ids: {} },
+  'DELETE /v1/suppressions/:number': { ids: { number: 'suppression' } },
   'GET /v1/organizations/:orgId/office-hours': { ids: { orgId: 'org' }, query: () => ({ dayOfWeek: 'MONDAY' }) },
   'PUT /v1/organizations/:orgId/office-hours': {
     ids: { orgId: 'org' },
@@ -197,6 +204,13 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query: 'query($orgId: ID!) { callingPolicy(orgId: $orgId) { maxConcurrentCalls inheritedFrom } }',
   },
   'Query.callCapacity': { ids: { orgId: 'org' }, query: 'query($orgId: ID!) { callCapacity(orgId: $orgId) { limit inProgress } }' },
+  'Query.suppressions': { ids: {}, query: '{ suppressions { items { number orgId } nextCursor } }' },
+  'Mutation.addSuppression': { ids: {}, query: 'mutation { addSuppression(number: "+12025550143") { number } }' },
+  'Mutation.addSuppressions': { ids: {}, query: 'mutation { addSuppressions(numbers: ["+12025550143"]) { added } }' },
+  'Mutation.removeSuppression': {
+    ids: { number: 'suppression' },
+    query: 'mutation($number: String!) { removeSuppression(number: $number) { number } }',
+  },
   'Mutation.setCallingPolicy': {
     ids: { orgId: 'org' },
     query:

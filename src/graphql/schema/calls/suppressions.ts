@@ -86,7 +86,7 @@ builder.mutationFields((t) => ({
   removeSuppression: t.field({
     type: SuppressionRef,
     description: 'Takes a number off the suppression list (event suppression.removed). Scope call-requests:write.',
-    args: { number: t.arg.string({ required: true, description: 'The number (any punctuation).' }) },
+    args: { number: t.arg.string({ required: true, description: 'The number (any punctuation), or the suppressionId.' }) },
     resolve: async (_root, { number }, ctx) => removeSuppression(ctx.deps, await ctx.actor(), number),
   }),
 }));

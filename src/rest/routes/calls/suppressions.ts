@@ -53,7 +53,8 @@ export const suppressionRoutes = [
     path: '/v1/suppressions/:number',
     tag: 'Calls',
     summary: 'Take a number off the suppression list',
-    description: "The credential owner's entry (E.164; `+` may be sent as `%2B`). Event `suppression.removed`.",
+    description:
+      "The credential owner's entry, named by its number (any punctuation; `+` may be sent as `%2B`) or its `suppressionId`. Event `suppression.removed`.",
     scope: 'call-requests:write',
     response: suppressionSchema,
     errors: { 404: "The number is not on the credential owner's list." },
