@@ -586,7 +586,8 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
   },
   removeSuppression: {
     before: suppressNumber,
-    run: async (t, token) => void (await gqlOk(t, token, 'mutation($n: String!) { removeSuppression(number: $n) { number } }', { n: SUPPRESSED })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($n: String!) { removeSuppression(number: $n) { number } }', { n: SUPPRESSED })),
     type: 'suppression.removed',
     orgId: clinic,
     subjectId: () => suppression.id,

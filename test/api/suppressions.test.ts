@@ -261,8 +261,8 @@ describe('events', () => {
     await t.rest('DELETE', `/v1/suppressions/${encodeURIComponent(NUMBER)}`);
     const res = await t.rest('GET', '/v1/events?type=suppression.*');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const events = (res.body.data.events as { type: string; orgId: string; subject: unknown; data: Record<string, unknown> }[]).sort((a, b) =>
-      a.type.localeCompare(b.type),
+    const events = (res.body.data.events as { type: string; orgId: string; subject: unknown; data: Record<string, unknown> }[]).sort(
+      (a, b) => a.type.localeCompare(b.type),
     );
     expect(events.map((e) => e.type)).toEqual(['suppression.added', 'suppression.added', 'suppression.removed']);
     const single = events.find((e) => e.data.suppressionId === entry.suppressionId && e.type === 'suppression.added')!;

@@ -39,12 +39,19 @@ export function normalizePhoneNumber(value: unknown): string | null {
 
 const numberSchema = z
   .string({ error: NUMBER_ERROR })
-  .transform((v, ctx) => normalizePhoneNumber(v) ?? (ctx.addIssue({ code: 'custom', message: `${NUMBER_ERROR} (got "${v.slice(0, 40)}")` }), z.NEVER));
+  .transform(
+    (v, ctx) =>
+      normalizePhoneNumber(v) ?? (ctx.addIssue({ code: 'custom', message: `${NUMBER_ERROR} (got "${v.slice(0, 40)}")` }), z.NEVER),
+  );
 
 const reasonSchema = z
   .preprocess(
     (v) => (v === null ? undefined : v),
-    z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).default(''),
+    z
+      .string({ error: 'must be a string' })
+      .max(200, 'must be at most 200 characters')
+      .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
+      .default(''),
   )
   .describe('Why the number must not be called (at most 200 characters; default empty).');
 
@@ -294,7 +301,8 @@ export async function listSuppressions(deps: ConversationDeps, actor: Actor, inp
   let after: string | undefined;
   if (query.cursor !== undefined) {
     const p = openCursor(key, query.cursor, filters, 'cursor') as { n?: unknown };
-    if (typeof p?.n !== 'string') throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
+    if (typeof p?.n !== 'string')
+      throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
     after = p.n;
   }
   const rows = await deps.db.suppression.findMany({

@@ -101,7 +101,8 @@ export const ERROR_CATALOGUE = [
     graphql: 'SUPPRESSED',
     status: 409,
     when: "A call request's `to` is on the suppression (do-not-call) list of its organization or of its account (`/v1/suppressions`).",
-    action: 'Do not call the number. Remove it from the list (`DELETE /v1/suppressions/{number}`) only if the patient asked to be called again.',
+    action:
+      'Do not call the number. Remove it from the list (`DELETE /v1/suppressions/{number}`) only if the patient asked to be called again.',
   },
   {
     rest: 'consent_required',
