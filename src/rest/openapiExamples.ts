@@ -21,6 +21,7 @@ const ids = {
   annualClosure: 'e4a6c8ea-2f4b-4d6f-8b8c-0e2a4c6e8a3a',
   lease: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
   specialHours: 'a3c5e7f9-1b2d-4c6e-8a0b-2d4f6a8c0e1f',
+  suppression: 'b4d6f8a0-2c4e-4d7f-9b1d-3f5a7c9e1b5c',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
@@ -195,6 +196,15 @@ const callingPolicy = {
   inheritedFrom: ids.account,
   isDefault: false,
 };
+const suppression = {
+  suppressionId: ids.suppression,
+  orgId: ids.clinic,
+  number: '+12025550143',
+  reason: 'Asked by letter not to be called',
+  source: 'api',
+  callRequestId: null,
+  createdAt,
+};
 const claimedCall = { ...queuedCall, status: 'in_progress', attempts: 1 };
 const startedCall = { ...claimedCall, startedAt: '2026-03-09T13:30:10.000Z', conversationId: ids.conversation };
 const callConversation = {
@@ -357,6 +367,10 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/calling-policy': callingPolicy,
   'PUT /v1/organizations/:orgId/calling-policy': { ...callingPolicy, inheritedFrom: null, orgId: ids.clinic },
   'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
+  'POST /v1/suppressions': suppression,
+  'POST /v1/suppressions/bulk': { added: 9_998, unchanged: 2 },
+  'GET /v1/suppressions': { suppressions: [suppression], pagination: { limit: 20, nextCursor: null } },
+  'DELETE /v1/suppressions/:number': suppression,
   'POST /v1/dispatch/claim': {
     capacity: { limit: 10, inProgress: 4 },
     claims: [
@@ -565,7 +579,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/dispatch/claim': { max: 5, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/heartbeat': { leaseId, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/start': { leaseId },
-  'POST /v1/call-requests/:callRequestId/complete': { leaseId },
+  'POST /v1/call-requests/:callRequestId/complete': { leaseId, disposition: 'opt_out' },
   'POST /v1/call-requests/:callRequestId/fail': { leaseId, error: failedCall.error },
   'POST /v1/conversations': {
     botId: ids.frontDesk,
@@ -600,6 +614,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     close: monday.close,
     breaks: breaksInput,
   },
+  'POST /v1/suppressions': { number: '+1 (202) 555-0143', reason: 'Asked by letter not to be called' },
+  'POST /v1/suppressions/bulk': { numbers: ['+12025550143', '+1 415 555 2671'], reason: 'Imported from the old system' },
   'PUT /v1/organizations/:orgId/calling-policy': {
     windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
     blockedDates: ['2026-12-25'],
