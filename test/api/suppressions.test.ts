@@ -177,22 +177,23 @@ describe('calls to a suppressed number', () => {
     expect(await t.deps.db.callRequest.count({ where: { to: NUMBER } })).toBe(0);
   });
 
-  it('a queued request is never handed out once its number is suppressed, and ends failed with error.code suppressed', async () => {
+  it('a queued request ends failed with error.code suppressed when its number is listed, and is never handed out', async () => {
     t.clock.set(NOW);
     const queued = await place(t);
     expect(queued.status).toBe(200);
     const id = queued.body.data.callRequestId;
     const other = (await place(t, '+14155552671')).body.data.callRequestId;
     await t.gql(ADD, { number: NUMBER });
-    const claimed = (await claimIds(t)).map((c) => c.id);
-    expect(claimed).toContain(other);
-    expect(claimed).not.toContain(id);
+    // ended when the number is listed, before any claim
     const view = await t.rest('GET', `/v1/call-requests/${id}`);
     expect(view.body.data).toMatchObject({
       status: 'failed',
       finishedAt: '2026-03-02T15:00:00.000Z',
       error: { category: 'request', code: 'suppressed' },
     });
+    const claimed = (await claimIds(t)).map((c) => c.id);
+    expect(claimed).toContain(other);
+    expect(claimed).not.toContain(id);
     // taken off the list, the request stays failed: it is never handed out
     await t.rest('DELETE', `/v1/suppressions/${encodeURIComponent(NUMBER)}`);
     expect((await claimIds(t)).map((c) => c.id)).not.toContain(id);
@@ -200,11 +201,12 @@ describe('calls to a suppressed number', () => {
     expect(events.map((e) => e.type)).toEqual(['call_request.queued', 'call_request.failed']);
   });
 
-  it("the claim's own statement passes over a suppressed request (a suppression committed after the claim's clean-up)", async () => {
+  it('a request queued while its number was being listed: the claim statement passes over it, the next claim ends it', async () => {
     t.clock.set(NOW);
     const { clinic } = t.demo.organizations;
     const id = (await place(t)).body.data.callRequestId;
-    await add(t, { number: NUMBER });
+    // the listing's own update did not see the request (it committed after): as if written behind its back
+    await t.deps.db.suppression.create({ data: { orgId: clinic.id, number: NUMBER, source: 'api', createdAt: new Date(NOW) } });
     const now = new Date(NOW);
     const actor = { orgId: clinic.id, ownerIsAccount: false } as Actor;
     const claimed = await t.deps.db.$transaction((tx) =>
@@ -219,6 +221,9 @@ describe('calls to a suppressed number', () => {
     );
     expect(claimed.map((c) => c.id)).not.toContain(id);
     expect((await t.deps.db.callRequest.findUniqueOrThrow({ where: { id } })).status).toBe('queued');
+    // a claim through the API ends it first
+    expect((await claimIds(t)).map((c) => c.id)).not.toContain(id);
+    expect((await t.rest('GET', `/v1/call-requests/${id}`)).body.data).toMatchObject({ status: 'failed', error: { code: 'suppressed' } });
   });
 
   it('a completed call with disposition opt_out puts its number on the list (source opt_out, the call named)', async () => {
@@ -248,6 +253,25 @@ describe('calls to a suppressed number', () => {
     expect(done.body.errors).toBeUndefined();
     expect(done.body.data.completeCallRequest.status).toBe('completed');
     expect(await listed(t)).toEqual(['+14155552671']);
+  });
+});
+
+describe('listing ends queued requests', () => {
+  it("an account's bulk listing ends its locations' queued requests to those numbers, and no other", async () => {
+    t.clock.set(NOW);
+    const { account } = t.demo.organizations;
+    const listed = (await place(t)).body.data.callRequestId;
+    const kept = (await place(t, '+14155552671')).body.data.callRequestId;
+    const res = await t.rest('POST', '/v1/suppressions/bulk', { json: { numbers: ['+1 (202) 555-0143'] }, token: account.apiKey });
+    expect(res.body.data).toEqual({ added: 1, unchanged: 0 });
+    expect((await t.rest('GET', `/v1/call-requests/${listed}`)).body.data).toMatchObject({
+      status: 'failed',
+      error: { code: 'suppressed' },
+    });
+    expect((await t.rest('GET', `/v1/call-requests/${kept}`)).body.data.status).toBe('queued');
+    const failed = await t.deps.db.event.findMany({ where: { subjectId: listed, type: 'call_request.failed' } });
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.actorKind).toBe('system');
   });
 });
 

@@ -45,7 +45,7 @@ import {
   claimWithinCapacity,
   dueOfficeHoursOnly,
   dueWindowGroups,
-  failSuppressedQueued,
+  failSuppressedAtHead,
   lockCallCapacity,
   requestsDispatchedBy,
 } from './sql.js';
@@ -192,9 +192,9 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     // the claims of one family wait for each other here, so that the calls in progress the statement
     // counts are all there are, on every instance
     await lockCallCapacity(tx, capacityRoot(actorOrg));
-    // queued requests whose number was suppressed since they were queued end here, failed with
-    // error.code suppressed (the claim below passes over any the statement does not see)
-    const suppressed = await failSuppressedQueued(tx, requestsDispatchedBy(actor), now);
+    // a request queued while its number was being listed (the listing's update could not see it) ends here,
+    // failed with error.code suppressed, once it reaches the head of the queue; the claim never hands it out
+    const suppressed = await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now);
     if (suppressed.length > 0) {
       const ended = await tx.callRequest.findMany({ where: { id: { in: suppressed.map((r) => r.id) } } });
       for (const row of ended) {

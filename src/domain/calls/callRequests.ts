@@ -7,11 +7,11 @@ import { instantInputSchema } from '../shared/timeFormats.js';
 import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
-import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
+import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import type { ConversationDeps } from './conversations.js';
-import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput } from '../shared/errors.js';
+import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput, Suppressed } from '../shared/errors.js';
 import { isValidTimezone, resolveZone } from '../shared/localTime.js';
 import { CALL_PURPOSES, type CallPurpose, type CallingPolicyFields, compiledPolicy, effectivePolicy } from './callingPolicy.js';
 import { nextAllowedCallInstant } from './callWindows.js';
@@ -23,7 +23,6 @@ import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { lockCallRequestRow } from './sql.js';
-import { suppressedError, suppressionFor } from './suppressions.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
@@ -338,6 +337,30 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
     await enqueueJob(tx, now, { kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
     return view;
   });
+}
+
+// ---- the suppression list's check at create (suppressions.ts keeps the list)
+
+type SuppressionReader = Pick<Prisma.TransactionClient, 'suppression'>;
+
+/** The entry that forbids calling `number` from `org`: its own, else its account's; null when none. */
+export async function suppressionFor(
+  db: SuppressionReader,
+  org: { id: string; parentId: string | null },
+  number: string,
+): Promise<Suppression | null> {
+  const rows = await db.suppression.findMany({
+    where: { number, orgId: { in: org.parentId ? [org.id, org.parentId] : [org.id] } },
+  });
+  return rows.find((r) => r.orgId === org.id) ?? rows[0] ?? null;
+}
+
+/** The 409 a create of a call to a suppressed number answers. */
+export function suppressedError(entry: Suppression, org: { id: string }): Suppressed {
+  const whose = entry.orgId === org.id ? 'the organization' : `its account ${entry.orgId}`;
+  return new Suppressed(
+    `to: ${entry.number} is on the suppression (do-not-call) list of ${whose} since ${entry.createdAt.toISOString()}; it must not be called`,
+  );
 }
 
 /** What decides when a request may start. */

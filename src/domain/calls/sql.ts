@@ -169,20 +169,19 @@ export function claimWithinCapacity(
       SELECT COALESCE((SELECT p."maxConcurrentCalls" FROM "CallingPolicy" p WHERE p."orgId" = ${rootId}::uuid), ${UNBOUNDED}::int)
         - COALESCE((SELECT sum(n) FROM busy), 0)::int AS free
     ), candidates AS (
-      SELECT c."id", c."dueAt", k.cap, k.cap - COALESCE(b.n, 0) AS free,
+      SELECT c."id", c."orgId", c."to", c."dueAt", k.cap, k.cap - COALESCE(b.n, 0) AS free,
         row_number() OVER (PARTITION BY c."orgId" ORDER BY c."dueAt", c."id") AS rank
       FROM "CallRequest" c JOIN caps k ON k."orgId" = c."orgId" LEFT JOIN busy b ON b."orgId" = c."orgId"
       WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3)
         AND ${scope}
         AND EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
-        -- a number suppressed after the request was queued is never handed out, even when the suppression
-        -- commits between the claim's clean-up (failSuppressedQueued) and this statement
-        AND NOT ${suppressedRequest}
     )
     UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
       "attempts" = "attempts" + 1
     WHERE "id" IN (
-      SELECT "id" FROM candidates WHERE cap IS NULL OR rank <= free ORDER BY "dueAt", "id"
+      -- a listed number is never handed out, even when its suppression committed after the claim's clean-up
+      -- (failSuppressedAtHead); checked on the rows picked in order only, not on every due request
+      SELECT c."id" FROM candidates c WHERE (c.cap IS NULL OR c.rank <= c.free) AND NOT ${suppressedRequest} ORDER BY c."dueAt", c."id"
       LIMIT GREATEST(0, LEAST(${max}::int, (SELECT free FROM family_free))))
       AND "status" = 'queued'
     RETURNING "id"::text AS "id"`;
@@ -223,15 +222,40 @@ export function insertSuppressions(
     RETURNING "id"::text AS "id", "number"`;
 }
 
+/** The message of a request ended because its number was listed. */
+const SUPPRESSED_MESSAGE = 'The number was put on the suppression (do-not-call) list while the request was queued; it was not called';
+
+/** Due requests a claim looks at for listed numbers before it hands anything out (the head of the queue in claim order). */
+const SUPPRESSION_HEAD = 200;
+
 /**
- * Ends `failed` (error.code suppressed) the queued requests in `scope` whose number is suppressed; run by a
- * claim before it hands anything out. Answers the requests it ended.
+ * Ends `failed` (error.code suppressed) the queued requests to `numbers` of `orgId` and, for an account, of its
+ * locations; run when numbers are listed. Answers the requests it ended.
  */
-export function failSuppressedQueued(tx: SqlRunner, scope: Prisma.Sql, now: Date): Promise<{ id: string }[]> {
+export function failSuppressedNumbers(tx: SqlRunner, orgId: string, numbers: string[], now: Date): Promise<{ id: string }[]> {
   return tx.$queryRaw`
     UPDATE "CallRequest" c SET "status" = 'failed', "finishedAt" = ${iso(now)}::timestamp(3),
-      "errorCategory" = 'request', "errorCode" = 'suppressed',
-      "errorMessage" = 'The number was put on the suppression (do-not-call) list while the request was queued; it was not called'
-    WHERE c."status" = 'queued' AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope} AND ${suppressedRequest}
+      "errorCategory" = 'request', "errorCode" = 'suppressed', "errorMessage" = ${SUPPRESSED_MESSAGE}
+    WHERE c."status" = 'queued' AND c."expiresAt" > ${iso(now)}::timestamp(3) AND c."to" = ANY(${numbers}::text[])
+      AND c."orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${orgId}::uuid OR o."parentId" = ${orgId}::uuid)
     RETURNING c."id"::text AS "id"`;
+}
+
+/**
+ * Ends `failed` the listed ones among the first due requests in `scope` (claim order); run by a claim before it
+ * hands anything out, for a request queued while its number was being listed (the listing's own update could not
+ * see it). Those deeper in the queue are ended when they reach its head; the claim never hands one out meanwhile.
+ */
+export function failSuppressedAtHead(tx: SqlRunner, scope: Prisma.Sql, now: Date): Promise<{ id: string }[]> {
+  return tx.$queryRaw`
+    UPDATE "CallRequest" u SET "status" = 'failed', "finishedAt" = ${iso(now)}::timestamp(3),
+      "errorCategory" = 'request', "errorCode" = 'suppressed', "errorMessage" = ${SUPPRESSED_MESSAGE}
+    WHERE u."id" IN (
+      SELECT c."id" FROM (
+        SELECT c."id", c."orgId", c."to" FROM "CallRequest" c
+        WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}
+        ORDER BY c."dueAt", c."id" LIMIT ${SUPPRESSION_HEAD}::int
+      ) c WHERE ${suppressedRequest})
+      AND u."status" = 'queued'
+    RETURNING u."id"::text AS "id"`;
 }

@@ -1,8 +1,9 @@
 // The suppression (do-not-call) list (issue 34 §4): numbers an organization must never call. The list is the
 // credential owner's organization's; an account's entries apply to all its locations, a location's to itself.
 // Numbers are kept in E.164, so every way of writing one number is one entry. Read by the create of a call
-// request (409 suppressed), by the claim (a suppressed request is never handed out: sql.ts) and written by
-// `complete` with disposition opt_out (callDispatch.ts), on both surfaces.
+// request (409 suppressed, callRequests.ts), by the claim (a suppressed request is never handed out: sql.ts) and
+// written by `complete` with disposition opt_out (callDispatch.ts), on both surfaces. Listing a number ends the
+// queued requests to it.
 import { z } from 'zod';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Prisma, Suppression } from '../../generated/prisma/client.js';
@@ -10,12 +11,13 @@ import { derivedKey } from '../../crypto/derivedKeys.js';
 import { recordEvent } from '../events/log.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
-import { InvalidInput, NotFound, parseInput, Suppressed } from '../shared/errors.js';
+import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
-import { insertSuppressions } from './sql.js';
+import { callRequestView } from './callRequests.js';
+import { failSuppressedNumbers, insertSuppressions } from './sql.js';
 
 export const SUPPRESSION_SOURCES = ['api', 'bulk', 'opt_out'] as const;
 export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
@@ -166,26 +168,29 @@ export function suppressionView(row: Suppression): SuppressionView {
   };
 }
 
-type SuppressionReader = Pick<Prisma.TransactionClient, 'suppression'>;
-
-/** The entry that forbids calling `number` from `org`: its own, else its account's; null when none. */
-export async function suppressionFor(
-  db: SuppressionReader,
-  org: { id: string; parentId: string | null },
-  number: string,
-): Promise<Suppression | null> {
-  const rows = await db.suppression.findMany({
-    where: { number, orgId: { in: org.parentId ? [org.id, org.parentId] : [org.id] } },
-  });
-  return rows.find((r) => r.orgId === org.id) ?? rows[0] ?? null;
-}
-
-/** The 409 a create of a call to a suppressed number answers. */
-export function suppressedError(entry: Suppression, org: { id: string }): Suppressed {
-  const whose = entry.orgId === org.id ? 'the organization' : `its account ${entry.orgId}`;
-  return new Suppressed(
-    `to: ${entry.number} is on the suppression (do-not-call) list of ${whose} since ${entry.createdAt.toISOString()}; it must not be called`,
-  );
+/**
+ * The queued requests to numbers just listed on `orgId` (and, for an account, on its locations) end `failed` with
+ * error.code suppressed, recorded by the `system` (the claim's own check covers any queued meanwhile).
+ */
+async function endSuppressedRequests(
+  tx: Prisma.TransactionClient,
+  deps: Pick<DomainDeps, 'clock'>,
+  orgId: string,
+  numbers: string[],
+  now: Date,
+): Promise<void> {
+  const ended = await failSuppressedNumbers(tx, orgId, numbers, now);
+  if (ended.length === 0) return;
+  const rows = await tx.callRequest.findMany({ where: { id: { in: ended.map((r) => r.id) } } });
+  for (const row of rows) {
+    await recordEvent(tx, deps, null, {
+      type: 'call_request.failed',
+      orgId: row.orgId,
+      subject: { type: 'call_request', id: row.id },
+      data: callRequestView(row, now),
+      previous: { status: 'queued' },
+    });
+  }
 }
 
 /**
@@ -208,6 +213,7 @@ export async function addSuppressionInTransaction(
     subject: { type: 'suppression', id: row.id },
     data: suppressionView(row),
   });
+  await endSuppressedRequests(tx, deps, entry.orgId, [entry.number], now);
   return { row, added: true };
 }
 
@@ -255,6 +261,13 @@ export async function addSuppressions(deps: DomainDeps, actor: Actor, input: unk
         subject: { type: 'suppression_list', id: actor.orgId },
         data: { orgId: actor.orgId, source: 'bulk', reason: data.reason, numbers: rows.map((r) => r.number).sort() },
       });
+      await endSuppressedRequests(
+        tx,
+        deps,
+        actor.orgId,
+        rows.map((r) => r.number),
+        now,
+      );
     }
     return rows.length;
   });
