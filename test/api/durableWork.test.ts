@@ -2,6 +2,8 @@
 // expiry and its lease's end are deleted in the transaction that brings it to a final state, and an endpoint's
 // pending deliveries go with it, so that the queue's depth (what ocs_jobs_pending shows) counts only work
 // that can still matter. Time moves on the fake clock.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { handleWebhookDeliveries } from '../../src/domain/events/webhooks/delivery.js';
@@ -169,4 +171,44 @@ describe('the deliveries of a deleted endpoint go with it', () => {
       expect(await pending(queue)).toBe(before);
     });
   }
+});
+
+describe('jobs written before work was named by its subject', () => {
+  it("the migration deletes those of ended requests and names the others by their subject, so that the request's end drops them", async () => {
+    t.clock.set(NOW);
+    const queue = serviceQueue(t);
+    const ended = await place(t);
+    await step(t, ended, 'cancel');
+    const waiting = await place(t);
+    // as the service wrote them before: random ids
+    await t.deps.db.job.deleteMany({ where: { id: { in: [ended, waiting] } } });
+    const old = (callRequestId: string) => ({
+      id: randomUUID(),
+      kind: 'call_request.expire',
+      payload: { callRequestId },
+      runAt: new Date('2026-03-03T15:00:00Z'),
+      createdAt: new Date(NOW),
+    });
+    await t.deps.db.job.createMany({ data: [old(ended), old(waiting)] });
+    await queue.runDue();
+    const before = await pending(queue);
+
+    const sql = readFileSync(
+      new URL('../../prisma/migrations/20261127235000_work_ends_with_subject/migration.sql', import.meta.url),
+      'utf8',
+    );
+    for (const statement of sql
+      .replace(/--.*$/gm, '')
+      .split(';')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      await t.deps.db.$executeRawUnsafe(statement);
+    expect(await pending(queue)).toBe(before - 1);
+    expect(
+      (await t.deps.db.job.findMany({ where: { kind: 'call_request.expire', id: { in: [ended, waiting] } } })).map((j) => j.id),
+    ).toEqual([waiting]);
+    await step(t, waiting, 'cancel');
+    await queue.runDue(); // the canceled event handed out
+    expect(await pending(queue)).toBe(before - 2);
+  });
 });
