@@ -104,9 +104,13 @@ const envSchema = z
       .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
     OAUTH_AUDIENCE: z.string().optional(),
     JWT_PRIVATE_KEY: z.string().optional(),
-    HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS', 10_000),
-    HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS', 30_000),
-    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    // Behind a load balancer (docs/operating.md "Keep-alive"): an idle connection stays open longer than the
+    // balancer's idle timeout (AWS ALB's default is 60 s), so the instance never closes one the balancer is
+    // reusing at that instant (ECONNRESET); the headers timeout is longer than the keep-alive one, as Node's docs
+    // advise, and the request timeout leaves a body time after the headers
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS', 66_000),
+    HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS', 90_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
     HTTP_MAX_HEADER_BYTES: positiveInt('HTTP_MAX_HEADER_BYTES', 16_384),
     HTTP_MAX_HEADERS: positiveInt('HTTP_MAX_HEADERS', 100),
     HTTP_MAX_QUEUED_REQUESTS: positiveInt('HTTP_MAX_QUEUED_REQUESTS', 2_000),
@@ -147,6 +151,12 @@ const envSchema = z
     // node:http refuses a headers timeout longer than the request timeout (which includes the headers)
     (e) => e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_REQUEST_TIMEOUT_MS,
     { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' },
+  )
+  .refine(
+    // Node's advice for a server behind a load balancer: on Node before 18 a kept-alive connection's headers timer
+    // ran from the previous answer, so a shorter one cut a reuse the keep-alive timeout still allowed
+    (e) => e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    { path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'HTTP_HEADERS_TIMEOUT_MS must exceed HTTP_KEEP_ALIVE_TIMEOUT_MS' },
   )
   .refine(
     // an organization's share must leave slots to the others, or one organization's hanging receivers hold them all

@@ -83,18 +83,32 @@ export interface JobQueueOptions {
   minLookGapMs?: number;
 }
 
-/** Adds a job; call it with the transaction of the change that calls for the work. */
+/**
+ * Adds a job; call it with the transaction of the change that calls for the work. `id`: a job that ends
+ * with its subject is named by it (a call request's expiry by the request's id), so that the transition
+ * that makes it pointless deletes it by that name in its own transaction (dropJobs).
+ */
 export async function enqueueJob(
   tx: Pick<Prisma.TransactionClient, 'job'>,
   now: Date,
-  job: { kind: string; payload: unknown; runAt?: Date },
+  job: { kind: string; payload: unknown; runAt?: Date; id?: string },
 ): Promise<string> {
-  const id = randomUUID();
+  const id = job.id ?? randomUUID();
   await tx.job.create({
     data: { id, kind: job.kind, payload: job.payload as Prisma.InputJsonValue, runAt: job.runAt ?? now, createdAt: now },
     select: { id: true },
   });
   return id;
+}
+
+/**
+ * Deletes the jobs named `ids` (absent ones are skipped): call it in the transaction that brought their
+ * subject to an end, so that no work outlives it (docs/decisions.md "Work ends with its subject"). A job
+ * in flight meanwhile finds its subject ended, and its outcome is recorded on no row.
+ */
+export async function dropJobs(tx: Pick<Prisma.TransactionClient, 'job'>, ids: (string | null | undefined)[]): Promise<void> {
+  const named = ids.filter((id): id is string => typeof id === 'string');
+  if (named.length > 0) await tx.job.deleteMany({ where: { id: { in: named } } });
 }
 
 /** A claimed job, or a lane's entry with its lane and handler. */
@@ -341,13 +355,14 @@ export class JobQueue {
       // a lane's handler recorded its outcome on the entry; one that threw did not
       if (threw && 'retryAt' in outcome) await lane.release(job, outcome.retryAt, outcome.error.slice(0, 1000));
     } else if ('done' in outcome) await this.deleteDone(job.id);
+    // updateMany: the job may have been dropped meanwhile with its subject (dropJobs), then nothing is left to record
     else if ('retryAt' in outcome)
-      await db.job.update({
+      await db.job.updateMany({
         where: { id: job.id },
         data: { runAt: outcome.retryAt, lockedUntil: null, lastError: outcome.error.slice(0, 1000) },
       });
     else
-      await db.job.update({
+      await db.job.updateMany({
         where: { id: job.id },
         data: { failedAt: this.deps.clock(), lockedUntil: null, lastError: outcome.failed.slice(0, 1000) },
       });

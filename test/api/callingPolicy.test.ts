@@ -233,6 +233,9 @@ describe("the callee's calling hours", () => {
     // queued again for 08:00 in New York, and the lease does not count toward dispatch_timeout
     expect(polled.body.data).toMatchObject({ status: 'queued', attempts: 0, dueAt: '2026-03-03T13:00:00.000Z', conversationId: null });
     expect((await claim(t)).claims).toHaveLength(0);
+    // the lease ended with the refusal, so its end is no longer work; the request's expiry still is
+    expect(await t.deps.db.job.findUnique({ where: { id: c.leaseId } })).toBeNull();
+    expect(await t.deps.db.job.findUnique({ where: { id: call.callRequestId } })).toMatchObject({ kind: 'call_request.expire' });
   });
 });
 
@@ -258,6 +261,8 @@ describe('a policy change', () => {
     expect(expired.body.data).toMatchObject({ status: 'expired', error: { code: 'outside_call_window' } });
     const events = await t.deps.db.event.findMany({ where: { subjectId: tokyo.callRequestId }, orderBy: { seq: 'asc' } });
     expect(events.map((e) => e.type)).toEqual(['call_request.queued', 'call_request.expired']);
+    // ended by the re-evaluation: its own expiry is no longer work
+    expect(await t.deps.db.job.findUnique({ where: { id: tokyo.callRequestId } })).toBeNull();
   });
 });
 

@@ -2,7 +2,7 @@
 // retried when the handler asks, are held by one claimant at a time, and are taken over when a claim's
 // lease expires (an instance that died).
 import { describe, expect, it } from 'vitest';
-import { enqueueJob, JobQueue, type ClaimedJob, type JobOutcome } from '../../src/jobs/queue.js';
+import { dropJobs, enqueueJob, JobQueue, type ClaimedJob, type JobOutcome } from '../../src/jobs/queue.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp({ seed: false });
@@ -22,6 +22,26 @@ describe('the job queue', () => {
     expect(await queue.runDue()).toBe(1);
     expect(ran).toEqual([{ n: 1 }]);
     expect(await t.deps.db.job.count()).toBe(0);
+  });
+
+  it('a job named by its subject is dropped with it; one dropped while it runs records its outcome on no row', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    const subject = '7f1c3a52-0d8e-4c57-9d61-2f6b1e0a9c11';
+    // its subject ends while it runs (another transaction drops it), then it asks for a retry, or fails for good
+    const outcomes: JobOutcome[] = [{ retryAt: new Date('2026-03-02T15:01:00Z'), error: 'later' }, { failed: 'gave up' }];
+    const queue = queueWith(async () => {
+      await dropJobs(t.deps.db, [subject]);
+      return outcomes.shift()!;
+    });
+    for (let i = 0; i < 2; i++) {
+      expect(await enqueueJob(t.deps.db, t.clock.now(), { id: subject, kind: 'test', payload: {} })).toBe(subject);
+      expect(await queue.runDue()).toBe(1);
+      expect(await t.deps.db.job.count()).toBe(0);
+    }
+    // dropped before it runs: nothing runs
+    await enqueueJob(t.deps.db, t.clock.now(), { id: subject, kind: 'test', payload: {} });
+    await t.deps.db.$transaction((tx) => dropJobs(tx, [subject, null]));
+    expect(await queue.runDue()).toBe(0);
   });
 
   it('retries at the instant the handler names, counting attempts, and keeps a job that failed for good', async () => {

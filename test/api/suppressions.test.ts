@@ -194,6 +194,8 @@ describe('calls to a suppressed number', () => {
     const claimed = (await claimIds(t)).map((c) => c.id);
     expect(claimed).toContain(other);
     expect(claimed).not.toContain(id);
+    // its expiry goes with it (no durable work outlives a finished request)
+    expect(await t.deps.db.job.count({ where: { id } })).toBe(0);
     // taken off the list, the request stays failed: it is never handed out
     await t.rest('DELETE', `/v1/suppressions/${encodeURIComponent(NUMBER)}`);
     expect((await claimIds(t)).map((c) => c.id)).not.toContain(id);

@@ -28,10 +28,17 @@ const limits: HttpLimits = {
 let server: Server;
 let port: number;
 
+/**
+ * The real clock, taken before any test can fake it: requests still queued when this file ends are started
+ * after it (the scheduler drains its queue whatever the sockets became), and the next file in this worker may
+ * fake `performance`; busy work timed by a frozen clock would never end.
+ */
+const now = performance.now.bind(performance);
+
 beforeAll(async () => {
   const busy = (request: Request) => {
-    const until = performance.now() + WORK_MS;
-    while (performance.now() < until) {
+    const until = now() + WORK_MS;
+    while (now() < until) {
       // the work of a request
     }
     return Promise.resolve(
@@ -122,8 +129,8 @@ describe('the queue of requests waiting to start', () => {
     const small = { ...limits, maxQueuedRequests: 5 };
     const scheduler = createRequestScheduler(small);
     const slow = (request: Request) => {
-      const until = performance.now() + 20;
-      while (performance.now() < until) {
+      const until = now() + 20;
+      while (now() < until) {
         // the work of a request
       }
       return Promise.resolve(

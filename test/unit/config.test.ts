@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
 describe('HTTP limits and CORS configuration', () => {
-  it('has safe defaults: timeouts on, 16 KiB / 100 header fields, CORS closed', () => {
+  it("has safe defaults: timeouts on (keep-alive past a load balancer's 60 s, headers past keep-alive), 16 KiB / 100 header fields, CORS closed", () => {
     const config = loadConfig({});
     expect(config.http).toEqual({
-      headersTimeoutMs: 10_000,
-      requestTimeoutMs: 30_000,
-      keepAliveTimeoutMs: 5_000,
+      headersTimeoutMs: 66_000,
+      requestTimeoutMs: 90_000,
+      keepAliveTimeoutMs: 65_000,
       maxHeaderBytes: 16_384,
       maxHeaders: 100,
       maxQueuedRequests: 2_000,
@@ -21,7 +21,7 @@ describe('HTTP limits and CORS configuration', () => {
     const config = loadConfig({
       HTTP_HEADERS_TIMEOUT_MS: '2000',
       HTTP_REQUEST_TIMEOUT_MS: '4000',
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
       HTTP_MAX_HEADER_BYTES: '32768',
       HTTP_MAX_HEADERS: '50',
       CORS_ORIGINS: ' https://app.example.com, http://localhost:3000 ,',
@@ -29,7 +29,7 @@ describe('HTTP limits and CORS configuration', () => {
     expect(config.http).toEqual({
       headersTimeoutMs: 2000,
       requestTimeoutMs: 4000,
-      keepAliveTimeoutMs: 65_000,
+      keepAliveTimeoutMs: 1500,
       maxHeaderBytes: 32_768,
       maxHeaders: 50,
       maxQueuedRequests: 2_000,
@@ -45,6 +45,7 @@ describe('HTTP limits and CORS configuration', () => {
       { HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' },
       'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
     ],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000' }, 'HTTP_HEADERS_TIMEOUT_MS: HTTP_HEADERS_TIMEOUT_MS must exceed HTTP_KEEP_ALIVE_TIMEOUT_MS'],
     [
       { CORS_ORIGINS: 'https://app.example.com/path' },
       'CORS_ORIGINS: CORS_ORIGINS must list origins like https://app.example.com (scheme, host and port only) or *, got "https://app.example.com/path"',

@@ -15,7 +15,7 @@ import type { Availability } from '../schedule/availability.js';
 import { availabilityResponse } from '../schedule/availability.js';
 import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
 import { conversationView } from './conversations.js';
-import { enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../../jobs/queue.js';
+import { dropJobs, enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../../jobs/queue.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import { reachableInTransaction } from '../organizations/organizations.js';
 import {
@@ -23,6 +23,7 @@ import {
   callRequestSchema,
   type CallRequestView,
   callRequestView,
+  endCallRequestWork,
   EXPIRE_JOB,
   firstCallInstant,
   LEASE_JOB,
@@ -198,6 +199,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     if (suppressed.length > 0) {
       const ended = await tx.callRequest.findMany({ where: { id: { in: suppressed.map((r) => r.id) } } });
       for (const row of ended) {
+        await endCallRequestWork(tx, row);
         await recordEvent(tx, deps, null, {
           type: 'call_request.failed',
           orgId: row.orgId,
@@ -231,7 +233,13 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
         previous: { status: 'queued' },
       });
       // the lease's end is durable work: a runtime that vanished gives the request back
-      await enqueueJob(tx, now, { kind: LEASE_JOB, payload: { callRequestId: row.id, leaseId: row.leaseId }, runAt: leaseUntil });
+      // named by the lease, so that whatever ends the lease first drops it
+      await enqueueJob(tx, now, {
+        id: row.leaseId!,
+        kind: LEASE_JOB,
+        payload: { callRequestId: row.id, leaseId: row.leaseId },
+        runAt: leaseUntil,
+      });
     }
     return rows;
   });
@@ -399,6 +407,8 @@ async function holdIfWindowClosed(deps: ScheduleDeps, tx: Prisma.TransactionClie
     where: { id: row.id },
     data: { status: 'queued', dueAt, leaseId: null, leaseUntil: null, attempts: Math.max(0, row.attempts - 1) },
   });
+  // the lease ended here: its end has nothing left to do
+  await dropJobs(tx, [row.leaseId]);
   await recordEvent(tx, deps, null, {
     type: 'call_request.queued',
     orgId: row.orgId,
@@ -423,6 +433,7 @@ export async function completeCallRequest(
       where: { id: row.id },
       data: { status: 'completed', finishedAt: now, leaseId: null, leaseUntil: null },
     });
+    await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.completed',
@@ -461,6 +472,7 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
         errorMessage: data.error.message,
       },
     });
+    await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.failed',
@@ -495,6 +507,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
     await closeAbandonedConversation(deps, tx, row, now);
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
+      await endCallRequestWork(tx, row);
       await recordEvent(tx, deps, null, {
         type: 'call_request.expired',
         orgId: row.orgId,
@@ -518,6 +531,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
               : "No outcome: the runtime's lease ended after notAfter",
         },
       });
+      await endCallRequestWork(tx, row);
       await recordEvent(tx, deps, null, {
         type: 'call_request.failed',
         orgId: row.orgId,
@@ -580,6 +594,7 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
       where: { id },
       data: { status: 'expired', finishedAt: row.expiresAt, leaseId: null, leaseUntil: null },
     });
+    await endCallRequestWork(tx, row);
     await recordEvent(tx, deps, null, {
       type: 'call_request.expired',
       orgId: row.orgId,
@@ -645,6 +660,7 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
           errorMessage: `No instant before notAfter (${row.expiresAt.toISOString()}) is allowed by the calling policy`,
         },
       });
+      await endCallRequestWork(tx, locked);
       await recordEvent(tx, deps, null, {
         type: 'call_request.expired',
         orgId: row.orgId,

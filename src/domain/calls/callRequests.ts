@@ -8,7 +8,7 @@ import { isValidPhoneNumber } from 'libphonenumber-js/max';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { dropJobs, enqueueJob } from '../../jobs/queue.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import type { ConversationDeps } from './conversations.js';
 import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput, Suppressed } from '../shared/errors.js';
@@ -334,7 +334,8 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
       data: view,
     });
     // every request reaches a final state: the expiry is durable work, kept across restarts
-    await enqueueJob(tx, now, { kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
+    // named by the request, so that the transition to a final state drops it (endCallRequestWork)
+    await enqueueJob(tx, now, { id: row.id, kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
     return view;
   });
 }
@@ -427,6 +428,7 @@ export async function cancelCallRequest(
       where: { id },
       data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },
     });
+    await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.canceled',
@@ -437,6 +439,14 @@ export async function cancelCallRequest(
     });
     return view;
   });
+}
+
+/**
+ * A request reached a final state: its durable work goes in the same transaction, its expiry (named by
+ * the request's id) and the end of its lease (named by the lease's id), so that no job outlives its subject.
+ */
+export async function endCallRequestWork(tx: Prisma.TransactionClient, row: Pick<CallRequest, 'id' | 'leaseId'>): Promise<void> {
+  await dropJobs(tx, [row.id, row.leaseId]);
 }
 
 /** Locks one request's row for the rest of the transaction (FOR UPDATE) and reads it. */

@@ -16,7 +16,7 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCu
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
-import { callRequestView } from './callRequests.js';
+import { callRequestView, endCallRequestWork } from './callRequests.js';
 import { failSuppressedNumbers, insertSuppressions } from './sql.js';
 
 export const SUPPRESSION_SOURCES = ['api', 'bulk', 'opt_out'] as const;
@@ -183,6 +183,7 @@ async function endSuppressedRequests(
   if (ended.length === 0) return;
   const rows = await tx.callRequest.findMany({ where: { id: { in: ended.map((r) => r.id) } } });
   for (const row of rows) {
+    await endCallRequestWork(tx, row);
     await recordEvent(tx, deps, null, {
       type: 'call_request.failed',
       orgId: row.orgId,
