@@ -134,6 +134,22 @@ async function prepare(ctx: FlowsContext): Promise<{ url: string; demo: Demo; cl
      FROM generate_series(1, $4::int) g`,
     [demo.organizations.clinic.id, demo.bots.clinic[0], demo.phoneNumbers.clinic[0], QUEUED_CALLS],
   );
+  // the clinic's calling policy: calls at any hour, and a cap on calls at once above what the runs claim; the
+  // default (10 at once) would stop the claims after ten, since the runs' leases never end
+  await db.query(
+    `INSERT INTO "CallingPolicy" ("orgId", "windows", "blockedDates", "maxConcurrentCalls", "requireConsentFor", "updatedAt")
+     VALUES ($1::uuid, $2::jsonb, '{}', 100000, '{}', now())`,
+    [
+      demo.organizations.clinic.id,
+      JSON.stringify(
+        ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({
+          dayOfWeek,
+          start: '00:00',
+          end: '24:00',
+        })),
+      ),
+    ],
+  );
   await db.query('ANALYZE');
   await db.end();
   return { url: dbUrl, demo, closures };

@@ -45,7 +45,25 @@ export async function capacityOf(
   org: { id: string; parentId: string | null; isAccount: boolean },
   now: Date,
 ): Promise<CallCapacityView> {
-  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), now)]);
+  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), now, true)]);
+  return capacityFrom(org, policy, counts);
+}
+
+/**
+ * The cap and the calls in progress under it (what a claim answers), without counting the queue: a claim runs under
+ * its family's lock, and counting every queued request there made each claim as slow as the queue is long.
+ */
+export async function claimCapacityOf(db: Reader, org: { id: string; parentId: string | null; isAccount: boolean }): Promise<CallCapacity> {
+  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), new Date(0), false)]);
+  const { limit, inProgress } = capacityFrom(org, policy, counts);
+  return { limit, inProgress };
+}
+
+function capacityFrom(
+  org: { id: string; isAccount: boolean },
+  policy: Awaited<ReturnType<typeof effectivePolicy>>,
+  counts: { orgId: string; inProgress: number; queuedDue: number }[],
+): CallCapacityView {
   const sum = (key: 'inProgress' | 'queuedDue') => counts.reduce((n, c) => n + c[key], 0);
   const own = counts.find((c) => c.orgId === org.id) ?? { inProgress: 0, queuedDue: 0 };
   if (org.isAccount) {

@@ -39,7 +39,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
-import { type CallCapacity, callCapacitySchema, capacityOf, capacityRoot } from './callCapacity.js';
+import { type CallCapacity, callCapacitySchema, capacityRoot, claimCapacityOf } from './callCapacity.js';
 import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import {
@@ -217,8 +217,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
       max: query.max,
       defaultCap: DEFAULT_CALLING_POLICY.maxConcurrentCalls,
     });
-    const { limit, inProgress } = await capacityOf(tx, actorOrg, now);
-    capacity = { limit, inProgress };
+    capacity = await claimCapacityOf(tx, actorOrg);
     if (claimed.length === 0) return [];
     const rows = await tx.callRequest.findMany({
       where: { id: { in: claimed.map((c) => c.id) } },
