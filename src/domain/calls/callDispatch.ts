@@ -50,7 +50,7 @@ import {
   lockCallCapacity,
   requestsDispatchedBy,
 } from './sql.js';
-import { addSuppressionInTransaction } from './suppressions.js';
+import { addSuppressionInTransaction, recordSuppressedRequestsEnded } from './suppressions.js';
 
 /** Leases that may end without an outcome before the request fails with dispatch_timeout. */
 export const MAX_LEASES = 3;
@@ -195,20 +195,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     await lockCallCapacity(tx, capacityRoot(actorOrg));
     // a request queued while its number was being listed (the listing's update could not see it) ends here,
     // failed with error.code suppressed, once it reaches the head of the queue; the claim never hands it out
-    const suppressed = await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now);
-    if (suppressed.length > 0) {
-      const ended = await tx.callRequest.findMany({ where: { id: { in: suppressed.map((r) => r.id) } } });
-      for (const row of ended) {
-        await endCallRequestWork(tx, row);
-        await recordEvent(tx, deps, null, {
-          type: 'call_request.failed',
-          orgId: row.orgId,
-          subject: { type: 'call_request', id: row.id },
-          data: callRequestView(row, now),
-          previous: { status: 'queued' },
-        });
-      }
-    }
+    await recordSuppressedRequestsEnded(tx, deps, await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now), now);
     const claimed = await claimWithinCapacity(tx, {
       rootId: capacityRoot(actorOrg),
       scope: requestsDispatchedBy(actor),

@@ -179,7 +179,19 @@ async function endSuppressedRequests(
   numbers: string[],
   now: Date,
 ): Promise<void> {
-  const ended = await failSuppressedNumbers(tx, orgId, numbers, now);
+  await recordSuppressedRequestsEnded(tx, deps, await failSuppressedNumbers(tx, orgId, numbers, now), now);
+}
+
+/**
+ * What follows a statement that ended queued requests because their numbers are listed (sql.ts failSuppressed*):
+ * their durable work is dropped and each gets its `call_request.failed` event, by the `system`.
+ */
+export async function recordSuppressedRequestsEnded(
+  tx: Prisma.TransactionClient,
+  deps: Pick<DomainDeps, 'clock'>,
+  ended: { id: string }[],
+  now: Date,
+): Promise<void> {
   if (ended.length === 0) return;
   const rows = await tx.callRequest.findMany({ where: { id: { in: ended.map((r) => r.id) } } });
   for (const row of rows) {
