@@ -5,9 +5,10 @@
 // availability and writes an insurance's notes, one request after the other. Against what it sees with the server
 // quiet (the larger of the quiet runs just before and just after the burst, so that a machine whose speed drifts
 // during the test is not read as unfairness), each of its requests keeps
-// - its p99 within 2× plus PAUSE_MS: a pause of the machine's own (a collection of garbage, a turn of the OS
-//   scheduler on two cores the client shares with the service) is as long whoever caused it, and it is what a
-//   p99 of a one-millisecond request on such a machine is made of; and
+// - its p99 within 2× plus a pause of the machine's own (a collection of garbage, a turn of the OS scheduler on two
+//   cores the client shares with the service): as long whoever caused it, and what a p99 of a one-millisecond
+//   request on such a machine is made of. The pause is the slowest of its quiet samples, at least PAUSE_MS, so
+//   that a slower machine is measured by its own pauses; and
 // - its median within 2× plus 1 ms: a service that let the burst's work run at once (no per-organization slot)
 //   made it ten times as slow.
 // It runs alone, after the other test files (test/vitest.config.ts). A real process (npm start's), real sockets; the
@@ -45,7 +46,7 @@ const CLOSURES = 100;
  * then its third slowest, not one stray request (with 100, the p99 of one run was 1.2× to 3.2× of another's).
  */
 const SAMPLES = 300;
-/** What a p99 may grow by besides 2×: the machine's own pause (above). */
+/** The least that a p99 may grow by besides 2×: the machine's own pause (above). */
 const PAUSE_MS = 10;
 
 const TIMELINE =
@@ -85,13 +86,16 @@ function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((sorted.length * p) / 100) - 1)]!;
 }
 
-/** A request's median and p99 under the burst against the larger of the two quiet runs', and how many samples. */
+/**
+ * A request's median and p99 under the burst against the larger of the two quiet runs', the machine's pause (the
+ * slowest quiet sample, at least PAUSE_MS), and how many samples.
+ */
 function compare(before: number[], during: number[], after: number[]) {
   const at = (p: number) => ({
     quiet: Math.max(percentile(before, p), percentile(after, p)),
     burst: percentile(during, p),
   });
-  return { median: at(50), p99: at(99), samples: during.length };
+  return { median: at(50), p99: at(99), pause: Math.max(PAUSE_MS, ...before, ...after), samples: during.length };
 }
 
 describe('one organization at its worst legal pattern', () => {
@@ -222,7 +226,7 @@ describe('one organization at its worst legal pattern', () => {
       expect(burst!.filter((a) => a.status !== 200 && !(a.status === 429 && a.retryAfter !== null))).toEqual([]);
       expect(during.reads.length).toBeGreaterThanOrEqual(10);
       for (const seen of [report.read, report.write]) {
-        expect(seen.p99.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.p99.quiet + PAUSE_MS);
+        expect(seen.p99.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.p99.quiet + seen.pause);
         expect(seen.median.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.median.quiet + 1);
       }
     } finally {
