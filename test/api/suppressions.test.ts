@@ -177,6 +177,20 @@ describe('calls to a suppressed number', () => {
     expect(await t.deps.db.callRequest.count({ where: { to: NUMBER } })).toBe(0);
   });
 
+  it('are refused however the number is spelled: a trunk 0 after the country code is the same number (both surfaces)', async () => {
+    t.clock.set(NOW);
+    await add(t, { number: '+44 20 7946 0000' });
+    const rest = await place(t, '+4402079460000');
+    expect(rest.status, JSON.stringify(rest.body)).toBe(409);
+    expect(rest.body.code).toBe('suppressed');
+    const gql = await t.gql(CREATE_CALL, { input: callBody(t, '+4402079460000') });
+    expect(gql.body.errors[0].extensions.code).toBe('SUPPRESSED');
+    // a number not on the list is kept in its one spelling
+    const placed = await place(t, '+4402079460001');
+    expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+    expect(placed.body.data.to).toBe('+442079460001');
+  });
+
   it('a queued request ends failed with error.code suppressed when its number is listed, and is never handed out', async () => {
     t.clock.set(NOW);
     const queued = await place(t);

@@ -4,7 +4,7 @@
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
+import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
@@ -45,11 +45,16 @@ const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
 
 const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 
-/** An E.164 number (`+` and 8 to 15 digits) that libphonenumber-js knows as a valid number. */
+/**
+ * An E.164 number (`+` and 8 to 15 digits) that libphonenumber-js knows as a valid number, kept in its one
+ * canonical spelling: `+4402079460000` (a trunk 0 after the country code) is `+442079460000`, as the
+ * suppression list stores it, so that no spelling of a listed number escapes the list.
+ */
 export const e164Schema = z
   .string({ error: 'must be a phone number in E.164 form, e.g. +14155552671' })
   .regex(/^\+[1-9]\d{6,14}$/, { error: 'must be a phone number in E.164 form, e.g. +14155552671', abort: true })
-  .refine((n) => isValidPhoneNumber(n), { error: 'is not a valid phone number (no such number plan)' });
+  .refine((n) => isValidPhoneNumber(n), { error: 'is not a valid phone number (no such number plan)', abort: true })
+  .transform((n) => parsePhoneNumberFromString(n)!.number);
 
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
