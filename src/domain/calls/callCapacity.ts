@@ -45,7 +45,7 @@ export async function capacityOf(
   org: { id: string; parentId: string | null; isAccount: boolean },
   now: Date,
 ): Promise<CallCapacityView> {
-  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), now, true)]);
+  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), now)]);
   return capacityFrom(org, policy, counts);
 }
 
@@ -54,7 +54,7 @@ export async function capacityOf(
  * its family's lock, and counting every queued request there made each claim as slow as the queue is long.
  */
 export async function claimCapacityOf(db: Reader, org: { id: string; parentId: string | null; isAccount: boolean }): Promise<CallCapacity> {
-  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), new Date(0), false)]);
+  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), null)]);
   const { limit, inProgress } = capacityFrom(org, policy, counts);
   return { limit, inProgress };
 }

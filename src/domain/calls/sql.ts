@@ -194,22 +194,22 @@ export function claimWithinCapacity(
 }
 
 /**
- * Calls in progress and (with `queued`) queued requests due now, per organization of the family `rootId`. Without
- * `queued` only the calls in progress are read (an index range), and queuedDue is 0.
+ * Calls in progress and queued requests due at `now`, per organization of the family `rootId`. With `now` null
+ * only the calls in progress are read (an index range), and queuedDue is 0.
  */
 export function capacityCounts(
   db: SqlRunner,
   rootId: string,
-  now: Date,
-  queued: boolean,
+  now: Date | null,
 ): Promise<{ orgId: string; inProgress: number; queuedDue: number }[]> {
+  const at = now === null ? null : iso(now);
   return db.$queryRaw`
     SELECT c."orgId"::text AS "orgId",
       count(*) FILTER (WHERE c."status" = 'in_progress')::int AS "inProgress",
-      count(*) FILTER (WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3))::int AS "queuedDue"
+      count(*) FILTER (WHERE c."status" = 'queued' AND c."dueAt" <= ${at}::timestamp(3) AND c."expiresAt" > ${at}::timestamp(3))::int AS "queuedDue"
     FROM "CallRequest" c
     WHERE c."orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid)
-      AND c."status" IN ('in_progress', ${queued ? 'queued' : 'in_progress'})
+      AND c."status" IN ('in_progress', ${at === null ? 'in_progress' : 'queued'})
     GROUP BY c."orgId"`;
 }
 
