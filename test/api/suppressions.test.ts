@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimWithinCapacity, requestsDispatchedBy } from '../../src/domain/calls/sql.js';
 import type { Actor } from '../../src/domain/shared/access.js';
-import { useTestApp, type TestApp } from '../support/testApp.js';
+import { type TestApp, type TestResponse, useTestApp } from '../support/testApp.js';
 
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED, CALL_REQUEST_READS_PER_SECOND: UNLIMITED } });
@@ -177,7 +177,7 @@ describe('whose list', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await t.rest('GET', `/v1/suppressions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: TestResponse = await t.rest('GET', `/v1/suppressions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       seen.push(...res.body.data.suppressions.map((s: { number: string; orgId: string }) => `${s.number} ${s.orgId}`));
       cursor = res.body.data.pagination.nextCursor;
@@ -187,8 +187,8 @@ describe('whose list', () => {
     const onGraphQL: string[] = [];
     let after: string | null = null;
     do {
-      const res = await t.gql(LIST, { first: 1, after });
-      const page = res.body.data.suppressions;
+      const res: TestResponse = await t.gql(LIST, { first: 1, after });
+      const page: { items: { number: string; orgId: string }[]; nextCursor: string | null } = res.body.data.suppressions;
       onGraphQL.push(...page.items.map((s: { number: string; orgId: string }) => `${s.number} ${s.orgId}`));
       after = page.nextCursor;
     } while (after);

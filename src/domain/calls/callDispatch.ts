@@ -48,6 +48,7 @@ import {
   dueWindowGroups,
   failSuppressedAtHead,
   lockCallCapacity,
+  moveQueuedDueAts,
   requestsDispatchedBy,
 } from './sql.js';
 import { addSuppressionInTransaction, recordSuppressedRequestsEnded } from './suppressions.js';
@@ -592,8 +593,11 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
   });
 }
 
-/** Queued requests re-evaluated per job; a larger set continues in a job of its own. */
-const REEVALUATE_BATCH = 200;
+/**
+ * Queued requests re-evaluated per job; a larger set continues in a job of its own (each batch a few
+ * statements: the other work of the instance, and other organizations' requests, are not held up long).
+ */
+const REEVALUATE_BATCH = 1_000;
 
 /**
  * A calling policy changed: each queued request of the organization (and, for an account, of its locations)
@@ -617,6 +621,8 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
     include: { org: { select: { id: true, parentId: true, timezone: true } } },
   });
   const policies = new Map<string, EffectivePolicy>();
+  // the new due instants, written in one statement for the batch
+  const moved: { id: string; dueAt: Date }[] = [];
   for (const row of rows) {
     let policy = policies.get(row.orgId);
     if (!policy) policies.set(row.orgId, (policy = await effectivePolicy(deps.db, row.org)));
@@ -629,8 +635,7 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
     };
     const dueAt = await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt);
     if (dueAt !== null) {
-      if (dueAt.getTime() !== row.dueAt.getTime())
-        await deps.db.callRequest.updateMany({ where: { id: row.id, status: 'queued' }, data: { dueAt } });
+      if (dueAt.getTime() !== row.dueAt.getTime()) moved.push({ id: row.id, dueAt });
       continue;
     }
     await deps.db.$transaction(async (tx) => {
@@ -656,6 +661,8 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
       });
     });
   }
+  // a request claimed or ended meanwhile keeps what it has (only queued rows move)
+  if (moved.length > 0) await moveQueuedDueAts(deps.db, moved);
   const last = rows.at(-1);
   if (rows.length === REEVALUATE_BATCH && last)
     await enqueueJob(deps.db, now, { kind: REEVALUATE_JOB, payload: { orgId, after: last.id }, runAt: now });

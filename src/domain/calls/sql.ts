@@ -293,3 +293,11 @@ export async function insertQueuedCallRequest(db: SqlRunner, row: CallRequest, e
     job AS (${job})
     SELECT 1 FROM r, ev, job`;
 }
+
+/** Moves the due instants of queued requests (one statement for a batch); a request no longer queued is left as it is. */
+export async function moveQueuedDueAts(db: SqlRunner, moves: readonly { id: string; dueAt: Date }[]): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "CallRequest" c SET "dueAt" = m."dueAt"
+    FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.dueAt.toISOString())}::timestamp(3)[]) AS m("id", "dueAt")
+    WHERE c."id" = m."id" AND c."status" = 'queued'`;
+}
