@@ -40,7 +40,14 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
 import { type CallCapacity, callCapacitySchema, capacityRoot, claimCapacityOf } from './callCapacity.js';
-import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
+import {
+  type CallingPolicyFields,
+  compiledPolicy,
+  DEFAULT_CALLING_POLICY,
+  type EffectivePolicy,
+  effectivePolicy,
+  REEVALUATE_JOB,
+} from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import {
   claimWithinCapacity,
@@ -599,6 +606,31 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
  */
 const REEVALUATE_BATCH = 1_000;
 
+/** How far a batch's shared walk looks ahead: past any request's notAfter (at most 30 days after its creation). */
+const BATCH_WALK_HORIZON_MS = 400 * 86_400_000;
+
+/**
+ * The first allowed instant under a policy's windows alone (no office hours), for the requests of one batch:
+ * each (policy, zone, start) is walked once, up to a horizon past every notAfter, and each request takes that
+ * instant when it comes before its own notAfter (the walk's answer does not depend on where it stops, only
+ * whether it is found). Lives for one batch: a policy read again is another object.
+ */
+class BatchWalks {
+  private readonly found = new Map<CallingPolicyFields, Map<string, number | null>>();
+
+  first(policy: CallingPolicyFields, zoneName: string, from: Date, before: Date): Date | null {
+    let byStart = this.found.get(policy);
+    if (!byStart) this.found.set(policy, (byStart = new Map<string, number | null>()));
+    const key = `${zoneName} ${from.getTime()}`;
+    let at = byStart.get(key);
+    if (at === undefined) {
+      at = nextAllowedCallInstant(compiledPolicy(policy), resolveZone(zoneName), from.getTime(), from.getTime() + BATCH_WALK_HORIZON_MS);
+      byStart.set(key, at);
+    }
+    return at !== null && at < before.getTime() ? new Date(at) : null;
+  }
+}
+
 /**
  * A calling policy changed: each queued request of the organization (and, for an account, of its locations)
  * is due at its first allowed instant under the new policy; one left without any before its notAfter ends
@@ -621,6 +653,8 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
     include: { org: { select: { id: true, parentId: true, timezone: true } } },
   });
   const policies = new Map<string, EffectivePolicy>();
+  // most of a batch shares a policy, a callee zone and a start (now): the walk is made once for them
+  const windowsOnly = new BatchWalks();
   // the new due instants, written in one statement for the batch
   const moved: { id: string; dueAt: Date }[] = [];
   for (const row of rows) {
@@ -633,7 +667,9 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
       calleeTimezone: row.calleeTimezone ?? row.org.timezone,
       officeHoursOnly: row.officeHoursOnly,
     };
-    const dueAt = await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt);
+    const dueAt = placing.officeHoursOnly
+      ? await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt)
+      : windowsOnly.first(policy.fields, placing.calleeTimezone, from, row.expiresAt);
     if (dueAt !== null) {
       if (dueAt.getTime() !== row.dueAt.getTime()) moved.push({ id: row.id, dueAt });
       continue;
