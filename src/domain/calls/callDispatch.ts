@@ -605,6 +605,8 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
  * statements: the other work of the instance, and other organizations' requests, are not held up long).
  */
 const REEVALUATE_BATCH = 1_000;
+/** How long one re-evaluation job works through batches before it hands the rest to a job of its own (ms). */
+const REEVALUATE_RUN_MS = 2_000;
 
 /** How far a batch's shared walk looks ahead: past any request's notAfter (at most 30 days after its creation). */
 const BATCH_WALK_HORIZON_MS = 400 * 86_400_000;
@@ -639,7 +641,20 @@ class BatchWalks {
 async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
   const orgId = payloadId(job, 'orgId');
   if (!orgId) return { failed: 'malformed payload' };
-  const after = payloadId(job, 'after');
+  let after = payloadId(job, 'after');
+  // batch after batch for a while, the loop served between them; what is left continues in a job of its own
+  const started = performance.now();
+  do {
+    after = await reevaluateBatch(deps, orgId, after);
+    if (after === null) return { done: true };
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (performance.now() - started < REEVALUATE_RUN_MS);
+  await enqueueJob(deps.db, deps.clock(), { kind: REEVALUATE_JOB, payload: { orgId, after }, runAt: deps.clock() });
+  return { done: true };
+}
+
+/** Re-evaluates the next batch after `after` (an id); answers the last id when the batch was full, else null (done). */
+async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string | null): Promise<string | null> {
   const now = deps.clock();
   const rows = await deps.db.callRequest.findMany({
     where: {
@@ -700,9 +715,7 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
   // a request claimed or ended meanwhile keeps what it has (only queued rows move)
   if (moved.length > 0) await moveQueuedDueAts(deps.db, moved);
   const last = rows.at(-1);
-  if (rows.length === REEVALUATE_BATCH && last)
-    await enqueueJob(deps.db, now, { kind: REEVALUATE_JOB, payload: { orgId, after: last.id }, runAt: now });
-  return { done: true };
+  return rows.length === REEVALUATE_BATCH && last ? last.id : null;
 }
 
 /** The durable work of call requests, by job kind; the runtime registers them on its queue. */
