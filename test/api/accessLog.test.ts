@@ -319,6 +319,27 @@ describe('reading the log', () => {
       `/v1/access-log?limit=4&conversationId=${first}&cursor=${encodeURIComponent(page1.body.data.pagination.nextCursor)}`,
     );
     expect(wrongFilter.status).toBe(400);
+    // the same filters and pages on GraphQL
+    const types: Record<string, string> = { c: 'ID', k: 'ID', from: 'DateTime', to: 'DateTime', after: 'String' };
+    const gqlIds = async (args: string, variables: Record<string, unknown> = {}) => {
+      const declared = Object.keys(variables).map((name) => `$${name}: ${types[name]}`);
+      const res = await t.gql(
+        `query${declared.length ? `(${declared.join(', ')})` : ''} { accessLog(${args}) { edges { node { id conversationId } } pageInfo { endCursor hasNextPage } } }`,
+        variables,
+      );
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.accessLog as { edges: { node: Entry }[]; pageInfo: { endCursor: string; hasNextPage: boolean } };
+    };
+    expect((await gqlIds('conversationId: $c', { c: first })).edges.map((e) => e.node.conversationId)).toEqual([first, first, first]);
+    expect((await gqlIds('credentialId: $k', { k: narrowId })).edges).toHaveLength(3);
+    expect((await gqlIds('from: $from, to: $to', { from: '2026-03-02T15:02:00Z', to: '2026-03-02T15:03:00Z' })).edges).toHaveLength(2);
+    const gqlPage1 = await gqlIds('first: 4');
+    const gqlPage2 = await gqlIds('first: 4, after: $after', { after: gqlPage1.pageInfo.endCursor });
+    expect([...gqlPage1.edges, ...gqlPage2.edges].map((e) => e.node.id)).toEqual(all);
+    expect(gqlPage2.pageInfo.hasNextPage).toBe(false);
+    const badGql = await t.gql('{ accessLog(conversationId: "nope") { edges { cursor } } }');
+    expect(badGql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(badGql.body.errors[0].message).toMatch(/conversationId/);
     expect((await t.rest('GET', '/v1/access-log?conversationId=nope')).body.message).toMatch(/conversationId/);
     expect((await t.rest('GET', '/v1/access-log/verify?from=yesterday')).body.message).toMatch(/from/);
   });
