@@ -12,10 +12,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { DomainError, InvalidInput, parseInput, Unavailable } from '../shared/errors.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 import {
@@ -363,7 +365,17 @@ export async function verifyAccessLog(deps: DomainDeps, actor: Actor, input: unk
   requireScope(actor, 'access-log:read');
   const query = parseInput(verifyAccessLogInput, input ?? {});
   const organizations = await organizationsOf(deps, actor, query.orgId);
-  const spans = await accessLogSpans(deps.db, organizations, filterOf(query));
+  // a range may hold years of entries: the credential owner's verifications run a few at a time, like exports (tenantWork.ts)
+  return (deps.tenantWork ?? processTenantWork).run(
+    actor.orgId,
+    'export',
+    () => verifyChains(deps, organizations, filterOf(query)),
+    deps.answerMade,
+  );
+}
+
+async function verifyChains(deps: DomainDeps, organizations: Prisma.Sql, filter: AccessLogFilter): Promise<AccessLogVerification> {
+  const spans = await accessLogSpans(deps.db, organizations, filter);
   let entries = 0;
   let firstBroken: AccessLogVerification['firstBroken'] = null;
   for (const span of spans) {
