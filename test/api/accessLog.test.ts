@@ -345,6 +345,22 @@ describe('reading the log', () => {
   });
 });
 
+describe('events', () => {
+  it('name a turn without its words: the event log and webhooks are no unlogged way to a transcript', async () => {
+    t.clock.set(NOW);
+    const id = await conversationWithTranscript(t);
+    const res = await t.rest('GET', '/v1/events?type=conversation.message_added&limit=100');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const added = res.body.data.events.filter((e: { subject: { id: string } }) => e.subject.id === id);
+    expect(added.length).toBeGreaterThan(0);
+    expect(JSON.stringify(added)).not.toContain('Thermidor');
+    expect(added[0].data).toMatchObject({ seq: 1, length: expect.any(Number) });
+    expect(added[0].data).not.toHaveProperty('text');
+    const stored = await t.deps.db.event.findMany({ where: { type: 'conversation.message_added', subjectId: id } });
+    expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('Thermidor');
+  });
+});
+
 describe('log lines', () => {
   it("never hold a transcript's text nor a callee's full number", async () => {
     const lines: string[] = [];

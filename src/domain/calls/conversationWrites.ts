@@ -245,11 +245,13 @@ export async function addConversationMessage(
       },
     });
     const view = messageView(row);
+    // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
+    // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13)
     await recordEvent(tx, deps, actor, {
       type: 'conversation.message_added',
       orgId: conversation.orgId,
       subject: { type: 'conversation', id },
-      data: view,
+      data: { seq: view.seq, role: view.role, at: view.at, length: view.text.length },
     });
     return view;
   });
