@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
 import { dropJobs, jobInsertSql } from '../../jobs/queue.js';
@@ -19,7 +18,7 @@ import { nextAllowedCallInstant } from './callWindows.js';
 import { newEventRow, recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
@@ -535,8 +534,6 @@ export const callRequestPageSchema = viewSchema<CallRequestPage>()(
   }),
 );
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 /** One page of an organization's call requests, newest first (keyset on createdAt desc, id). Scope call-requests:read. */
 export async function listCallRequests(deps: ConversationDeps, actor: Actor, input: unknown): Promise<CallRequestPage> {
   requireScope(actor, 'call-requests:read');
@@ -554,7 +551,7 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     createdFrom: query.createdFrom ? new Date(query.createdFrom).toISOString() : null,
     createdTo: query.createdTo ? new Date(query.createdTo).toISOString() : null,
   };
-  const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
+  const key = pageCursorKey(deps.tokens.key);
   const where: Prisma.CallRequestWhereInput = {
     orgId: org.id,
     ...(filters.status ? { status: filters.status } : {}),

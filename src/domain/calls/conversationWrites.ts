@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { randomUUID } from 'node:crypto';
-import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { Conversation, ConversationMessage } from '../../generated/prisma/client.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import {
@@ -20,7 +19,7 @@ import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.j
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { lockConversationRow } from './sql.js';
@@ -290,8 +289,6 @@ export async function endConversation(deps: ScheduleDeps, actor: Actor, conversa
   });
 }
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 /**
  * One conversation within reach with one page of its transcript. Scopes conversations:read and
  * transcripts:read (the answer holds what was said). The read is entered in the access log first
@@ -322,7 +319,7 @@ export async function transcriptPage(
   cursor: string | undefined,
   field: string,
 ): Promise<TranscriptPage> {
-  const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
+  const key = pageCursorKey(deps.tokens.key);
   const filters = { list: 'transcript', conversationId };
   let after = 0;
   if (cursor !== undefined) {

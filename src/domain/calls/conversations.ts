@@ -4,7 +4,7 @@
 // page is a keyset read (conversationPages.ts), as cheap deep in the list as at its start.
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
-import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { Conversation, Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from '../shared/access.js';
@@ -13,7 +13,7 @@ import { type ConversationPosition, type ConversationRange, type ConversationRow
 import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const CONVERSATION_MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
@@ -303,19 +303,12 @@ async function conversationScope(deps: ScheduleDeps, actor: Actor, query: Filter
   };
 }
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 function sealPosition(deps: ConversationDeps, scope: ConversationScope, row: Conversation): string {
-  return sealCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), positionOf(row), scope.cursorFilters);
+  return sealCursor(pageCursorKey(deps.tokens.key), positionOf(row), scope.cursorFilters);
 }
 
 function openPosition(deps: ConversationDeps, scope: ConversationScope, cursor: string, field: string): ConversationPosition {
-  const position = openCursor(
-    derivedKey(deps.tokens.key, CURSOR_PURPOSE),
-    cursor,
-    scope.cursorFilters,
-    field,
-  ) as Partial<ConversationPosition>;
+  const position = openCursor(pageCursorKey(deps.tokens.key), cursor, scope.cursorFilters, field) as Partial<ConversationPosition>;
   // a sealed cursor is one this service issued; the shape is checked all the same
   if (
     typeof position?.t !== 'number' ||

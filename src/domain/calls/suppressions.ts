@@ -7,13 +7,12 @@
 import { z } from 'zod';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Prisma, Suppression } from '../../generated/prisma/client.js';
-import { derivedKey } from '../../crypto/derivedKeys.js';
 import { recordEvent } from '../events/log.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
@@ -317,8 +316,6 @@ export async function removeSuppression(deps: DomainDeps, actor: Actor, numberPa
   });
 }
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 /** GET /v1/suppressions: the credential owner's list in number order, cursor pages (scope call-requests:read). */
 export async function listSuppressions(deps: ConversationDeps, actor: Actor, input: unknown): Promise<SuppressionPage> {
   requireScope(actor, 'call-requests:read');
@@ -328,7 +325,7 @@ export async function listSuppressions(deps: ConversationDeps, actor: Actor, inp
   const own = await loadReachableOrganization(deps, actor, actor.orgId);
   const lists = own.parentId ? [own.id, own.parentId] : [own.id];
   const filters = { list: 'suppressions', orgId: actor.orgId, number: query.number ?? null };
-  const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
+  const key = pageCursorKey(deps.tokens.key);
   let after: { n: string; o: string } | undefined;
   if (query.cursor !== undefined) {
     const p = openCursor(key, query.cursor, filters, 'cursor') as { n?: unknown; o?: unknown };

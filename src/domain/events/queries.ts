@@ -5,14 +5,14 @@
 // opportunistically here, at most once an hour per process). Scope events:read.
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
-import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { Event, Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, canReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { EVENT_FAMILIES, EVENT_TYPES, type EventActor, type EventActorKind } from './log.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 
 export const EVENTS_DEFAULT_LIMIT = 20;
@@ -168,8 +168,6 @@ export const eventsConnectionInput = z.strictObject({ first: limitParam, after: 
 
 type Filters = Pick<z.output<typeof listEventsInput>, 'type' | 'orgId' | 'subjectId' | 'from' | 'to'>;
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 async function scopeOf(
   deps: EventDeps,
   actor: Actor,
@@ -210,7 +208,7 @@ async function scopeOf(
 }
 
 function positionAfter(deps: EventDeps, cursorFilters: unknown, cursor: string, field: string): bigint {
-  const position = openCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), cursor, cursorFilters, field) as { s?: unknown };
+  const position = openCursor(pageCursorKey(deps.tokens.key), cursor, cursorFilters, field) as { s?: unknown };
   if (typeof position?.s !== 'string' || !/^\d{1,19}$/.test(position.s)) {
     throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
   }
@@ -218,7 +216,7 @@ function positionAfter(deps: EventDeps, cursorFilters: unknown, cursor: string, 
 }
 
 const sealPosition = (deps: EventDeps, cursorFilters: unknown, row: Event) =>
-  sealCursor(derivedKey(deps.tokens.key, CURSOR_PURPOSE), { s: row.seq.toString() }, cursorFilters);
+  sealCursor(pageCursorKey(deps.tokens.key), { s: row.seq.toString() }, cursorFilters);
 
 async function eventsAfter(deps: EventDeps, where: Prisma.EventWhereInput, after: bigint | undefined, take: number): Promise<Event[]> {
   void purgeExpiredEvents(deps);

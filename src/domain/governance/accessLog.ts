@@ -11,12 +11,12 @@
 // hold. Scope access-log:read to read or verify; reach as everywhere (an account sees its children's).
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { DomainError, InvalidInput, parseInput, Unavailable } from '../shared/errors.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
@@ -283,8 +283,6 @@ function filterOf(query: ListFilters): AccessLogFilter {
   };
 }
 
-const CURSOR_PURPOSE = 'page cursors v1';
-
 function cursorFiltersOf(actor: Actor, query: ListFilters) {
   return {
     list: 'access-log',
@@ -298,11 +296,11 @@ function cursorFiltersOf(actor: Actor, query: ListFilters) {
 }
 
 function sealPosition(key: KeyMaterial, filters: unknown, row: AccessLogRow): string {
-  return sealCursor(derivedKey(key, CURSOR_PURPOSE), { t: row.at.getTime(), i: row.id }, filters);
+  return sealCursor(pageCursorKey(key), { t: row.at.getTime(), i: row.id }, filters);
 }
 
 function openPosition(key: KeyMaterial, filters: unknown, cursor: string, field: string): { at: Date; id: string } {
-  const position = openCursor(derivedKey(key, CURSOR_PURPOSE), cursor, filters, field) as { t?: unknown; i?: unknown };
+  const position = openCursor(pageCursorKey(key), cursor, filters, field) as { t?: unknown; i?: unknown };
   if (
     typeof position?.t !== 'number' ||
     !Number.isFinite(position.t) ||

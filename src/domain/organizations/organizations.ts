@@ -4,14 +4,14 @@
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.js';
-import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
+import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../shared/readModel.js';
 import { type Actor, canReach, reaches, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { Forbidden, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
+import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 import { childrenAfter as childRows } from './sql.js';
 
@@ -178,7 +178,6 @@ export interface ChildrenDeps extends DomainDeps {
   tokens: { key: KeyMaterial };
 }
 
-const CHILDREN_CURSOR_PURPOSE = 'page cursors v1';
 interface ChildPosition {
   t: number;
   i: string;
@@ -189,12 +188,7 @@ function cursorFilters(parentId: string) {
 }
 
 function openChildPosition(deps: ChildrenDeps, parentId: string, cursor: string, field: string): ChildPosition {
-  const p = openCursor(
-    derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE),
-    cursor,
-    cursorFilters(parentId),
-    field,
-  ) as Partial<ChildPosition>;
+  const p = openCursor(pageCursorKey(deps.tokens.key), cursor, cursorFilters(parentId), field) as Partial<ChildPosition>;
   if (typeof p?.t !== 'number' || !Number.isFinite(p.t) || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i)) {
     throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
   }
@@ -202,11 +196,7 @@ function openChildPosition(deps: ChildrenDeps, parentId: string, cursor: string,
 }
 
 function sealChildPosition(deps: ChildrenDeps, parentId: string, child: OrganizationRecord): string {
-  return sealCursor(
-    derivedKey(deps.tokens.key, CHILDREN_CURSOR_PURPOSE),
-    { t: child.createdAt.getTime(), i: child.id },
-    cursorFilters(parentId),
-  );
+  return sealCursor(pageCursorKey(deps.tokens.key), { t: child.createdAt.getTime(), i: child.id }, cursorFilters(parentId));
 }
 
 /**

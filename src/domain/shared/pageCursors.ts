@@ -4,9 +4,15 @@
 // nor continue one list with another list's cursor. The MAC key is derived from the service's signing
 // key (crypto/derivedKeys.ts), so every instance agrees on every cursor.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { derivedKey, type KeyMaterial } from '../../crypto/derivedKeys.js';
 import { InvalidInput } from './errors.js';
 
 export const PAGE_CURSOR_MAX_LENGTH = 512;
+
+/** The key every list seals its cursors with (one purpose for all: a cursor's filters digest tells the lists apart). */
+export function pageCursorKey(signingKey: KeyMaterial): Uint8Array {
+  return derivedKey(signingKey, 'page cursors v1');
+}
 const MAC_BYTES = 16;
 
 function digestOf(filters: unknown): string {
