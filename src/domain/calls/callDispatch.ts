@@ -10,6 +10,7 @@
 // Every request reaches a final state, by durable work (jobs/queue.ts): the end of each lease (the
 // request is re-queued, and fails with dispatch_timeout after MAX_LEASES), and the expiry (never
 // started by notAfter → expired). Transitions made that way are recorded with the `system` actor.
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Availability } from '../schedule/availability.js';
 import { availabilityResponse } from '../schedule/availability.js';
@@ -39,15 +40,18 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
-import { type CallCapacity, callCapacitySchema, capacityRoot, claimCapacityOf } from './callCapacity.js';
+import { type CallCapacity, callCapacitySchema, capacityFrom, capacityRoot } from './callCapacity.js';
 import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import {
-  claimWithinCapacity,
+  callLoads,
   dueOfficeHoursOnly,
   dueWindowGroups,
   failSuppressedAtHead,
-  lockCallCapacity,
+  giveBack,
+  handOut,
+  type PickedRequest,
+  pickDueWithinCapacity,
   requestsDispatchedBy,
 } from './sql.js';
 import { addSuppressionInTransaction, recordSuppressedRequestsEnded } from './suppressions.js';
@@ -188,58 +192,125 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
   const actorOrg = await deps.readModel.organization(actor.orgId);
   if (!actorOrg) return { claims: [], capacity: { limit: null, inProgress: 0 } };
   const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
+  const rootId = capacityRoot(actorOrg);
+  const policy = await effectivePolicy(db, actorOrg);
   let capacity: CallCapacity = { limit: null, inProgress: 0 };
   const rows = await db.$transaction(async (tx) => {
-    // the claims of one family wait for each other here, so that the calls in progress the statement
-    // counts are all there are, on every instance
-    await lockCallCapacity(tx, capacityRoot(actorOrg));
     // a request queued while its number was being listed (the listing's update could not see it) ends here,
     // failed with error.code suppressed, once it reaches the head of the queue; the claim never hands it out
     await recordSuppressedRequestsEnded(tx, deps, await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now), now);
-    const claimed = await claimWithinCapacity(tx, {
-      rootId: capacityRoot(actorOrg),
+    // the requests this claim may hand out, locked (claims side by side take different ones), as many as the
+    // calls in progress read now leave free
+    const picked = await pickDueWithinCapacity(tx, {
+      rootId,
       scope: requestsDispatchedBy(actor),
       now,
-      leaseUntil,
       max: query.max,
       defaultCap: DEFAULT_CALLING_POLICY.maxConcurrentCalls,
     });
-    capacity = await claimCapacityOf(tx, actorOrg);
-    if (claimed.length === 0) return [];
-    const rows = await tx.callRequest.findMany({
-      where: { id: { in: claimed.map((c) => c.id) } },
-      orderBy: [{ dueAt: 'asc' }, { id: 'asc' }],
-    });
-    for (const row of rows) {
-      await recordEvent(tx, deps, actor, {
+    if (picked.length === 0) {
+      capacity = capacityFrom(actorOrg, policy, await callLoads(tx, rootId, [actorOrg.id]));
+      return [];
+    }
+    const found = await tx.callRequest.findMany({ where: { id: { in: picked.map((p) => p.id) } } });
+    const byId = new Map(found.map((r) => [r.id, r]));
+    // each as it is once handed out: its events and its lease's end are written before it is (below), so that the
+    // family's counts stay locked only for the hand-out and the commit
+    const handed = picked.map((p) => ({
+      pick: p,
+      row: {
+        ...byId.get(p.id)!,
+        status: 'in_progress' as const,
+        leaseId: randomUUID(),
+        leaseUntil,
+        attempts: byId.get(p.id)!.attempts + 1,
+      },
+      eventId: '',
+    }));
+    for (const h of handed) {
+      h.eventId = await recordEvent(tx, deps, actor, {
         type: 'call_request.started',
-        orgId: row.orgId,
-        subject: { type: 'call_request', id: row.id },
-        data: callRequestView(row, now),
+        orgId: h.row.orgId,
+        subject: { type: 'call_request', id: h.row.id },
+        data: callRequestView(h.row, now),
         previous: { status: 'queued' },
       });
       // the lease's end is durable work: a runtime that vanished gives the request back
       // named by the lease, so that whatever ends the lease first drops it
       await enqueueJob(tx, now, {
-        id: row.leaseId!,
+        id: h.row.leaseId,
         kind: LEASE_JOB,
-        payload: { callRequestId: row.id, leaseId: row.leaseId },
+        payload: { callRequestId: h.row.id, leaseId: h.row.leaseId },
         runAt: leaseUntil,
       });
     }
-    return rows;
+    // the hand-out: the triggers count the calls, locking the family's count (and the organizations') until the
+    // commit; a claim of the same family waits here, then reads the counts this one left
+    await handOut(
+      tx,
+      handed.map((h) => ({ id: h.row.id, leaseId: h.row.leaseId })),
+      leaseUntil,
+    );
+    const loads = await callLoads(
+      tx,
+      rootId,
+      handed.map((h) => h.pick.orgId),
+    );
+    const kept = withinCapacity(handed, loads);
+    const over = handed.filter((h) => !kept.has(h));
+    if (over.length > 0) {
+      // claims side by side read the same counts: those beyond the caps the locked counts leave go back, unseen
+      await giveBack(
+        tx,
+        over.map((h) => h.row.id),
+      );
+      await tx.event.deleteMany({ where: { id: { in: over.map((h) => h.eventId) } } });
+      await dropJobs(
+        tx,
+        over.map((h) => h.row.leaseId),
+      );
+      for (const h of over) {
+        loads.own.set(h.pick.orgId, (loads.own.get(h.pick.orgId) ?? 0) - 1);
+        loads.family--;
+      }
+    }
+    capacity = capacityFrom(actorOrg, policy, loads);
+    return handed.filter((h) => kept.has(h)).map((h) => h.row);
   });
 
   const claims: CallClaim[] = [];
   for (const row of rows) {
     claims.push({
-      leaseId: row.leaseId!,
-      leaseUntil: at(row.leaseUntil!),
+      leaseId: row.leaseId,
+      leaseUntil: at(row.leaseUntil),
       callRequest: callRequestView(row, now),
       availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
     });
   }
   return { claims, capacity };
+}
+
+/**
+ * Which of the requests a claim handed out stay within capacity, given the counts of calls in progress read under
+ * their lock after the hand-out (which include them): in claim order, each while its organization's count before it
+ * is below its own cap and the family's below the family's cap. Exact: every claim of the family decides with
+ * the same locked counts, one after another.
+ */
+function withinCapacity<T extends { pick: PickedRequest }>(handed: T[], loads: { family: number; own: Map<string, number> }): Set<T> {
+  const ours = new Map<string, number>();
+  for (const h of handed) ours.set(h.pick.orgId, (ours.get(h.pick.orgId) ?? 0) + 1);
+  const before = new Map([...ours].map(([orgId, n]) => [orgId, (loads.own.get(orgId) ?? 0) - n]));
+  let family = loads.family - handed.length;
+  const kept = new Set<T>();
+  for (const h of handed) {
+    const { orgId, cap, familyCap } = h.pick;
+    const own = before.get(orgId)!;
+    if ((cap !== null && own >= cap) || (familyCap !== null && family >= familyCap)) continue;
+    before.set(orgId, own + 1);
+    family++;
+    kept.add(h);
+  }
+  return kept;
 }
 
 /**
