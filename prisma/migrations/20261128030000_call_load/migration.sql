@@ -25,46 +25,47 @@ SELECT o."id",
 FROM "Organization" o;
 
 -- and every new one gets its row when it is created (a claim never has to create one: no lock order to break)
-CREATE FUNCTION "call_load_for_new_organization"() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION "call_load_for_new_organization"() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
-  INSERT INTO "CallLoad" ("orgId") VALUES (NEW."id") ON CONFLICT DO NOTHING;
-  RETURN NULL;
-END
-$$;
+  INSERT INTO "CallLoad" ("orgId") VALUES (NEW."id") ON CONFLICT DO NOTHING\073
+  RETURN NULL\073
+END';
 
 CREATE TRIGGER "call_load_for_new_organization" AFTER INSERT ON "Organization"
   FOR EACH ROW EXECUTE FUNCTION "call_load_for_new_organization"();
 
+-- The function bodies are E'' strings with each semicolon written \073: the PostgreSQL driver adapter of the migration
+-- engine splits a migration at every semicolon, dollar quotes or not.
+
 -- A request entering or leaving in_progress moves its organization's count and its family's, in the
 -- transaction of that change. Every writer locks the family's row first, then the organization's: two
 -- transactions of one family never hold them in opposite orders (no deadlock).
-CREATE FUNCTION "call_load_follows_status"() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION "call_load_follows_status"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
-  delta int;
-  org uuid;
-  root uuid;
+  delta int\073
+  org uuid\073
+  root uuid\073
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    delta := 1; org := NEW."orgId";
-  ELSIF TG_OP = 'DELETE' THEN
-    delta := -1; org := OLD."orgId";
-  ELSIF OLD."status" = 'in_progress' THEN
-    delta := -1; org := OLD."orgId";
+  IF TG_OP = ''INSERT'' THEN
+    delta := 1\073 org := NEW."orgId"\073
+  ELSIF TG_OP = ''DELETE'' THEN
+    delta := -1\073 org := OLD."orgId"\073
+  ELSIF OLD."status" = ''in_progress'' THEN
+    delta := -1\073 org := OLD."orgId"\073
   ELSE
-    delta := 1; org := NEW."orgId";
-  END IF;
-  SELECT COALESCE(o."parentId", o."id") INTO root FROM "Organization" o WHERE o."id" = org;
+    delta := 1\073 org := NEW."orgId"\073
+  END IF\073
+  SELECT COALESCE(o."parentId", o."id") INTO root FROM "Organization" o WHERE o."id" = org\073
   IF root IS NULL THEN
-    RETURN NULL; -- the organization is being deleted (its row goes with it)
+    RETURN NULL\073 -- the organization is being deleted (its row goes with it)
   ELSIF root = org THEN
-    UPDATE "CallLoad" SET "inProgress" = "inProgress" + delta, "familyInProgress" = "familyInProgress" + delta WHERE "orgId" = org;
+    UPDATE "CallLoad" SET "inProgress" = "inProgress" + delta, "familyInProgress" = "familyInProgress" + delta WHERE "orgId" = org\073
   ELSE
-    UPDATE "CallLoad" SET "familyInProgress" = "familyInProgress" + delta WHERE "orgId" = root;
-    UPDATE "CallLoad" SET "inProgress" = "inProgress" + delta WHERE "orgId" = org;
-  END IF;
-  RETURN NULL;
-END
-$$;
+    UPDATE "CallLoad" SET "familyInProgress" = "familyInProgress" + delta WHERE "orgId" = root\073
+    UPDATE "CallLoad" SET "inProgress" = "inProgress" + delta WHERE "orgId" = org\073
+  END IF\073
+  RETURN NULL\073
+END';
 
 CREATE TRIGGER "call_load_on_insert" AFTER INSERT ON "CallRequest"
   FOR EACH ROW WHEN (NEW."status" = 'in_progress') EXECUTE FUNCTION "call_load_follows_status"();
