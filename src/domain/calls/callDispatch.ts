@@ -195,13 +195,15 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
   const rootId = capacityRoot(actorOrg);
   const policy = await effectivePolicy(db, actorOrg);
   let capacity: CallCapacity = { limit: null, inProgress: 0 };
+  // the PHONE availability of each (organization, caller id) handed out from: checked at the hand-out, then answered
+  const availabilities = new Map<string, Promise<Availability>>();
   const rows = await db.$transaction(async (tx) => {
     // a request queued while its number was being listed (the listing's update could not see it) ends here,
     // failed with error.code suppressed, once it reaches the head of the queue; the claim never hands it out
     await recordSuppressedRequestsEnded(tx, deps, await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now), now);
     // the requests this claim may hand out, locked (claims side by side take different ones), as many as the
     // calls in progress read now leave free
-    const picked = await pickDueWithinCapacity(tx, {
+    let picked = await pickDueWithinCapacity(tx, {
       rootId,
       scope: requestsDispatchedBy(actor),
       now,
@@ -213,7 +215,15 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
       return [];
     }
     const found = await tx.callRequest.findMany({ where: { id: { in: picked.map((p) => p.id) } } });
-    const byId = new Map(found.map((r) => [r.id, r]));
+    // each is checked here, at the hand-out: the moves above looked at the heads of the queues only, and a window
+    // may close meanwhile (one not allowed now stays queued, at the head, for the next claim to move)
+    const allowed = await lawfulNow(deps, tx, found, now, availabilities);
+    const byId = new Map(found.filter((r) => allowed.has(r.id)).map((r) => [r.id, r]));
+    picked = picked.filter((p) => byId.has(p.id));
+    if (picked.length === 0) {
+      capacity = capacityFrom(actorOrg, policy, await callLoads(tx, rootId, [actorOrg.id]));
+      return [];
+    }
     // each as it is once handed out: its events and its lease's end are written before it is (below), so that the
     // family's counts stay locked only for the hand-out and the commit
     const handed = picked.map((p) => ({
@@ -284,10 +294,52 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
       leaseId: row.leaseId,
       leaseUntil: at(row.leaseUntil),
       callRequest: callRequestView(row, now),
-      availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
+      availability: await availabilityOf(deps, availabilities, row, now),
     });
   }
   return { claims, capacity };
+}
+
+/** The PHONE availability of `row`'s organization and caller id now, read once per claim. */
+function availabilityOf(
+  deps: ScheduleDeps,
+  memo: Map<string, Promise<Availability>>,
+  row: Pick<CallRequest, 'orgId' | 'phoneNumberId'>,
+  now: Date,
+): Promise<Availability> {
+  const key = `${row.orgId}:${row.phoneNumberId ?? ''}`;
+  let found = memo.get(key);
+  if (!found) memo.set(key, (found = phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime())));
+  return found;
+}
+
+/**
+ * The requests among `rows` that may be handed out at `now`: the callee's calling window is open, and for
+ * officeHoursOnly the organization's PHONE availability is OPEN.
+ */
+async function lawfulNow(
+  deps: ScheduleDeps,
+  tx: Prisma.TransactionClient,
+  rows: CallRequest[],
+  now: Date,
+  availabilities: Map<string, Promise<Availability>>,
+): Promise<Set<string>> {
+  const orgs = await tx.organization.findMany({
+    where: { id: { in: [...new Set(rows.map((r) => r.orgId))] } },
+    select: { id: true, parentId: true, timezone: true },
+  });
+  const policies = new Map(
+    await Promise.all(orgs.map(async (o) => [o.id, compiledPolicy((await effectivePolicy(tx, o)).fields)] as const)),
+  );
+  const zones = new Map(orgs.map((o) => [o.id, o.timezone]));
+  const allowed = new Set<string>();
+  for (const row of rows) {
+    const policy = policies.get(row.orgId);
+    if (!policy || !isCallAllowedAt(policy, resolveZone(row.calleeTimezone ?? zones.get(row.orgId)!), now.getTime())) continue;
+    if (row.officeHoursOnly && (await availabilityOf(deps, availabilities, row, now)).state !== 'OPEN') continue;
+    allowed.add(row.id);
+  }
+  return allowed;
 }
 
 /**
@@ -319,7 +371,7 @@ function withinCapacity<T extends { pick: PickedRequest }>(handed: T[], loads: {
  * hands out a call its policy does not allow at that instant. One check per organization and callee zone.
  */
 async function holdOutsideCallWindows(deps: ScheduleDeps, actor: Actor, now: Date): Promise<void> {
-  const groups = await dueWindowGroups(deps.db, requestsDispatchedBy(actor), now);
+  const groups = await dueWindowGroups(deps.db, actor, now);
   const policies = new Map<string, Promise<EffectivePolicy>>();
   for (const group of groups) {
     if (!policies.has(group.orgId)) policies.set(group.orgId, effectivePolicy(deps.db, { id: group.orgId, parentId: group.parentId }));

@@ -101,13 +101,31 @@ function dispatchScope(actor: Actor, column: Prisma.Sql): Prisma.Sql {
 /** The call requests (as `c`) a credential dispatches. */
 export const requestsDispatchedBy = (actor: Actor): Prisma.Sql => dispatchScope(actor, Prisma.sql`c."orgId"`);
 
-/** The organizations and phone numbers (within the actor's dispatch scope) with officeHoursOnly requests due at `now`. */
-export function dueOfficeHoursOnly(db: SqlRunner, actor: Actor, now: Date): Promise<{ orgId: string; phoneNumberId: string | null }[]> {
+/**
+ * How deep a claim looks into each organization's due requests (claim order) for ones it must move first (a closed
+ * calling window, an organization not OPEN): the head it hands out from, not the whole queue, which made every
+ * claim as slow as the queue is long. Deeper ones are looked at when they reach the head; the claim checks every
+ * request it hands out itself (callDispatch.ts lawfulNow).
+ */
+export const CLAIM_HEAD = 200;
+
+/** The first CLAIM_HEAD due requests (as `c`) of each organization the actor dispatches for, in claim order. */
+function dueHeads(actor: Actor, now: Date): Prisma.Sql {
   const at = now.toISOString();
+  return Prisma.sql`(
+    SELECT h.* FROM "Organization" k CROSS JOIN LATERAL (
+      SELECT c."orgId", c."phoneNumberId", c."calleeTimezone", c."officeHoursOnly" FROM "CallRequest" c
+      WHERE c."orgId" = k."id" AND c."status" = 'queued' AND c."dueAt" <= ${at}::timestamp(3) AND c."expiresAt" > ${at}::timestamp(3)
+      ORDER BY c."dueAt", c."id" LIMIT ${CLAIM_HEAD}::int
+    ) h
+    WHERE ${dispatchScope(actor, Prisma.sql`k."id"`)})`;
+}
+
+/** The organizations and phone numbers with officeHoursOnly requests at the head of their due requests at `now`. */
+export function dueOfficeHoursOnly(db: SqlRunner, actor: Actor, now: Date): Promise<{ orgId: string; phoneNumberId: string | null }[]> {
   return db.$queryRaw`
-    SELECT DISTINCT "orgId"::text AS "orgId", "phoneNumberId"::text AS "phoneNumberId" FROM "CallRequest"
-    WHERE "status" = 'queued' AND "officeHoursOnly" AND "dueAt" <= ${at}::timestamp(3) AND "expiresAt" > ${at}::timestamp(3)
-      AND ${dispatchScope(actor, Prisma.sql`"orgId"`)}`;
+    SELECT DISTINCT c."orgId"::text AS "orgId", c."phoneNumberId"::text AS "phoneNumberId" FROM ${dueHeads(actor, now)} c
+    WHERE c."officeHoursOnly"`;
 }
 
 // ---- the calling policy (callingPolicy.ts, callCapacity.ts): the claim within the organization family's
@@ -119,17 +137,16 @@ const iso = (d: Date) => d.toISOString();
 /** An integer larger than any cap (a family whose account sets none is bounded per location only). */
 const UNBOUNDED = 2_147_483_647;
 
-/** Queued requests due now, grouped by organization and callee zone (the calling windows are checked per group). */
+/** The heads of the queues of due requests, grouped by organization and callee zone (the calling windows are checked per group). */
 export function dueWindowGroups(
   db: SqlRunner,
-  scope: Prisma.Sql,
+  actor: Actor,
   now: Date,
 ): Promise<{ orgId: string; parentId: string | null; orgTimezone: string; zone: string }[]> {
   return db.$queryRaw`
     SELECT DISTINCT c."orgId"::text AS "orgId", o."parentId"::text AS "parentId", o."timezone" AS "orgTimezone",
       COALESCE(c."calleeTimezone", o."timezone") AS "zone"
-    FROM "CallRequest" c JOIN "Organization" o ON o."id" = c."orgId"
-    WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}`;
+    FROM ${dueHeads(actor, now)} c JOIN "Organization" o ON o."id" = c."orgId"`;
 }
 
 /** Whether the request `c` calls a number on its organization's list or its account's (a condition of the claim). */
