@@ -256,33 +256,41 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
     }
     // the hand-out: the triggers count the calls, locking the family's count (and the organizations') until the
     // commit; a claim of the same family waits here, then reads the counts this one left
-    await handOut(
-      tx,
-      handed.map((h) => ({ id: h.row.id, leaseId: h.row.leaseId })),
-      leaseUntil,
+    const out = new Set(
+      (
+        await handOut(
+          tx,
+          handed.map((h) => ({ id: h.row.id, leaseId: h.row.leaseId })),
+          leaseUntil,
+        )
+      ).map((r) => r.id),
     );
+    // every picked request is locked and queued, so all are handed out; should one not be, its event and job go below
+    const counted = handed.filter((h) => out.has(h.row.id));
     const loads = await callLoads(
       tx,
       rootId,
-      handed.map((h) => h.pick.orgId),
+      counted.map((h) => h.pick.orgId),
     );
-    const kept = withinCapacity(handed, loads);
-    const over = handed.filter((h) => !kept.has(h));
-    if (over.length > 0) {
-      // claims side by side read the same counts: those beyond the caps the locked counts leave go back, unseen
+    const kept = withinCapacity(counted, loads);
+    const over = counted.filter((h) => !kept.has(h));
+    // claims side by side read the same counts: those beyond the caps the locked counts leave go back, unseen
+    if (over.length > 0)
       await giveBack(
         tx,
         over.map((h) => h.row.id),
       );
-      await tx.event.deleteMany({ where: { id: { in: over.map((h) => h.eventId) } } });
+    for (const h of over) {
+      loads.own.set(h.pick.orgId, (loads.own.get(h.pick.orgId) ?? 0) - 1);
+      loads.family--;
+    }
+    const dropped = handed.filter((h) => !kept.has(h));
+    if (dropped.length > 0) {
+      await tx.event.deleteMany({ where: { id: { in: dropped.map((h) => h.eventId) } } });
       await dropJobs(
         tx,
-        over.map((h) => h.row.leaseId),
+        dropped.map((h) => h.row.leaseId),
       );
-      for (const h of over) {
-        loads.own.set(h.pick.orgId, (loads.own.get(h.pick.orgId) ?? 0) - 1);
-        loads.family--;
-      }
     }
     capacity = capacityFrom(actorOrg, policy, loads);
     return handed.filter((h) => kept.has(h)).map((h) => h.row);
