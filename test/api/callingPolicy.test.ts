@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.js';
 import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
+import { TenantWorkGate } from '../../src/domain/shared/tenantWork.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const UNLIMITED = '1000000000';
@@ -365,6 +366,119 @@ describe('calls at once', () => {
     expect((await claim(t, 10)).claims).toHaveLength(0);
     const capacity = await t.rest('GET', `/v1/organizations/${clinic.id}/call-capacity`);
     expect(capacity.body.data).toMatchObject({ limit: 3, inProgress: 3 });
+  });
+
+  /**
+   * Two instances whose claims of one organization run side by side (no per-organization slot in the way), so that
+   * on PostgreSQL (TEST_DATABASE_URL) their transactions really race; a claim with `token` and `max`.
+   */
+  function racingInstances() {
+    const gate = () => new TenantWorkGate({ running: 100, waiting: 100, waitMs: 60_000 });
+    const instances = [0, 1].map(() =>
+      createApp({ ...t.deps, tenantWork: gate(), readModel: new ReadModel(t.deps.db, { ...t.deps.config.readModel, clock: t.clock.now }) }),
+    );
+    return async (i: number, token: string, max: number) => {
+      const res = await instances[i % 2]!.fetch(
+        new Request('http://127.0.0.1:4000/v1/dispatch/claim', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ max, leaseSeconds: 600 }),
+        }),
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: { claims: Claim[] } };
+      return body.data.claims;
+    };
+  }
+
+  /** Organizations whose counted calls in progress (CallLoad, kept by triggers) differ from their requests in_progress. */
+  async function miscounted(): Promise<unknown[]> {
+    return t.deps.db.$queryRaw`
+      SELECT l."orgId"::text, l."inProgress", l."familyInProgress" FROM "CallLoad" l JOIN "Organization" o ON o."id" = l."orgId"
+      WHERE l."inProgress" <> (SELECT count(*) FROM "CallRequest" c WHERE c."orgId" = o."id" AND c."status" = 'in_progress')
+         OR l."familyInProgress" <> CASE WHEN o."parentId" IS NULL THEN (
+              SELECT count(*) FROM "CallRequest" c JOIN "Organization" m ON m."id" = c."orgId"
+              WHERE (m."id" = o."id" OR m."parentId" = o."id") AND c."status" = 'in_progress') ELSE 0 END`;
+  }
+
+  const inProgressOf = (orgId: string) => t.deps.db.callRequest.count({ where: { orgId, status: 'in_progress' } });
+
+  it('20 claims at once with a cap of 3 hand out exactly 3, each once, with their events and leases only', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic;
+    await setPolicy(t, clinic.id, allDay({ maxConcurrentCalls: 3 }));
+    for (let i = 0; i < 25; i++) await place(t);
+    const seqBefore = (await t.deps.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
+    const claimOn = racingInstances();
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => claimOn(i, clinic.apiKey, 2)));
+    const handed = answers.flat();
+    expect(handed).toHaveLength(3);
+    expect(new Set(handed.map((c) => c.callRequest.callRequestId)).size).toBe(3);
+    expect(await inProgressOf(clinic.id)).toBe(3);
+    expect((await t.rest('GET', `/v1/organizations/${clinic.id}/call-capacity`)).body.data).toMatchObject({ limit: 3, inProgress: 3 });
+    // a claim that handed out more than the counts left gave them back unseen: no event, no lease of theirs remains
+    const started = await t.deps.db.event.findMany({ where: { type: 'call_request.started', seq: { gt: seqBefore } } });
+    expect(started.map((e) => e.subjectId).sort()).toEqual(handed.map((c) => c.callRequest.callRequestId).sort());
+    expect((await t.deps.db.job.findMany({ where: { id: { in: handed.map((c) => c.leaseId) } } })).length).toBe(3);
+    expect(await t.deps.db.job.count({ where: { kind: 'call_request.lease' } })).toBe(3);
+    const requeued = await t.deps.db.callRequest.findMany({ where: { orgId: clinic.id, status: 'queued' } });
+    expect(requeued.every((r) => r.attempts === 0 && r.leaseId === null)).toBe(true);
+    expect(await miscounted()).toEqual([]);
+  });
+
+  it("claims of an account and its location at once: never over the location's cap nor the account's", async () => {
+    t.clock.set(NOW);
+    const { account, clinic, clinic2 } = t.demo.organizations;
+    const number = await t.deps.db.phoneNumber.create({ data: { orgId: clinic2.id, botId: t.demo.bots.clinic2[0], number: '+15550199' } });
+    await setPolicy(t, account.id, allDay({ maxConcurrentCalls: 4 }));
+    await setPolicy(t, clinic.id, allDay({ maxConcurrentCalls: 3 }));
+    for (let i = 0; i < 8; i++) await place(t);
+    for (let i = 0; i < 8; i++) await place(t, { botId: t.demo.bots.clinic2[0], phoneNumberId: number.id }, account.apiKey);
+    const claimOn = racingInstances();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => claimOn(i, i % 2 ? account.apiKey : clinic.apiKey, 3)));
+    expect(await inProgressOf(clinic.id)).toBeLessThanOrEqual(3);
+    expect((await inProgressOf(clinic.id)) + (await inProgressOf(clinic2.id))).toBeLessThanOrEqual(4);
+    // what is left free is handed out, and no more
+    await claimOn(0, account.apiKey, 10);
+    expect(await inProgressOf(clinic.id)).toBeLessThanOrEqual(3);
+    expect((await inProgressOf(clinic.id)) + (await inProgressOf(clinic2.id))).toBe(4);
+    expect(await miscounted()).toEqual([]);
+  });
+
+  it('every way out of in_progress frees its slot, and a lowered cap hands out nothing until the calls drop below it', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+    await setPolicy(t, clinic, allDay({ maxConcurrentCalls: 4 }));
+    for (let i = 0; i < 10; i++) await place(t);
+    const first = (await claim(t, 10)).claims;
+    expect(first).toHaveLength(4);
+    const [failed, completed, canceled, abandoned] = first as [Claim, Claim, Claim, Claim];
+    const path = (c: Claim, step: string) => `/v1/call-requests/${c.callRequest.callRequestId}/${step}`;
+
+    // lowered to 1 with 4 in progress: nothing is handed out until fewer than 1 are
+    await setPolicy(t, clinic, allDay({ maxConcurrentCalls: 1 }));
+    expect((await claim(t, 10)).claims).toHaveLength(0);
+    const failedRes = await t.rest('POST', path(failed, 'fail'), {
+      json: { leaseId: failed.leaseId, error: { code: 'busy', message: 'Busy' } },
+    });
+    expect(failedRes.status).toBe(200);
+    expect((await claim(t, 10)).claims).toHaveLength(0);
+    expect((await t.rest('POST', path(completed, 'start'), { json: { leaseId: completed.leaseId } })).status).toBe(200);
+    expect((await t.rest('POST', path(completed, 'complete'), { json: { leaseId: completed.leaseId } })).status).toBe(200);
+    expect((await t.rest('POST', path(canceled, 'cancel'), { json: {} })).status).toBe(200);
+    expect((await claim(t, 10)).claims).toHaveLength(0);
+    expect(await miscounted()).toEqual([]);
+    // the last one's lease ends unused (its runtime vanished): it is queued again and its slot is free
+    t.clock.advance(601_000);
+    await queue.runDue();
+    expect((await t.rest('GET', path(abandoned, '').slice(0, -1))).body.data.status).toBe('queued');
+    expect(await inProgressOf(clinic)).toBe(0);
+    const next = await claim(t, 10);
+    expect(next.claims).toHaveLength(1);
+    expect(next.capacity).toEqual({ limit: 1, inProgress: 1 });
+    expect(await miscounted()).toEqual([]);
   });
 
   it('holds with two instances claiming at the same instant', async () => {

@@ -2,7 +2,7 @@
 // E.164 on both surfaces, bulk adds all or nothing, an account's list binding its locations, the 409 on a
 // create, a queued request never handed out once its number is listed, opt-outs from a completed call, events.
 import { describe, expect, it } from 'vitest';
-import { claimWithinCapacity, requestsDispatchedBy } from '../../src/domain/calls/sql.js';
+import { pickDueWithinCapacity, requestsDispatchedBy } from '../../src/domain/calls/sql.js';
 import type { Actor } from '../../src/domain/shared/access.js';
 import { type TestApp, type TestResponse, useTestApp } from '../support/testApp.js';
 
@@ -258,11 +258,10 @@ describe('calls to a suppressed number', () => {
     const now = new Date(NOW);
     const actor = { orgId: clinic.id, ownerIsAccount: false } as Actor;
     const claimed = await t.deps.db.$transaction((tx) =>
-      claimWithinCapacity(tx, {
+      pickDueWithinCapacity(tx, {
         rootId: clinic.parentId,
         scope: requestsDispatchedBy(actor),
         now,
-        leaseUntil: new Date(now.getTime() + 60_000),
         max: 50,
         defaultCap: 1000,
       }),

@@ -1,13 +1,14 @@
 // Calls at once (issue 34): an organization's calling policy bounds its calls in progress (claimed and not
-// final) — a location's its own, an account's the sum over its locations. The claim decides within its
-// statement, under the family's lock (sql.ts claimWithinCapacity); this answers what is used and free.
+// final) — a location's its own, an account's the sum over its locations. The database counts them (CallLoad, kept
+// by triggers); a claim takes its capacity against those counts at its end (callDispatch.ts claimDue); this answers
+// what is used and free.
 import { z } from 'zod';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { effectivePolicy } from './callingPolicy.js';
-import { capacityCounts } from './sql.js';
+import { type EffectivePolicy, effectivePolicy } from './callingPolicy.js';
+import { callLoads, queuedDueCounts } from './sql.js';
 
 export interface CallCapacity {
   /** The cap that bounds the organization's calls; null for an account that sets none (each location has its own). */
@@ -34,49 +35,42 @@ export const callCapacityResponse = viewSchema<CallCapacityView>()(
 
 type Reader = Pick<DomainDeps['db'], 'callingPolicy' | '$queryRaw' | '$executeRaw'>;
 
-/** The family whose claims share one lock and one account cap: the account, or the organization alone. */
+/** The family whose calls one account cap bounds (and whose CallLoad row counts them): the account, or the organization alone. */
 export function capacityRoot(org: { id: string; parentId: string | null }): string {
   return org.parentId ?? org.id;
 }
 
-/** The capacity of an organization now, read with `db` (the claim's transaction, or the database). */
+/** The capacity of an organization now, read with `db`. */
 export async function capacityOf(
   db: Reader,
   org: { id: string; parentId: string | null; isAccount: boolean },
   now: Date,
 ): Promise<CallCapacityView> {
-  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), now)]);
-  return capacityFrom(org, policy, counts);
+  const root = capacityRoot(org);
+  const [policy, loads, queued] = await Promise.all([
+    effectivePolicy(db, org),
+    callLoads(db, root, [org.id]),
+    queuedDueCounts(db, root, now),
+  ]);
+  const { limit, inProgress } = capacityFrom(org, policy, loads);
+  const own = queued.find((c) => c.orgId === org.id)?.queuedDue ?? 0;
+  // an account's queue is its locations'; a location's its own
+  return { limit, inProgress, queuedDue: org.isAccount ? queued.reduce((n, c) => n + c.queuedDue, 0) : own };
 }
 
 /**
- * The cap and the calls in progress under it (what a claim answers), without counting the queue: a claim runs under
- * its family's lock, and counting every queued request there made each claim as slow as the queue is long.
+ * The cap that bounds an organization's calls and its calls in progress under it, from its effective policy and the
+ * counts of calls in progress (sql.ts callLoads): a claim answers this, from the counts it read under their lock.
  */
-export async function claimCapacityOf(db: Reader, org: { id: string; parentId: string | null; isAccount: boolean }): Promise<CallCapacity> {
-  const [policy, counts] = await Promise.all([effectivePolicy(db, org), capacityCounts(db, capacityRoot(org), null)]);
-  const { limit, inProgress } = capacityFrom(org, policy, counts);
-  return { limit, inProgress };
-}
-
-function capacityFrom(
+export function capacityFrom(
   org: { id: string; isAccount: boolean },
-  policy: Awaited<ReturnType<typeof effectivePolicy>>,
-  counts: { orgId: string; inProgress: number; queuedDue: number }[],
-): CallCapacityView {
-  const sum = (key: 'inProgress' | 'queuedDue') => counts.reduce((n, c) => n + c[key], 0);
-  const own = counts.find((c) => c.orgId === org.id) ?? { inProgress: 0, queuedDue: 0 };
-  if (org.isAccount) {
-    return {
-      limit: policy.source === 'own' ? policy.fields.maxConcurrentCalls : null,
-      inProgress: sum('inProgress'),
-      queuedDue: sum('queuedDue'),
-    };
-  }
+  policy: EffectivePolicy,
+  loads: { family: number; own: Map<string, number> },
+): CallCapacity {
+  if (org.isAccount) return { limit: policy.source === 'own' ? policy.fields.maxConcurrentCalls : null, inProgress: loads.family };
   // a location that sets no cap of its own under an account that does is bounded by the account's sum only
-  if (policy.source === 'account')
-    return { limit: policy.fields.maxConcurrentCalls, inProgress: sum('inProgress'), queuedDue: own.queuedDue };
-  return { limit: policy.fields.maxConcurrentCalls, inProgress: own.inProgress, queuedDue: own.queuedDue };
+  if (policy.source === 'account') return { limit: policy.fields.maxConcurrentCalls, inProgress: loads.family };
+  return { limit: policy.fields.maxConcurrentCalls, inProgress: loads.own.get(org.id) ?? 0 };
 }
 
 /** GET …/call-capacity (scope call-requests:read). */

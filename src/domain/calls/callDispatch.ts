@@ -10,6 +10,7 @@
 // Every request reaches a final state, by durable work (jobs/queue.ts): the end of each lease (the
 // request is re-queued, and fails with dispatch_timeout after MAX_LEASES), and the expiry (never
 // started by notAfter → expired). Transitions made that way are recorded with the `system` actor.
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Availability } from '../schedule/availability.js';
 import { availabilityResponse } from '../schedule/availability.js';
@@ -39,7 +40,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.
 import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
-import { type CallCapacity, callCapacitySchema, capacityRoot, claimCapacityOf } from './callCapacity.js';
+import { type CallCapacity, callCapacitySchema, capacityFrom, capacityRoot } from './callCapacity.js';
 import {
   type CallingPolicyFields,
   compiledPolicy,
@@ -50,12 +51,15 @@ import {
 } from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import {
-  claimWithinCapacity,
+  callLoads,
   dueOfficeHoursOnly,
   dueWindowGroups,
   failSuppressedAtHead,
-  lockCallCapacity,
+  giveBack,
+  handOut,
   moveQueuedDueAts,
+  type PickedRequest,
+  pickDueWithinCapacity,
   requestsDispatchedBy,
 } from './sql.js';
 import { addSuppressionInTransaction, recordSuppressedRequestsEnded } from './suppressions.js';
@@ -196,58 +200,185 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
   const actorOrg = await deps.readModel.organization(actor.orgId);
   if (!actorOrg) return { claims: [], capacity: { limit: null, inProgress: 0 } };
   const leaseUntil = new Date(now.getTime() + query.leaseSeconds * 1000);
+  const rootId = capacityRoot(actorOrg);
+  const policy = await effectivePolicy(db, actorOrg);
   let capacity: CallCapacity = { limit: null, inProgress: 0 };
+  // the PHONE availability of each (organization, caller id) handed out from: checked at the hand-out, then answered
+  const availabilities = new Map<string, Promise<Availability>>();
   const rows = await db.$transaction(async (tx) => {
-    // the claims of one family wait for each other here, so that the calls in progress the statement
-    // counts are all there are, on every instance
-    await lockCallCapacity(tx, capacityRoot(actorOrg));
     // a request queued while its number was being listed (the listing's update could not see it) ends here,
     // failed with error.code suppressed, once it reaches the head of the queue; the claim never hands it out
     await recordSuppressedRequestsEnded(tx, deps, await failSuppressedAtHead(tx, requestsDispatchedBy(actor), now), now);
-    const claimed = await claimWithinCapacity(tx, {
-      rootId: capacityRoot(actorOrg),
+    // the requests this claim may hand out, locked (claims side by side take different ones), as many as the
+    // calls in progress read now leave free
+    let picked = await pickDueWithinCapacity(tx, {
+      rootId,
       scope: requestsDispatchedBy(actor),
       now,
-      leaseUntil,
       max: query.max,
       defaultCap: DEFAULT_CALLING_POLICY.maxConcurrentCalls,
     });
-    capacity = await claimCapacityOf(tx, actorOrg);
-    if (claimed.length === 0) return [];
-    const rows = await tx.callRequest.findMany({
-      where: { id: { in: claimed.map((c) => c.id) } },
-      orderBy: [{ dueAt: 'asc' }, { id: 'asc' }],
-    });
-    for (const row of rows) {
-      await recordEvent(tx, deps, actor, {
+    if (picked.length === 0) {
+      capacity = capacityFrom(actorOrg, policy, await callLoads(tx, rootId, [actorOrg.id]));
+      return [];
+    }
+    const found = await tx.callRequest.findMany({ where: { id: { in: picked.map((p) => p.id) } } });
+    // each is checked here, at the hand-out: the moves above looked at the heads of the queues only, and a window
+    // may close meanwhile (one not allowed now stays queued, at the head, for the next claim to move)
+    const allowed = await lawfulNow(deps, tx, found, now, availabilities);
+    const byId = new Map(found.filter((r) => allowed.has(r.id)).map((r) => [r.id, r]));
+    picked = picked.filter((p) => byId.has(p.id));
+    if (picked.length === 0) {
+      capacity = capacityFrom(actorOrg, policy, await callLoads(tx, rootId, [actorOrg.id]));
+      return [];
+    }
+    // each as it is once handed out: its events and its lease's end are written before it is (below), so that the
+    // family's counts stay locked only for the hand-out and the commit
+    const handed = picked.map((p) => ({
+      pick: p,
+      row: {
+        ...byId.get(p.id)!,
+        status: 'in_progress' as const,
+        leaseId: randomUUID(),
+        leaseUntil,
+        attempts: byId.get(p.id)!.attempts + 1,
+      },
+      eventId: '',
+    }));
+    for (const h of handed) {
+      h.eventId = await recordEvent(tx, deps, actor, {
         type: 'call_request.started',
-        orgId: row.orgId,
-        subject: { type: 'call_request', id: row.id },
-        data: callRequestView(row, now),
+        orgId: h.row.orgId,
+        subject: { type: 'call_request', id: h.row.id },
+        data: callRequestView(h.row, now),
         previous: { status: 'queued' },
       });
       // the lease's end is durable work: a runtime that vanished gives the request back
       // named by the lease, so that whatever ends the lease first drops it
       await enqueueJob(tx, now, {
-        id: row.leaseId!,
+        id: h.row.leaseId,
         kind: LEASE_JOB,
-        payload: { callRequestId: row.id, leaseId: row.leaseId },
+        payload: { callRequestId: h.row.id, leaseId: h.row.leaseId },
         runAt: leaseUntil,
       });
     }
-    return rows;
+    // the hand-out: the triggers count the calls, locking the family's count (and the organizations') until the
+    // commit; a claim of the same family waits here, then reads the counts this one left
+    const out = new Set(
+      (
+        await handOut(
+          tx,
+          handed.map((h) => ({ id: h.row.id, leaseId: h.row.leaseId })),
+          leaseUntil,
+        )
+      ).map((r) => r.id),
+    );
+    // every picked request is locked and queued, so all are handed out; should one not be, its event and job go below
+    const counted = handed.filter((h) => out.has(h.row.id));
+    const loads = await callLoads(
+      tx,
+      rootId,
+      counted.map((h) => h.pick.orgId),
+    );
+    const kept = withinCapacity(counted, loads);
+    const over = counted.filter((h) => !kept.has(h));
+    // claims side by side read the same counts: those beyond the caps the locked counts leave go back, unseen
+    if (over.length > 0)
+      await giveBack(
+        tx,
+        over.map((h) => h.row.id),
+      );
+    for (const h of over) {
+      loads.own.set(h.pick.orgId, (loads.own.get(h.pick.orgId) ?? 0) - 1);
+      loads.family--;
+    }
+    const dropped = handed.filter((h) => !kept.has(h));
+    if (dropped.length > 0) {
+      await tx.event.deleteMany({ where: { id: { in: dropped.map((h) => h.eventId) } } });
+      await dropJobs(
+        tx,
+        dropped.map((h) => h.row.leaseId),
+      );
+    }
+    capacity = capacityFrom(actorOrg, policy, loads);
+    return handed.filter((h) => kept.has(h)).map((h) => h.row);
   });
 
   const claims: CallClaim[] = [];
   for (const row of rows) {
     claims.push({
-      leaseId: row.leaseId!,
-      leaseUntil: at(row.leaseUntil!),
+      leaseId: row.leaseId,
+      leaseUntil: at(row.leaseUntil),
       callRequest: callRequestView(row, now),
-      availability: await phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime()),
+      availability: await availabilityOf(deps, availabilities, row, now),
     });
   }
   return { claims, capacity };
+}
+
+/** The PHONE availability of `row`'s organization and caller id now, read once per claim. */
+function availabilityOf(
+  deps: ScheduleDeps,
+  memo: Map<string, Promise<Availability>>,
+  row: Pick<CallRequest, 'orgId' | 'phoneNumberId'>,
+  now: Date,
+): Promise<Availability> {
+  const key = `${row.orgId}:${row.phoneNumberId ?? ''}`;
+  let found = memo.get(key);
+  if (!found) memo.set(key, (found = phoneAvailabilityAt(deps, row.orgId, row.phoneNumberId, now.getTime())));
+  return found;
+}
+
+/**
+ * The requests among `rows` that may be handed out at `now`: the callee's calling window is open, and for
+ * officeHoursOnly the organization's PHONE availability is OPEN.
+ */
+async function lawfulNow(
+  deps: ScheduleDeps,
+  tx: Prisma.TransactionClient,
+  rows: CallRequest[],
+  now: Date,
+  availabilities: Map<string, Promise<Availability>>,
+): Promise<Set<string>> {
+  const orgs = await tx.organization.findMany({
+    where: { id: { in: [...new Set(rows.map((r) => r.orgId))] } },
+    select: { id: true, parentId: true, timezone: true },
+  });
+  const policies = new Map(
+    await Promise.all(orgs.map(async (o) => [o.id, compiledPolicy((await effectivePolicy(tx, o)).fields)] as const)),
+  );
+  const zones = new Map(orgs.map((o) => [o.id, o.timezone]));
+  const allowed = new Set<string>();
+  for (const row of rows) {
+    const policy = policies.get(row.orgId);
+    if (!policy || !isCallAllowedAt(policy, resolveZone(row.calleeTimezone ?? zones.get(row.orgId)!), now.getTime())) continue;
+    if (row.officeHoursOnly && (await availabilityOf(deps, availabilities, row, now)).state !== 'OPEN') continue;
+    allowed.add(row.id);
+  }
+  return allowed;
+}
+
+/**
+ * Which of the requests a claim handed out stay within capacity, given the counts of calls in progress read under
+ * their lock after the hand-out (which include them): in claim order, each while its organization's count before it
+ * is below its own cap and the family's below the family's cap. Exact: every claim of the family decides with
+ * the same locked counts, one after another.
+ */
+function withinCapacity<T extends { pick: PickedRequest }>(handed: T[], loads: { family: number; own: Map<string, number> }): Set<T> {
+  const ours = new Map<string, number>();
+  for (const h of handed) ours.set(h.pick.orgId, (ours.get(h.pick.orgId) ?? 0) + 1);
+  const before = new Map([...ours].map(([orgId, n]) => [orgId, (loads.own.get(orgId) ?? 0) - n]));
+  let family = loads.family - handed.length;
+  const kept = new Set<T>();
+  for (const h of handed) {
+    const { orgId, cap, familyCap } = h.pick;
+    const own = before.get(orgId)!;
+    if ((cap !== null && own >= cap) || (familyCap !== null && family >= familyCap)) continue;
+    before.set(orgId, own + 1);
+    family++;
+    kept.add(h);
+  }
+  return kept;
 }
 
 /**
@@ -256,7 +387,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
  * hands out a call its policy does not allow at that instant. One check per organization and callee zone.
  */
 async function holdOutsideCallWindows(deps: ScheduleDeps, actor: Actor, now: Date): Promise<void> {
-  const groups = await dueWindowGroups(deps.db, requestsDispatchedBy(actor), now);
+  const groups = await dueWindowGroups(deps.db, actor, now);
   const policies = new Map<string, Promise<EffectivePolicy>>();
   for (const group of groups) {
     if (!policies.has(group.orgId)) policies.set(group.orgId, effectivePolicy(deps.db, { id: group.orgId, parentId: group.parentId }));

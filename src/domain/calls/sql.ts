@@ -102,43 +102,52 @@ function dispatchScope(actor: Actor, column: Prisma.Sql): Prisma.Sql {
 /** The call requests (as `c`) a credential dispatches. */
 export const requestsDispatchedBy = (actor: Actor): Prisma.Sql => dispatchScope(actor, Prisma.sql`c."orgId"`);
 
-/** The organizations and phone numbers (within the actor's dispatch scope) with officeHoursOnly requests due at `now`. */
-export function dueOfficeHoursOnly(db: SqlRunner, actor: Actor, now: Date): Promise<{ orgId: string; phoneNumberId: string | null }[]> {
+/**
+ * How deep a claim looks into each organization's due requests (claim order) for ones it must move first (a closed
+ * calling window, an organization not OPEN): the head it hands out from, not the whole queue, which made every
+ * claim as slow as the queue is long. Deeper ones are looked at when they reach the head; the claim checks every
+ * request it hands out itself (callDispatch.ts lawfulNow).
+ */
+export const CLAIM_HEAD = 200;
+
+/** The first CLAIM_HEAD due requests (as `c`) of each organization the actor dispatches for, in claim order. */
+function dueHeads(actor: Actor, now: Date): Prisma.Sql {
   const at = now.toISOString();
-  return db.$queryRaw`
-    SELECT DISTINCT "orgId"::text AS "orgId", "phoneNumberId"::text AS "phoneNumberId" FROM "CallRequest"
-    WHERE "status" = 'queued' AND "officeHoursOnly" AND "dueAt" <= ${at}::timestamp(3) AND "expiresAt" > ${at}::timestamp(3)
-      AND ${dispatchScope(actor, Prisma.sql`"orgId"`)}`;
+  return Prisma.sql`(
+    SELECT h.* FROM "Organization" k CROSS JOIN LATERAL (
+      SELECT c."orgId", c."phoneNumberId", c."calleeTimezone", c."officeHoursOnly" FROM "CallRequest" c
+      WHERE c."orgId" = k."id" AND c."status" = 'queued' AND c."dueAt" <= ${at}::timestamp(3) AND c."expiresAt" > ${at}::timestamp(3)
+      ORDER BY c."dueAt", c."id" LIMIT ${CLAIM_HEAD}::int
+    ) h
+    WHERE ${dispatchScope(actor, Prisma.sql`k."id"`)})`;
 }
 
-// ---- the calling policy (callingPolicy.ts, callCapacity.ts): the claim under the organization family's
-// capacity, its lock, and the counts the capacity is answered from
+/** The organizations and phone numbers with officeHoursOnly requests at the head of their due requests at `now`. */
+export function dueOfficeHoursOnly(db: SqlRunner, actor: Actor, now: Date): Promise<{ orgId: string; phoneNumberId: string | null }[]> {
+  return db.$queryRaw`
+    SELECT DISTINCT c."orgId"::text AS "orgId", c."phoneNumberId"::text AS "phoneNumberId" FROM ${dueHeads(actor, now)} c
+    WHERE c."officeHoursOnly"`;
+}
+
+// ---- the calling policy (callingPolicy.ts, callCapacity.ts): the claim within the organization family's
+// capacity, the counts of calls in progress it is checked against (CallLoad, kept by triggers: migration
+// 20261128030000_call_load), and the counts the capacity is answered from
 
 const iso = (d: Date) => d.toISOString();
 
 /** An integer larger than any cap (a family whose account sets none is bounded per location only). */
 const UNBOUNDED = 2_147_483_647;
 
-/**
- * Serializes the claims of one organization family (an account and its locations, or one organization
- * alone) until the transaction ends, so that the calls in progress a claim counts are all there are.
- * Claims of other families do not wait.
- */
-export async function lockCallCapacity(tx: SqlRunner, rootId: string): Promise<void> {
-  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`call-capacity:${rootId}`}, 0))::text AS "locked"`;
-}
-
-/** Queued requests due now, grouped by organization and callee zone (the calling windows are checked per group). */
+/** The heads of the queues of due requests, grouped by organization and callee zone (the calling windows are checked per group). */
 export function dueWindowGroups(
   db: SqlRunner,
-  scope: Prisma.Sql,
+  actor: Actor,
   now: Date,
 ): Promise<{ orgId: string; parentId: string | null; orgTimezone: string; zone: string }[]> {
   return db.$queryRaw`
     SELECT DISTINCT c."orgId"::text AS "orgId", o."parentId"::text AS "parentId", o."timezone" AS "orgTimezone",
       COALESCE(c."calleeTimezone", o."timezone") AS "zone"
-    FROM "CallRequest" c JOIN "Organization" o ON o."id" = c."orgId"
-    WHERE c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}`;
+    FROM ${dueHeads(actor, now)} c JOIN "Organization" o ON o."id" = c."orgId"`;
 }
 
 /** Whether the request `c` calls a number on its organization's list or its account's (a condition of the claim). */
@@ -146,71 +155,100 @@ const suppressedRequest = Prisma.sql`EXISTS (
   SELECT 1 FROM "Suppression" s JOIN "Organization" so ON so."id" = c."orgId"
   WHERE s."number" = c."to" AND (s."orgId" = so."id" OR s."orgId" = so."parentId"))`;
 
+/** A due request a claim picked and locked, with the caps it is handed out under. */
+export interface PickedRequest {
+  id: string;
+  orgId: string;
+  /** Its organization's own cap (its policy's, or the default when neither it nor its account sets one); null: none. */
+  cap: number | null;
+  /** The family's cap (the root's own policy's); null: none. */
+  familyCap: number | null;
+}
+
 /**
- * Claims up to `max` due requests of the organizations in `scope` (all of family `rootId`) within
- * capacity, in one statement run under lockCallCapacity: per organization its cap (its own policy's
- * `maxConcurrentCalls`; none when only its account sets one; the default when neither does) less its
- * calls in progress, and over the family the account's cap less the family's calls in progress.
+ * Picks and locks (FOR UPDATE SKIP LOCKED: claims running side by side take different requests) up to `max`
+ * due requests of the organizations in `scope` (all of family `rootId`), in claim order, as many as the counts
+ * of calls in progress read now leave free: per organization its cap (its own policy's `maxConcurrentCalls`; none
+ * when only its account sets one; the default when neither does) less its calls in progress, and over the family
+ * the account's cap less the family's. Those counts may move before the claim commits: the claim takes its
+ * capacity, exactly, at its end (callLoads).
  */
-export function claimWithinCapacity(
+export function pickDueWithinCapacity(
   tx: SqlRunner,
-  args: { rootId: string; scope: Prisma.Sql; now: Date; leaseUntil: Date; max: number; defaultCap: number },
-): Promise<{ id: string }[]> {
-  const { rootId, scope, now, leaseUntil, max, defaultCap } = args;
+  args: { rootId: string; scope: Prisma.Sql; now: Date; max: number; defaultCap: number },
+): Promise<PickedRequest[]> {
+  const { rootId, scope, now, max, defaultCap } = args;
   return tx.$queryRaw`
     WITH family AS (
-      SELECT o."id", o."parentId" FROM "Organization" o WHERE o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid
-    ), busy AS (
-      SELECT c."orgId", count(*)::int AS n FROM "CallRequest" c
-      WHERE c."status" = 'in_progress' AND c."orgId" IN (SELECT "id" FROM family) GROUP BY c."orgId"
+      SELECT o."id", o."parentId" FROM "Organization" o
+      WHERE (o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid) AND o."communicationsEnabled"
     ), caps AS (
-      SELECT f."id" AS "orgId", COALESCE(p."maxConcurrentCalls", CASE WHEN ap."orgId" IS NULL THEN ${defaultCap}::int END) AS cap
+      SELECT f."id" AS "orgId", COALESCE(p."maxConcurrentCalls", CASE WHEN ap."orgId" IS NULL THEN ${defaultCap}::int END) AS cap,
+        COALESCE(l."inProgress", 0) AS busy
       FROM family f LEFT JOIN "CallingPolicy" p ON p."orgId" = f."id" LEFT JOIN "CallingPolicy" ap ON ap."orgId" = f."parentId"
-    ), family_free AS (
-      SELECT COALESCE((SELECT p."maxConcurrentCalls" FROM "CallingPolicy" p WHERE p."orgId" = ${rootId}::uuid), ${UNBOUNDED}::int)
-        - COALESCE((SELECT sum(n) FROM busy), 0)::int AS free
+        LEFT JOIN "CallLoad" l ON l."orgId" = f."id"
+    ), family_cap AS (
+      SELECT (SELECT p."maxConcurrentCalls" FROM "CallingPolicy" p WHERE p."orgId" = ${rootId}::uuid) AS cap,
+        COALESCE((SELECT l."familyInProgress" FROM "CallLoad" l WHERE l."orgId" = ${rootId}::uuid), 0) AS busy
     ), candidates AS (
-      -- per organization its first \`max\` due requests in claim order only (an index range): no more can be handed
-      -- out, and ranking its whole queue made every claim as slow as the queue is long
-      SELECT c."id", c."orgId", c."to", c."dueAt", k.cap, k.cap - COALESCE(b.n, 0) AS free,
-        row_number() OVER (PARTITION BY c."orgId" ORDER BY c."dueAt", c."id") AS rank
-      FROM caps k LEFT JOIN busy b ON b."orgId" = k."orgId"
+      -- per organization its first due requests in claim order only, as many as it has free (an index range), each
+      -- locked; one another claim holds is passed over (it is that claim's)
+      SELECT c."id", c."orgId", c."to", c."dueAt", k.cap
+      FROM caps k
       CROSS JOIN LATERAL (
         SELECT c."id", c."orgId", c."to", c."dueAt" FROM "CallRequest" c
         WHERE c."orgId" = k."orgId" AND c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3)
           AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}
-        ORDER BY c."dueAt", c."id" LIMIT ${max}::int
+        ORDER BY c."dueAt", c."id" LIMIT LEAST(${max}::int, GREATEST(0, COALESCE(k.cap - k.busy, ${max}::int)))
+        FOR UPDATE OF c SKIP LOCKED
       ) c
-      WHERE EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
+      WHERE k.cap IS NULL OR k.cap > k.busy
     )
-    UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
-      "attempts" = "attempts" + 1
-    WHERE "id" IN (
-      -- a listed number is never handed out, even when its suppression committed after the claim's clean-up
-      -- (failSuppressedAtHead); checked on the rows picked in order only, not on every due request
-      SELECT c."id" FROM candidates c WHERE (c.cap IS NULL OR c.rank <= c.free) AND NOT ${suppressedRequest} ORDER BY c."dueAt", c."id"
-      LIMIT GREATEST(0, LEAST(${max}::int, (SELECT free FROM family_free))))
-      AND "status" = 'queued'
-    RETURNING "id"::text AS "id"`;
+    -- a listed number is never handed out, even when its suppression committed after the claim's clean-up
+    -- (failSuppressedAtHead); checked on the rows picked in order only, not on every due request
+    SELECT c."id"::text AS "id", c."orgId"::text AS "orgId", c.cap, (SELECT cap FROM family_cap) AS "familyCap"
+    FROM candidates c WHERE NOT ${suppressedRequest}
+    ORDER BY c."dueAt", c."id"
+    LIMIT GREATEST(0, LEAST(${max}::int, (SELECT COALESCE(cap, ${UNBOUNDED}::int) - busy FROM family_cap)))`;
 }
 
 /**
- * Calls in progress and queued requests due at `now`, per organization of the family `rootId`. With `now` null
- * only the calls in progress are read (an index range), and queuedDue is 0.
+ * Hands out the picked requests (locked by this transaction): in_progress under their leases. The triggers on
+ * CallRequest then count them, locking the family's CallLoad row and the organizations' until the transaction
+ * ends: run it last, so that the claims of a family wait for each other only for this and the commit.
  */
-export function capacityCounts(
-  db: SqlRunner,
-  rootId: string,
-  now: Date | null,
-): Promise<{ orgId: string; inProgress: number; queuedDue: number }[]> {
-  const at = now === null ? null : iso(now);
+export function handOut(tx: SqlRunner, leases: { id: string; leaseId: string }[], leaseUntil: Date): Promise<{ id: string }[]> {
+  return tx.$queryRaw`
+    UPDATE "CallRequest" c SET "status" = 'in_progress', "leaseId" = l."leaseId", "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
+      "attempts" = c."attempts" + 1
+    FROM unnest(${leases.map((l) => l.id)}::uuid[], ${leases.map((l) => l.leaseId)}::uuid[]) AS l("id", "leaseId")
+    WHERE c."id" = l."id" AND c."status" = 'queued'
+    RETURNING c."id"::text AS "id"`;
+}
+
+/** Gives back requests handed out by this transaction beyond the capacity it found (the triggers uncount them). */
+export function giveBack(tx: SqlRunner, ids: string[]): Promise<number> {
+  return tx.$executeRaw`
+    UPDATE "CallRequest" SET "status" = 'queued', "leaseId" = NULL, "leaseUntil" = NULL, "attempts" = "attempts" - 1
+    WHERE "id" = ANY(${ids}::uuid[]) AND "status" = 'in_progress'`;
+}
+
+/** The calls in progress of `orgIds` (own) and of family `rootId` (as read by the caller's transaction). */
+export async function callLoads(db: SqlRunner, rootId: string, orgIds: string[]): Promise<{ family: number; own: Map<string, number> }> {
+  const rows = await db.$queryRaw<{ orgId: string; inProgress: number; familyInProgress: number }[]>`
+    SELECT "orgId"::text AS "orgId", "inProgress", "familyInProgress" FROM "CallLoad"
+    WHERE "orgId" = ANY(${[...new Set([rootId, ...orgIds])]}::uuid[])`;
+  const own = new Map(rows.map((r) => [r.orgId, r.inProgress]));
+  return { family: rows.find((r) => r.orgId === rootId)?.familyInProgress ?? 0, own };
+}
+
+/** Queued requests due at `now`, per organization of the family `rootId` (the calls in progress are CallLoad's). */
+export function queuedDueCounts(db: SqlRunner, rootId: string, now: Date): Promise<{ orgId: string; queuedDue: number }[]> {
   return db.$queryRaw`
-    SELECT c."orgId"::text AS "orgId",
-      count(*) FILTER (WHERE c."status" = 'in_progress')::int AS "inProgress",
-      count(*) FILTER (WHERE c."status" = 'queued' AND c."dueAt" <= ${at}::timestamp(3) AND c."expiresAt" > ${at}::timestamp(3))::int AS "queuedDue"
+    SELECT c."orgId"::text AS "orgId", count(*)::int AS "queuedDue"
     FROM "CallRequest" c
     WHERE c."orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid)
-      AND c."status" IN ('in_progress', ${at === null ? 'in_progress' : 'queued'})
+      AND c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3) AND c."expiresAt" > ${iso(now)}::timestamp(3)
     GROUP BY c."orgId"`;
 }
 
