@@ -56,6 +56,20 @@ describe('TenantWorkGate', () => {
     expect(gate.stats()).toMatchObject({ running: 0, waiting: 0 });
   });
 
+  it("passes a claim's slot on at once: one at a time, back to back (a claim's time is the database's)", async () => {
+    const gate = new TenantWorkGate({ running: 1, waiting: 10, waitMs: 20_000 });
+    const log: string[] = [];
+    const [c1, c2] = [piece(log, 'c1', 100), piece(log, 'c2')];
+    const runs = [gate.run('org-a', 'claim', c1.work), gate.run('org-a', 'claim', c2.work)];
+    await flush();
+    expect(log).toEqual(['start c1']);
+    c1.finish();
+    await flush();
+    expect(log).toEqual(['start c1', 'end c1', 'start c2']);
+    c2.finish();
+    expect(await Promise.all(runs)).toEqual(['c1', 'c2']);
+  });
+
   it('keeps kinds apart, and refuses past the line with 429 naming the bound (and after waiting too long)', async () => {
     const gate = new TenantWorkGate({ running: 1, waiting: 1, waitMs: 1_000 });
     const log: string[] = [];

@@ -25,6 +25,12 @@ export interface TenantWorkLimits {
  * organization's request, which waits for at most one slice of it at each of its turns, seldom meets it at all.
  */
 const REST_FACTOR = 5;
+/**
+ * The kinds whose slot rests: work the process computes (a timeline, an export). A claim's time is the database's,
+ * which the pool shares out (a claim holds one connection for its few statements): its slot passes on at once, so
+ * that an organization's runtimes claim back to back, one at a time per instance.
+ */
+const RESTING_KINDS: ReadonlySet<TenantWorkKind> = new Set(['timeline', 'export']);
 /** The longest a slot rests between two pieces of one organization's work (ms). */
 const MAX_REST_MS = 1_000;
 /**
@@ -98,19 +104,19 @@ export class TenantWorkGate {
     try {
       result = await work();
     } catch (err) {
-      this.done(key, lane, started, answerMade); // a refusal or failure: no answer of the work's result to wait for
+      this.done(key, kind, lane, started, answerMade); // a refusal or failure: no answer of the work's result to wait for
       throw err;
     }
-    if (answerMade) void settledWithin(answerMade, HOLD_MAX_MS).then(() => this.done(key, lane, started, answerMade));
-    else this.done(key, lane, started, answerMade);
+    if (answerMade) void settledWithin(answerMade, HOLD_MAX_MS).then(() => this.done(key, kind, lane, started, answerMade));
+    else this.done(key, kind, lane, started, answerMade);
     return result;
   }
 
-  private done(key: string, lane: Lane, started: number, answerMade: Promise<void> | undefined): void {
+  private done(key: string, kind: TenantWorkKind, lane: Lane, started: number, answerMade: Promise<void> | undefined): void {
     if (answerMade) lane.holders.delete(answerMade);
     // with more of the organization's work waiting, the slot rests REST_FACTOR times as long as the work took before
     // it passes on: one organization's expensive work of a kind takes at most about a sixth of the process's time
-    if (lane.waiters.length > 0)
+    if (lane.waiters.length > 0 && RESTING_KINDS.has(kind))
       setTimeout(() => this.release(key, lane), Math.min((performance.now() - started) * REST_FACTOR, MAX_REST_MS));
     else this.release(key, lane);
   }
