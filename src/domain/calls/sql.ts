@@ -183,7 +183,7 @@ export function claimWithinCapacity(
       WHERE EXISTS (SELECT 1 FROM "Organization" o WHERE o."id" = c."orgId" AND o."communicationsEnabled")
     )
     UPDATE "CallRequest" SET "status" = 'in_progress', "leaseId" = gen_random_uuid(), "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
-      "attempts" = "attempts" + 1
+      "attempts" = "attempts" + 1, "claimedAt" = ${iso(now)}::timestamp(3)
     WHERE "id" IN (
       -- a listed number is never handed out, even when its suppression committed after the claim's clean-up
       -- (failSuppressedAtHead); checked on the rows picked in order only, not on every due request
