@@ -494,6 +494,7 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
       // the lease ended here; the expiry stays with the request
       await dropJobs(tx, [row.leaseId]);
       const view = callRequestView(updated, now);
+      // two facts: this attempt failed (its outcome is the last of `attempts`), and the next is due at dueAt
       await recordEvent(tx, deps, actor, { type: 'call_request.attempt_failed', orgId: row.orgId, subject, data: view });
       await recordEvent(tx, deps, actor, {
         type: 'call_request.retry_scheduled',
@@ -516,8 +517,8 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
       },
     });
     await endCallRequestWork(tx, row);
+    // the last attempt's failure is the request's: one event, call_request.failed, whose attempts list it
     const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, { type: 'call_request.attempt_failed', orgId: row.orgId, subject, data: view });
     await recordEvent(tx, deps, actor, {
       type: 'call_request.failed',
       orgId: row.orgId,

@@ -132,7 +132,7 @@ export const callRequestRoutes = [
     path: '/v1/call-requests/:callRequestId/fail',
     tag: 'Dispatch',
     summary: 'The call could not be placed or held',
-    description: `\`error {category (default "request"), code, message}\` with code one of target_unavailable, busy, no_answer, voicemail, rejected, dispatch_timeout. The attempt is listed (event call_request.attempt_failed); an outcome the request's \`retry\` names, with attempts left, queues it again at the first allowed instant at or after the outcome + the interval (event call_request.retry_scheduled), else it ends failed. 409: ${LEASE_409}`,
+    description: `\`error {category (default "request"), code, message}\` with code one of target_unavailable, busy, no_answer, voicemail, rejected, dispatch_timeout. The attempt is listed in \`attempts\`; an outcome the request's \`retry\` names, with attempts left, queues it again at the first allowed instant at or after the outcome + the interval (events call_request.attempt_failed, call_request.retry_scheduled), else it ends failed (call_request.failed). 409: ${LEASE_409}`,
     scope: 'calls:dispatch',
     body: failInput,
     response: callRequestSchema,
