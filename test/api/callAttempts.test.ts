@@ -509,3 +509,43 @@ describe('tenancy', () => {
     expect((await step(t, id, 'fail', busy(lease!))).body.data.status).toBe('queued');
   });
 });
+
+describe('office hours', () => {
+  it('an officeHoursOnly retry and follow-up wait for the organization to be OPEN (its lunch break, next Monday after DST)', async () => {
+    t.clock.set('2026-03-02T16:30:00Z'); // Monday 11:30 in New York, the clinic's zone
+    const clinic = t.demo.organizations.clinic.id;
+    await setPolicy(t, { windows: EVERY_DAY.map((dayOfWeek) => ({ dayOfWeek, start: '00:00', end: '24:00' })), maxConcurrentCalls: 10 });
+    const week = [
+      {
+        dayOfWeek: 'MONDAY',
+        isClosed: false,
+        open: '09:00',
+        close: '17:00',
+        breaks: [{ start: '12:00', end: '13:00', reason: 'Lunch', greeting: 'Back at one.' }],
+      },
+      ...['TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((dayOfWeek) => ({ dayOfWeek, isClosed: true })),
+    ];
+    const hours = await t.rest('PUT', `/v1/organizations/${clinic}/office-hours`, { json: { officeHours: week } });
+    expect(hours.status, JSON.stringify(hours.body)).toBe(200);
+    const retried = (
+      await place(t, { officeHoursOnly: true, notAfter: '2026-03-10T00:00:00Z', retry: { maxAttempts: 2, intervalsMinutes: [30] } })
+    ).callRequestId;
+    const called = (await place(t, { officeHoursOnly: true, to: '+15005550006', notAfter: '2026-03-10T00:00:00Z' })).callRequestId;
+    const leases = await claimAll(t);
+    // busy at 11:30, +30 min is noon: lunch; OPEN again at 13:00
+    expect((await step(t, retried, 'fail', busy(leases.get(retried)!))).body.data).toMatchObject({
+      status: 'queued',
+      dueAt: '2026-03-02T18:00:00.000Z',
+    });
+    await step(t, called, 'start', { leaseId: leases.get(called) });
+    // a callback at 17:30 is after closing: next Monday 09:00, UTC-4 since 8 March
+    const done = await step(t, called, 'complete', {
+      leaseId: leases.get(called),
+      disposition: 'callback_requested',
+      callbackAt: '2026-03-02T22:30:00Z',
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const followUp = (await t.rest('GET', `/v1/call-requests/${done.body.data.followUpId}`)).body.data;
+    expect(followUp).toMatchObject({ officeHoursOnly: true, dueAt: '2026-03-09T13:00:00.000Z', followUpOf: called });
+  });
+});
