@@ -4,6 +4,8 @@
 // deterministic outcome chosen by the destination number, in the manner of Twilio's test numbers:
 //
 //   +15005550006  answers and talks: start, a short transcript, the conversation ended, completed
+//   +15005550009  answers and asks not to be called again: completed with disposition opt_out (the
+//                 service puts the number on the organization's suppression list)
 //   +15005550007  busy:             failed, code busy
 //   +15005550008  never answers:    failed, code no_answer
 //   +15005550001  unreachable:      failed, code target_unavailable
@@ -33,11 +35,13 @@ interface Claim {
   availability: { state: string; greeting: string | null };
 }
 
-type Outcome = { kind: 'talk' } | { kind: 'fail'; code: 'busy' | 'no_answer' | 'target_unavailable' | 'rejected'; message: string };
+type Outcome =
+  { kind: 'talk'; optOut?: boolean } | { kind: 'fail'; code: 'busy' | 'no_answer' | 'target_unavailable' | 'rejected'; message: string };
 
 /** The documented table: the outcome the simulator plays for a destination. */
 const SIMULATED_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '+15005550006': { kind: 'talk' },
+  '+15005550009': { kind: 'talk', optOut: true },
   '+15005550007': { kind: 'fail', code: 'busy', message: 'The line was busy.' },
   '+15005550008': { kind: 'fail', code: 'no_answer', message: 'Nobody answered within 30 seconds.' },
   '+15005550001': { kind: 'fail', code: 'target_unavailable', message: 'The number called could not be reached.' },
@@ -120,6 +124,15 @@ class ServiceClient {
   }
 }
 
+/** A patient who asks not to be called again. */
+function optOutTranscriptOf(claim: Claim): { role: 'agent' | 'caller'; text: string }[] {
+  return [
+    { role: 'agent', text: claim.availability.greeting ?? 'Hello, this is the office calling.' },
+    { role: 'caller', text: 'Please stop calling this number.' },
+    { role: 'agent', text: 'Understood. We will not call this number again.' },
+  ];
+}
+
 /** A short scripted conversation: the greeting the service answered, then a few turns. */
 function transcriptOf(claim: Claim): { role: 'agent' | 'caller'; text: string }[] {
   return [
@@ -152,7 +165,7 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
   const started = await client.post<{ conversationId: string }>(`/v1/call-requests/${id}/start`, lease);
   if (started.status !== 200) return { callRequestId: id, status: `not started (${started.status}: ${started.message})` };
   const conversationId = started.data.conversationId;
-  const turns = transcriptOf(claim);
+  const turns = outcome.optOut ? optOutTranscriptOf(claim) : transcriptOf(claim);
   const startedAt = Date.now();
   for (const [i, turn] of turns.entries()) {
     await client.post(`/v1/conversations/${conversationId}/messages`, {
@@ -164,16 +177,18 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
       await client.post(`/v1/call-requests/${id}/heartbeat`, { ...lease, leaseSeconds: options.leaseSeconds });
   }
   await client.post(`/v1/conversations/${conversationId}/end`, {
-    summary: 'Confirmed the appointment on Tuesday at ten.',
-    topic: 'Appointment confirmation',
-    tags: ['simulated', 'confirmation'],
+    summary: outcome.optOut ? 'Asked not to be called again.' : 'Confirmed the appointment on Tuesday at ten.',
+    topic: outcome.optOut ? 'Opt-out' : 'Appointment confirmation',
+    tags: ['simulated', outcome.optOut ? 'opt-out' : 'confirmation'],
     duration: turns.length * SECONDS_PER_TURN,
   });
-  const done = await client.post(`/v1/call-requests/${id}/complete`, lease);
+  // an opt-out is the service's to keep: the number goes on the suppression list and is never called again
+  const done = await client.post(`/v1/call-requests/${id}/complete`, outcome.optOut ? { ...lease, disposition: 'opt_out' } : lease);
   return {
     callRequestId: id,
     to: claim.callRequest.to,
     status: done.status === 200 ? 'completed' : `not completed (${done.status}: ${done.message})`,
+    ...(outcome.optOut ? { disposition: 'opt_out' } : {}),
     conversationId,
   };
 }

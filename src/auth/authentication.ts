@@ -35,6 +35,9 @@ async function authenticateWithinBudget(limiter: RateLimiter, address: string, v
  * under the per-address budget of failed attempts. Both surfaces call this one function.
  */
 export async function authenticateBearer(deps: AppDeps, authorization: string | null | undefined, address: string): Promise<Actor> {
+  // a request's own deps (http/requestContext.ts) learn its client address here, where both surfaces hand it
+  // over: the access log records it (domain/governance/accessLog.ts). The app's shared deps are left alone.
+  if (Object.hasOwn(deps, 'requestId')) deps.clientAddress = address;
   return authenticateWithinBudget(deps.rateLimit, address, async () => {
     const token = bearerToken(authorization);
     if (!token) throw new Unauthenticated('Missing credentials: send Authorization: Bearer <API key or access token>');

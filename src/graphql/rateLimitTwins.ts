@@ -14,6 +14,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.conversationsConnection': 'GET /v1/conversations',
   'Query.events': 'GET /v1/events',
   'Query.event': 'GET /v1/events/:eventId',
+  'Query.accessLog': 'GET /v1/access-log',
+  'Query.accessLogVerification': 'GET /v1/access-log/verify',
   'Query.webhookEndpoints': 'GET /v1/webhook-endpoints',
   'Query.webhookEndpoint': 'GET /v1/webhook-endpoints/:endpointId',
   'Query.webhookDeliveries': 'GET /v1/webhook-endpoints/:endpointId/deliveries',

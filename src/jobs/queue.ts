@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
-import { claimJobRows, deleteJobRows, type JobRow } from './sql.js';
+import { claimJobRows, deleteJobRows, jobInsertStatement, type JobRow } from './sql.js';
 
 /** What a handler tells the queue: done (the row goes), try again at an instant, or failed for good (the row stays, failedAt set). */
 export type JobOutcome = ({ done: true } | { retryAt: Date; error: string } | { failed: string }) & {
@@ -99,6 +99,14 @@ export async function enqueueJob(
     select: { id: true },
   });
   return id;
+}
+
+/**
+ * The INSERT of one job, for a write that queues it in its own statement (a data-modifying WITH of that
+ * statement; see enqueueJob for the transaction's way).
+ */
+export function jobInsertSql(now: Date, job: { id: string; kind: string; payload: unknown; runAt?: Date }): Prisma.Sql {
+  return jobInsertStatement(job.id, job.kind, JSON.stringify(job.payload), (job.runAt ?? now).toISOString(), now.toISOString());
 }
 
 /**

@@ -1,4 +1,5 @@
 // The job queue's statements on its "Job" table (lanes claim their own rows with their own statements).
+import { Prisma } from '../generated/prisma/client.js';
 import type { SqlRunner } from '../db/sql.js';
 
 /** A claimed job as the queue hands it to its handler. */
@@ -29,4 +30,12 @@ export function claimJobRows(db: SqlRunner, kinds: string[], limit: number, now:
 /** Deletes the jobs `ids` (done). */
 export async function deleteJobRows(db: SqlRunner, ids: string[]): Promise<void> {
   await db.$executeRaw`DELETE FROM "Job" WHERE "id" = ANY(${ids}::uuid[])`;
+}
+
+/** The INSERT of one job (times as ISO text, the payload as JSON text), for a caller's statement (queue.ts jobInsertSql). */
+export function jobInsertStatement(id: string, kind: string, payload: string, runAt: string, createdAt: string): Prisma.Sql {
+  return Prisma.sql`
+      INSERT INTO "Job" ("id", "kind", "payload", "runAt", "createdAt")
+      VALUES (${id}::uuid, ${kind}, ${payload}::jsonb, ${runAt}::timestamp(3), ${createdAt}::timestamp(3))
+      RETURNING "id"`;
 }

@@ -225,6 +225,36 @@ function portalHtml(script: string, stylesheet: string): string {
           </div>
         </section>
 
+        <section id="calls" aria-labelledby="calls-title">
+          <h2 id="calls-title">Calls</h2>
+          <p class="note" id="policy-denied" hidden>This credential cannot read the calling policy (scope <code>organizations:read</code>).</p>
+          <div id="policy-body">
+            <h3>Calling policy</h3>
+            <p id="policy-source" class="note"></p>
+            <dl id="policy-details" class="details"></dl>
+          </div>
+          <p class="note" id="suppressions-denied" hidden>This credential cannot read the do-not-call list (scope <code>call-requests:read</code>).</p>
+          <div id="suppressions-body">
+            <h3>Calls at once</h3>
+            <p id="capacity"></p>
+            <h3>Do-not-call list</h3>
+            <p class="note">Numbers never called: a call to one is refused, a queued call to one ends. An account's entries bind all its locations.</p>
+            <table>
+              <thead><tr><th>Number</th><th>List</th><th>Source</th><th>Reason</th><th>Added</th><th></th></tr></thead>
+              <tbody id="suppressions-rows"></tbody>
+            </table>
+            <p class="pager"><button type="button" id="suppressions-first" class="secondary">First page</button> <button type="button" id="suppressions-next" class="secondary">Next page</button></p>
+            <form id="suppression-form" class="panel">
+              <h3>Add a number</h3>
+              <label for="suppression-number">Number, with its country code (+1 202 555 0143)</label>
+              <input id="suppression-number" name="number" required maxlength="40" />
+              <label for="suppression-reason">Reason (optional)</label>
+              <input id="suppression-reason" name="reason" maxlength="500" />
+              <button type="submit">Add to the list</button>
+            </form>
+          </div>
+        </section>
+
         <section id="week" aria-labelledby="week-title">
           <h2 id="week-title">Availability this week</h2>
           <p class="note" id="week-denied" hidden>This credential cannot read availability (scope <code>office-hours:read</code>).</p>

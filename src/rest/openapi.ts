@@ -49,6 +49,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'with an overlap, change scopes, revoke. Scope `credentials:write`, and a credential grants and manages only what it holds ' +
     'itself: scopes it holds, and a full key only from a full key.',
   Events: 'Every change made through the API, recorded with the change: the event log and audit trail (who changed what, when).',
+  'Access log':
+    'Who read which transcript: one entry per answer holding transcript text, written before the text is read; append-only and ' +
+    'hash-chained per organization, with a verification of any range. Scope `access-log:read`.',
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });

@@ -272,6 +272,36 @@ describe('a policy change', () => {
     // ended by the re-evaluation: its own expiry is no longer work
     expect(await t.deps.db.job.findUnique({ where: { id: tokyo.callRequestId } })).toBeNull();
   });
+
+  it('re-evaluates every queued request of a large queue, batch after batch, and leaves claimed ones as they are', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic;
+    const QUEUED = 2_500;
+    // queued due now, expiring in 20 days; one of them claimed (a claimed request keeps its instant)
+    await t.deps.db.$executeRaw`
+      INSERT INTO "CallRequest" ("id", "orgId", "botId", "phoneNumberId", "to", "status", "createdAt", "dueAt", "expiresAt")
+      SELECT gen_random_uuid(), ${clinic.id}::uuid, ${t.demo.bots.clinic[0]}::uuid, ${t.demo.phoneNumbers.clinic[0]}::uuid,
+             '+15005550006', 'queued', ${NOW}::timestamp(3), ${NOW}::timestamp(3), ${'2026-03-22T15:00:00Z'}::timestamp(3)
+      FROM generate_series(1, ${QUEUED}::int)`;
+    const claimed = await claim(t, 1);
+    expect(claimed.claims).toHaveLength(1);
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+
+    // Mondays 03:00–04:00 in New York only: every queued request is due next Monday 03:00, after the change to
+    // daylight saving time on Sunday 8 March: EDT, 07:00Z
+    await setPolicy(t, clinic.id, { windows: [{ dayOfWeek: 'MONDAY', start: '03:00', end: '04:00' }], maxConcurrentCalls: 5 });
+    for (let i = 0; i < 10 && (await queue.runDue()) > 0; i++);
+    const byDue = await t.deps.db.callRequest.groupBy({
+      by: ['status', 'dueAt'],
+      where: { orgId: clinic.id, to: '+15005550006', createdAt: new Date(NOW) },
+      _count: true,
+    });
+    expect(byDue.map((g) => ({ status: g.status, dueAt: g.dueAt.toISOString(), n: g._count })).sort((a, b) => a.n - b.n)).toEqual([
+      { status: 'in_progress', dueAt: NOW.replace('Z', '.000Z'), n: 1 },
+      { status: 'queued', dueAt: '2026-03-09T07:00:00.000Z', n: QUEUED - 1 },
+    ]);
+  });
 });
 
 describe('consent', () => {

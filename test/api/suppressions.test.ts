@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimWithinCapacity, requestsDispatchedBy } from '../../src/domain/calls/sql.js';
 import type { Actor } from '../../src/domain/shared/access.js';
-import { useTestApp, type TestApp } from '../support/testApp.js';
+import { type TestApp, type TestResponse, useTestApp } from '../support/testApp.js';
 
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED, CALL_REQUEST_READS_PER_SECOND: UNLIMITED } });
@@ -152,15 +152,47 @@ describe('whose list', () => {
     expect((await place(t)).status).toBe(200);
 
     await add(t, { number: '+14155552671' }, account.apiKey);
-    // the account's entry is on its own list, not the location's; it still forbids the location's call
-    expect(await listed(t)).toEqual([]);
+    // the account's entry binds the location: the location's list shows it, naming the account
+    const seen = await t.rest('GET', '/v1/suppressions');
+    expect(seen.body.data.suppressions).toMatchObject([{ number: '+14155552671', orgId: account.id }]);
+    const viaGraphQL = await t.gql(LIST, { number: '+14155552671' });
+    expect(viaGraphQL.body.data.suppressions.items).toMatchObject([{ number: '+14155552671', orgId: account.id }]);
     expect(await listed(t, '', account.apiKey)).toEqual(['+14155552671']);
+    // the location cannot take the account's entry off
+    expect((await t.rest('DELETE', `/v1/suppressions/${encodeURIComponent('+14155552671')}`)).status).toBe(404);
     const refused = await place(t, '+14155552671');
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain(`its account ${account.id}`);
     // a location's entry binds itself only
     await add(t, { number: '+14155550100' });
     expect(await listed(t, '', account.apiKey)).toEqual(['+14155552671']);
+  });
+
+  it("a number on both the location's and the account's list is two entries, paged one by one on both surfaces", async () => {
+    t.clock.set(NOW);
+    const { account, clinic } = t.demo.organizations;
+    await add(t, { number: NUMBER }, account.apiKey);
+    await add(t, { number: NUMBER });
+    await add(t, { number: '+12025550100' }, account.apiKey);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: TestResponse = await t.rest('GET', `/v1/suppressions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      seen.push(...res.body.data.suppressions.map((s: { number: string; orgId: string }) => `${s.number} ${s.orgId}`));
+      cursor = res.body.data.pagination.nextCursor;
+    } while (cursor);
+    const expected = [`+12025550100 ${account.id}`, ...[`${NUMBER} ${account.id}`, `${NUMBER} ${clinic.id}`].sort()];
+    expect(seen).toEqual(expected);
+    const onGraphQL: string[] = [];
+    let after: string | null = null;
+    do {
+      const res: TestResponse = await t.gql(LIST, { first: 1, after });
+      const page: { items: { number: string; orgId: string }[]; nextCursor: string | null } = res.body.data.suppressions;
+      onGraphQL.push(...page.items.map((s: { number: string; orgId: string }) => `${s.number} ${s.orgId}`));
+      after = page.nextCursor;
+    } while (after);
+    expect(onGraphQL).toEqual(expected);
   });
 });
 

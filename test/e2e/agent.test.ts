@@ -1,6 +1,6 @@
 // The reference runtime (agent/simulator.ts) as a real process against a started service: it claims
 // the calls with the demo OAuth client and plays the documented outcome of each test number, writing a
-// short transcript for the one that answers.
+// short transcript for the one that answers, and an opt-out that lists the number.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ describe('npm run agent -- --simulate', () => {
       };
       const expected: Record<string, { status: string; code: string | null }> = {
         '+15005550006': { status: 'completed', code: null },
+        '+15005550009': { status: 'completed', code: null },
         '+15005550007': { status: 'failed', code: 'busy' },
         '+15005550008': { status: 'failed', code: 'no_answer' },
         '+15005550001': { status: 'failed', code: 'target_unavailable' },
@@ -95,6 +96,17 @@ describe('npm run agent -- --simulate', () => {
         'agent',
         'caller',
       ]);
+      // the patient who said stop: on the clinic's suppression list, named by the call, and never called again
+      expect(lines.find((l) => l.callRequestId === ids['+15005550009'])).toMatchObject({ disposition: 'opt_out' });
+      const listed = await api('GET', `/v1/suppressions?number=${encodeURIComponent('+15005550009')}`);
+      expect(listed.body.data.suppressions).toMatchObject([{ source: 'opt_out', callRequestId: ids['+15005550009'] }]);
+      const again = await api('POST', '/v1/call-requests', {
+        botId: demo.bots.clinic[0],
+        phoneNumberId: demo.phoneNumbers.clinic[0],
+        to: '+15005550009',
+      });
+      expect(again.status).toBe(409);
+      expect(again.body.code).toBe('suppressed');
     } finally {
       await server.stop();
     }

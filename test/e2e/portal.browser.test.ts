@@ -247,6 +247,27 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     expect(problems).toEqual([]);
   });
 
+  it('shows the calling policy and calls at once, and keeps the do-not-call list: a number added, refused, removed', async () => {
+    await expect.poll(() => page.locator('#policy-details').innerText(), { timeout: 10_000 }).toContain('Calls at once');
+    expect(await page.locator('#policy-details').innerText()).toMatch(/MON 08:00–21:00/);
+    // the account sets no cap of its own: its locations' caps apply
+    expect(await page.locator('#capacity').innerText()).toMatch(/^\d+ in progress \(no cap of its own/);
+    await page.getByLabel('Number, with its country code').fill('+1 (202) 555-0143');
+    await page.getByLabel('Reason (optional)', { exact: true }).fill('Asked by letter');
+    await page.getByRole('button', { name: 'Add to the list' }).click();
+    await expect.poll(() => page.locator('#suppressions-rows').innerText(), { timeout: 10_000 }).toContain('+12025550143');
+    expect(await page.locator('#suppressions-rows').innerText()).toContain('Asked by letter');
+    await shot('09b-do-not-call');
+    // the list the page shows is the service's: a location of the account cannot call the number
+    const listed = await api(`/v1/suppressions?number=${encodeURIComponent('+12025550143')}`, demoKey);
+    expect(((await listed.json()) as { data: { suppressions: unknown[] } }).data.suppressions).toHaveLength(1);
+    await page.getByRole('button', { name: 'Remove +12025550143' }).click();
+    await page.getByRole('button', { name: 'Confirm remove +12025550143' }).click();
+    await expect.poll(() => page.locator('#suppressions-rows').innerText(), { timeout: 10_000 }).toContain('No numbers listed.');
+    const after = await api(`/v1/suppressions?number=${encodeURIComponent('+12025550143')}`, demoKey);
+    expect(((await after.json()) as { data: { suppressions: unknown[] } }).data.suppressions).toHaveLength(0);
+  });
+
   it('signs out, forgetting the key; a restricted key sees what it may and is told what it may not', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => sessionStorage.getItem('ocs-portal-key'))).toBeNull();

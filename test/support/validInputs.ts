@@ -328,6 +328,17 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     },
   }),
   'GET /v1/events/{eventId}': async (f) => ({ params: { eventId: await f.eventId() } }),
+  'GET /v1/access-log': async (f) => ({
+    query: {
+      limit: '10',
+      orgId: f.clinic,
+      conversationId: await f.conversationId(),
+      credentialId: 'c0ffee00-0000-4000-8000-000000000000',
+      from: '2026-01-01T00:00:00Z',
+      to: hoursAfter(1),
+    },
+  }),
+  'GET /v1/access-log/verify': (f) => ({ query: { orgId: f.clinic, from: '2026-01-01T00:00:00Z', to: hoursAfter(1) } }),
   'POST /v1/webhook-endpoints': (f) => ({
     body: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
   }),
@@ -628,6 +639,17 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
       'conversationsConnection(first: 10, after: $after, botId: $botId, orgId: $orgId, startedFrom: $startedFrom, startedTo: $startedTo)',
     ),
     variables: { botId: f.demo.bots.clinic[0], orgId: f.clinic, startedFrom: '2026-01-01T00:00:00Z', startedTo: NOW },
+  }),
+  'Query.accessLog': async (f) => ({
+    query: query(
+      '$after: String, $orgId: ID, $conversationId: ID, $credentialId: ID',
+      'accessLog(first: 10, after: $after, orgId: $orgId, conversationId: $conversationId, credentialId: $credentialId)',
+    ),
+    variables: { orgId: f.clinic, conversationId: await f.conversationId(), credentialId: 'c0ffee00-0000-4000-8000-000000000000' },
+  }),
+  'Query.accessLogVerification': (f) => ({
+    query: query('$orgId: ID', 'accessLogVerification(orgId: $orgId)'),
+    variables: { orgId: f.clinic },
   }),
   'Query.event': async (f) => ({ query: query('$id: ID!', 'event(id: $id)'), variables: { id: await f.eventId() } }),
   'Query.events': async (f) => ({

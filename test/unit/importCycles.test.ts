@@ -32,7 +32,8 @@ const CONTEXTS_MAY_IMPORT: Record<string, string[]> = {
   credentials: ['shared', 'events'],
   catalog: ['shared', 'events', 'organizations'],
   schedule: ['shared', 'events', 'organizations'],
-  calls: ['shared', 'events', 'organizations', 'schedule', 'catalog'],
+  governance: ['shared'],
+  calls: ['shared', 'events', 'organizations', 'schedule', 'catalog', 'governance'],
 };
 
 /** folder → folder it imports → the importing files (for the message). */

@@ -44,7 +44,14 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { resolveZone } from '../shared/localTime.js';
 import { type CallCapacity, callCapacitySchema, capacityRoot, claimCapacityOf } from './callCapacity.js';
-import { compiledPolicy, DEFAULT_CALLING_POLICY, type EffectivePolicy, effectivePolicy, REEVALUATE_JOB } from './callingPolicy.js';
+import {
+  type CallingPolicyFields,
+  compiledPolicy,
+  DEFAULT_CALLING_POLICY,
+  type EffectivePolicy,
+  effectivePolicy,
+  REEVALUATE_JOB,
+} from './callingPolicy.js';
 import { isCallAllowedAt, nextAllowedCallInstant } from './callWindows.js';
 import {
   claimWithinCapacity,
@@ -52,6 +59,7 @@ import {
   dueWindowGroups,
   failSuppressedAtHead,
   lockCallCapacity,
+  moveQueuedDueAts,
   requestsDispatchedBy,
 } from './sql.js';
 import { addSuppressionInTransaction, recordSuppressedRequestsEnded } from './suppressions.js';
@@ -661,8 +669,38 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
   });
 }
 
-/** Queued requests re-evaluated per job; a larger set continues in a job of its own. */
-const REEVALUATE_BATCH = 200;
+/**
+ * Queued requests re-evaluated per job; a larger set continues in a job of its own (each batch a few
+ * statements: the other work of the instance, and other organizations' requests, are not held up long).
+ */
+const REEVALUATE_BATCH = 1_000;
+/** How long one re-evaluation job works through batches before it hands the rest to a job of its own (ms). */
+const REEVALUATE_RUN_MS = 2_000;
+
+/** How far a batch's shared walk looks ahead: past any request's notAfter (at most 30 days after its creation). */
+const BATCH_WALK_HORIZON_MS = 400 * 86_400_000;
+
+/**
+ * The first allowed instant under a policy's windows alone (no office hours), for the requests of one batch:
+ * each (policy, zone, start) is walked once, up to a horizon past every notAfter, and each request takes that
+ * instant when it comes before its own notAfter (the walk's answer does not depend on where it stops, only
+ * whether it is found). Lives for one batch: a policy read again is another object.
+ */
+class BatchWalks {
+  private readonly found = new Map<CallingPolicyFields, Map<string, number | null>>();
+
+  first(policy: CallingPolicyFields, zoneName: string, from: Date, before: Date): Date | null {
+    let byStart = this.found.get(policy);
+    if (!byStart) this.found.set(policy, (byStart = new Map<string, number | null>()));
+    const key = `${zoneName} ${from.getTime()}`;
+    let at = byStart.get(key);
+    if (at === undefined) {
+      at = nextAllowedCallInstant(compiledPolicy(policy), resolveZone(zoneName), from.getTime(), from.getTime() + BATCH_WALK_HORIZON_MS);
+      byStart.set(key, at);
+    }
+    return at !== null && at < before.getTime() ? new Date(at) : null;
+  }
+}
 
 /**
  * A calling policy changed: each queued request of the organization (and, for an account, of its locations)
@@ -672,7 +710,20 @@ const REEVALUATE_BATCH = 200;
 async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
   const orgId = payloadId(job, 'orgId');
   if (!orgId) return { failed: 'malformed payload' };
-  const after = payloadId(job, 'after');
+  let after = payloadId(job, 'after');
+  // batch after batch for a while, the loop served between them; what is left continues in a job of its own
+  const started = performance.now();
+  do {
+    after = await reevaluateBatch(deps, orgId, after);
+    if (after === null) return { done: true };
+    await new Promise((resolve) => setImmediate(resolve));
+  } while (performance.now() - started < REEVALUATE_RUN_MS);
+  await enqueueJob(deps.db, deps.clock(), { kind: REEVALUATE_JOB, payload: { orgId, after }, runAt: deps.clock() });
+  return { done: true };
+}
+
+/** Re-evaluates the next batch after `after` (an id); answers the last id when the batch was full, else null (done). */
+async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string | null): Promise<string | null> {
   const now = deps.clock();
   const rows = await deps.db.callRequest.findMany({
     where: {
@@ -686,6 +737,10 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
     include: { org: { select: { id: true, parentId: true, timezone: true } } },
   });
   const policies = new Map<string, EffectivePolicy>();
+  // most of a batch shares a policy, a callee zone and a start (now): the walk is made once for them
+  const windowsOnly = new BatchWalks();
+  // the new due instants, written in one statement for the batch
+  const moved: { id: string; dueAt: Date }[] = [];
   for (const row of rows) {
     let policy = policies.get(row.orgId);
     if (!policy) policies.set(row.orgId, (policy = await effectivePolicy(deps.db, row.org)));
@@ -696,10 +751,11 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
       calleeTimezone: row.calleeTimezone ?? row.org.timezone,
       officeHoursOnly: row.officeHoursOnly,
     };
-    const dueAt = await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt);
+    const dueAt = placing.officeHoursOnly
+      ? await firstCallInstant(deps, placing, policy.fields, from, row.expiresAt)
+      : windowsOnly.first(policy.fields, placing.calleeTimezone, from, row.expiresAt);
     if (dueAt !== null) {
-      if (dueAt.getTime() !== row.dueAt.getTime())
-        await deps.db.callRequest.updateMany({ where: { id: row.id, status: 'queued' }, data: { dueAt } });
+      if (dueAt.getTime() !== row.dueAt.getTime()) moved.push({ id: row.id, dueAt });
       continue;
     }
     await deps.db.$transaction(async (tx) => {
@@ -725,10 +781,10 @@ async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobO
       });
     });
   }
+  // a request claimed or ended meanwhile keeps what it has (only queued rows move)
+  if (moved.length > 0) await moveQueuedDueAts(deps.db, moved);
   const last = rows.at(-1);
-  if (rows.length === REEVALUATE_BATCH && last)
-    await enqueueJob(deps.db, now, { kind: REEVALUATE_JOB, payload: { orgId, after: last.id }, runAt: now });
-  return { done: true };
+  return rows.length === REEVALUATE_BATCH && last ? last.id : null;
 }
 
 /** The durable work of call requests, by job kind; the runtime registers them on its queue. */

@@ -2,27 +2,28 @@
 // (a machine client, domain/calls/callDispatch.ts) works them, and both read the outcome here. Statuses:
 // queued → in_progress → completed | failed | canceled | expired. Polling one request is bounded by
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
-import { dropJobs, enqueueJob } from '../../jobs/queue.js';
+import { dropJobs, enqueueJob, jobInsertSql } from '../../jobs/queue.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import type { ConversationDeps } from './conversations.js';
 import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput, Suppressed } from '../shared/errors.js';
 import { isValidTimezone, resolveZone } from '../shared/localTime.js';
 import { CALL_PURPOSES, type CallPurpose, type CallingPolicyFields, compiledPolicy, effectivePolicy } from './callingPolicy.js';
 import { nextAllowedCallInstant } from './callWindows.js';
-import { recordEvent } from '../events/log.js';
+import { newEventRow, recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
 import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { lockCallRequestRow } from './sql.js';
+import { insertQueuedCallRequest, lockCallRequestRow } from './sql.js';
 import {
   attemptsOf,
   CALL_DISPOSITIONS,
@@ -353,38 +354,58 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
     );
   }
 
-  return db.$transaction(async (tx) => {
-    const row = await tx.callRequest.create({
-      data: {
-        orgId: org.id,
-        botId,
-        phoneNumberId,
-        to: data.to,
-        status: 'queued',
-        createdAt: now,
-        notBefore,
-        dueAt,
-        expiresAt,
-        officeHoursOnly: data.officeHoursOnly,
-        metadata: data.metadata ?? {},
-        calleeTimezone,
-        purpose: data.purpose,
-        ...(data.consent ? { consent: data.consent } : {}),
-        ...(retry ? { retry: retry as unknown as Prisma.InputJsonValue } : {}),
-      },
-    });
-    const view = callRequestView(row, now);
-    await recordEvent(tx, deps, actor, {
-      type: 'call_request.queued',
-      orgId: org.id,
-      subject: { type: 'call_request', id: row.id },
-      data: view,
-    });
-    // every request reaches a final state: the expiry is durable work, kept across restarts
-    // named by the request, so that the transition to a final state drops it (endCallRequestWork)
-    await enqueueJob(tx, now, { id: row.id, kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt });
-    return view;
+  const row: CallRequest = {
+    id: randomUUID(),
+    orgId: org.id,
+    status: 'queued',
+    conversationId: null,
+    errorCategory: null,
+    errorCode: null,
+    errorMessage: null,
+    createdAt: now,
+    expiresAt,
+    finishedAt: null,
+    botId,
+    phoneNumberId,
+    to: data.to,
+    notBefore,
+    dueAt,
+    officeHoursOnly: data.officeHoursOnly,
+    metadata: data.metadata ?? {},
+    leaseId: null,
+    leaseUntil: null,
+    attempts: 0,
+    startedAt: null,
+    calleeTimezone,
+    purpose: data.purpose,
+    consent: data.consent ?? null,
+    claimedAt: null,
+    leasesLost: 0,
+    attemptLog: [],
+    retry: (retry as unknown as Prisma.JsonValue) ?? null,
+    disposition: null,
+    notes: null,
+    outcomeData: null,
+    followUpOf: null,
+    followUpId: null,
+  };
+  const view = callRequestView(row, now);
+  const event = newEventRow(deps, actor, {
+    type: 'call_request.queued',
+    orgId: org.id,
+    subject: { type: 'call_request', id: row.id },
+    data: view,
   });
+  // every request reaches a final state: its expiry is durable work, kept across restarts, named by the
+  // request so that the transition to a final state drops it (endCallRequestWork). The row, its event and
+  // its expiry are one statement: one transaction without the round trips of opening and committing one
+  await insertQueuedCallRequest(
+    db,
+    row,
+    event,
+    jobInsertSql(now, { id: row.id, kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt }),
+  );
+  return view;
 }
 
 // ---- the suppression list's check at create (suppressions.ts keeps the list)
@@ -506,7 +527,7 @@ export async function placeFollowUp(
       dueAt,
       expiresAt: row.expiresAt,
       officeHoursOnly: row.officeHoursOnly,
-      metadata: (row.metadata ?? {}),
+      metadata: row.metadata ?? {},
       calleeTimezone: placing.calleeTimezone,
       purpose: row.purpose,
       ...(row.consent !== null ? { consent: row.consent } : {}),

@@ -24,6 +24,7 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCu
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { lockConversationRow } from './sql.js';
+import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
 
 /** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
 const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
@@ -244,11 +245,13 @@ export async function addConversationMessage(
       },
     });
     const view = messageView(row);
+    // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
+    // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13)
     await recordEvent(tx, deps, actor, {
       type: 'conversation.message_added',
       orgId: conversation.orgId,
       subject: { type: 'conversation', id },
-      data: view,
+      data: { seq: view.seq, role: view.role, at: view.at, length: view.text.length },
     });
     return view;
   });
@@ -289,18 +292,25 @@ export async function endConversation(deps: ScheduleDeps, actor: Actor, conversa
 
 const CURSOR_PURPOSE = 'page cursors v1';
 
-/** One conversation within reach with one page of its transcript. Scope conversations:read. */
+/**
+ * One conversation within reach with one page of its transcript. Scopes conversations:read and
+ * transcripts:read (the answer holds what was said). The read is entered in the access log first
+ * (domain/governance/accessLog.ts); when the entry cannot be written the answer is a 503, never the text.
+ */
 export async function getConversation(
   deps: ConversationDeps,
   actor: Actor,
   conversationId: string,
   query: unknown,
+  surface: AccessLogSurface,
 ): Promise<ConversationWithTranscript> {
   requireScope(actor, 'conversations:read');
+  requireScope(actor, 'transcripts:read');
   const id = uuidParam('conversationId', conversationId);
   const page = parseInput(transcriptQuery, query ?? {});
   const row = await deps.db.conversation.findUnique({ where: { id } });
   if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
+  await recordTranscriptRead(deps, actor, { orgId: row.orgId, conversationId: id, surface });
   return { conversation: conversationView(row), transcript: await transcriptPage(deps, id, page.limit, page.cursor, 'cursor') };
 }
 

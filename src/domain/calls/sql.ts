@@ -2,7 +2,8 @@
 // they read the indexes), the dispatch claims of call requests, and the row locks. The rest of its reads and
 // writes go through Prisma's client.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { Conversation } from '../../generated/prisma/client.js';
+import type { CallRequest, Conversation } from '../../generated/prisma/client.js';
+import { type EventRow, eventInsertSql } from '../events/sql.js';
 import type { SqlRunner } from '../../db/sql.js';
 import type { Actor } from '../shared/access.js';
 import type { ConversationPosition, ConversationRange, ConversationRowFilter } from './conversationPages.js';
@@ -268,4 +269,36 @@ export function failSuppressedAtHead(tx: SqlRunner, scope: Prisma.Sql, now: Date
       ) c WHERE ${suppressedRequest})
       AND u."status" = 'queued'
     RETURNING u."id"::text AS "id"`;
+}
+
+// ---- placing a call (callRequests.ts)
+
+const isoOrNull = (t: Date | null) => (t === null ? null : t.toISOString());
+
+/**
+ * Writes a queued call request, its event and its expiry job in one statement (data-modifying WITHs: all
+ * or none, one transaction). The row is the whole row as placed (defaults written out by the caller).
+ */
+export async function insertQueuedCallRequest(db: SqlRunner, row: CallRequest, event: EventRow, job: Prisma.Sql): Promise<void> {
+  await db.$executeRaw`
+    WITH r AS (
+      INSERT INTO "CallRequest" ("id", "orgId", "status", "createdAt", "expiresAt", "botId", "phoneNumberId", "to", "notBefore", "dueAt",
+                                 "officeHoursOnly", "metadata", "attempts", "calleeTimezone", "purpose", "consent", "retry", "followUpOf")
+      VALUES (${row.id}::uuid, ${row.orgId}::uuid, ${row.status}::"CallRequestStatus", ${iso(row.createdAt)}::timestamp(3),
+              ${iso(row.expiresAt)}::timestamp(3), ${row.botId}::uuid, ${row.phoneNumberId}::uuid, ${row.to}, ${isoOrNull(row.notBefore)}::timestamp(3),
+              ${iso(row.dueAt)}::timestamp(3), ${row.officeHoursOnly}, ${JSON.stringify(row.metadata)}::jsonb, ${row.attempts},
+              ${row.calleeTimezone}, ${row.purpose}, ${row.consent === null ? null : JSON.stringify(row.consent)}::jsonb,
+              ${row.retry === null ? null : JSON.stringify(row.retry)}::jsonb, ${row.followUpOf}::uuid)
+      RETURNING "id"),
+    ev AS (${eventInsertSql(event)}),
+    job AS (${job})
+    SELECT 1 FROM r, ev, job`;
+}
+
+/** Moves the due instants of queued requests (one statement for a batch); a request no longer queued is left as it is. */
+export async function moveQueuedDueAts(db: SqlRunner, moves: readonly { id: string; dueAt: Date }[]): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "CallRequest" c SET "dueAt" = m."dueAt"
+    FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.dueAt.toISOString())}::timestamp(3)[]) AS m("id", "dueAt")
+    WHERE c."id" = m."id" AND c."status" = 'queued'`;
 }

@@ -10,6 +10,7 @@ import type { Prisma, Suppression } from '../../generated/prisma/client.js';
 import { derivedKey } from '../../crypto/derivedKeys.js';
 import { recordEvent } from '../events/log.js';
 import { type Actor, requireScope } from '../shared/access.js';
+import { loadReachableOrganization } from '../organizations/organizations.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor } from '../shared/pageCursors.js';
@@ -322,22 +323,27 @@ const CURSOR_PURPOSE = 'page cursors v1';
 export async function listSuppressions(deps: ConversationDeps, actor: Actor, input: unknown): Promise<SuppressionPage> {
   requireScope(actor, 'call-requests:read');
   const query = parseInput(listSuppressionsInput, input ?? {});
+  // a location is bound by its account's list too: it sees those entries beside its own (each names its
+  // organization); an account sees its own, which bind all its locations
+  const own = await loadReachableOrganization(deps, actor, actor.orgId);
+  const lists = own.parentId ? [own.id, own.parentId] : [own.id];
   const filters = { list: 'suppressions', orgId: actor.orgId, number: query.number ?? null };
   const key = derivedKey(deps.tokens.key, CURSOR_PURPOSE);
-  let after: string | undefined;
+  let after: { n: string; o: string } | undefined;
   if (query.cursor !== undefined) {
-    const p = openCursor(key, query.cursor, filters, 'cursor') as { n?: unknown };
-    if (typeof p?.n !== 'string')
+    const p = openCursor(key, query.cursor, filters, 'cursor') as { n?: unknown; o?: unknown };
+    if (typeof p?.n !== 'string' || (p.o !== undefined && typeof p.o !== 'string'))
       throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
-    after = p.n;
+    after = { n: p.n, o: typeof p.o === 'string' ? p.o : '' };
   }
+  // in (number, orgId) order: a number listed by both the location and its account is two entries
   const rows = await deps.db.suppression.findMany({
     where: {
-      orgId: actor.orgId,
+      orgId: { in: lists },
       ...(query.number ? { number: query.number } : {}),
-      ...(after !== undefined ? { AND: [{ number: { gt: after } }] } : {}),
+      ...(after !== undefined ? { OR: [{ number: { gt: after.n } }, { number: after.n, orgId: { gt: after.o } }] } : {}),
     },
-    orderBy: { number: 'asc' },
+    orderBy: [{ number: 'asc' }, { orgId: 'asc' }],
     take: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
@@ -346,7 +352,7 @@ export async function listSuppressions(deps: ConversationDeps, actor: Actor, inp
     suppressions: page.map(suppressionView),
     pagination: {
       limit: query.limit,
-      nextCursor: rows.length > query.limit && last ? sealCursor(key, { n: last.number }, filters) : null,
+      nextCursor: rows.length > query.limit && last ? sealCursor(key, { n: last.number, o: last.orgId }, filters) : null,
     },
   };
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Actor } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
-import { insertEvent } from './sql.js';
+import { type EventRow, insertEvent } from './sql.js';
 
 // The write side of availability.changed (schedule/availabilityEvents.ts looks): a write that can change what an
 // organization's availability answers asks for a look at once, in the statement that records its event
@@ -142,28 +142,39 @@ export async function recordEvent(
   actor: Actor | EventActor | null,
   event: NewEvent,
 ): Promise<string> {
-  const who = eventActorOf(actor);
-  const family = `${event.type.slice(0, event.type.indexOf('.'))}.*`;
-  const id = randomUUID();
+  const row = eventRowOf(deps, actor, event);
   // a write that can change the organization's availability has it looked at again, committed with the write (AVAILABILITY_INPUTS, above)
-  await insertEvent(
-    tx,
-    {
-      id,
-      type: event.type,
-      orgId: event.orgId,
-      occurredAt: deps.clock(),
-      actorKind: who.kind,
-      actorId: who.id,
-      actorName: who.name,
-      subjectType: event.subject.type,
-      subjectId: event.subject.id,
-      data: JSON.stringify(event.data),
-      previous: event.previous ? JSON.stringify(event.previous) : null,
-    },
-    AVAILABILITY_INPUTS.has(family),
-  );
-  return id;
+  await insertEvent(tx, row, AVAILABILITY_INPUTS.has(familyOf(event.type)));
+  return row.id;
+}
+
+const familyOf = (type: string) => `${type.slice(0, type.indexOf('.'))}.*`;
+
+/**
+ * The row recordEvent appends, for a write that appends it in a statement of its own (eventInsertSql in
+ * events/sql.ts). Such a statement does not have availability looked at again: an event of a family that
+ * changes availability (AVAILABILITY_INPUTS) is refused here and goes through recordEvent.
+ */
+export function newEventRow(deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): EventRow {
+  if (AVAILABILITY_INPUTS.has(familyOf(event.type))) throw new Error(`${event.type} changes availability: record it with recordEvent`);
+  return eventRowOf(deps, actor, event);
+}
+
+function eventRowOf(deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): EventRow {
+  const who = eventActorOf(actor);
+  return {
+    id: randomUUID(),
+    type: event.type,
+    orgId: event.orgId,
+    occurredAt: deps.clock(),
+    actorKind: who.kind,
+    actorId: who.id,
+    actorName: who.name,
+    subjectType: event.subject.type,
+    subjectId: event.subject.id,
+    data: JSON.stringify(event.data),
+    previous: event.previous ? JSON.stringify(event.previous) : null,
+  };
 }
 
 /**

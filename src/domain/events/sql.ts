@@ -24,18 +24,25 @@ export interface EventRow {
 }
 
 /**
+ * The INSERT of one event's row, for a statement that writes it beside its subject's rows (a data-modifying
+ * WITH of that statement: one statement is one transaction, with no round trips to open and commit one).
+ */
+export function eventInsertSql(event: EventRow): Prisma.Sql {
+  return Prisma.sql`
+      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
+      VALUES (${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${event.occurredAt.toISOString()}::timestamp(3), ${event.actorKind},
+              ${event.actorId}, ${event.actorName}, ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb, ${event.previous}::jsonb)
+      RETURNING "id"`;
+}
+
+/**
  * Appends one event; with `look`, in the same statement, has the organization's availability looked at
  * again (its "AvailabilityStatus" due now, made when it has none).
  */
 export async function insertEvent(tx: Pick<SqlRunner, '$executeRaw'>, event: EventRow, look: boolean): Promise<void> {
   const at = event.occurredAt.toISOString();
   await tx.$executeRaw`
-    WITH ev AS (
-      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
-      VALUES (${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${at}::timestamp(3), ${event.actorKind}, ${event.actorId}, ${event.actorName},
-              ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb, ${event.previous}::jsonb)
-      RETURNING "id"
-    )
+    WITH ev AS (${eventInsertSql(event)})
     INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
     SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) FROM ev WHERE ${look}::boolean
     ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")`;

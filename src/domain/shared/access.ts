@@ -23,6 +23,10 @@ export const SCOPES = [
   'calls:dispatch',
   'conversations:read',
   'conversations:write',
+  // the text of a transcript (its messages); conversations:read alone answers the conversations' list fields
+  'transcripts:read',
+  // who read which transcript (domain/governance/accessLog.ts)
+  'access-log:read',
   'events:read',
   'webhooks:read',
   'webhooks:write',

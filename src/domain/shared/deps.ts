@@ -33,6 +33,13 @@ export interface DomainDeps {
    * request (tools, jobs): the slot then covers the work alone.
    */
   answerMade?: Promise<void>;
+  /** The id of the request these deps answer (http/requestContext.ts); unset outside a request. */
+  requestId?: string;
+  /**
+   * The client address of the request these deps answer (http/clientAddress.ts), set by authentication
+   * (auth/authentication.ts), which is handed it; the access log records it. Unset outside a request.
+   */
+  clientAddress?: string;
   /** Notes an API key's use in memory (auth/keyUsage.ts writes it at most once a minute); unset in tools. */
   keyUsage?: { touch(keyId: string, atMs: number): void; pendingUse(keyId: string): Date | null };
 }

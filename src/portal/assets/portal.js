@@ -205,7 +205,18 @@
     acting = null;
     hideSecret();
     // nothing of the last session stays in the page
-    for (const id of ['org-details', 'children-rows', 'keys-rows', 'clients-rows', 'webhooks-rows', 'deliveries-rows', 'week-days'])
+    suppressionCursors = [null];
+    for (const id of [
+      'org-details',
+      'children-rows',
+      'keys-rows',
+      'clients-rows',
+      'webhooks-rows',
+      'deliveries-rows',
+      'week-days',
+      'policy-details',
+      'suppressions-rows',
+    ])
       el(id).replaceChildren();
     for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
     el('portal').hidden = true;
@@ -311,12 +322,12 @@
     note.replaceChildren();
     if (acting && viewer && acting.id !== viewer.orgId) {
       note.append(
-        `API keys, OAuth clients and availability below are those of ${acting.name}. `,
+        `API keys, OAuth clients, availability and the calling policy below are those of ${acting.name}. `,
         button(`Back to ${ownOrg.name}`, () => actFor({ id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone }), 'secondary'),
       );
       note.hidden = false;
     } else note.hidden = true;
-    await Promise.all([loadKeys(), loadClients(), loadWeek()]);
+    await Promise.all([loadKeys(), loadClients(), loadWeek(), loadCalls()]);
   }
 
   // ---- the secret, shown once --------------------------------------------------------------------
@@ -703,6 +714,124 @@
       showStatus(`Added the endpoint ${created.url}.`);
       showSecret(`The signing secret of ${created.url} (Standard Webhooks).`, created.secret);
       await loadWebhooks();
+    });
+  });
+
+  // ---- calls: the calling policy, calls at once, the do-not-call list -----------------------------
+
+  const SUPPRESSIONS_PAGE = 20;
+  /** @type {(string | null)[]} */
+  let suppressionCursors = [null];
+
+  async function loadCalls() {
+    await Promise.all([loadPolicy(), loadSuppressions()]);
+  }
+
+  async function loadPolicy() {
+    const allowed = holds('organizations:read');
+    el('policy-denied').hidden = allowed;
+    el('policy-body').hidden = !allowed;
+    if (!allowed || !acting) return;
+    const policy = await rest('GET', `/v1/organizations/${encodeURIComponent(acting.id)}/calling-policy`);
+    el('policy-source').textContent = policy.isDefault
+      ? `${acting.name} uses the default policy (no policy set for it or its account).`
+      : policy.inheritedFrom
+        ? `${acting.name} follows its account's policy.`
+        : `${acting.name}'s own policy.`;
+    /** @type {Map<string, string[]>} */
+    const byDay = new Map();
+    for (const w of policy.windows) byDay.set(w.dayOfWeek, [...(byDay.get(w.dayOfWeek) ?? []), `${w.start}–${w.end}`]);
+    const days = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+    /** @type {[string, string][]} */
+    const rows = [
+      ["Windows (in the callee's time zone)", days.map((d) => `${d.slice(0, 3)} ${(byDay.get(d) ?? ['no calls']).join(', ')}`).join(' · ')],
+      ['Blocked dates', policy.blockedDates.length ? policy.blockedDates.join(', ') : 'none'],
+      ['Calls at once', String(policy.maxConcurrentCalls)],
+      ['Consent required for', policy.requireConsentFor.length ? policy.requireConsentFor.join(', ') : 'nothing'],
+    ];
+    el('policy-details').replaceChildren(...rows.flatMap(([term, value]) => [h('dt', { text: term }), h('dd', { text: value })]));
+  }
+
+  async function loadSuppressions() {
+    const allowed = holds('call-requests:read');
+    el('suppressions-denied').hidden = allowed;
+    el('suppressions-body').hidden = !allowed;
+    if (!allowed || !acting || !viewer) return;
+    const capacity = await rest('GET', `/v1/organizations/${encodeURIComponent(acting.id)}/call-capacity`);
+    el('capacity').textContent =
+      capacity.limit === null
+        ? `${capacity.inProgress} in progress (no cap of its own: each location's applies), ${capacity.queuedDue} due and waiting.`
+        : `${capacity.inProgress} of ${capacity.limit} in progress, ${capacity.queuedDue} due and waiting.`;
+    const cursor = suppressionCursors[suppressionCursors.length - 1];
+    const page = await rest('GET', `/v1/suppressions?limit=${SUPPRESSIONS_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    el('suppressions-rows').replaceChildren(...page.suppressions.map(suppressionRow));
+    if (page.suppressions.length === 0)
+      el('suppressions-rows').append(h('tr', {}, [h('td', { text: 'No numbers listed.', attrs: { colspan: '6' } })]));
+    const next = page.pagination.nextCursor;
+    const nextButton = /** @type {HTMLButtonElement} */ (el('suppressions-next'));
+    nextButton.disabled = !next;
+    nextButton.onclick = () => {
+      if (next) suppressionCursors.push(next);
+      void run(loadSuppressions);
+    };
+    /** @type {HTMLButtonElement} */ (el('suppressions-first')).disabled = suppressionCursors.length === 1;
+  }
+  el('suppressions-first').addEventListener('click', () => {
+    suppressionCursors = [null];
+    void run(loadSuppressions);
+  });
+
+  /** @param {any} entry */
+  function suppressionRow(entry) {
+    const own = !!viewer && entry.orgId === viewer.orgId;
+    const actions = h('td', { className: 'actions' });
+    const fill = () =>
+      actions.replaceChildren(
+        ...(own && holds('call-requests:write')
+          ? [
+              button(
+                'Remove',
+                () =>
+                  confirmIn(
+                    actions,
+                    `Remove ${entry.number}? It may be called again.`,
+                    `Confirm remove ${entry.number}`,
+                    async () => {
+                      await rest('DELETE', `/v1/suppressions/${encodeURIComponent(entry.number)}`);
+                      showStatus(`Removed ${entry.number} from the list.`);
+                      await loadSuppressions();
+                    },
+                    fill,
+                  ),
+                'danger',
+                `Remove ${entry.number}`,
+              ),
+            ]
+          : []),
+      );
+    fill();
+    return h('tr', {}, [
+      h('td', {}, [h('code', { text: entry.number })]),
+      h('td', { text: own ? 'this organization' : 'its account' }),
+      h('td', { text: entry.source === 'opt_out' ? 'opt-out on a call' : entry.source }),
+      h('td', { text: entry.reason ?? '' }),
+      h('td', {}, [when(entry.createdAt)]),
+      actions,
+    ]);
+  }
+
+  form('suppression-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      /** @type {Record<string, unknown>} */
+      const body = { number: input('suppression-number').value };
+      const reason = input('suppression-reason').value.trim();
+      if (reason) body.reason = reason;
+      const added = await rest('POST', '/v1/suppressions', body);
+      form('suppression-form').reset();
+      showStatus(`Listed ${added.number}: it will not be called.`);
+      suppressionCursors = [null];
+      await loadSuppressions();
     });
   });
 

@@ -18,6 +18,7 @@ import { eventRoutes } from './events/events.js';
 import { webhookEndpointRoutes } from './events/webhookEndpoints.js';
 import { apiKeyRoutes } from './credentials/apiKeys.js';
 import { oauthClientRoutes } from './credentials/oauthClients.js';
+import { accessLogRoutes } from './governance/accessLog.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -37,4 +38,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...webhookEndpointRoutes,
   ...apiKeyRoutes,
   ...oauthClientRoutes,
+  ...accessLogRoutes,
 ];

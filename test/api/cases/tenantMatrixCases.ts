@@ -154,6 +154,9 @@ export const REST_CASES: Record<string, RestCase> = {
   // subjectId is a filter, not a reference: a foreign subject's id answers an empty list, as an unknown one does
   'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
   'GET /v1/events/:eventId': { ids: { eventId: 'event' } },
+  // conversationId and credentialId are filters, not references: a foreign one answers an empty list, as an unknown one does
+  'GET /v1/access-log': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'GET /v1/access-log/verify': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   // webhook endpoints belong to the credential owner's organization, like templates
   'POST /v1/webhook-endpoints': { ids: {}, body: () => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['closure.*'] }) },
   'GET /v1/webhook-endpoints': { ids: {} },
@@ -261,6 +264,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
   },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.accessLog': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID) { accessLog(first: 5, orgId: $orgId) { edges { node { id orgId } } } }',
+  },
+  'Query.accessLogVerification': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID) { accessLogVerification(orgId: $orgId) { ok entries } }',
+  },
   'Query.events': {
     ids: { orgId: 'org' },
     query: 'query($orgId: ID) { events(first: 5, filter: {orgId: $orgId, type: ["closure.*"]}) { edges { node { id orgId type } } } }',

@@ -204,14 +204,14 @@ builder.queryFields((t) => ({
   conversation: t.field({
     type: ConversationDetailRef,
     description:
-      "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scope conversations:read.",
+      "One conversation within the caller's reach (NOT_FOUND otherwise), with a page of its transcript (`first` turns after the cursor `after`). Scopes conversations:read and transcripts:read; every answer is entered in the access log first (UNAVAILABLE when it cannot be).",
     args: {
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
       first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
       after: t.arg.string({ description: 'The transcript.nextCursor of the previous page.' }),
     },
     resolve: async (_root, args, ctx) =>
-      getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }),
+      getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }, 'graphql'),
   }),
 }));
 

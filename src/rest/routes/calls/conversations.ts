@@ -46,11 +46,15 @@ export const conversationRoutes = [
     path: '/v1/conversations/:conversationId',
     tag: 'Conversations',
     summary: 'Get a conversation with its transcript',
-    description: 'The transcript comes in cursor pages of turns (`limit`, `cursor`), oldest first.',
-    scope: 'conversations:read',
+    description:
+      'The transcript comes in cursor pages of turns (`limit`, `cursor`), oldest first. Needs `conversations:read` and `transcripts:read`; every answer is entered in the access log first (`GET /v1/access-log`), and a read whose entry cannot be written is refused with 503.',
+    scope: 'transcripts:read',
     query: transcriptQuery,
     response: conversationWithTranscriptResponse,
-    handler: async ({ actor, deps, params, query }) => ({ data: await getConversation(deps, actor, params.conversationId!, query) }),
+    errors: { 403: 'The credential lacks conversations:read or transcripts:read.' },
+    handler: async ({ actor, deps, params, query }) => ({
+      data: await getConversation(deps, actor, params.conversationId!, query, 'rest'),
+    }),
   }),
   defineRoute({
     method: 'POST',

@@ -1,0 +1,112 @@
+// Every SQL statement of the governance context: the access log's chain lock, its head, and the reads of
+// the list and of the verification. Column lists are written once, here.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { SqlRunner } from '../../db/sql.js';
+
+/** An access-log row as stored (prisma/schema.prisma AccessLogEntry). */
+export interface AccessLogRow {
+  id: string;
+  orgId: string;
+  seq: number;
+  at: Date;
+  credentialKind: string;
+  credentialId: string;
+  credentialName: string;
+  conversationId: string;
+  surface: string;
+  requestId: string | null;
+  clientAddress: string | null;
+  unredacted: boolean;
+  prevHash: string;
+  hash: string;
+}
+
+const COLUMNS = Prisma.sql`"id"::text AS "id", "orgId"::text AS "orgId", "seq", "at", "credentialKind", "credentialId", "credentialName",
+  "conversationId"::text AS "conversationId", "surface", "requestId", "clientAddress", "unredacted", "prevHash", "hash"`;
+
+/**
+ * Serializes the writers of one organization's chain until the transaction ends: each reads the head and
+ * appends after it, so no two entries ever name the same predecessor (the chain cannot fork). An advisory
+ * lock, since the first entry of a chain has no row to lock yet; other organizations' writers do not wait.
+ */
+export async function lockAccessLogChain(tx: SqlRunner, orgId: string): Promise<void> {
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`access-log:${orgId}`}, 0))::text AS "locked"`;
+}
+
+/** The last entry of an organization's chain (its head), read by the unique (orgId, seq) index. */
+export async function accessLogHead(tx: SqlRunner, orgId: string): Promise<{ seq: number; hash: string } | null> {
+  const rows = await tx.$queryRaw<{ seq: number; hash: string }[]>`
+    SELECT "seq", "hash" FROM "AccessLogEntry" WHERE "orgId" = ${orgId}::uuid ORDER BY "seq" DESC LIMIT 1`;
+  return rows[0] ?? null;
+}
+
+export async function insertAccessLogEntry(tx: SqlRunner, row: AccessLogRow): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO "AccessLogEntry" ("id", "orgId", "seq", "at", "credentialKind", "credentialId", "credentialName", "conversationId",
+                                  "surface", "requestId", "clientAddress", "unredacted", "prevHash", "hash")
+    VALUES (${row.id}::uuid, ${row.orgId}::uuid, ${row.seq}, ${row.at.toISOString()}::timestamp(3), ${row.credentialKind}, ${row.credentialId},
+            ${row.credentialName}, ${row.conversationId}::uuid, ${row.surface}, ${row.requestId}, ${row.clientAddress}, ${row.unredacted},
+            ${row.prevHash}, ${row.hash})`;
+}
+
+/**
+ * The organizations a list or a verification covers: one, or (an account's credential without `orgId`) the
+ * account and its children, named through the parent relation, never as a list of ids.
+ */
+export function organizationsCondition(scope: { orgId: string; withChildren: boolean }): Prisma.Sql {
+  return scope.withChildren
+    ? Prisma.sql`("orgId" = ${scope.orgId}::uuid OR "orgId" IN (SELECT "id" FROM "Organization" WHERE "parentId" = ${scope.orgId}::uuid))`
+    : Prisma.sql`"orgId" = ${scope.orgId}::uuid`;
+}
+
+export interface AccessLogFilter {
+  conversationId?: string;
+  credentialId?: string;
+  /** at ≥ from, < to. */
+  from?: Date;
+  to?: Date;
+}
+
+function filterConditions(filter: AccessLogFilter): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (filter.conversationId) parts.push(Prisma.sql`AND "conversationId" = ${filter.conversationId}::uuid`);
+  if (filter.credentialId) parts.push(Prisma.sql`AND "credentialId" = ${filter.credentialId}`);
+  if (filter.from) parts.push(Prisma.sql`AND "at" >= ${filter.from.toISOString()}::timestamp(3)`);
+  if (filter.to) parts.push(Prisma.sql`AND "at" < ${filter.to.toISOString()}::timestamp(3)`);
+  return parts.length ? Prisma.join(parts, ' ') : Prisma.empty;
+}
+
+/** A page of entries, newest first (ties by id), after the position `after`. */
+export function accessLogPage(
+  db: SqlRunner,
+  organizations: Prisma.Sql,
+  filter: AccessLogFilter,
+  after: { at: Date; id: string } | undefined,
+  take: number,
+): Promise<AccessLogRow[]> {
+  const keyset = after ? Prisma.sql`AND ("at", "id") < (${after.at.toISOString()}::timestamp(3), ${after.id}::uuid)` : Prisma.empty;
+  return db.$queryRaw<AccessLogRow[]>`
+    SELECT ${COLUMNS} FROM "AccessLogEntry"
+    WHERE ${organizations} ${filterConditions(filter)} ${keyset}
+    ORDER BY "at" DESC, "id" DESC LIMIT ${take}`;
+}
+
+/** Per organization with entries in [from, to): the first and last seq of those entries. */
+export function accessLogSpans(
+  db: SqlRunner,
+  organizations: Prisma.Sql,
+  filter: AccessLogFilter,
+): Promise<{ orgId: string; first: number; last: number }[]> {
+  return db.$queryRaw`
+    SELECT "orgId"::text AS "orgId", MIN("seq") AS "first", MAX("seq") AS "last" FROM "AccessLogEntry"
+    WHERE ${organizations} ${filterConditions(filter)}
+    GROUP BY "orgId" ORDER BY "orgId"`;
+}
+
+/** One organization's entries with seq in [from, to], in chain order. */
+export function accessLogChainSlice(db: SqlRunner, orgId: string, from: number, to: number): Promise<AccessLogRow[]> {
+  return db.$queryRaw<AccessLogRow[]>`
+    SELECT ${COLUMNS} FROM "AccessLogEntry"
+    WHERE "orgId" = ${orgId}::uuid AND "seq" >= ${from} AND "seq" <= ${to}
+    ORDER BY "seq"`;
+}

@@ -1,0 +1,38 @@
+import {
+  accessLogPageResponse,
+  accessLogVerificationResponse,
+  listAccessLog,
+  listAccessLogInput,
+  verifyAccessLog,
+  verifyAccessLogInput,
+} from '../../../domain/governance/accessLog.js';
+import { defineRoute } from '../../route.js';
+
+export const accessLogRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/access-log',
+    tag: 'Access log',
+    summary: 'List who read which transcript, newest first',
+    description:
+      "One entry per answer that held transcript text, written before the text was read: when, the credential (kind, id, name), the organization and conversation, the surface, the request id and the client address. Append-only and hash-chained per organization (`GET /v1/access-log/verify`). Query: `limit` (1..100, default 20), `cursor`, `orgId`, `conversationId`, `credentialId`, `from`, `to` (ISO 8601 instants; `to` exclusive). Without `orgId`: every organization within the caller's reach.",
+    scope: 'access-log:read',
+    query: listAccessLogInput,
+    response: accessLogPageResponse,
+    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    handler: async ({ actor, deps, query }) => ({ data: await listAccessLog(deps, actor, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/access-log/verify',
+    tag: 'Access log',
+    summary: "Verify the access log's hash chains over a range",
+    description:
+      'Recomputes the chain of every organization within reach (or `orgId`) over the entries in [`from`, `to`): each entry must follow the one before it (seq + 1, its `prevHash` the previous hash) and hash to its stored `hash`. Answers `{ok, entries, firstBroken}`; `firstBroken` names the first entry that does not hold.',
+    scope: 'access-log:read',
+    query: verifyAccessLogInput,
+    response: accessLogVerificationResponse,
+    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    handler: async ({ actor, deps, query }) => ({ data: await verifyAccessLog(deps, actor, query) }),
+  }),
+];
