@@ -168,14 +168,32 @@ const failedCall = {
   expiresAt: '2026-03-09T14:30:00.000Z',
   startedAt: null,
   finishedAt: '2026-03-09T13:30:00.000Z',
-  attempts: 1,
+  claims: 1,
+  attempts: [
+    {
+      n: 1,
+      claimedAt: '2026-03-09T13:30:00.000Z',
+      startedAt: null,
+      endedAt: '2026-03-09T13:30:00.000Z',
+      outcome: 'target_unavailable',
+      error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
+      conversationId: null,
+    },
+  ],
   conversationId: null,
   error: { category: 'request', code: 'target_unavailable', message: 'The number called did not answer.' },
   dueAt: '2026-03-09T13:30:00.000Z',
   calleeTimezone: 'America/New_York',
   purpose: 'informational',
   consent: null,
+  retry: null,
+  disposition: null,
+  notes: null,
+  data: null,
+  followUpOf: null,
+  followUpId: null,
 };
+const recallRetry = { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] };
 const queuedCall = {
   ...failedCall,
   to: '+15005550006',
@@ -184,8 +202,10 @@ const queuedCall = {
   metadata: { patient: 'P-17' },
   expiresAt: '2026-03-10T13:30:00.000Z',
   finishedAt: null,
-  attempts: 0,
+  claims: 0,
+  attempts: [],
   error: null,
+  retry: recallRetry,
 };
 const callingPolicy = {
   orgId: ids.clinic,
@@ -193,6 +213,7 @@ const callingPolicy = {
   blockedDates: ['2026-12-25'],
   maxConcurrentCalls: 10,
   requireConsentFor: ['marketing'],
+  retry: recallRetry,
   inheritedFrom: ids.account,
   isDefault: false,
 };
@@ -205,8 +226,24 @@ const suppression = {
   callRequestId: null,
   createdAt,
 };
-const claimedCall = { ...queuedCall, status: 'in_progress', attempts: 1 };
-const startedCall = { ...claimedCall, startedAt: '2026-03-09T13:30:10.000Z', conversationId: ids.conversation };
+const claimedCall = { ...queuedCall, status: 'in_progress', claims: 1 };
+const startedCall = {
+  ...claimedCall,
+  startedAt: '2026-03-09T13:30:10.000Z',
+  conversationId: ids.conversation,
+  attempts: [
+    {
+      n: 1,
+      claimedAt: '2026-03-09T13:30:00.000Z',
+      startedAt: '2026-03-09T13:30:10.000Z',
+      endedAt: null,
+      outcome: null,
+      error: null,
+      conversationId: ids.conversation,
+    },
+  ],
+};
+const bookedSlot = { slotStart: '2026-03-17T14:00:00Z', provider: 'Dr. Reyes', appointmentType: 'recall' };
 const callConversation = {
   conversationId: ids.conversation,
   orgId: ids.clinic,
@@ -416,12 +453,31 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   },
   'POST /v1/call-requests/:callRequestId/heartbeat': { ...claimedCall, leaseUntil: '2026-03-09T13:32:00.000Z' },
   'POST /v1/call-requests/:callRequestId/start': startedCall,
-  'POST /v1/call-requests/:callRequestId/complete': { ...startedCall, status: 'completed', finishedAt: '2026-03-09T13:31:40.000Z' },
+  'POST /v1/call-requests/:callRequestId/complete': {
+    ...startedCall,
+    status: 'completed',
+    finishedAt: '2026-03-09T13:31:40.000Z',
+    attempts: [{ ...startedCall.attempts[0], endedAt: '2026-03-09T13:31:40.000Z', outcome: 'completed' }],
+    disposition: 'booked',
+    notes: 'Booked the six-month recall with Dr. Reyes.',
+    data: bookedSlot,
+  },
   'POST /v1/call-requests/:callRequestId/fail': {
     ...claimedCall,
-    status: 'failed',
-    finishedAt: '2026-03-09T13:30:30.000Z',
-    error: { category: 'request', code: 'busy', message: 'The line was busy.' },
+    // busy, with attempts left: queued again at the first allowed instant 10 minutes on
+    status: 'queued',
+    dueAt: '2026-03-09T13:40:30.000Z',
+    attempts: [
+      {
+        n: 1,
+        claimedAt: '2026-03-09T13:30:00.000Z',
+        startedAt: null,
+        endedAt: '2026-03-09T13:30:30.000Z',
+        outcome: 'busy',
+        error: { category: 'request', code: 'busy', message: 'The line was busy.' },
+        conversationId: null,
+      },
+    ],
   },
   'POST /v1/conversations': { ...callConversation, medium: 'CHAT', toNumber: '', fromNumber: '' },
   'GET /v1/conversations/:conversationId': {
@@ -594,12 +650,18 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     to: queuedCall.to,
     officeHoursOnly: true,
     metadata: queuedCall.metadata,
+    retry: recallRetry,
   },
   'POST /v1/call-requests/:callRequestId/cancel': {},
   'POST /v1/dispatch/claim': { max: 5, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/heartbeat': { leaseId, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/start': { leaseId },
-  'POST /v1/call-requests/:callRequestId/complete': { leaseId, disposition: 'opt_out' },
+  'POST /v1/call-requests/:callRequestId/complete': {
+    leaseId,
+    disposition: 'booked',
+    notes: 'Booked the six-month recall with Dr. Reyes.',
+    data: bookedSlot,
+  },
   'POST /v1/call-requests/:callRequestId/fail': { leaseId, error: failedCall.error },
   'POST /v1/conversations': {
     botId: ids.frontDesk,
@@ -641,6 +703,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     blockedDates: ['2026-12-25'],
     maxConcurrentCalls: 10,
     requireConsentFor: ['marketing'],
+    retry: recallRetry,
   },
   'PUT /v1/organizations/:orgId/office-hours': {
     officeHours: [

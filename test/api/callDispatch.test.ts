@@ -59,7 +59,7 @@ describe('a call worked by the runtime', () => {
     expect(more).toEqual([]);
     expect(c).toMatchObject({
       leaseUntil: '2026-03-02T15:00:30.000Z',
-      callRequest: { callRequestId: id, status: 'in_progress', attempts: 1 },
+      callRequest: { callRequestId: id, status: 'in_progress', claims: 1 },
     });
     // the clinic has no office hours: closed, with the caller-id number's closed greeting
     expect(c.availability).toMatchObject({
@@ -102,7 +102,9 @@ describe('a call worked by the runtime', () => {
     const { leaseId } = claimed.body.data.claimCallRequests[0];
     const bad = await t.rest('POST', `/v1/call-requests/${id}/fail`, { json: { leaseId, error: { code: 'exploded', message: 'x' } } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toContain('error.code: must be one of target_unavailable, busy, no_answer, rejected, dispatch_timeout');
+    expect(bad.body.message).toContain(
+      'error.code: must be one of target_unavailable, busy, no_answer, voicemail, rejected, dispatch_timeout',
+    );
     const failed = await t.gql(
       'mutation($id: ID!, $l: ID!) { failCallRequest(id: $id, leaseId: $l, error: {code: busy, message: "The line was busy."}) { status error { category code message } } }',
       {
@@ -125,11 +127,11 @@ describe('a call worked by the runtime', () => {
     expect(rest.body.data).toMatchObject({ callRequestId: id, status: 'in_progress', leaseUntil: '2026-03-02T15:01:10.000Z' });
     t.clock.advance(10_000);
     const gql = await t.gql(
-      'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l, leaseSeconds: 45) { id status attempts leaseUntil } }',
+      'mutation($id: ID!, $l: ID!) { heartbeatCallRequest(id: $id, leaseId: $l, leaseSeconds: 45) { id status claims leaseUntil } }',
       { id, l: c.leaseId },
     );
     expect(gql.body.data).toEqual({
-      heartbeatCallRequest: { id, status: 'in_progress', attempts: 1, leaseUntil: '2026-03-02T15:01:05.000Z' },
+      heartbeatCallRequest: { id, status: 'in_progress', claims: 1, leaseUntil: '2026-03-02T15:01:05.000Z' },
     });
     const queue = jobs(t);
     t.clock.set('2026-03-02T15:01:04.999Z');
@@ -195,7 +197,7 @@ describe('every request reaches a final state', () => {
     });
 
     const [second] = await claim(t, { max: 1, leaseSeconds: 30 });
-    expect(second.callRequest).toMatchObject({ callRequestId: id, attempts: 2 });
+    expect(second.callRequest).toMatchObject({ callRequestId: id, claims: 2 });
     expect((await step(t, id, 'complete', { leaseId: first.leaseId })).status).toBe(409);
     expect((await step(t, id, 'start', { leaseId: second.leaseId })).status).toBe(200);
     expect((await step(t, id, 'complete', { leaseId: second.leaseId })).body.data.status).toBe('completed');
@@ -228,12 +230,12 @@ describe('every request reaches a final state', () => {
     expect((await stored(t, id)).status).toBe('queued');
     for (let lease = 2; lease <= 3; lease++) {
       const [again] = await claim(t, { max: 1, leaseSeconds: 30 });
-      expect(again.callRequest.attempts).toBe(lease);
+      expect(again.callRequest.claims).toBe(lease);
       t.clock.advance(30_000);
       await queue.runDue();
     }
     const polled = await t.rest('GET', `/v1/call-requests/${id}`);
-    expect(polled.body.data).toMatchObject({ status: 'failed', attempts: 3, error: { category: 'request', code: 'dispatch_timeout' } });
+    expect(polled.body.data).toMatchObject({ status: 'failed', claims: 3, error: { category: 'request', code: 'dispatch_timeout' } });
     expect((await eventTypes(t, id)).at(-1)).toBe('call_request.failed:system');
     expect(await claim(t)).toEqual([]);
   });

@@ -11,27 +11,36 @@ const FIELDS = [
   'botId',
   'callRequestId',
   'calleeTimezone',
+  'claims',
   'consent',
   'conversationId',
   'createdAt',
+  'data',
+  'disposition',
   'dueAt',
   'error',
   'expiresAt',
   'finishedAt',
+  'followUpId',
+  'followUpOf',
   'metadata',
   'notBefore',
+  'notes',
   'officeHoursOnly',
   'orgId',
   'phoneNumberId',
   'purpose',
+  'retry',
   'startedAt',
   'status',
   'to',
 ];
 const QUERY = `query ($id: ID!) {
   callRequest(id: $id) {
-    id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt attempts
+    id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt claims
+    attempts { n claimedAt startedAt endedAt outcome error { category code message } conversationId }
     conversationId error { category code message } dueAt calleeTimezone purpose consent { basis obtainedAt source }
+    retry { on maxAttempts intervalsMinutes } disposition notes data followUpOf followUpId
   }
 }`;
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -51,12 +60,20 @@ const demoCall = () => ({
   metadata: {},
   notBefore: null,
   startedAt: null,
-  attempts: 0,
+  claims: 0,
+  attempts: [],
   dueAt: isoInstant,
   // placed before callee zones were kept: read in the organization's zone
   calleeTimezone: null,
   purpose: 'informational',
   consent: null,
+  // placed before retries and outcomes were kept (issue 35)
+  retry: null,
+  disposition: null,
+  notes: null,
+  data: null,
+  followUpOf: null,
+  followUpId: null,
 });
 
 describe('GET /v1/call-requests/{callRequestId}', () => {

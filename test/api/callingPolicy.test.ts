@@ -54,7 +54,8 @@ async function setPolicy(t: TestApp, orgId: string, body: unknown) {
   return res.body.data;
 }
 
-const POLICY_FIELDS = 'orgId windows { dayOfWeek start end } blockedDates maxConcurrentCalls requireConsentFor inheritedFrom isDefault';
+const POLICY_FIELDS =
+  'orgId windows { dayOfWeek start end } blockedDates maxConcurrentCalls requireConsentFor retry { on maxAttempts intervalsMinutes } inheritedFrom isDefault';
 const SET_POLICY = `mutation($orgId: ID!, $input: CallingPolicyInput!) { setCallingPolicy(orgId: $orgId, input: $input) { ${POLICY_FIELDS} } }`;
 const GET_POLICY = `query($orgId: ID!) { callingPolicy(orgId: $orgId) { ${POLICY_FIELDS} } }`;
 const CREATE = `mutation($input: CreateCallRequestInput!) {
@@ -92,6 +93,7 @@ describe('the calling policy', () => {
       blockedDates: ['2026-12-25'],
       maxConcurrentCalls: 4,
       requireConsentFor: ['marketing'],
+      retry: null,
       inheritedFrom: null,
       isDefault: false,
     });
@@ -232,7 +234,13 @@ describe("the callee's calling hours", () => {
     expect(start.body.code, start.body.message).toBe('call_window_closed');
     const polled = await t.rest('GET', `/v1/call-requests/${call.callRequestId}`);
     // queued again for 08:00 in New York, and the lease does not count toward dispatch_timeout
-    expect(polled.body.data).toMatchObject({ status: 'queued', attempts: 0, dueAt: '2026-03-03T13:00:00.000Z', conversationId: null });
+    expect(polled.body.data).toMatchObject({
+      status: 'queued',
+      claims: 0,
+      attempts: [],
+      dueAt: '2026-03-03T13:00:00.000Z',
+      conversationId: null,
+    });
     expect((await claim(t)).claims).toHaveLength(0);
     // the lease ended with the refusal, so its end is no longer work; the request's expiry still is
     expect(await t.deps.db.job.findUnique({ where: { id: c.leaseId } })).toBeNull();

@@ -280,7 +280,9 @@ describe('calls to a suppressed number', () => {
     expect((await t.rest('POST', `/v1/call-requests/${id}/start`, { json: { leaseId: lease.leaseId } })).status).toBe(200);
     const bad = await t.rest('POST', `/v1/call-requests/${id}/complete`, { json: { leaseId: lease.leaseId, disposition: 'maybe' } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toBe('disposition: must be one of opt_out');
+    expect(bad.body.message).toBe(
+      'disposition: must be one of booked, callback_requested, opt_out, transferred, voicemail_left, information_given, declined, other',
+    );
     const done = await t.rest('POST', `/v1/call-requests/${id}/complete`, { json: { leaseId: lease.leaseId, disposition: 'opt_out' } });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     const entry = (await t.rest('GET', `/v1/suppressions?number=${encodeURIComponent(NUMBER)}`)).body.data.suppressions[0];

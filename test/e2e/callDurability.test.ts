@@ -45,11 +45,11 @@ describe('a claimed call across a SIGKILL', () => {
         const res = await fetch(`${server.baseUrl}/v1/call-requests?limit=100`, { headers: auth });
         return (await res.json()).data.callRequests.find((c: Schemas['CallRequest']) => c.callRequestId === id) as {
           status: string;
-          attempts: number;
+          claims: number;
         };
       };
       expect((await statusOf()).status).toBe('in_progress');
-      await vi.waitFor(async () => expect(await statusOf()).toMatchObject({ status: 'queued', attempts: 1 }), {
+      await vi.waitFor(async () => expect(await statusOf()).toMatchObject({ status: 'queued', claims: 1 }), {
         timeout: 30_000,
         interval: 500,
       });

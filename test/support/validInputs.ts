@@ -15,6 +15,7 @@ const CALLING_POLICY = {
   blockedDates: ['2026-12-25'],
   maxConcurrentCalls: 5,
   requireConsentFor: ['marketing'],
+  retry: { on: ['busy', 'no_answer'], maxAttempts: 2, intervalsMinutes: [30] },
 };
 const hoursAfter = (hours: number) => new Date(Date.parse(NOW) + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
 
@@ -210,6 +211,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
       officeHoursOnly: false,
       metadata: { patientRef: 'A-1001' },
       consent: { basis: 'express_written', obtainedAt: hoursAfter(-24), source: 'Intake form' },
+      retry: { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] },
     },
   }),
   'GET /v1/call-requests': (f) => ({
@@ -239,7 +241,11 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'POST /v1/call-requests/{callRequestId}/complete': async (f) => {
     const { callRequestId, leaseId } = await f.lease();
     // completing a call that never started is refused by its state, not by its input
-    return { params: { callRequestId }, body: { leaseId }, control: [409] };
+    return {
+      params: { callRequestId },
+      body: { leaseId, disposition: 'booked', notes: 'Booked the recall', data: { slot: hoursAfter(48) } },
+      control: [409],
+    };
   },
   'POST /v1/call-requests/{callRequestId}/fail': async (f) => {
     const { callRequestId, leaseId } = await f.lease();
@@ -391,8 +397,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.completeCallRequest': async (f) => {
     const { callRequestId, leaseId } = await f.lease();
     return {
-      query: mutation('$id: ID!, $leaseId: ID!', 'completeCallRequest(id: $id, leaseId: $leaseId)'),
-      variables: { id: callRequestId, leaseId },
+      query: mutation(
+        '$id: ID!, $leaseId: ID!, $notes: String, $data: JSON, $callbackAt: String',
+        'completeCallRequest(id: $id, leaseId: $leaseId, disposition: callback_requested, notes: $notes, data: $data, callbackAt: $callbackAt)',
+      ),
+      variables: { id: callRequestId, leaseId, notes: 'Call back after two', data: { reason: 'at work' }, callbackAt: hoursAfter(2) },
       control: ['CONFLICT'],
     };
   },

@@ -30,10 +30,13 @@ import {
   LEASE_JOB,
   lapsed,
   lockCallRequest,
+  placeFollowUp,
+  placingOfRow,
 } from './callRequests.js';
+import { attemptsOf, CALL_DISPOSITIONS, endAttempt, outcomeFields, retryEarliest, retryPolicyOf, startAttempt } from './callAttempts.js';
 import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
-import { CallWindowClosed, Conflict, NotFound, parseInput } from '../shared/errors.js';
+import { CallWindowClosed, Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
@@ -91,13 +94,11 @@ export const claimInput = z.strictObject({
 });
 export const heartbeatInput = z.strictObject({ leaseId, leaseSeconds });
 export const startInput = z.strictObject({ leaseId });
-/** What the callee said about further calls: `opt_out` puts the number on the organization's suppression list. */
-export const CALL_DISPOSITIONS = ['opt_out'] as const;
-export const completeInput = z.strictObject({
-  leaseId,
-  disposition: z
-    .preprocess(absentToUndefined, z.enum(CALL_DISPOSITIONS, { error: `must be one of ${CALL_DISPOSITIONS.join(', ')}` }).optional())
-    .describe('opt_out: the callee asked not to be called again; the number goes on the suppression list (source opt_out).'),
+export { CALL_DISPOSITIONS };
+/** What the call came to (issue 35 §3): a disposition from a closed set, notes for people, data for programs, a callback. */
+export const completeInput = z.strictObject({ leaseId, ...outcomeFields }).superRefine((input, ctx) => {
+  if (input.callbackAt !== undefined && input.disposition !== 'callback_requested')
+    ctx.addIssue({ code: 'custom', path: ['callbackAt'], message: 'is only taken with disposition callback_requested' });
 });
 export const failInput = z.strictObject({
   leaseId,
@@ -242,6 +243,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
         leaseId: randomUUID(),
         leaseUntil,
         attempts: byId.get(p.id)!.attempts + 1,
+        claimedAt: now,
       },
       eventId: '',
     }));
@@ -270,6 +272,7 @@ async function claimDue(deps: ScheduleDeps, actor: Actor, query: z.output<typeof
           tx,
           handed.map((h) => ({ id: h.row.id, leaseId: h.row.leaseId })),
           leaseUntil,
+          now,
         )
       ).map((r) => r.id),
     );
@@ -489,7 +492,14 @@ export async function startCallRequest(deps: ScheduleDeps, actor: Actor, callReq
         tags: [],
       },
     });
-    const updated = await tx.callRequest.update({ where: { id: row.id }, data: { startedAt: now, conversationId: conversation.id } });
+    const updated = await tx.callRequest.update({
+      where: { id: row.id },
+      data: {
+        startedAt: now,
+        conversationId: conversation.id,
+        attemptLog: startAttempt(attemptsOf(row.attemptLog), row.claimedAt, now, conversation.id) as unknown as Prisma.InputJsonValue,
+      },
+    });
     await recordEvent(tx, deps, actor, {
       type: 'conversation.started',
       orgId: row.orgId,
@@ -544,7 +554,10 @@ async function holdIfWindowClosed(deps: ScheduleDeps, tx: Prisma.TransactionClie
   return dueAt;
 }
 
-/** The call ended normally (after start). */
+/**
+ * The call ended normally (after start), with what it came to: `disposition`, `notes`, `data`; `opt_out` lists the
+ * number, `callback_requested` with `callbackAt` places the follow-up (followUpOf), in the completion's transaction.
+ */
 export async function completeCallRequest(
   deps: ScheduleDeps,
   actor: Actor,
@@ -552,11 +565,26 @@ export async function completeCallRequest(
   input: unknown,
 ): Promise<CallRequestView> {
   const data = parseInput(completeInput, input ?? {});
+  const callbackAt = data.callbackAt === undefined ? null : new Date(data.callbackAt);
+  if (callbackAt && callbackAt.getTime() < deps.clock().getTime()) throw InvalidInput.of('callbackAt', 'must not be in the past');
   return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
     if (row.startedAt === null) throw new Conflict(`Call request ${row.id} has not started; report a call that never connected with fail`);
+    if (callbackAt && callbackAt.getTime() >= row.expiresAt.getTime())
+      throw InvalidInput.of('callbackAt', `must be before the request's notAfter (${at(row.expiresAt)})`);
+    const followUpId = callbackAt ? randomUUID() : null;
     const updated = await tx.callRequest.update({
       where: { id: row.id },
-      data: { status: 'completed', finishedAt: now, leaseId: null, leaseUntil: null },
+      data: {
+        status: 'completed',
+        finishedAt: now,
+        leaseId: null,
+        leaseUntil: null,
+        attemptLog: endAttempt(attemptsOf(row.attemptLog), row, now, 'completed', null) as unknown as Prisma.InputJsonValue,
+        ...(data.disposition ? { disposition: data.disposition } : {}),
+        ...(data.notes !== undefined ? { notes: data.notes } : {}),
+        ...(data.data !== undefined ? { outcomeData: data.data as Prisma.InputJsonObject } : {}),
+        ...(followUpId ? { followUpId } : {}),
+      },
     });
     await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
@@ -577,32 +605,64 @@ export async function completeCallRequest(
         callRequestId: row.id,
       });
     }
+    // the callee asked to be called back: a request of its own, due by the calling policy like any (a refusal rolls all back)
+    if (callbackAt && followUpId) await placeFollowUp(deps, tx, actor, updated, callbackAt, now, followUpId);
     return view;
   });
 }
 
-/** The call could not be placed or held: busy, no answer, unreachable, rejected. */
+/**
+ * The call could not be placed or held: busy, no answer, voicemail, unreachable, rejected. The attempt is listed;
+ * an outcome the request's retry policy names, with attempts left, queues it again, due at the first instant the
+ * calling policy allows at or after the outcome plus the policy's interval (firstCallInstant, as a new request's
+ * dueAt); otherwise, or when no such instant is left before notAfter, it ends failed with this outcome as its error.
+ */
 export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequestId: string, input: unknown): Promise<CallRequestView> {
   const data = parseInput(failInput, input ?? {});
   return underLease(deps, actor, callRequestId, data.leaseId, async (tx, row, now) => {
+    const attempts = endAttempt(attemptsOf(row.attemptLog), row, now, data.error.code, data.error);
+    const earliest = retryEarliest(retryPolicyOf(row.retry), data.error.code, attempts.length, now);
+    let dueAt: Date | null = null;
+    if (earliest && earliest.getTime() < row.expiresAt.getTime()) {
+      const { policy, placing } = await placingOfRow(tx, row);
+      dueAt = await firstCallInstant(deps, placing, policy, earliest, row.expiresAt);
+    }
+    const subject = { type: 'call_request' as const, id: row.id };
+    const ended = { leaseId: null, leaseUntil: null, attemptLog: attempts as unknown as Prisma.InputJsonValue };
+    if (dueAt !== null) {
+      const updated = await tx.callRequest.update({ where: { id: row.id }, data: { status: 'queued', dueAt, startedAt: null, ...ended } });
+      // the lease ended here; the expiry stays with the request
+      await dropJobs(tx, [row.leaseId]);
+      const view = callRequestView(updated, now);
+      // two facts: this attempt failed (its outcome is the last of `attempts`), and the next is due at dueAt
+      await recordEvent(tx, deps, actor, { type: 'call_request.attempt_failed', orgId: row.orgId, subject, data: view });
+      await recordEvent(tx, deps, actor, {
+        type: 'call_request.retry_scheduled',
+        orgId: row.orgId,
+        subject,
+        data: view,
+        previous: { status: 'in_progress' },
+      });
+      return view;
+    }
     const updated = await tx.callRequest.update({
       where: { id: row.id },
       data: {
         status: 'failed',
         finishedAt: now,
-        leaseId: null,
-        leaseUntil: null,
+        ...ended,
         errorCategory: data.error.category,
         errorCode: data.error.code,
         errorMessage: data.error.message,
       },
     });
     await endCallRequestWork(tx, row);
+    // the last attempt's failure is the request's: one event, call_request.failed, whose attempts list it
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.failed',
       orgId: row.orgId,
-      subject: { type: 'call_request', id: row.id },
+      subject,
       data: view,
       previous: { status: 'in_progress' },
     });
@@ -628,7 +688,17 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
     const now = deps.clock();
     if (row.leaseUntil && row.leaseUntil.getTime() > now.getTime()) return { retryAt: row.leaseUntil, error: 'lease extended' };
     const subject = { type: 'call_request' as const, id };
-    const cleared = { leaseId: null, leaseUntil: null };
+    const leasesLost = row.leasesLost + 1;
+    // a call that started is listed as an attempt the runtime never reported; a lease that ended unused is only counted
+    const attemptLog =
+      row.startedAt === null
+        ? undefined
+        : (endAttempt(attemptsOf(row.attemptLog), row, now, 'dispatch_timeout', {
+            category: 'request',
+            code: 'dispatch_timeout',
+            message: "The runtime's lease ended during the call, without an outcome",
+          }) as unknown as Prisma.InputJsonValue);
+    const cleared = { leaseId: null, leaseUntil: null, leasesLost, ...(attemptLog ? { attemptLog } : {}) };
     await closeAbandonedConversation(deps, tx, row, now);
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
@@ -640,7 +710,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
         data: callRequestView(updated, now),
         previous: { status: 'in_progress' },
       });
-    } else if (row.attempts >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
+    } else if (leasesLost >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
       // out of leases, or a started call whose runtime vanished after notAfter (re-queued, it could never be claimed again)
       const updated = await tx.callRequest.update({
         where: { id },
@@ -651,7 +721,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
           errorCategory: 'request',
           errorCode: 'dispatch_timeout',
           errorMessage:
-            row.attempts >= MAX_LEASES
+            leasesLost >= MAX_LEASES
               ? `No outcome after ${MAX_LEASES} claims: each runtime's lease ended without a heartbeat`
               : "No outcome: the runtime's lease ended after notAfter",
         },

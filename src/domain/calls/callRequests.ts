@@ -8,7 +8,7 @@ import { instantInputSchema } from '../shared/timeFormats.js';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
-import { dropJobs, jobInsertSql } from '../../jobs/queue.js';
+import { dropJobs, enqueueJob, jobInsertSql } from '../../jobs/queue.js';
 import { type Actor, canReach, requireScope } from '../shared/access.js';
 import type { ConversationDeps } from './conversations.js';
 import { ConsentRequired, Conflict, InvalidInput, NotFound, OutsideCallWindow, parseInput, Suppressed } from '../shared/errors.js';
@@ -23,6 +23,17 @@ import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { insertQueuedCallRequest, lockCallRequestRow } from './sql.js';
+import {
+  attemptsOf,
+  CALL_DISPOSITIONS,
+  type CallAttempt,
+  callAttemptSchema,
+  type CallDisposition,
+  type RetryPolicy,
+  retryPolicyOf,
+  retryPolicySchema,
+  retryPolicyView,
+} from './callAttempts.js';
 
 export const CALL_REQUEST_STATUSES = ['queued', 'in_progress', 'completed', 'failed', 'canceled', 'expired'] as const;
 export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
@@ -30,7 +41,7 @@ export type CallRequestStatus = (typeof CALL_REQUEST_STATUSES)[number];
 export const PENDING_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['queued', 'in_progress']);
 
 /** The failure codes a runtime reports (spec §2 shows `request/target_unavailable`). */
-export const CALL_FAILURE_CODES = ['target_unavailable', 'busy', 'no_answer', 'rejected', 'dispatch_timeout'] as const;
+export const CALL_FAILURE_CODES = ['target_unavailable', 'busy', 'no_answer', 'voicemail', 'rejected', 'dispatch_timeout'] as const;
 
 /** Without notAfter a request may wait a day; no request waits longer than 30 days. */
 export const DEFAULT_CALL_WINDOW_MS = 24 * 3_600_000;
@@ -143,6 +154,11 @@ export const createCallRequestInput = z.strictObject({
   consent: z
     .preprocess(absentToUndefined, consentSchema.optional())
     .describe('The consent recorded for this call: {basis, obtainedAt, source}.'),
+  retry: z
+    .preprocess(absentToUndefined, retryPolicySchema.optional())
+    .describe(
+      "Tries again after a busy, no_answer or voicemail outcome: {on, maxAttempts (1..10), intervalsMinutes (the last repeats)}; default the calling policy's `retry`.",
+    ),
 });
 export type CreateCallRequestInput = z.input<typeof createCallRequestInput>;
 
@@ -165,7 +181,8 @@ export const callRequestSchema = viewSchema<CallRequestView>()(
       expiresAt: instant,
       startedAt: instant.nullable().describe('When the runtime started the call (the conversation began).'),
       finishedAt: instant.nullable().describe('When processing ended; null while pending.'),
-      attempts: z.int().describe('Claims so far.'),
+      claims: z.int().describe('Claims so far, a lease that ended unused included.'),
+      attempts: z.array(callAttemptSchema).describe('One per claim that started or failed, in order.'),
       conversationId: z.uuid().nullable().describe("The conversation the call started; use it to track an initiated call's outcome."),
       error: errorView.nullable().describe('A public reason for failure (status failed); null otherwise.'),
       dueAt: instant.describe(
@@ -177,6 +194,14 @@ export const callRequestSchema = viewSchema<CallRequestView>()(
         .object({ basis: z.enum(CONSENT_BASES), obtainedAt: instant, source: z.string() })
         .nullable()
         .describe('The consent given at creation; null when none.'),
+      retry: retryPolicyView
+        .nullable()
+        .describe("The retry policy (the request's own, else the calling policy's at creation); null: one attempt."),
+      disposition: z.enum(CALL_DISPOSITIONS).nullable().describe('What the call came to, as the runtime completed it; null otherwise.'),
+      notes: z.string().nullable().describe("The runtime's notes on the outcome."),
+      data: z.record(z.string(), z.unknown()).nullable().describe("The outcome's JSON object for programs (e.g. the booked slot)."),
+      followUpOf: z.uuid().nullable().describe('The request whose callee asked for this call back.'),
+      followUpId: z.uuid().nullable().describe('The follow-up call request placed when this one completed with callback_requested.'),
     })
     .meta({ id: 'CallRequest' }),
 );
@@ -203,7 +228,9 @@ export interface CallRequestView {
   startedAt: string | null;
   /** When processing ended (completed, failed, canceled, expired); null while pending. */
   finishedAt: string | null;
-  attempts: number;
+  /** Claims so far (a lease that ended unused included). */
+  claims: number;
+  attempts: CallAttempt[];
   /** The conversation the call started; null until there is one. */
   conversationId: string | null;
   error: CallRequestError | null;
@@ -212,6 +239,12 @@ export interface CallRequestView {
   calleeTimezone: string | null;
   purpose: CallPurpose;
   consent: CallConsent | null;
+  retry: RetryPolicy | null;
+  disposition: CallDisposition | null;
+  notes: string | null;
+  data: Record<string, unknown> | null;
+  followUpOf: string | null;
+  followUpId: string | null;
 }
 
 /** Whether a request never started by its expiry is over (it reads expired before the expiry job has run). */
@@ -240,13 +273,20 @@ export function callRequestView(row: CallRequest, now: Date): CallRequestView {
     expiresAt: row.expiresAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: over ? row.expiresAt.toISOString() : (row.finishedAt?.toISOString() ?? null),
-    attempts: row.attempts,
+    claims: row.attempts,
+    attempts: attemptsOf(row.attemptLog),
     conversationId: row.conversationId,
     error: failed ? { category: row.errorCategory ?? 'request', code: row.errorCode ?? 'unknown', message: row.errorMessage ?? '' } : null,
     dueAt: row.dueAt.toISOString(),
     calleeTimezone: row.calleeTimezone,
     purpose: row.purpose as CallPurpose,
     consent: (row.consent as CallConsent | null) ?? null,
+    retry: retryPolicyOf(row.retry),
+    disposition: (row.disposition as CallDisposition | null) ?? null,
+    notes: row.notes,
+    data: (row.outcomeData as Record<string, unknown> | null) ?? null,
+    followUpOf: row.followUpOf,
+    followUpId: row.followUpId,
   };
 }
 
@@ -300,6 +340,7 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
     );
   }
   const calleeTimezone = data.calleeTimezone ?? org.timezone;
+  const retry = data.retry ?? policy.fields.retry;
   const earliest = notBefore && notBefore.getTime() > now.getTime() ? notBefore : now;
   const placing = { orgId: org.id, phoneNumberId, calleeTimezone, officeHoursOnly: data.officeHoursOnly };
   const dueAt = await firstCallInstant(deps, placing, policy.fields, earliest, expiresAt);
@@ -337,6 +378,15 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
     calleeTimezone,
     purpose: data.purpose,
     consent: data.consent ?? null,
+    claimedAt: null,
+    leasesLost: 0,
+    attemptLog: [],
+    retry: (retry as unknown as Prisma.JsonValue) ?? null,
+    disposition: null,
+    notes: null,
+    outcomeData: null,
+    followUpOf: null,
+    followUpId: null,
   };
   const view = callRequestView(row, now);
   const event = newEventRow(deps, actor, {
@@ -414,6 +464,84 @@ export async function firstCallInstant(
     t = opening;
   }
   return null;
+}
+
+/** The organization, calling policy and placing of a stored request, read in `tx` (a retry's and a follow-up's dueAt). */
+export async function placingOfRow(
+  tx: Prisma.TransactionClient,
+  row: Pick<CallRequest, 'orgId' | 'phoneNumberId' | 'calleeTimezone' | 'officeHoursOnly'>,
+): Promise<{ policy: CallingPolicyFields; placing: CallPlacing; org: { id: string; parentId: string | null } }> {
+  const org = await tx.organization.findUniqueOrThrow({ where: { id: row.orgId }, select: { id: true, parentId: true, timezone: true } });
+  const policy = (await effectivePolicy(tx, org)).fields;
+  const placing = {
+    orgId: org.id,
+    phoneNumberId: row.phoneNumberId,
+    calleeTimezone: row.calleeTimezone ?? org.timezone,
+    officeHoursOnly: row.officeHoursOnly,
+  };
+  return { policy, placing, org };
+}
+
+/**
+ * The follow-up a callee asked for (complete with callback_requested and `callbackAt`, issue 35 §3): a new request
+ * like `row` (bot, caller id, number, callee zone, purpose, consent, metadata, retry policy), not before `callbackAt`,
+ * expiring with `row`, due at the first allowed instant at or after `callbackAt` (firstCallInstant, as every
+ * request's dueAt). Refused like a create: 400 naming callbackAt when no instant before notAfter is allowed, 409 when
+ * the number is listed, 400 when the purpose now needs consent the request lacks. Answers the new request's row.
+ */
+export async function placeFollowUp(
+  deps: ScheduleDeps,
+  tx: Prisma.TransactionClient,
+  actor: Actor | null,
+  row: CallRequest,
+  callbackAt: Date,
+  now: Date,
+  id: string,
+): Promise<CallRequest> {
+  const { policy, placing, org } = await placingOfRow(tx, row);
+  const suppression = await suppressionFor(tx, org, row.to);
+  if (suppression) throw suppressedError(suppression, org);
+  if (policy.requireConsentFor.includes(row.purpose as CallPurpose) && row.consent === null) {
+    throw new ConsentRequired(
+      `callbackAt: a ${row.purpose} call needs consent {basis, obtainedAt, source}, which this request lacks: the calling policy lists "${row.purpose}" in requireConsentFor`,
+    );
+  }
+  const dueAt = await firstCallInstant(deps, placing, policy, callbackAt, row.expiresAt);
+  if (dueAt === null) {
+    throw new OutsideCallWindow(
+      `callbackAt: no instant from ${callbackAt.toISOString()} to the request's notAfter (${row.expiresAt.toISOString()}) is within the calling policy's windows in ${placing.calleeTimezone}` +
+        (row.officeHoursOnly ? ' while the organization is OPEN' : ''),
+    );
+  }
+  const followUp = await tx.callRequest.create({
+    data: {
+      id,
+      orgId: row.orgId,
+      botId: row.botId,
+      phoneNumberId: row.phoneNumberId,
+      to: row.to,
+      status: 'queued',
+      createdAt: now,
+      notBefore: callbackAt,
+      dueAt,
+      expiresAt: row.expiresAt,
+      officeHoursOnly: row.officeHoursOnly,
+      metadata: row.metadata ?? {},
+      calleeTimezone: placing.calleeTimezone,
+      purpose: row.purpose,
+      ...(row.consent !== null ? { consent: row.consent } : {}),
+      ...(row.retry !== null ? { retry: row.retry } : {}),
+      followUpOf: row.id,
+    },
+  });
+  await recordEvent(tx, deps, actor, {
+    type: 'call_request.queued',
+    orgId: row.orgId,
+    subject: { type: 'call_request', id: followUp.id },
+    data: callRequestView(followUp, now),
+  });
+  await enqueueJob(tx, now, { id: followUp.id, kind: EXPIRE_JOB, payload: { callRequestId: followUp.id }, runAt: followUp.expiresAt });
+  return followUp;
 }
 
 /**
@@ -515,6 +643,9 @@ export const listCallRequestsInput = z.strictObject({
     )
     .describe('Only requests in this status (as stored).'),
   botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('Only requests of this bot.'),
+  disposition: z
+    .preprocess(absentToUndefined, z.enum(CALL_DISPOSITIONS, { error: `must be one of ${CALL_DISPOSITIONS.join(', ')}` }).optional())
+    .describe('Only requests completed with this disposition.'),
   createdFrom: instantInput.describe('Created at or after this instant.'),
   createdTo: instantInput.describe('Created before this instant.'),
 });
@@ -548,6 +679,7 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     orgId: org.id,
     status: query.status ?? null,
     botId: query.botId?.toLowerCase() ?? null,
+    ...(query.disposition ? { disposition: query.disposition } : {}),
     createdFrom: query.createdFrom ? new Date(query.createdFrom).toISOString() : null,
     createdTo: query.createdTo ? new Date(query.createdTo).toISOString() : null,
   };
@@ -556,6 +688,7 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     orgId: org.id,
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.botId ? { botId: filters.botId } : {}),
+    ...(query.disposition ? { disposition: query.disposition } : {}),
     ...(filters.createdFrom || filters.createdTo
       ? {
           createdAt: {

@@ -4,7 +4,7 @@
 // anywhere the default applies to each location. Read by the create (dueAt, consent), the claim (windows,
 // capacity) and the start (windows) of call requests, on both surfaces.
 import { z } from 'zod';
-import type { Prisma } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { type Actor, requireScope } from '../shared/access.js';
@@ -14,6 +14,7 @@ import { formatLocalTime, parseLocalTime } from '../shared/localTime.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { type CallDay, type CompiledCallingPolicy, compileCallingPolicy, DAYS_OF_WEEK } from './callWindows.js';
+import { type RetryPolicy, retryPolicyOf, retryPolicySchema, retryPolicyView } from './callAttempts.js';
 
 export const CALL_PURPOSES = ['informational', 'marketing'] as const;
 export type CallPurpose = (typeof CALL_PURPOSES)[number];
@@ -31,6 +32,7 @@ export const DEFAULT_CALLING_POLICY: CallingPolicyFields = Object.freeze({
   blockedDates: [],
   maxConcurrentCalls: 10,
   requireConsentFor: ['marketing' as const],
+  retry: null,
 });
 
 export interface CallWindowView {
@@ -46,6 +48,8 @@ export interface CallingPolicyFields {
   blockedDates: string[];
   maxConcurrentCalls: number;
   requireConsentFor: CallPurpose[];
+  /** The organization's default retry policy for its call requests (issue 35); null: one attempt each. */
+  retry: RetryPolicy | null;
 }
 
 export interface CallingPolicyView extends CallingPolicyFields {
@@ -115,6 +119,9 @@ export const callingPolicyInput = z
           .default(['marketing']),
       )
       .describe('Purposes that need `consent` on the call request (default ["marketing"]).'),
+    retry: z
+      .preprocess((v) => (v === null ? undefined : v), retryPolicySchema.optional())
+      .describe('The default retry policy of the call requests that set none (default none: one attempt).'),
   })
   .superRefine((policy, ctx) => {
     const minutes = policy.windows.map((w) => ({ day: w.dayOfWeek, start: parseLocalTime(w.start)!, end: endMinutes(w.end)! }));
@@ -135,6 +142,7 @@ export const callingPolicyResponse = viewSchema<CallingPolicyView>()(
       blockedDates: z.array(z.string()),
       maxConcurrentCalls: z.int(),
       requireConsentFor: z.array(z.enum(CALL_PURPOSES)),
+      retry: retryPolicyView.nullable().describe('The default retry policy of its call requests; null: one attempt each.'),
       inheritedFrom: z.uuid().nullable().describe("The account whose policy applies, or null (the organization's own, or the default)."),
       isDefault: z.boolean().describe('No policy is set for the organization or its account: the default applies.'),
     })
@@ -147,6 +155,7 @@ interface PolicyRow {
   blockedDates: string[];
   maxConcurrentCalls: number;
   requireConsentFor: string[];
+  retry: Prisma.JsonValue;
 }
 
 function fieldsOf(row: PolicyRow): CallingPolicyFields {
@@ -155,6 +164,7 @@ function fieldsOf(row: PolicyRow): CallingPolicyFields {
     blockedDates: row.blockedDates,
     maxConcurrentCalls: row.maxConcurrentCalls,
     requireConsentFor: row.requireConsentFor as CallPurpose[],
+    retry: retryPolicyOf(row.retry),
   };
 }
 
@@ -223,11 +233,17 @@ export async function putCallingPolicy(deps: DomainDeps, actor: Actor, orgId: st
     blockedDates: [...new Set(data.blockedDates)].sort(),
     maxConcurrentCalls: data.maxConcurrentCalls,
     requireConsentFor: CALL_PURPOSES.filter((p) => data.requireConsentFor.includes(p)),
+    retry: data.retry ?? null,
   };
   const now = deps.clock();
   return deps.db.$transaction(async (tx) => {
     const before = policyView(org.id, org, await effectivePolicy(tx, org));
-    const row = { ...fields, windows: fields.windows as unknown as Prisma.InputJsonValue, updatedAt: now };
+    const row = {
+      ...fields,
+      windows: fields.windows as unknown as Prisma.InputJsonValue,
+      retry: fields.retry ? (fields.retry as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+      updatedAt: now,
+    };
     await tx.callingPolicy.upsert({ where: { orgId: org.id }, create: { orgId: org.id, ...row }, update: row });
     const view = policyView(org.id, org, await effectivePolicy(tx, org));
     const previous = changedFields(before, view);

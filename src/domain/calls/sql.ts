@@ -217,10 +217,10 @@ export function pickDueWithinCapacity(
  * CallRequest then count them, locking the family's CallLoad row and the organizations' until the transaction
  * ends: run it last, so that the claims of a family wait for each other only for this and the commit.
  */
-export function handOut(tx: SqlRunner, leases: { id: string; leaseId: string }[], leaseUntil: Date): Promise<{ id: string }[]> {
+export function handOut(tx: SqlRunner, leases: { id: string; leaseId: string }[], leaseUntil: Date, now: Date): Promise<{ id: string }[]> {
   return tx.$queryRaw`
     UPDATE "CallRequest" c SET "status" = 'in_progress', "leaseId" = l."leaseId", "leaseUntil" = ${iso(leaseUntil)}::timestamp(3),
-      "attempts" = c."attempts" + 1
+      "attempts" = c."attempts" + 1, "claimedAt" = ${iso(now)}::timestamp(3)
     FROM unnest(${leases.map((l) => l.id)}::uuid[], ${leases.map((l) => l.leaseId)}::uuid[]) AS l("id", "leaseId")
     WHERE c."id" = l."id" AND c."status" = 'queued'
     RETURNING c."id"::text AS "id"`;
@@ -321,11 +321,12 @@ export async function insertQueuedCallRequest(db: SqlRunner, row: CallRequest, e
   await db.$executeRaw`
     WITH r AS (
       INSERT INTO "CallRequest" ("id", "orgId", "status", "createdAt", "expiresAt", "botId", "phoneNumberId", "to", "notBefore", "dueAt",
-                                 "officeHoursOnly", "metadata", "attempts", "calleeTimezone", "purpose", "consent")
+                                 "officeHoursOnly", "metadata", "attempts", "calleeTimezone", "purpose", "consent", "retry", "followUpOf")
       VALUES (${row.id}::uuid, ${row.orgId}::uuid, ${row.status}::"CallRequestStatus", ${iso(row.createdAt)}::timestamp(3),
               ${iso(row.expiresAt)}::timestamp(3), ${row.botId}::uuid, ${row.phoneNumberId}::uuid, ${row.to}, ${isoOrNull(row.notBefore)}::timestamp(3),
               ${iso(row.dueAt)}::timestamp(3), ${row.officeHoursOnly}, ${JSON.stringify(row.metadata)}::jsonb, ${row.attempts},
-              ${row.calleeTimezone}, ${row.purpose}, ${row.consent === null ? null : JSON.stringify(row.consent)}::jsonb)
+              ${row.calleeTimezone}, ${row.purpose}, ${row.consent === null ? null : JSON.stringify(row.consent)}::jsonb,
+              ${row.retry === null ? null : JSON.stringify(row.retry)}::jsonb, ${row.followUpOf}::uuid)
       RETURNING "id"),
     ev AS (${eventInsertSql(event)}),
     job AS (${job})

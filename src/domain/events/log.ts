@@ -51,6 +51,8 @@ export const EVENT_TYPES = [
   'call_request.started',
   'call_request.lease_extended',
   'call_request.completed',
+  'call_request.attempt_failed',
+  'call_request.retry_scheduled',
   'call_request.failed',
   'call_request.canceled',
   'call_request.expired',

@@ -25,7 +25,8 @@ import {
 import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
 import { builder } from '../../builder.js';
 import { AvailabilityRef } from '../schedule/availability.js';
-import { CallPurposeEnum } from './callingPolicy.js';
+import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
+import type { CallAttempt } from '../../../domain/calls/callAttempts.js';
 
 const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
   description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
@@ -33,7 +34,8 @@ const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
 });
 
 const CallDispositionEnum = builder.enumType('CallDisposition', {
-  description: 'What the callee said about further calls; opt_out puts the number on the suppression list.',
+  description:
+    'What a call came to: booked, callback_requested (with callbackAt: a follow-up call), opt_out (the number goes on the suppression list), transferred, voicemail_left, information_given, declined, other.',
   values: CALL_DISPOSITIONS,
 });
 
@@ -48,6 +50,28 @@ const CallRequestErrorRef = builder.objectRef<CallRequestError>('CallRequestErro
     category: t.exposeString('category', { description: 'The kind of failure, e.g. "request".' }),
     code: t.exposeString('code', { description: 'A machine-readable reason, e.g. "target_unavailable".' }),
     message: t.exposeString('message', { description: 'A human-readable reason.' }),
+  }),
+});
+
+const CallAttemptRef = builder.objectRef<CallAttempt>('CallAttempt').implement({
+  description: 'One claim of a call request that started or failed. A lease that ended unused is counted in claims, not listed.',
+  fields: (t) => ({
+    n: t.exposeInt('n', { description: '1, 2, … in order.' }),
+    claimedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the runtime claimed it.', resolve: (a) => a.claimedAt }),
+    startedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the call was answered.', resolve: (a) => a.startedAt }),
+    endedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the outcome was reported.', resolve: (a) => a.endedAt }),
+    outcome: t.string({
+      nullable: true,
+      description: 'completed, or the failure code (busy, no_answer, voicemail, …); null while under way.',
+      resolve: (a) => a.outcome,
+    }),
+    error: t.field({
+      type: CallRequestErrorRef,
+      nullable: true,
+      description: "The runtime's reason for a failure.",
+      resolve: (a) => a.error,
+    }),
+    conversationId: t.id({ nullable: true, description: 'The conversation this attempt opened.', resolve: (a) => a.conversationId }),
   }),
 });
 
@@ -108,7 +132,8 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
     description: 'When processing ended; null while pending.',
     resolve: (r) => r.finishedAt,
   }),
-  attempts: t.int({ description: 'Claims so far.', resolve: (r) => r.attempts }),
+  claims: t.int({ description: 'Claims so far, a lease that ended unused included.', resolve: (r) => r.claims }),
+  attempts: t.field({ type: [CallAttemptRef], description: 'One per claim that started or failed, in order.', resolve: (r) => r.attempts }),
   conversationId: t.id({
     nullable: true,
     description: "The conversation the call started; use it to track an initiated call's outcome.",
@@ -132,6 +157,26 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
   }),
   purpose: t.field({ type: CallPurposeEnum, description: 'Why the call is placed.', resolve: (r) => r.purpose }),
   consent: t.field({ type: CallConsentRef, nullable: true, description: 'The consent given at creation.', resolve: (r) => r.consent }),
+  retry: t.field({
+    type: RetryPolicyRef,
+    nullable: true,
+    description: "The retry policy (the request's own, else the calling policy's at creation); null: one attempt.",
+    resolve: (r) => r.retry,
+  }),
+  disposition: t.field({
+    type: CallDispositionEnum,
+    nullable: true,
+    description: 'What the call came to, as the runtime completed it.',
+    resolve: (r) => r.disposition,
+  }),
+  notes: t.string({ nullable: true, description: "The runtime's notes on the outcome.", resolve: (r) => r.notes }),
+  data: t.field({ type: 'JSON', nullable: true, description: "The outcome's JSON object for programs.", resolve: (r) => r.data }),
+  followUpOf: t.id({ nullable: true, description: 'The request whose callee asked for this call back.', resolve: (r) => r.followUpOf }),
+  followUpId: t.id({
+    nullable: true,
+    description: 'The follow-up call request placed when this one completed with callback_requested.',
+    resolve: (r) => r.followUpId,
+  }),
 });
 
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
@@ -194,6 +239,7 @@ const CreateCallRequestInput = builder.inputType('CreateCallRequestInput', {
     calleeTimezone: t.string({ description: "The callee's IANA zone (default: the organization's)." }),
     purpose: t.field({ type: CallPurposeEnum, description: 'Default informational.' }),
     consent: t.field({ type: CallConsentInput, description: 'Required for a purpose the calling policy lists in requireConsentFor.' }),
+    retry: t.field({ type: RetryPolicyInput, description: "Tries again after busy, no_answer, voicemail; default the calling policy's." }),
   }),
 });
 
@@ -229,6 +275,7 @@ builder.queryFields((t) => ({
       orgId: t.arg.id({ description: 'The organization.' }),
       status: t.arg({ type: CallRequestStatusEnum, description: 'Only this status.' }),
       botId: t.arg.id({ description: 'Only this bot.' }),
+      disposition: t.arg({ type: CallDispositionEnum, description: 'Only requests completed with this disposition.' }),
       createdFrom: t.arg.string({ description: 'Created at or after (ISO 8601).' }),
       createdTo: t.arg.string({ description: 'Created before (ISO 8601).' }),
     },
@@ -285,10 +332,18 @@ builder.mutationFields((t) => ({
     description: 'Agent runtime: the call ended normally. Scope calls:dispatch.',
     args: {
       ...leaseArgs(t),
-      disposition: t.arg({ type: CallDispositionEnum, description: 'opt_out: the number goes on the suppression list.' }),
+      disposition: t.arg({
+        type: CallDispositionEnum,
+        description: 'What the call came to; opt_out lists the number; callback_requested with callbackAt places a follow-up.',
+      }),
+      notes: t.arg.string({ description: 'Notes for people (at most 2,000 characters).' }),
+      data: t.arg({ type: 'JSON', description: 'A JSON object for programs (at most 16 KB serialized).' }),
+      callbackAt: t.arg.string({
+        description: "With callback_requested: ISO 8601 instant, not in the past, before the request's notAfter.",
+      }),
     },
-    resolve: async (_root, { id, leaseId, disposition }, ctx) =>
-      completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), disposition }),
+    resolve: async (_root, { id, leaseId, ...outcome }, ctx) =>
+      completeCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), ...outcome }),
   }),
   failCallRequest: t.field({
     type: CallRequestRef,

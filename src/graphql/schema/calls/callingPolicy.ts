@@ -8,12 +8,37 @@ import {
   getCallingPolicy,
   putCallingPolicy,
 } from '../../../domain/calls/callingPolicy.js';
+import { RETRYABLE_OUTCOMES, type RetryPolicy } from '../../../domain/calls/callAttempts.js';
 import { builder } from '../../builder.js';
 import { DayOfWeekEnum } from '../enums.js';
 
 export const CallPurposeEnum = builder.enumType('CallPurpose', {
   description: 'Why a call is placed: informational (default) or marketing.',
   values: CALL_PURPOSES,
+});
+
+export const RetryableOutcomeEnum = builder.enumType('RetryableOutcome', {
+  description: 'An outcome a retry policy may try again after.',
+  values: RETRYABLE_OUTCOMES,
+});
+
+export const RetryPolicyRef = builder.objectRef<RetryPolicy>('RetryPolicy').implement({
+  description:
+    'When a call is tried again: after these outcomes, up to maxAttempts in all, the k-th interval after attempt k (the last repeats).',
+  fields: (t) => ({
+    on: t.field({ type: [RetryableOutcomeEnum], description: 'The outcomes tried again.', resolve: (p) => p.on }),
+    maxAttempts: t.exposeInt('maxAttempts', { description: 'Attempts in all (1..10).' }),
+    intervalsMinutes: t.exposeIntList('intervalsMinutes', { description: 'Minutes from an outcome to the earliest retry.' }),
+  }),
+});
+
+export const RetryPolicyInput = builder.inputType('RetryPolicyInput', {
+  description: 'A retry policy; checked by the same rules on both surfaces.',
+  fields: (t) => ({
+    on: t.field({ type: [RetryableOutcomeEnum], description: 'Default all of busy, no_answer, voicemail.' }),
+    maxAttempts: t.int({ required: true, description: 'Attempts in all (1..10; 1: no retry).' }),
+    intervalsMinutes: t.intList({ description: 'Minutes (at least 1 each); after attempt k the k-th, the last repeating.' }),
+  }),
 });
 
 const CallWindowRef = builder.objectRef<CallWindowView>('CallWindow').implement({
@@ -36,6 +61,12 @@ const CallingPolicyRef = builder.objectRef<CallingPolicyView>('CallingPolicy').i
       type: [CallPurposeEnum],
       description: 'Purposes that need consent.',
       resolve: (p) => p.requireConsentFor,
+    }),
+    retry: t.field({
+      type: RetryPolicyRef,
+      nullable: true,
+      description: 'The default retry policy of its call requests; null: one attempt each.',
+      resolve: (p) => p.retry,
     }),
     inheritedFrom: t.exposeID('inheritedFrom', { nullable: true, description: 'The account whose policy applies, or null.' }),
     isDefault: t.exposeBoolean('isDefault', { description: 'No policy is set for the organization or its account.' }),
@@ -67,6 +98,7 @@ const CallingPolicyInput = builder.inputType('CallingPolicyInput', {
     blockedDates: t.stringList({ description: 'Local dates YYYY-MM-DD (at most 366).' }),
     maxConcurrentCalls: t.int({ required: true, description: 'Calls at once (1..100000).' }),
     requireConsentFor: t.field({ type: [CallPurposeEnum], description: 'Default [marketing].' }),
+    retry: t.field({ type: RetryPolicyInput, description: 'The default retry policy of call requests that set none (default none).' }),
   }),
 });
 

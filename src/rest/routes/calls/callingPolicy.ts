@@ -20,7 +20,7 @@ export const callingPolicyRoutes = [
     tag: 'Calls',
     summary: "Set an organization's calling policy",
     description:
-      "`windows` (wall-clock `HH:mm` in the callee's zone, end after start, `24:00` allowed, not overlapping; a day without one has no calls), `blockedDates` (callee's local dates, at most 366), `maxConcurrentCalls` (1..100000; an account's bounds the sum over its locations), `requireConsentFor`. An account's policy applies to its locations that set none. Event `calling_policy.updated`.",
+      "`windows` (wall-clock `HH:mm` in the callee's zone, end after start, `24:00` allowed, not overlapping; a day without one has no calls), `blockedDates` (callee's local dates, at most 366), `maxConcurrentCalls` (1..100000; an account's bounds the sum over its locations), `requireConsentFor`, `retry` (the default retry policy of call requests that set none: `{on, maxAttempts (1..10), intervalsMinutes}`). An account's policy applies to its locations that set none. Event `calling_policy.updated`.",
     scope: 'organizations:write',
     body: callingPolicyInput,
     response: callingPolicyResponse,
