@@ -8,6 +8,7 @@
 //                 service puts the number on the organization's suppression list)
 //   +15005550007  busy:             failed, code busy
 //   +15005550008  never answers:    failed, code no_answer
+//   +15005550010  voicemail:        failed, code voicemail (a retry policy tries again)
 //   +15005550001  unreachable:      failed, code target_unavailable
 //   anything else rejected:         failed, code rejected (the simulator dials no real number)
 //
@@ -36,7 +37,8 @@ interface Claim {
 }
 
 type Outcome =
-  { kind: 'talk'; optOut?: boolean } | { kind: 'fail'; code: 'busy' | 'no_answer' | 'target_unavailable' | 'rejected'; message: string };
+  | { kind: 'talk'; optOut?: boolean }
+  | { kind: 'fail'; code: 'busy' | 'no_answer' | 'voicemail' | 'target_unavailable' | 'rejected'; message: string };
 
 /** The documented table: the outcome the simulator plays for a destination. */
 const SIMULATED_OUTCOMES: Readonly<Record<string, Outcome>> = {
@@ -44,6 +46,7 @@ const SIMULATED_OUTCOMES: Readonly<Record<string, Outcome>> = {
   '+15005550009': { kind: 'talk', optOut: true },
   '+15005550007': { kind: 'fail', code: 'busy', message: 'The line was busy.' },
   '+15005550008': { kind: 'fail', code: 'no_answer', message: 'Nobody answered within 30 seconds.' },
+  '+15005550010': { kind: 'fail', code: 'voicemail', message: 'A voicemail greeting answered.' },
   '+15005550001': { kind: 'fail', code: 'target_unavailable', message: 'The number called could not be reached.' },
 };
 
@@ -106,7 +109,7 @@ class ServiceClient {
    * POSTs a JSON body and answers the status with the envelope's data. A 429 (the per-minute budget of
    * the route, spec §8) is retried after its Retry-After, a few times.
    */
-  async post<T>(path: string, body: unknown): Promise<{ status: number; data: T; message?: string }> {
+  async post<T>(path: string, body: unknown): Promise<{ status: number; data: T; message?: string; code?: string }> {
     let res: Response;
     for (let attempt = 1; ; attempt++) {
       res = await fetch(`${this.options.url}${path}`, {
@@ -119,8 +122,13 @@ class ServiceClient {
       await res.arrayBuffer();
       await new Promise((resolve) => setTimeout(resolve, wait * 1000));
     }
-    const envelope = (await res.json()) as { data: T; message?: string };
-    return { status: res.status, data: envelope.data, ...(envelope.message !== undefined ? { message: envelope.message } : {}) };
+    const envelope = (await res.json()) as { data: T; message?: string; code?: string };
+    return {
+      status: res.status,
+      data: envelope.data,
+      ...(envelope.message !== undefined ? { message: envelope.message } : {}),
+      ...(envelope.code !== undefined ? { code: envelope.code } : {}),
+    };
   }
 }
 
@@ -163,6 +171,10 @@ async function play(client: ServiceClient, claim: Claim, options: Options): Prom
     };
   }
   const started = await client.post<{ conversationId: string }>(`/v1/call-requests/${id}/start`, lease);
+  // the callee's calling window closed between the claim and the start: the service keeps the request for its next
+  // window (that lease does not count against it); nothing to report
+  if (started.status === 409 && started.code === 'call_window_closed')
+    return { callRequestId: id, to: claim.callRequest.to, status: 'held back: the calling window closed' };
   if (started.status !== 200) return { callRequestId: id, status: `not started (${started.status}: ${started.message})` };
   const conversationId = started.data.conversationId;
   const turns = outcome.optOut ? optOutTranscriptOf(claim) : transcriptOf(claim);

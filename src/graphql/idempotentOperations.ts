@@ -69,6 +69,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   createCallRequest: 'call-requests:write',
   cancelCallRequest: 'call-requests:write',
   claimCallRequests: 'calls:dispatch',
+  claimCalls: 'calls:dispatch',
   setCallingPolicy: 'organizations:write',
   addSuppression: 'call-requests:write',
   addSuppressions: 'call-requests:write',

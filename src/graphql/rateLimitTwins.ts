@@ -33,6 +33,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.createCallRequest': 'POST /v1/call-requests',
   'Mutation.cancelCallRequest': 'POST /v1/call-requests/:callRequestId/cancel',
   'Mutation.claimCallRequests': 'POST /v1/dispatch/claim',
+  'Mutation.claimCalls': 'POST /v1/dispatch/claim',
   'Query.callingPolicy': 'GET /v1/organizations/:orgId/calling-policy',
   'Mutation.setCallingPolicy': 'PUT /v1/organizations/:orgId/calling-policy',
   'Query.callCapacity': 'GET /v1/organizations/:orgId/call-capacity',

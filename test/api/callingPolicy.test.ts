@@ -355,8 +355,14 @@ describe('calls at once', () => {
     await t.rest('POST', `/v1/call-requests/${done.callRequest.callRequestId}/fail`, {
       json: { leaseId: done.leaseId, error: { code: 'busy', message: 'Busy' } },
     });
-    const next = await t.gql(`mutation { claimCallRequests(max: 10, leaseSeconds: 600) { leaseId } }`);
-    expect(next.body.data.claimCallRequests).toHaveLength(1);
+    const next = await t.gql(`mutation { claimCalls(max: 10, leaseSeconds: 600) { claims { leaseId } capacity { limit inProgress } } }`);
+    expect(next.body.data.claimCalls.claims).toHaveLength(1);
+    // GraphQL says what the cap leaves, as REST does: full again
+    expect(next.body.data.claimCalls.capacity).toEqual({ limit: 2, inProgress: 2 });
+    const none = await t.gql(`mutation { claimCalls(max: 10) { claims { leaseId } capacity { limit inProgress } } }`);
+    expect(none.body.data.claimCalls).toEqual({ claims: [], capacity: { limit: 2, inProgress: 2 } });
+    // the list-only twin stays, deprecated
+    expect((await t.gql(`mutation { claimCallRequests(max: 10) { leaseId } }`)).body.data.claimCallRequests).toEqual([]);
   });
 
   it("an account's cap bounds the sum over its locations", async () => {

@@ -831,6 +831,14 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     orgId: clinic,
     subjectId: callId,
   },
+  claimCalls: {
+    before: placeCall,
+    run: async (t, token) =>
+      expect((await gqlOk(t, token, 'mutation { claimCalls(max: 5) { claims { leaseId } } }', {})).claimCalls.claims).toHaveLength(1),
+    type: 'call_request.started',
+    orgId: clinic,
+    subjectId: callId,
+  },
   heartbeatCallRequest: {
     before: claimCall,
     run: async (t, token) =>

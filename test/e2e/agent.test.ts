@@ -32,6 +32,7 @@ describe('npm run agent -- --simulate', () => {
         '+15005550009': { status: 'completed', code: null },
         '+15005550007': { status: 'failed', code: 'busy' },
         '+15005550008': { status: 'failed', code: 'no_answer' },
+        '+15005550010': { status: 'failed', code: 'voicemail' },
         '+15005550001': { status: 'failed', code: 'target_unavailable' },
         '+14155552671': { status: 'failed', code: 'rejected' },
       };

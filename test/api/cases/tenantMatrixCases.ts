@@ -221,6 +221,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Mutation.cancelCallRequest': { ids: { id: 'callRequest' }, query: 'mutation($id: ID!) { cancelCallRequest(id: $id) { id status } }' },
   'Mutation.claimCallRequests': { ids: {}, query: 'mutation { claimCallRequests(max: 1) { leaseId callRequest { id } } }' },
+  'Mutation.claimCalls': {
+    ids: {},
+    query: 'mutation { claimCalls(max: 1) { claims { leaseId callRequest { id } } capacity { limit inProgress } } }',
+  },
   'Mutation.heartbeatCallRequest': {
     ids: { id: 'callRequest' },
     query: `mutation($id: ID!) { heartbeatCallRequest(id: $id, leaseId: "${LEASE}") { id } }`,

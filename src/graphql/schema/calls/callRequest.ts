@@ -16,6 +16,7 @@ import {
 import {
   CALL_DISPOSITIONS,
   type CallClaim,
+  type ClaimAnswer,
   claimCallRequests,
   completeCallRequest,
   failCallRequest,
@@ -218,6 +219,28 @@ const CallClaimRef = builder.objectRef<CallClaim>('CallClaim').implement({
   }),
 });
 
+const CallClaimCapacityRef = builder.objectRef<ClaimAnswer['capacity']>('CallClaimCapacity').implement({
+  description: "The claimer's organization's cap on calls at once and its calls in progress, after the claim.",
+  fields: (t) => ({
+    limit: t.exposeInt('limit', {
+      nullable: true,
+      description: 'The cap that bounds the organization; null for an account that sets none (each location has its own).',
+    }),
+    inProgress: t.exposeInt('inProgress', { description: 'Calls in progress under that cap, this claim’s included.' }),
+  }),
+});
+
+const CallClaimsRef = builder.objectRef<ClaimAnswer>('CallClaims').implement({
+  description: 'What one claim handed out, and how much of the cap is left (the answer of POST /v1/dispatch/claim).',
+  fields: (t) => ({
+    claims: t.expose('claims', {
+      type: [CallClaimRef],
+      description: 'The calls handed out, in claim order (none when nothing is due or free).',
+    }),
+    capacity: t.expose('capacity', { type: CallClaimCapacityRef, description: 'The cap and the calls in progress after this claim.' }),
+  }),
+});
+
 const MetadataEntryInput = builder.inputType('MetadataEntryInput', {
   description: 'One string pair of metadata.',
   fields: (t) => ({
@@ -305,8 +328,19 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true, description: 'Call request id.' }) },
     resolve: async (_root, args, ctx) => cancelCallRequest(ctx.deps, await ctx.actor(), String(args.id)),
   }),
+  claimCalls: t.field({
+    type: CallClaimsRef,
+    description:
+      'Agent runtime: claims up to `max` due calls under a lease, at most what the cap on calls at once leaves free, and says how much is left. Scope calls:dispatch.',
+    args: {
+      max: t.arg.int({ description: 'At most this many (1..50, default 1).' }),
+      leaseSeconds: t.arg.int({ description: 'Lease length (10..3600, default 60).' }),
+    },
+    resolve: async (_root, args, ctx) => claimCallRequests(ctx.deps, await ctx.actor(), { ...args }),
+  }),
   claimCallRequests: t.field({
     type: [CallClaimRef],
+    deprecationReason: 'Use claimCalls: the same claim, answering the capacity left beside the calls.',
     description: 'Agent runtime: claims up to `max` due calls under a lease. Scope calls:dispatch.',
     args: {
       max: t.arg.int({ description: 'At most this many (1..50, default 1).' }),
