@@ -274,6 +274,47 @@ describe('a policy change', () => {
     expect(await t.deps.db.job.findUnique({ where: { id: tokyo.callRequestId } })).toBeNull();
   });
 
+  it("re-times officeHoursOnly requests when the organization's hours change (a closure here), as a new request would be", async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+    await setPolicy(t, clinic, allDay());
+    for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+      const res = await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
+        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
+      });
+      expect(res.status).toBe(200);
+    }
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    // after hours on Monday: due at the next opening (Tuesday 09:00 in New York)
+    const input = { officeHoursOnly: true, notBefore: '2026-03-02T23:30:00Z', notAfter: '2026-03-09T23:00:00Z' };
+    const queued = await place(t, input);
+    const before = queued.dueAt;
+    // a closure over the whole of that next opening's day
+    const day = before.slice(0, 10);
+    const closure = await t.rest('POST', `/v1/organizations/${clinic}/closures`, {
+      json: { description: 'Burst pipe', startAt: `${day}T00:00:00Z`, endAt: `${day}T23:59:00Z`, chatGreeting: null, phoneGreeting: null },
+    });
+    expect(closure.status, JSON.stringify(closure.body)).toBe(200);
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    const fresh = await place(t, input);
+    expect(Date.parse(fresh.dueAt)).toBeGreaterThan(Date.parse(before));
+    const moved = await t.rest('GET', `/v1/call-requests/${queued.callRequestId}`);
+    expect(moved.body.data).toMatchObject({ status: 'queued', dueAt: fresh.dueAt });
+    // a request not timed by the hours keeps its instant
+    const plain = await place(t, { notBefore: '2026-03-02T23:30:00Z' });
+    const removed = await t.rest('DELETE', `/v1/organizations/${clinic}/closures/${closure.body.data.id}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    t.clock.set('2026-03-02T15:00:11Z'); // past the polling interval of a queued request
+    const plainAfter = await t.rest('GET', `/v1/call-requests/${plain.callRequestId}`);
+    expect(plainAfter.body.data?.dueAt, JSON.stringify(plainAfter.body)).toBe(plain.dueAt);
+    // the closure gone, the request is due at its first opening again
+    const back = await t.rest('GET', `/v1/call-requests/${queued.callRequestId}`);
+    expect(back.body.data?.dueAt, JSON.stringify(back.body)).toBe(before);
+  });
+
   it('re-evaluates every queued request of a large queue, batch after batch, and leaves claimed ones as they are', async () => {
     t.clock.set(NOW);
     const clinic = t.demo.organizations.clinic;

@@ -37,7 +37,7 @@ import { attemptsOf, CALL_DISPOSITIONS, endAttempt, outcomeFields, retryEarliest
 import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import { CallWindowClosed, Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
-import { recordEvent } from '../events/log.js';
+import { HOURS_CHANGED_JOB, recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
@@ -839,26 +839,31 @@ class BatchWalks {
  * is due at its first allowed instant under the new policy; one left without any before its notAfter ends
  * expired with error.code outside_call_window.
  */
-async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome> {
+async function onPolicyChange(deps: ScheduleDeps, job: ClaimedJob, hoursOnly = false): Promise<JobOutcome> {
   const orgId = payloadId(job, 'orgId');
   if (!orgId) return { failed: 'malformed payload' };
   let after = payloadId(job, 'after');
   // batch after batch for a while, the loop served between them; what is left continues in a job of its own
   const started = performance.now();
   do {
-    after = await reevaluateBatch(deps, orgId, after);
+    after = await reevaluateBatch(deps, orgId, after, hoursOnly);
     if (after === null) return { done: true };
     await new Promise((resolve) => setImmediate(resolve));
   } while (performance.now() - started < REEVALUATE_RUN_MS);
-  await enqueueJob(deps.db, deps.clock(), { kind: REEVALUATE_JOB, payload: { orgId, after }, runAt: deps.clock() });
+  const now = deps.clock();
+  await enqueueJob(deps.db, now, { kind: hoursOnly ? HOURS_CHANGED_JOB : REEVALUATE_JOB, payload: { orgId, after }, runAt: now });
   return { done: true };
 }
 
-/** Re-evaluates the next batch after `after` (an id); answers the last id when the batch was full, else null (done). */
-async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string | null): Promise<string | null> {
+/**
+ * Re-evaluates the next batch after `after` (an id) — of the requests timed by the organization's hours only, with
+ * `hoursOnly` (its hours changed, not its policy); answers the last id when the batch was full, else null (done).
+ */
+async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string | null, hoursOnly: boolean): Promise<string | null> {
   const now = deps.clock();
   const rows = await deps.db.callRequest.findMany({
     where: {
+      ...(hoursOnly ? { officeHoursOnly: true } : {}),
       status: 'queued',
       expiresAt: { gt: now },
       org: { OR: [{ id: orgId }, { parentId: orgId }] },
@@ -925,6 +930,8 @@ export function callRequestJobHandlers(deps: ScheduleDeps): Record<string, JobHa
     [LEASE_JOB]: (job) => onLeaseEnd(deps, job),
     [EXPIRE_JOB]: (job) => onExpiry(deps, job),
     [REEVALUATE_JOB]: (job) => onPolicyChange(deps, job),
+    // an office-hours, special-hours or closure change (recorded with its event, events/log.ts)
+    [HOURS_CHANGED_JOB]: (job) => onPolicyChange(deps, job, true),
   };
 }
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { Actor } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
+import { jobInsertSql } from '../../jobs/queue.js';
 import { type EventRow, insertEvent } from './sql.js';
 
 // The write side of availability.changed (schedule/availabilityEvents.ts looks): a write that can change what an
@@ -20,6 +21,13 @@ import { type EventRow, insertEvent } from './sql.js';
 
 /** The event families whose writes can change an organization's availability state. */
 export const AVAILABILITY_INPUTS: ReadonlySet<string> = new Set(['office_hours.*', 'special_hours.*', 'closure.*']);
+
+/**
+ * Durable work every write of an availability input queues with its event: what was timed by the organization's
+ * hours is timed again (queued call requests placed `officeHoursOnly`; the calls context handles it, in bounded
+ * batches). One job per write: a job already running may have read the hours before this write.
+ */
+export const HOURS_CHANGED_JOB = 'availability_inputs.changed';
 
 /** The event catalogue (docs/rest.md "Event catalogue"). A prefix such as `closure.*` selects a family when filtering. */
 export const EVENT_TYPES = [
@@ -143,8 +151,13 @@ export async function recordEvent(
   event: NewEvent,
 ): Promise<string> {
   const row = eventRowOf(deps, actor, event);
-  // a write that can change the organization's availability has it looked at again, committed with the write (AVAILABILITY_INPUTS, above)
-  await insertEvent(tx, row, AVAILABILITY_INPUTS.has(familyOf(event.type)));
+  // a write that can change the organization's availability has it looked at again, committed with the write (AVAILABILITY_INPUTS,
+  // above), and what its hours timed timed again (HOURS_CHANGED_JOB)
+  const hours = AVAILABILITY_INPUTS.has(familyOf(event.type));
+  const retime = hours
+    ? jobInsertSql(row.occurredAt, { id: randomUUID(), kind: HOURS_CHANGED_JOB, payload: { orgId: event.orgId, after: null } })
+    : undefined;
+  await insertEvent(tx, row, hours, retime);
   return row.id;
 }
 

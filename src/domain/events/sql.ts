@@ -37,12 +37,18 @@ export function eventInsertSql(event: EventRow): Prisma.Sql {
 
 /**
  * Appends one event; with `look`, in the same statement, has the organization's availability looked at
- * again (its "AvailabilityStatus" due now, made when it has none).
+ * again (its "AvailabilityStatus" due now, made when it has none); with `alsoQueue` (a job's INSERT), queues
+ * that job in the same statement.
  */
-export async function insertEvent(tx: Pick<SqlRunner, '$executeRaw'>, event: EventRow, look: boolean): Promise<void> {
+export async function insertEvent(
+  tx: Pick<SqlRunner, '$executeRaw'>,
+  event: EventRow,
+  look: boolean,
+  alsoQueue: Prisma.Sql = Prisma.empty,
+): Promise<void> {
   const at = event.occurredAt.toISOString();
   await tx.$executeRaw`
-    WITH ev AS (${eventInsertSql(event)})
+    WITH ev AS (${eventInsertSql(event)})${alsoQueue === Prisma.empty ? Prisma.empty : Prisma.sql`, job AS (${alsoQueue})`}
     INSERT INTO "AvailabilityStatus" ("orgId", "states", "nextCheckAt")
     SELECT ${event.orgId}::uuid, '{}'::jsonb, ${at}::timestamp(3) FROM ev WHERE ${look}::boolean
     ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")`;
