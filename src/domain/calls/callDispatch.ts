@@ -871,7 +871,18 @@ async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string 
     },
     orderBy: { id: 'asc' },
     take: REEVALUATE_BATCH,
-    include: { org: { select: { id: true, parentId: true, timezone: true } } },
+    // what the walk reads, no more: a batch's rows are parsed while the loop waits
+    select: {
+      id: true,
+      orgId: true,
+      dueAt: true,
+      notBefore: true,
+      expiresAt: true,
+      calleeTimezone: true,
+      officeHoursOnly: true,
+      phoneNumberId: true,
+      org: { select: { id: true, parentId: true, timezone: true } },
+    },
   });
   const policies = new Map<string, EffectivePolicy>();
   // most of a batch shares a policy, a callee zone and a start (now): the walk is made once for them
