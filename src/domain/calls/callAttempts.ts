@@ -5,6 +5,7 @@
 // computes a new request's dueAt (callRequests.ts firstCallInstant). The shapes and rules live here; callDispatch.ts
 // applies them under the runtime's lease, callRequests.ts at creation, callingPolicy.ts as the organization's default.
 import { z } from 'zod';
+import { absentToUndefined } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 
@@ -22,7 +23,6 @@ export interface RetryPolicy {
   intervalsMinutes: number[];
 }
 
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 const ATTEMPTS_ERROR = `must be an integer between 1 and ${MAX_ATTEMPTS}`;
 const INTERVAL_ERROR = `must be a whole number of minutes between 1 and ${MAX_INTERVAL_MINUTES}`;
 

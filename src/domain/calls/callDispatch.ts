@@ -12,6 +12,7 @@
 // started by notAfter → expired). Transitions made that way are recorded with the `system` actor.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { absentToUndefined, integerFromString } from '../shared/inputParams.js';
 import type { Availability } from '../schedule/availability.js';
 import { availabilityResponse } from '../schedule/availability.js';
 import type { CallRequest, Prisma } from '../../generated/prisma/client.js';
@@ -74,11 +75,6 @@ export const MIN_LEASE_SECONDS = 10;
 export const MAX_LEASE_SECONDS = 3_600;
 export const MAX_CLAIM = 50;
 
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
-const integerFromString = (value: unknown) => {
-  const v = absentToUndefined(value);
-  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-};
 function boundedInteger(min: number, max: number, fallback: number) {
   const error = `must be an integer between ${min} and ${max}`;
   return z.preprocess(integerFromString, z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback));

@@ -4,6 +4,7 @@
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { absentToUndefined, integerFromString } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { ScheduleDeps } from '../schedule/deps.js';
@@ -53,8 +54,6 @@ export const EXPIRE_JOB = 'call_request.expire';
 export const LEASE_JOB = 'call_request.lease';
 
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
-
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 
 /**
  * An E.164 number (`+` and 8 to 15 digits) that libphonenumber-js knows as a valid number, kept in its one
@@ -605,11 +604,6 @@ export async function lockCallRequest(tx: Prisma.TransactionClient, id: string):
 
 export const CALL_REQUESTS_DEFAULT_LIMIT = 20;
 export const CALL_REQUESTS_MAX_LIMIT = 100;
-
-const integerFromString = (value: unknown) => {
-  const v = absentToUndefined(value);
-  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-};
 
 export const listCallRequestsInput = z.strictObject({
   limit: z

@@ -3,6 +3,7 @@
 // inbound calls and chats are recorded the same way (POST /v1/conversations). One conversation is read
 // with its transcript, in cursor pages of turns. `duration` is in seconds.
 import { z } from 'zod';
+import { absentToUndefined } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationMessage } from '../../generated/prisma/client.js';
@@ -34,7 +35,6 @@ export const MAX_TAGS = 20;
 export const TRANSCRIPT_DEFAULT_LIMIT = 50;
 export const TRANSCRIPT_MAX_LIMIT = 200;
 
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
   instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-02T15:00:00Z').optional(),

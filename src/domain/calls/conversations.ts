@@ -13,7 +13,8 @@ import { type ConversationPosition, type ConversationRange, type ConversationRow
 import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
+import { absentToUndefined, cursorParam, integerParam, optionalIntegerParam } from '../shared/inputParams.js';
+import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const CONVERSATION_MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
@@ -21,37 +22,6 @@ export const CONVERSATIONS_DEFAULT_LIMIT = 20;
 export const CONVERSATIONS_MAX_LIMIT = 100;
 /** The largest offset accepted (the GraphQL Int range); beyond it a page is necessarily empty anyway. */
 export const CONVERSATIONS_MAX_OFFSET = 2_147_483_647;
-
-// The REST query arrives as strings, GraphQL arguments as numbers/booleans (or null when sent as
-// null). Only well-formed strings are converted, so "abc", "1.5" or "" still fail with a clear message.
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
-
-const integerFromString = (value: unknown) => {
-  const v = absentToUndefined(value);
-  return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-};
-
-function boundedInteger(min: number, max: number) {
-  const error = `must be an integer between ${min} and ${max}`;
-  return z.number({ error }).int({ error, abort: true }).min(min, { error }).max(max, { error });
-}
-
-function integerParam(min: number, max: number, fallback: number) {
-  return z.preprocess(integerFromString, boundedInteger(min, max).default(fallback));
-}
-
-function optionalIntegerParam(min: number, max: number) {
-  return z.preprocess(integerFromString, boundedInteger(min, max).optional());
-}
-
-const cursorParam = z.preprocess(
-  absentToUndefined,
-  z
-    .string({ error: 'must be a cursor from a previous page' })
-    .min(1, { error: 'must not be empty' })
-    .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
-    .optional(),
-);
 
 const booleanParam = z.preprocess(
   (value) => {

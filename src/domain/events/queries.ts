@@ -4,6 +4,7 @@
 // and time. The log keeps EVENT_RETENTION_DAYS: older events are neither answered nor kept (purged
 // opportunistically here, at most once an hour per process). Scope events:read.
 import { z } from 'zod';
+import { absentToUndefined, cursorParam, integerParam } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { Event, Prisma } from '../../generated/prisma/client.js';
@@ -12,7 +13,7 @@ import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { EVENT_FAMILIES, EVENT_TYPES, type EventActor, type EventActorKind } from './log.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
+import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 
 export const EVENTS_DEFAULT_LIMIT = 20;
@@ -85,27 +86,8 @@ export const eventPageResponse = viewSchema<EventPage>()(
 );
 
 // The REST query arrives as strings, GraphQL arguments typed (or null when sent as null).
-const absent = (value: unknown) => (value === null ? undefined : value);
-const limitParam = z.preprocess(
-  (value) => {
-    const v = absent(value);
-    return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-  },
-  z
-    .number({ error: `must be an integer between 1 and ${EVENTS_MAX_LIMIT}` })
-    .int({ error: `must be an integer between 1 and ${EVENTS_MAX_LIMIT}`, abort: true })
-    .min(1, { error: `must be an integer between 1 and ${EVENTS_MAX_LIMIT}` })
-    .max(EVENTS_MAX_LIMIT, { error: `must be an integer between 1 and ${EVENTS_MAX_LIMIT}` })
-    .default(EVENTS_DEFAULT_LIMIT),
-);
-const cursorParam = z.preprocess(
-  absent,
-  z
-    .string({ error: 'must be a cursor from a previous page' })
-    .min(1, { error: 'must not be empty' })
-    .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
-    .optional(),
-);
+const absent = absentToUndefined;
+const limitParam = integerParam(1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
 const typeParam = z.preprocess(
   absent,
   z

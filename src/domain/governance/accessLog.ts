@@ -11,12 +11,13 @@
 // hold. Scope access-log:read to read or verify; reach as everywhere (an account sees its children's).
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { absentToUndefined, cursorParam, integerParam } from '../shared/inputParams.js';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { DomainError, InvalidInput, parseInput, Unavailable } from '../shared/errors.js';
-import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
+import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
@@ -201,27 +202,8 @@ export const accessLogVerificationResponse = viewSchema<AccessLogVerification>()
     .meta({ id: 'AccessLogVerification' }),
 );
 
-const absent = (value: unknown) => (value === null ? undefined : value);
-const limitParam = z.preprocess(
-  (value) => {
-    const v = absent(value);
-    return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-  },
-  z
-    .number({ error: `must be an integer between 1 and ${ACCESS_LOG_MAX_LIMIT}` })
-    .int({ error: `must be an integer between 1 and ${ACCESS_LOG_MAX_LIMIT}`, abort: true })
-    .min(1, { error: `must be an integer between 1 and ${ACCESS_LOG_MAX_LIMIT}` })
-    .max(ACCESS_LOG_MAX_LIMIT, { error: `must be an integer between 1 and ${ACCESS_LOG_MAX_LIMIT}` })
-    .default(ACCESS_LOG_DEFAULT_LIMIT),
-);
-const cursorParam = z.preprocess(
-  absent,
-  z
-    .string({ error: 'must be a cursor from a previous page' })
-    .min(1, { error: 'must not be empty' })
-    .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
-    .optional(),
-);
+const absent = absentToUndefined;
+const limitParam = integerParam(1, ACCESS_LOG_MAX_LIMIT, ACCESS_LOG_DEFAULT_LIMIT);
 const uuidParam = z.preprocess(
   absent,
   z

@@ -3,6 +3,7 @@
 // miss, none when warm); a record carries a child count and the first few child ids, never all of them,
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
+import { absentToUndefined } from '../shared/inputParams.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../shared/readModel.js';
@@ -119,7 +120,6 @@ export async function getOrganization(deps: DomainDeps, actor: Actor, orgId: str
 export const CHILDREN_DEFAULT_LIMIT = 50;
 export const CHILDREN_MAX_LIMIT = 200;
 
-const absentToUndefined = (value: unknown) => (value === null ? undefined : value);
 const pageSize = (error: string) =>
   z.preprocess(
     (value) => {
