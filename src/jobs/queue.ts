@@ -103,10 +103,10 @@ export async function enqueueJob(
 
 /**
  * The INSERT of one job, for a write that queues it in its own statement (a data-modifying WITH of that
- * statement; see enqueueJob for the transaction's way).
+ * statement; see enqueueJob for the transaction's way); with `when`, only when that condition holds.
  */
-export function jobInsertSql(now: Date, job: { id: string; kind: string; payload: unknown; runAt?: Date }): Prisma.Sql {
-  return jobInsertStatement(job.id, job.kind, JSON.stringify(job.payload), (job.runAt ?? now).toISOString(), now.toISOString());
+export function jobInsertSql(now: Date, job: { id: string; kind: string; payload: unknown; runAt?: Date }, when?: Prisma.Sql): Prisma.Sql {
+  return jobInsertStatement(job.id, job.kind, JSON.stringify(job.payload), (job.runAt ?? now).toISOString(), now.toISOString(), when);
 }
 
 /**

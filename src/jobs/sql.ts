@@ -32,10 +32,20 @@ export async function deleteJobRows(db: SqlRunner, ids: string[]): Promise<void>
   await db.$executeRaw`DELETE FROM "Job" WHERE "id" = ANY(${ids}::uuid[])`;
 }
 
-/** The INSERT of one job (times as ISO text, the payload as JSON text), for a caller's statement (queue.ts jobInsertSql). */
-export function jobInsertStatement(id: string, kind: string, payload: string, runAt: string, createdAt: string): Prisma.Sql {
+/**
+ * The INSERT of one job (times as ISO text, the payload as JSON text), for a caller's statement (queue.ts
+ * jobInsertSql); with `when`, only when that condition holds as the statement runs.
+ */
+export function jobInsertStatement(
+  id: string,
+  kind: string,
+  payload: string,
+  runAt: string,
+  createdAt: string,
+  when: Prisma.Sql = Prisma.sql`true`,
+): Prisma.Sql {
   return Prisma.sql`
       INSERT INTO "Job" ("id", "kind", "payload", "runAt", "createdAt")
-      VALUES (${id}::uuid, ${kind}, ${payload}::jsonb, ${runAt}::timestamp(3), ${createdAt}::timestamp(3))
+      SELECT ${id}::uuid, ${kind}, ${payload}::jsonb, ${runAt}::timestamp(3), ${createdAt}::timestamp(3) WHERE ${when}
       RETURNING "id"`;
 }

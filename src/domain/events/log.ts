@@ -10,7 +10,7 @@ import type { Prisma } from '../../generated/prisma/client.js';
 import type { Actor } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { jobInsertSql } from '../../jobs/queue.js';
-import { type EventRow, insertEvent } from './sql.js';
+import { type EventRow, hoursTimedCallsQueued, insertEvent } from './sql.js';
 
 // The write side of availability.changed (schedule/availabilityEvents.ts looks): a write that can change what an
 // organization's availability answers asks for a look at once, in the statement that records its event
@@ -23,9 +23,9 @@ import { type EventRow, insertEvent } from './sql.js';
 export const AVAILABILITY_INPUTS: ReadonlySet<string> = new Set(['office_hours.*', 'special_hours.*', 'closure.*']);
 
 /**
- * Durable work every write of an availability input queues with its event: what was timed by the organization's
- * hours is timed again (queued call requests placed `officeHoursOnly`; the calls context handles it, in bounded
- * batches). One job per write: a job already running may have read the hours before this write.
+ * Durable work a write of an availability input queues with its event while the organization has queued calls
+ * timed by its hours (`officeHoursOnly`): they are timed again (the calls context handles it, in bounded batches).
+ * One job per such write: a job already running may have read the hours before this write.
  */
 export const HOURS_CHANGED_JOB = 'availability_inputs.changed';
 
@@ -155,7 +155,11 @@ export async function recordEvent(
   // above), and what its hours timed timed again (HOURS_CHANGED_JOB)
   const hours = AVAILABILITY_INPUTS.has(familyOf(event.type));
   const retime = hours
-    ? jobInsertSql(row.occurredAt, { id: randomUUID(), kind: HOURS_CHANGED_JOB, payload: { orgId: event.orgId, after: null } })
+    ? jobInsertSql(
+        row.occurredAt,
+        { id: randomUUID(), kind: HOURS_CHANGED_JOB, payload: { orgId: event.orgId, after: null } },
+        hoursTimedCallsQueued(event.orgId),
+      )
     : undefined;
   await insertEvent(tx, row, hours, retime);
   return row.id;

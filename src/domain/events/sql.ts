@@ -54,6 +54,17 @@ export async function insertEvent(
     ON CONFLICT ("orgId") DO UPDATE SET "nextCheckAt" = LEAST("AvailabilityStatus"."nextCheckAt", EXCLUDED."nextCheckAt")`;
 }
 
+/**
+ * Whether the organization, or one of its locations, has queued call requests timed by its hours
+ * (`officeHoursOnly`): only then does a change of its hours queue their re-timing (log.ts HOURS_CHANGED_JOB).
+ */
+export function hoursTimedCallsQueued(orgId: string): Prisma.Sql {
+  return Prisma.sql`EXISTS (
+    SELECT 1 FROM "CallRequest" c
+    WHERE c."orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${orgId}::uuid OR o."parentId" = ${orgId}::uuid)
+      AND c."status" = 'queued' AND c."officeHoursOnly")`;
+}
+
 // ---- webhook endpoints (webhookEndpoints.ts)
 
 /** Locks one organization's webhook endpoint; answers its id and its (encrypted) secret, none when it is not there. */
