@@ -1,55 +1,82 @@
-// createApp(deps) → a Hono app whose `fetch` answers every route. No globals: tests build one per file.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Hono } from 'hono';
+// createApp(deps) → the service's HTTP app: one Fastify instance whose hooks every request passes through
+// (http/transport.ts) and whose routes are the two surfaces (/v1, declared once as data in rest/routes;
+// /graphql, graphql/overHttp.ts) and the pages. No globals: tests build one per file.
+//
+// The same app answers node:http's requests (`listener`, behind http/server.ts's limits and queue) and
+// requests made in the process (`fetch`, a fetch Request in, a Response out: the tests' way in), through
+// the same routing, hooks and handlers.
+import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
 import type { graphqlOverHttp } from './graphql/overHttp.js';
 import { checkHealth } from './health.js';
-import { useTransport } from './http/transport.js';
-import type { AppEnv } from './http/appEnv.js';
+import { UNKNOWN_ADDRESS } from './http/clientAddress.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from './http/requestContext.js';
+import { API_SECURITY_HEADERS } from './http/securityHeaders.js';
+import { envelope, NOT_HTTP } from './http/server.js';
+import { pathOf, useTransport } from './http/transport.js';
 import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
-import { restErrorAnswer, restErrorResponse } from './rest/errors.js';
+import { sendRestError } from './rest/errors.js';
 import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import {
-  createDirectAnswerer,
-  type DirectAnswerer,
-  directFailure,
-  directNodeListener,
-  directRequestOfFetch,
-  directResponse,
-  writeDirectAnswer,
-} from './rest/directAnswer.js';
 import { createMetrics } from './metrics/metrics.js';
 import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
-export interface AppOptions {
-  /** Answer the GETs of /v1 directly (rest/directAnswer.ts); false sends them through Hono (the parity tests compare both). Default true. */
-  directGets?: boolean;
-  /** Answer a plain POST of a prepared GraphQL query directly on node:http (graphql/overHttp.ts); false sends it through Hono. Default true. */
-  directGraphQL?: boolean;
+/** Longer than any id or name a path carries; a longer path segment is a 404 like any unknown path. */
+const MAX_PARAM_LENGTH = 4096;
+
+/** A dot segment (`.`, `..`, either percent-encoded) in a path: URL parsing removes it (`/a/%2e%2e/b` is `/b`). */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/** The target with its path's dot segments resolved, as URL parsing resolves them; most targets have none. */
+function withoutDotSegments(url: string): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!DOT_SEGMENT.test(path)) return url;
+  return new URL(path, 'http://localhost').pathname + (query < 0 ? '' : url.slice(query));
 }
 
-export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
-  const app = new Hono<AppEnv>({ strict: false });
+export function createApp(deps: AppDeps) {
+  const app = Fastify({
+    logger: false,
+    // a trailing slash names the same resource (`/v1/templates/` is `/v1/templates`), never a 405
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // a dot segment (`.`, `..`, percent-encoded too) names the path URL parsing makes of it, as for any URL
+    rewriteUrl: (request) => withoutDotSegments(request.url ?? '/'),
+    // the request id is the transport's (http/requestContext.ts)
+    requestIdHeader: false,
+    // what Fastify refuses before routing (a path it cannot decode): 400 in the envelope, like every refusal
+    frameworkErrors: (error, request, reply) => {
+      const requestId = requestIdFrom(request.headers['x-request-id'] as string | undefined);
+      deps.logger.info('request refused by the HTTP server', { status: 400, code: error.code ?? null });
+      void (reply as FastifyReply)
+        .code(400)
+        .headers({ [REQUEST_ID_HEADER]: requestId, ...API_SECURITY_HEADERS })
+        .type('application/json')
+        .send(JSON.stringify(errorBody('malformed_request', `The request cannot be read: ${error.message}`)));
+    },
+  });
+  // bodies are read by the surfaces themselves, under their limits (http/body.ts): Fastify passes them on unread
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, done: (err: null, body?: unknown) => void) => done(null));
+
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
-
+  const pagePrefixes = [`${DOCS_PATH}`, PORTAL_PATH];
   // the request's id, log line and metrics, security headers, CORS, the pages' compression (http/transport.ts)
   useTransport(app, deps, {
     observe: (request) => metrics.requests.observe(request),
-    // `/portal/*` covers `/portal` too (Hono's wildcard matches the bare path)
-    pagePaths: ['/graphql', DOCS_PATH, `${DOCS_PATH}/*`, `${PORTAL_PATH}/*`],
+    isPage: (path) => path === '/graphql' || pagePrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)),
   });
 
-  app.get('/healthz', async (c) => {
-    c.set('route', 'GET /healthz');
-    const { httpStatus, health } = await checkHealth(c.get('deps'));
-    return c.json(health, httpStatus);
+  app.get('/healthz', async (request, reply) => {
+    request.label = 'GET /healthz';
+    const { httpStatus, health } = await checkHealth(request.deps);
+    return reply.code(httpStatus).type('application/json').send(JSON.stringify(health));
   });
 
   // Prometheus text format; public unless METRICS_TOKEN is set (metrics/endpoint.ts)
@@ -61,19 +88,10 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
 
   // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts). Loaded on first use (or by
   // `loadGraphQL`, which the server calls once it listens): building the schema and the GraphQL server is a
-  // large part of a start's work, and the first answers of a start (a health check) need none of it. Once
-  // loaded, a plain POST of a prepared query is answered straight on node:http (answerNode, below)
-  let graphql: ReturnType<typeof graphqlOverHttp> | undefined;
+  // large part of a start's work, and the first answers of a start (a health check) need none of it
   let loadingGraphQL: Promise<ReturnType<typeof graphqlOverHttp>> | undefined;
-  const loadGraphQL = () =>
-    (loadingGraphQL ??= import('./graphql/overHttp.js').then(
-      (module) =>
-        (graphql = module.graphqlOverHttp(deps, {
-          observe: (request) => metrics.requests.observe(request),
-          failure: (err, logger, path, requestId) => restErrorAnswer(err, logger, path, requestId),
-        })),
-    ));
-  app.on(['GET', 'POST'], '/graphql', async (c) => (await loadGraphQL()).handler(c));
+  const loadGraphQL = () => (loadingGraphQL ??= import('./graphql/overHttp.js').then((module) => module.graphqlOverHttp(deps)));
+  app.route({ method: ['GET', 'POST'], url: '/graphql', handler: async (request, reply) => (await loadGraphQL()).handler(request, reply) });
 
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
@@ -93,51 +111,109 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   ];
   const known = [...allRoutes.map((r) => ({ method: r.method, path: r.path })), ...others];
 
-  app.notFound((c) => {
-    const methods = methodsForPath(known, c.req.path);
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    const methods = methodsForPath(known, path);
     if (methods.length > 0) {
-      c.set('route', `${c.req.method} (method not allowed)`);
-      c.header('Allow', methods.join(', '));
-      return c.json(
-        errorBody('method_not_allowed', `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`),
-        405,
-      );
+      request.label = `${request.method} (method not allowed)`;
+      return reply
+        .code(405)
+        .header('Allow', methods.join(', '))
+        .type('application/json')
+        .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed on ${path}; allowed: ${methods.join(', ')}`));
     }
-    return c.json(errorBody('not_found', `No route ${c.req.method} ${c.req.path}`), 404);
+    return reply
+      .code(404)
+      .type('application/json')
+      .send(errorBody('not_found', `No route ${request.method} ${path}`));
   });
 
-  app.onError((err, c) => restErrorResponse(c, err, (c.get('deps') ?? deps).logger));
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    // a refusal of Fastify's own (a 4xx it decided, e.g. a body it cannot take) keeps its status, in the envelope
+    if (err.code?.startsWith('FST_') && err.statusCode !== undefined && err.statusCode < 500) {
+      return reply
+        .code(err.statusCode)
+        .type('application/json')
+        .send(errorBody(err.statusCode === 415 ? 'unsupported_media_type' : 'malformed_request', err.message));
+    }
+    return sendRestError(reply, err, (request.deps ?? deps).logger, pathOf(request.url), request.requestId);
+  });
 
-  // the GETs of /v1 are answered without Hono's Request/Context/Response, through the same pipeline
-  // (rest/directAnswer.ts); `fetch` (tests, other runtimes) goes through it as node:http does
-  const direct: DirectAnswerer =
-    options.directGets === false
-      ? () => null
-      : createDirectAnswerer(deps, allRoutes, others, (request) => metrics.requests.observe(request));
-  const honoFetch = app.fetch;
-  app.fetch = (request, env?: AppEnv['Bindings'], executionCtx?) => {
-    const pending = direct(directRequestOfFetch(request, env?.incoming?.socket.remoteAddress));
-    return pending ? pending.then(directResponse) : honoFetch(request, env, executionCtx);
+  /** node:http's requests (http/server.ts hands them here once they may start). */
+  const listener = (incoming: IncomingMessage, response: ServerResponse): void => {
+    app.routing(incoming, response);
   };
-  const directGet = directNodeListener(direct, deps);
-  // node:http's requests: a GET of /v1 or a prepared GraphQL query answered directly, the rest by Hono
-  // (http/server.ts); `fetch` leaves GraphQL to Hono, whose prepared path runs the same steps, and so does
-  // node:http until GraphQL is loaded (its first request loads it)
-  const answerNode = (incoming: IncomingMessage, response: ServerResponse): boolean => {
-    if (directGet(incoming, response)) return true;
-    const pending = options.directGraphQL === false || !graphql ? null : graphql.direct(incoming);
-    if (!pending) return false;
-    pending.then(
-      (answer) => writeDirectAnswer(response, answer),
-      (err: unknown) => directFailure(deps, response, err),
-    );
-    return true;
+
+  /** A request made in the process, through the same routing, hooks and handlers; its peer is no address. */
+  const fetch = async (request: Request): Promise<Response> => {
+    // a method node:http cannot parse never reaches the app over a socket: the server's answer to it
+    if (!METHODS.includes(request.method))
+      return new Response(envelope(NOT_HTTP.code, NOT_HTTP.message), {
+        status: NOT_HTTP.status,
+        headers: { 'content-type': 'application/json', connection: 'close' },
+      });
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const answer = await app.inject({
+      method: request.method as 'GET',
+      url: url.pathname + url.search,
+      headers,
+      ...(payload ? { payload } : {}),
+      remoteAddress: UNKNOWN_ADDRESS,
+      payloadAsStream: true,
+      signal: request.signal,
+    });
+    const out = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const one of value) out.append(name, String(one));
+      else if (value !== undefined) out.set(name, String(value));
+    }
+    const status = answer.statusCode;
+    if (request.method === 'HEAD' || [101, 204, 205, 304].includes(status)) return new Response(null, { status, headers: out });
+    const stream = answer.stream();
+    const raw = answer.raw as { req?: { destroy(): void }; res?: { destroy(): void } };
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let open = true;
+    const end = (err?: unknown) => {
+      if (!open) return;
+      open = false;
+      if (err === undefined) controller.close();
+      else controller.error(err);
+    };
+    // the reader going away, or the request aborted, is the client gone: its connection closes, as a socket's
+    // would (the server sees it), and a reader still waiting learns it
+    const leave = () => {
+      end(new DOMException('The request was aborted', 'AbortError'));
+      stream.destroy();
+      raw.res?.destroy();
+      raw.req?.destroy();
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start(made) {
+        controller = made;
+        stream.on('data', (chunk: Buffer) => open && controller.enqueue(new Uint8Array(chunk)));
+        stream.on('end', () => end());
+        stream.on('error', (err) => end(err));
+      },
+      cancel: leave,
+    });
+    if (request.signal.aborted) leave();
+    else request.signal.addEventListener('abort', leave, { once: true });
+    return new Response(body, { status, headers: out });
   };
-  return Object.assign(app, {
-    answerNode,
+
+  return {
+    fastify: app,
+    listener,
+    fetch,
+    /** Settles when every route is registered: before the first request of `listener`. */
+    ready: async () => void (await app.ready()),
     /** Loads GraphQL (its first request would otherwise); settles when it is ready. */
     loadGraphQL: async () => void (await loadGraphQL()),
-  });
+    close: async () => void (await app.close()),
+  };
 }
 
 export type App = ReturnType<typeof createApp>;

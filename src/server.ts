@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   runtime.deps.requestQueue = scheduler;
   const app = createApp(runtime.deps);
   // timeouts and header limits against slow and oversized requests (http/server.ts)
-  const server = createHttpServer(app.fetch, config.http, logger, scheduler, app.answerNode);
+  await app.ready();
+  const server = createHttpServer(app.listener, config.http, logger, scheduler);
   const info = await listen(server, config.port, config.host);
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${info.port}`;
   if (runtime.database.embedded) {

@@ -12,12 +12,12 @@
 //   authentication failed") is what happened — the authentication was refused unchecked — and a client
 //   library that knows only §5.2 stops rather than retrying in a loop (`slow_down` belongs to the device
 //   grant's polling, RFC 8628, and is not a token-endpoint error here).
-import type { Context } from 'hono';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addressOverBudget, countFailedAuthentication } from './authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
+import { headerAsSent } from '../http/repeatedFields.js';
 import type { AppDeps } from '../deps.js';
-import type { AppEnv } from '../http/appEnv.js';
-import { BodyError, bodySourceOf, parseBody } from '../http/body.js';
+import { BodyError, parseBody } from '../http/body.js';
 import { clientCredentialsGrant } from './oauthToken.js';
 
 type TokenError = { error: string; error_description: string };
@@ -44,40 +44,43 @@ export function basicClientCredentials(
 
 /** GET /.well-known/jwks.json: the public key access tokens are signed with. */
 export function jwksEndpoint(deps: AppDeps) {
-  return (c: Context<AppEnv>) => {
-    c.set('route', 'GET /.well-known/jwks.json');
-    c.header('Cache-Control', 'public, max-age=300');
-    return c.json({ keys: [deps.tokens.key.publicJwk] });
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    request.label = 'GET /.well-known/jwks.json';
+    return reply
+      .header('Cache-Control', 'public, max-age=300')
+      .type('application/json')
+      .send({ keys: [deps.tokens.key.publicJwk] });
   };
 }
 
 const isTokenError = (value: object): value is TokenError => 'error' in value;
 
 export function tokenEndpoint(deps: AppDeps) {
-  return async (c: Context<AppEnv>) => {
-    c.set('route', 'POST /oauth/token');
-    c.header('Cache-Control', 'no-store');
-    c.header('Pragma', 'no-cache');
-    const address = clientAddress(c, deps.config.trustProxy);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    request.label = 'POST /oauth/token';
+    reply.header('Cache-Control', 'no-store');
+    reply.header('Pragma', 'no-cache');
+    const json = (body: unknown, status: number) => reply.code(status).type('application/json').send(body);
+    const address = clientAddress(request.raw, deps.config.trustProxy);
     const refused = await addressOverBudget(deps.rateLimit, address);
     if (refused) {
-      c.header('Retry-After', String(refused.retryAfter));
-      return c.json({ error: 'invalid_client', error_description: refused.message }, 429);
+      reply.header('Retry-After', String(refused.retryAfter));
+      return json({ error: 'invalid_client', error_description: refused.message }, 429);
     }
     const failed = async (status: 400 | 401 | 413 | 415, body: TokenError) => {
       await countFailedAuthentication(deps.rateLimit, address);
-      if (status === 401) c.header('WWW-Authenticate', 'Basic realm="oauth"');
-      return c.json(body, status);
+      if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth"');
+      return json(body, status);
     };
 
     let body: unknown;
     try {
-      body = (await parseBody(bodySourceOf(c))).value;
+      body = (await parseBody(request.raw)).value;
     } catch (err) {
       if (err instanceof BodyError) return failed(err.status, { error: 'invalid_request', error_description: err.message });
       throw err;
     }
-    const basic = basicClientCredentials(c.req.header('authorization'));
+    const basic = basicClientCredentials(headerAsSent(request.raw, 'authorization'));
     if (basic && isTokenError(basic)) return failed(400, basic);
     if (basic) {
       const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
@@ -91,7 +94,7 @@ export function tokenEndpoint(deps: AppDeps) {
     }
     const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
     // a known client asking for another audience has authenticated: not a failed authentication
-    if (result.status === 200 || result.body.error === 'invalid_grant') return c.json(result.body, result.status);
+    if (result.status === 200 || result.body.error === 'invalid_grant') return json(result.body, result.status);
     return failed(result.status, result.body);
   };
 }

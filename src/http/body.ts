@@ -62,12 +62,15 @@ export interface ParsedBody {
 }
 
 /**
- * What the body is read from: the fetch Request, and, behind the Node server, the node:http message it
- * wraps (`c.env.incoming`), whose body is often already received in full when the handler runs.
+ * What a body is read from: node:http's message (the service's requests, and the app's own in-process
+ * ones: app.ts), or a fetch Request (unit tests).
  */
-export interface BodySource {
-  request: Request;
-  incoming?: IncomingMessage;
+export type BodySource = IncomingMessage | Request;
+
+function headerOf(source: BodySource, name: string): string | null {
+  if (source instanceof Request) return source.headers.get(name);
+  const value = source.headers[name];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }
 
 /**
@@ -77,14 +80,9 @@ export interface BodySource {
  * listeners and several turns of the loop for bytes that are already here. Undefined when it is not all
  * here yet (or was read already): the caller then reads it as it comes.
  */
-function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<ArrayBuffer> | undefined {
-  const kept = incoming && readEarlier.get(incoming);
-  if (kept) {
-    readEarlier.delete(incoming);
-    return kept;
-  }
+function receivedInFull(incoming: IncomingMessage): Uint8Array<ArrayBuffer> | undefined {
   // complete: the parser has seen the whole message, every byte of it pushed into the stream's buffer
-  if (!incoming?.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES)
+  if (!incoming.complete || incoming.readableDidRead || incoming.readableEncoding !== null || incoming.readableLength > MAX_BODY_BYTES)
     return undefined;
   const buffered = incoming.read() as Buffer | null;
   if (buffered === null) return new Uint8Array();
@@ -92,46 +90,12 @@ function receivedInFull(incoming: IncomingMessage | undefined): Uint8Array<Array
 }
 
 /**
- * Bodies taken from node:http before the app saw the request (takeReceivedBody), for the handler that
- * answers it after all: it reads them as if they were still in the message's buffer, once.
- */
-const readEarlier = new WeakMap<IncomingMessage, Uint8Array<ArrayBuffer>>();
-
-/**
- * The body of a node:http message when all of it is here and within MAX_BODY_BYTES (declared and
- * received), taken from the message; undefined otherwise (nothing taken). The taker either answers the
- * request or hands the bytes on with `keepReadBody`, so that the handler reading the body later
- * (readLimited) gets exactly these bytes, under the same limits: GraphQL's direct answer (graphql/overHttp.ts).
- */
-export function takeReceivedBody(incoming: IncomingMessage): Uint8Array<ArrayBuffer> | undefined {
-  const declared = incoming.headers['content-length'];
-  if (declared !== undefined && !(Number(declared) <= MAX_BODY_BYTES)) return undefined;
-  return receivedInFull(incoming);
-}
-
-/** Hands bytes taken by takeReceivedBody on to whoever reads the message's body next (readLimited). */
-export function keepReadBody(incoming: IncomingMessage, bytes: Uint8Array<ArrayBuffer>): void {
-  readEarlier.set(incoming, bytes);
-}
-
-/** A Request on its own (tests, yoga) has no node:http message behind it. */
-function bodySource(source: Request | BodySource): BodySource {
-  return 'headers' in source ? { request: source } : source;
-}
-
-/** A handler's body source: its request, and the node:http message the Node server hands the app (`c.env`). */
-export function bodySourceOf(c: { req: { raw: Request }; env?: { incoming?: IncomingMessage } }): BodySource {
-  return { request: c.req.raw, incoming: c.env?.incoming };
-}
-
-/**
  * The body as sent, decoded from its Content-Encoding (gzip, deflate, br; RFC 9110 §8.4): the limit of
  * MAX_BODY_BYTES applies to the encoded body AND to the decoded one, so a small bomb cannot unpack into
  * more. Any other encoding is a 415.
  */
-export async function readLimited(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
-  const { request } = bodySource(source);
-  const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+export async function readLimited(source: BodySource): Promise<Uint8Array<ArrayBuffer>> {
+  const encoding = (headerOf(source, 'content-encoding') ?? '').trim().toLowerCase();
   const bytes = await readEncoded(source);
   if (encoding === '' || encoding === 'identity') return bytes;
   const decode = DECODERS[encoding];
@@ -155,50 +119,38 @@ const DECODERS: Record<string, (bytes: Uint8Array, options: { maxOutputLength: n
   br: brotliDecompressSync,
 };
 
-async function readEncoded(source: Request | BodySource): Promise<Uint8Array<ArrayBuffer>> {
-  const { request, incoming } = bodySource(source);
-  const declared = request.headers.get('content-length');
+async function readEncoded(source: BodySource): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = headerOf(source, 'content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
-  const received = receivedInFull(incoming);
+  if (source instanceof Request) {
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(await source.arrayBuffer());
+    } catch {
+      throw new BodyError(400, 'The body was not received in full');
+    }
+    if (bytes.byteLength > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
+    return bytes;
+  }
+  const received = receivedInFull(source);
   if (received) return received;
-  if (declared !== null && /^\d+$/.test(declared)) {
-    // framed by Content-Length (the HTTP parser reads no more than it declares): read in one go, which
-    // the Node adapter does straight from the socket, without building a stream
-    try {
-      return new Uint8Array(await request.arrayBuffer());
-    } catch {
-      throw new BodyError(400, 'The body was not received in full');
-    }
-  }
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
+  const chunks: Buffer[] = [];
   let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      // the client went away or was cut for being too slow (HTTP_REQUEST_TIMEOUT_MS): nobody reads this
-      // answer, but it is the client's doing, not a server error
-      throw new BodyError(400, 'The body was not received in full');
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer | string>) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += bytes.byteLength;
+      if (total > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
+      chunks.push(bytes);
     }
-    const { done, value } = chunk;
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
+  } catch (err) {
+    if (err instanceof BodyError) throw err;
+    // the client went away or was cut for being too slow (HTTP_REQUEST_TIMEOUT_MS): nobody reads this
+    // answer, but it is the client's doing, not a server error
+    throw new BodyError(400, 'The body was not received in full');
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  const out = Buffer.concat(chunks, total);
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
@@ -289,12 +241,10 @@ function densify(value: unknown): unknown {
   return value;
 }
 
-export async function parseBody(input: Request | BodySource): Promise<ParsedBody> {
-  const source = bodySource(input);
-  const { request } = source;
+export async function parseBody(source: BodySource): Promise<ParsedBody> {
   const bytes = await readLimited(source);
   // the media type is case-insensitive, a multipart boundary is not (RFC 2046 §5.1.1): keep it as sent
-  const contentType = request.headers.get('content-type') ?? '';
+  const contentType = headerOf(source, 'content-type') ?? '';
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };
   if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {

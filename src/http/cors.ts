@@ -5,8 +5,7 @@
 // Credentials are bearer tokens sent in the Authorization header, never cookies, so
 // Access-Control-Allow-Credentials is never sent: a browser attaches nothing to a cross-site request
 // on its own, which is also why a forged request (CSRF) carries no credential.
-import { cors } from 'hono/cors';
-import type { MiddlewareHandler } from 'hono';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
 
 /** The headers a browser script may send: the credential, the body's type, and the API's own request headers. */
@@ -25,16 +24,29 @@ export const EXPOSED_HEADERS = [
   'WWW-Authenticate',
 ];
 
-/** `undefined` when CORS is closed (no origins configured). */
-export function corsMiddleware(origins: readonly string[]): MiddlewareHandler | undefined {
+const ALLOWED_METHODS = 'GET,POST,PUT,PATCH,DELETE';
+
+/**
+ * The CORS step of the transport (transport.ts), or `undefined` when CORS is closed (no origins configured).
+ * It answers a preflight (OPTIONS) itself, 204 with what may be sent, and says true; for any other request
+ * it adds the origin and the exposed headers and says false.
+ */
+export function corsStep(origins: readonly string[]): ((request: FastifyRequest, reply: FastifyReply) => boolean) | undefined {
   if (origins.length === 0) return undefined;
-  return cors({
+  const any = origins.includes('*');
+  const exposed = EXPOSED_HEADERS.join(',');
+  return (request, reply) => {
+    const origin = request.headers.origin ?? '';
     // an origin not on the list gets no Access-Control-Allow-Origin: the browser keeps the answer from the page
-    origin: origins.includes('*') ? '*' : [...origins],
-    allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowHeaders: ALLOWED_HEADERS,
-    exposeHeaders: EXPOSED_HEADERS,
-    maxAge: 600,
-    credentials: false,
-  });
+    const allowed = any ? '*' : origins.includes(origin) ? origin : undefined;
+    if (allowed) reply.header('Access-Control-Allow-Origin', allowed);
+    reply.header('Access-Control-Expose-Headers', exposed);
+    if (!any) reply.header('Vary', 'Origin');
+    if (request.method !== 'OPTIONS') return false;
+    reply.header('Access-Control-Max-Age', '600');
+    reply.header('Access-Control-Allow-Methods', ALLOWED_METHODS);
+    reply.header('Access-Control-Allow-Headers', ALLOWED_HEADERS.join(','));
+    reply.header('Vary', any ? 'Access-Control-Request-Headers' : 'Origin, Access-Control-Request-Headers');
+    return true;
+  };
 }

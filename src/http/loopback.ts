@@ -3,11 +3,9 @@
 // writes: both ends of the connection are loopback addresses, no proxy forwarded it (a proxy on this
 // machine would make every visitor look local), and the Host names this machine (a page of another site
 // whose name was made to resolve to 127.0.0.1 — DNS rebinding — sends its own name). A request without a
-// socket (app.fetch in tests) proves nothing.
+// socket (app.fetch in tests: its peer is not an address) proves nothing.
 import type { IncomingMessage } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { Context } from 'hono';
-import type { AppEnv } from './appEnv.js';
 
 /** Headers a proxy adds (and X-Forwarded-*); any of them means the socket's peer is not the browser. */
 const FORWARDING_HEADERS = new Set(['forwarded', 'x-real-ip', 'via']);
@@ -28,9 +26,9 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return name.toLowerCase() === 'localhost' || isLoopbackAddress(name);
 }
 
-export function cameFromThisMachine(c: Context<AppEnv>): boolean {
-  const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
-  if (!socket || !isLoopbackAddress(socket.remoteAddress) || !isLoopbackAddress(socket.localAddress)) return false;
-  for (const name of c.req.raw.headers.keys()) if (forwarding(name)) return false;
-  return isLoopbackHost(c.req.header('host'));
+export function cameFromThisMachine(incoming: IncomingMessage): boolean {
+  const socket = incoming.socket;
+  if (!isLoopbackAddress(socket.remoteAddress) || !isLoopbackAddress(socket.localAddress)) return false;
+  for (const name in incoming.headers) if (forwarding(name)) return false;
+  return isLoopbackHost(incoming.headers.host);
 }

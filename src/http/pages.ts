@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './appEnv.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { API_CSP } from './securityHeaders.js';
 
 const brotli = promisify(brotliCompress);
 const gzipped = promisify(gzip);
@@ -61,22 +61,22 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** For the routes of pages and their files: compression, ETag/304, Cache-Control, the page's CSP. */
-export function pages(): MiddlewareHandler<AppEnv> {
+/**
+ * For the routes of pages and their files, as the transport's last step before an answer goes out (Fastify's
+ * onSend): compression, ETag/304, Cache-Control, the page's CSP. Answers the payload to send instead.
+ */
+export function pages(): (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown> {
   const entries = new Map<string, Entry>();
-  return async (c, next) => {
-    await next();
-    const answer = c.res;
-    const type = answer.headers.get('content-type') ?? '';
-    // an answer already encoded is left alone: Hono's `/x/*` also matches `/x`, so a page listed with its
-    // files (`/v1/docs` and `/v1/docs/*`) passes through here twice, and compressing twice garbles it
-    if (c.req.method !== 'GET' || answer.status !== 200 || !answer.body || !COMPRESSIBLE.test(type) || type.includes('event-stream'))
-      return;
-    if (answer.headers.has('content-encoding')) return;
+  return async (request, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (request.method !== 'GET' || reply.statusCode !== 200 || !COMPRESSIBLE.test(type) || type.includes('event-stream')) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (reply.hasHeader('content-encoding')) return payload;
     const isHtml = type.startsWith('text/html');
     // JSON on /graphql is an API answer, not a page: left alone
-    if (type.startsWith('application/json') && !c.req.path.startsWith('/v1/docs')) return;
-    const bytes = Buffer.from(await answer.arrayBuffer());
+    if (type.startsWith('application/json') && !request.url.startsWith('/v1/docs')) return payload;
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (bytes.byteLength === 0) return payload;
     const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
     let entry = entries.get(etag);
     if (!entry) {
@@ -84,32 +84,27 @@ export function pages(): MiddlewareHandler<AppEnv> {
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       entries.set(etag, entry);
     }
-    const headers = new Headers(answer.headers);
-    headers.delete('content-length');
-    headers.set('ETag', etag);
-    headers.set('Vary', 'Accept-Encoding');
+    reply.removeHeader('content-length');
+    reply.header('ETag', etag);
+    reply.header('Vary', 'Accept-Encoding');
     // a file keeps its own (long) Cache-Control; a page is revalidated on every load (it may change with a deployment)
-    if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-cache');
+    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-cache');
     // a page that set its own policy (the portal's, stricter: no inline script or style at all) keeps it
-    if (entry.csp && !headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', entry.csp);
-
-    c.res = undefined; // replaced, not merged into (the old headers are copied above)
-    if (etagMatches(c.req.header('if-none-match'), etag)) {
-      headers.delete('content-type');
-      c.res = new Response(null, { status: 304, headers });
-      return;
+    // (every answer starts with the API's policy: transport.ts)
+    if (entry.csp && reply.getHeader('Content-Security-Policy') === API_CSP) reply.header('Content-Security-Policy', entry.csp);
+    if (etagMatches(request.headers['if-none-match'], etag)) {
+      reply.removeHeader('content-type');
+      reply.code(304);
+      return '';
     }
-    const encoding = bytes.byteLength >= 1024 ? chosenEncoding(c.req.header('accept-encoding')) : undefined;
-    let body: Buffer = bytes;
+    const encoding = bytes.byteLength >= 1024 ? chosenEncoding(request.headers['accept-encoding']) : undefined;
     if (encoding === 'br')
-      body = await (entry.br ??= brotli(bytes, {
+      payload = await (entry.br ??= brotli(bytes, {
         params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength },
       }));
-    else if (encoding === 'gzip') body = await (entry.gzip ??= gzipped(bytes, { level: 6 }));
-    if (encoding) headers.set('Content-Encoding', encoding);
-    c.res = new Response(new Uint8Array(body.buffer, body.byteOffset, body.byteLength) as Uint8Array<ArrayBuffer>, {
-      status: 200,
-      headers,
-    });
+    else if (encoding === 'gzip') payload = await (entry.gzip ??= gzipped(bytes, { level: 6 }));
+    else payload = bytes;
+    if (encoding) reply.header('Content-Encoding', encoding);
+    return payload;
   };
 }

@@ -1,18 +1,16 @@
 // The request id: every answer carries it in `X-Request-Id`, every log line written while the request
 // is answered carries it, GraphQL errors carry it in `extensions.requestId`, and a 500 names it.
 //
-// It travels explicitly, not in an AsyncLocalStorage: the first middleware makes the request's own deps
-// (`c.get('deps')`), the app's deps with a logger that writes the id, and everything below the router —
+// It travels explicitly, not in an AsyncLocalStorage: the transport's first step makes the request's own deps
+// (`request.deps`, transport.ts), the app's deps with a logger that writes the id, and everything below the router —
 // authentication, the domain, idempotency, health — is handed those. Lines about the instance rather than
 // a request (the rate-limit store or the change channel lost and back) are written by its own logger,
 // without an id. On Node 20 and 22 an AsyncLocalStorage works through promise hooks that run for every
 // promise of the process; measured on a cached REST read, they were a fifth of its CPU time (GraphQL,
 // which makes more promises, paid more).
 import { randomUUID } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
 import { loggerForRequest } from '../logger.js';
-import type { AppEnv } from './appEnv.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -58,25 +56,4 @@ export function depsForRequest(deps: AppDeps, requestId: string): AppDeps {
  */
 export function answerMade(requestDeps: AppDeps): void {
   answerMadeOf.get(requestDeps)?.();
-}
-
-/** The first middleware of the app: choose the id, answer it on every response, hand the request its deps. */
-export function requestIdMiddleware(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
-    c.set('requestId', requestId);
-    const requestDeps = depsForRequest(deps, requestId);
-    c.set('deps', requestDeps);
-    // set before the answer exists, it goes out with every answer made through the context (c.json, c.body,
-    // onError, 404/405) at no cost; c.header() after the answer is made would rebuild it (a full Response)
-    c.header(REQUEST_ID_HEADER, requestId);
-    try {
-      await next();
-    } finally {
-      answerMade(requestDeps);
-    }
-    // an answer a handler made itself (GraphQL's) did not take the context's headers: set it there, directly
-    const headers = c.res.headers;
-    if (!headers.has(REQUEST_ID_HEADER)) headers.set(REQUEST_ID_HEADER, requestId);
-  };
 }

@@ -6,28 +6,13 @@
 // - `Referrer-Policy: no-referrer`: URLs (ids) do not travel to other sites;
 // - `Content-Security-Policy`: an API answer (JSON) may load nothing (`default-src 'none'`); an HTML page
 //   (GraphiQL, /v1/docs) gets its own policy from pages.ts, which allows exactly its inline scripts.
-import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './appEnv.js';
 
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/** The headers of every JSON answer (rest/directAnswer.ts writes these; the middleware below the same). */
+/** The headers of every JSON answer (the transport sets them on every answer: transport.ts). */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Content-Security-Policy': API_CSP,
 };
-
-export function securityHeaders(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await next();
-    // set directly on the answer (as requestContext.ts does): c.header() now would rebuild it
-    const headers = c.res.headers;
-    headers.set('X-Content-Type-Options', 'nosniff');
-    headers.set('X-Frame-Options', 'DENY');
-    headers.set('Referrer-Policy', 'no-referrer');
-    // an HTML page brings its own policy (pages.ts)
-    if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', API_CSP);
-  };
-}

@@ -18,16 +18,15 @@
 // the health check (the route GET /healthz, whatever its query) starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener, RequestError } from '@hono/node-server';
 import type { HttpLimits } from '../config.js';
 import { errorFields, type Logger } from '../logger.js';
 import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 import { RequestScheduler } from './requestScheduler.js';
-import { internalErrorMessage, requestIdFrom } from './requestContext.js';
+import { requestIdFrom } from './requestContext.js';
 import { API_SECURITY_HEADERS } from './securityHeaders.js';
 
-/** `app.fetch`: called with the request and `{incoming, outgoing}` (getConnInfo reads the socket from there). */
-type FetchHandler = Parameters<typeof getRequestListener>[0];
+/** What answers a request once the server has let it in: the app's (app.ts's `listener`). */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Routes that skip the queue: a load balancer's health check must answer when the instance is busiest. */
 const UNQUEUED_ROUTES: ReadonlySet<string> = new Set(['GET /healthz', 'HEAD /healthz']);
@@ -55,24 +54,12 @@ export function createRequestScheduler(limits: HttpLimits, logger?: Logger): Req
   });
 }
 
-/** Answers a request straight on node:http's response and says true, or says false: the app's `fetch` answers it. */
-export type DirectListener = (req: IncomingMessage, res: ServerResponse) => boolean;
-
 export function createHttpServer(
-  fetch: FetchHandler,
+  answer: NodeListener,
   limits: HttpLimits,
   logger?: Logger,
   scheduler = createRequestScheduler(limits, logger),
-  direct?: DirectListener,
 ): Server {
-  // a request the adapter cannot make a fetch Request of (a backslash in the path, an invalid Host header)
-  // is answered 400 in the envelope, not the adapter's bare 400 without a body
-  const listener = getRequestListener(fetch, { errorHandler: (err) => adapterErrorAnswer(err, logger) });
-  // the adapter answers the app's errors itself; what still rejects is a bug of ours: logged, never lost
-  const answer = (req: IncomingMessage, res: ServerResponse) => {
-    if (direct?.(req, res)) return;
-    listener(req, res).catch((err: unknown) => logger?.error('a request failed outside the app', errorFields(err)));
-  };
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -87,6 +74,12 @@ export function createHttpServer(
       if (!req.headers.host) {
         refuseWithoutHost(req, res);
         logger?.info('request refused by the HTTP server', { status: 400, code: 'MISSING_HOST' });
+        return;
+      }
+      const unreadable = unreadableTarget(req);
+      if (unreadable) {
+        refuseUnreadable(req, res, unreadable);
+        logger?.info('request refused by the HTTP server', { status: 400, code: 'INVALID_REQUEST_TARGET', reason: unreadable });
         return;
       }
       if (req.rawHeaders.length / 2 > limits.maxHeaders) {
@@ -106,18 +99,6 @@ export function createHttpServer(
   return server;
 }
 
-/** The answer to what the adapter could not hand to the app (a RequestError), or to an app that threw (a bug of ours). */
-function adapterErrorAnswer(err: unknown, logger?: Logger): Response {
-  const requestId = requestIdFrom(undefined);
-  const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...API_SECURITY_HEADERS };
-  if (err instanceof RequestError) {
-    logger?.info('request refused by the HTTP server', { status: 400, code: 'INVALID_REQUEST_TARGET', reason: err.message });
-    return new Response(envelope('malformed_request', `The request cannot be read: ${err.message}`), { status: 400, headers });
-  }
-  logger?.error('a request failed outside the app', { requestId, ...errorFields(err) });
-  return new Response(envelope('internal_error', internalErrorMessage(requestId)), { status: 500, headers });
-}
-
 /** Listens on `host:port` (0 = a free port) and answers the address actually bound. */
 export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -130,7 +111,7 @@ export function listen(server: Server, port: number, host: string): Promise<Addr
 }
 
 /** The /v1 error envelope (rest/envelope.ts), written here without the app: these answers come before it. */
-function envelope(code: RestErrorCode, message: string): string {
+export function envelope(code: RestErrorCode, message: string): string {
   return JSON.stringify({ success: false, data: {}, message, code });
 }
 
@@ -142,6 +123,34 @@ function refuseOverloaded(req: IncomingMessage, res: ServerResponse): void {
     'content-length': Buffer.byteLength(body),
     'retry-after': '1',
     'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+/** A Host header that names a host, with an optional port: a name, an IPv4 address or a bracketed IPv6 address. */
+const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/i;
+
+/**
+ * What makes a request unreadable as a URL, or undefined: a backslash in its path (URL parsing would read it
+ * as a slash: a path other than the one sent), or a Host that is not a host (it would be taken as naming
+ * this service, with whatever follows it read as a path).
+ */
+function unreadableTarget(req: IncomingMessage): string | undefined {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  if ((query < 0 ? url : url.slice(0, query)).includes('\\')) return 'the path holds a backslash';
+  if (!HOST.test(req.headers.host ?? '')) return 'the Host header does not name a host';
+  return undefined;
+}
+
+function refuseUnreadable(req: IncomingMessage, res: ServerResponse, reason: string): void {
+  const body = envelope('malformed_request', `The request cannot be read: ${reason}`);
+  const requestId = requestIdFrom(req.headers['x-request-id'] as string | undefined);
+  res.writeHead(400, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+    ...API_SECURITY_HEADERS,
   });
   res.end(body);
 }
@@ -165,7 +174,7 @@ function refuseTooManyHeaders(res: ServerResponse, max: number): void {
   res.end(body);
 }
 
-interface ClientError {
+export interface ClientError {
   status: number;
   reason: string;
   code: RestErrorCode;
@@ -186,7 +195,12 @@ const CLIENT_ERRORS: Record<string, ClientError> = {
   },
 };
 const URI_TOO_LONG: ClientError = { status: 414, reason: 'URI Too Long', code: 'uri_too_long', message: 'The request URL is too long' };
-const NOT_HTTP: ClientError = { status: 400, reason: 'Bad Request', code: 'malformed_request', message: 'The request is not valid HTTP' };
+export const NOT_HTTP: ClientError = {
+  status: 400,
+  reason: 'Bad Request',
+  code: 'malformed_request',
+  message: 'The request is not valid HTTP',
+};
 
 /**
  * A header overflow whose bytes (the chunk being parsed, starting with the request line) end before the

@@ -1,14 +1,15 @@
-// What every request goes through before a surface answers it, in order: its id (requestContext.ts), one
-// log line and its metrics, the security headers, CORS, and for the pages (GraphiQL, the docs) their
-// compression, ETag and CSP. createApp installs this first, then the surfaces.
-import type { Hono } from 'hono';
+// What every request goes through, in order, whichever surface answers it (Fastify's hooks, installed by
+// createApp before the surfaces): its id and its deps (requestContext.ts), the security headers, CORS;
+// for the pages (GraphiQL, the docs, the portal) their compression, ETag and CSP; once the answer exists
+// as text, `answerMade`; once it is sent, one log line and its metrics.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import type { Logger } from '../logger.js';
-import type { AppEnv } from './appEnv.js';
-import { corsMiddleware } from './cors.js';
+import './appEnv.js';
+import { corsStep } from './cors.js';
 import { pages } from './pages.js';
-import { requestIdMiddleware } from './requestContext.js';
-import { securityHeaders } from './securityHeaders.js';
+import { answerMade, depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from './requestContext.js';
+import { API_SECURITY_HEADERS } from './securityHeaders.js';
 
 /** One answered request, as the request log writes it and the metrics count it (never an id). */
 export interface AnsweredRequest {
@@ -22,11 +23,11 @@ export interface AnsweredRequest {
 export interface TransportOptions {
   /** Called once per answered request (metrics/metrics.ts's request metrics). */
   observe(request: AnsweredRequest): void;
-  /** Paths of HTML pages and their files: compressed, ETag/304, their own CSP (pages.ts). */
-  pagePaths: readonly string[];
+  /** Whether a path is an HTML page or one of its files: compressed, ETag/304, their own CSP (pages.ts). */
+  isPage(path: string): boolean;
 }
 
-/** The request's log line (written by the request's logger, with its id) and its metrics: one place for every way a request is answered. */
+/** The request's log line (written by the request's logger, with its id) and its metrics. */
 export function recordAnswer(
   logger: Logger,
   observe: TransportOptions['observe'],
@@ -49,32 +50,61 @@ export function recordAnswer(
   observe({ method: a.method, route: a.route, status: a.status, operation: a.operation, seconds: a.durationMs / 1000 });
 }
 
-export function useTransport(app: Hono<AppEnv>, deps: AppDeps, options: TransportOptions): void {
-  // first: X-Request-Id on every answer, and the id in every log line of the request
-  app.use('*', requestIdMiddleware(deps));
+/** The path of a request target (its query left out). */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+export function useTransport(app: FastifyInstance, deps: AppDeps, options: TransportOptions): void {
+  app.decorateRequest('deps', null as unknown as AppDeps);
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('label', undefined);
+  app.decorateRequest('orgId', undefined);
+  app.decorateRequest('graphqlOperation', undefined);
+  app.decorateRequest('startedAt', 0);
+  const cors = corsStep(deps.config.corsOrigins);
+
+  // first: X-Request-Id on every answer and the id in every log line; nosniff, no framing, no referrer, a
+  // CSP (a page replaces it: pages.ts); CORS, closed unless CORS_ORIGINS lists origins (a preflight ends here)
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    request.startedAt = performance.now();
+    const requestId = requestIdFrom(request.headers['x-request-id'] as string | undefined);
+    request.requestId = requestId;
+    request.deps = depsForRequest(deps, requestId);
+    reply.header(REQUEST_ID_HEADER, requestId);
+    reply.headers(API_SECURITY_HEADERS);
+    if (cors?.(request, reply)) {
+      request.label = `OPTIONS (preflight)`;
+      reply.code(204).send();
+      return;
+    }
+    done();
+  });
+
+  const pageAnswers = pages();
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    answerMade(request.deps);
+    return options.isPage(pathOf(request.url)) ? pageAnswers(request, reply, payload) : payload;
+  });
 
   // one log line per request: method, route pattern, status, duration, org id (never a credential);
   // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
-  app.use('*', async (c, next) => {
-    const started = performance.now();
-    await next();
-    recordAnswer(c.get('deps').logger, (answered) => options.observe(answered), {
-      method: c.req.method,
-      route: c.get('route'),
-      status: c.res.status,
-      operation: c.get('graphqlOperation'),
-      orgId: c.get('orgId'),
-      durationMs: performance.now() - started,
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    answerMade(request.deps);
+    recordAnswer(request.deps.logger, (answered) => options.observe(answered), {
+      method: request.method,
+      route: request.label,
+      status: reply.statusCode,
+      operation: request.graphqlOperation,
+      orgId: request.orgId,
+      durationMs: performance.now() - request.startedAt,
     });
+    done();
   });
-
-  // nosniff, no framing, no referrer, a CSP on every answer
-  app.use('*', securityHeaders());
-
-  // CORS: closed unless CORS_ORIGINS lists origins
-  const corsHandler = corsMiddleware(deps.config.corsOrigins);
-  if (corsHandler) app.use('*', corsHandler);
-
-  const pageAnswers = pages();
-  for (const path of options.pagePaths) app.use(path, pageAnswers);
+  // a client that went away before its answer: the work's slot is given back all the same
+  app.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
+    if (request.deps) answerMade(request.deps);
+    done();
+  });
 }

@@ -3,12 +3,12 @@
 // constant time (over SHA-256 digests, so that its length is not revealed either), and a wrong one
 // counts against the client address's budget of failed authentications like a wrong API key.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Context } from 'hono';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { addressOverBudget, countFailedAuthentication } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
-import type { AppEnv } from '../http/appEnv.js';
+import { headerAsSent } from '../http/repeatedFields.js';
 import { errorBody } from '../rest/envelope.js';
 
 export const METRICS_ROUTE = 'GET /metrics';
@@ -17,23 +17,26 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 
 export function metricsEndpoint(deps: Pick<AppDeps, 'config' | 'rateLimit'>, registry: Registry) {
   const expected = deps.config.metricsToken === undefined ? undefined : digest(deps.config.metricsToken);
-  return async (c: Context<AppEnv>) => {
-    c.set('route', METRICS_ROUTE);
-    c.header('Cache-Control', 'no-store');
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    request.label = METRICS_ROUTE;
+    reply.header('Cache-Control', 'no-store');
     if (expected) {
-      const address = clientAddress(c, deps.config.trustProxy);
+      const address = clientAddress(request.raw, deps.config.trustProxy);
       const refused = await addressOverBudget(deps.rateLimit, address);
       if (refused) {
-        c.header('Retry-After', String(refused.retryAfter));
-        return c.json(errorBody('rate_limited', refused.message), 429);
+        reply.header('Retry-After', String(refused.retryAfter));
+        return reply.code(429).type('application/json').send(errorBody('rate_limited', refused.message));
       }
-      const given = /^Bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+      const given = /^Bearer +(\S+)\s*$/i.exec(headerAsSent(request.raw, 'authorization') ?? '')?.[1];
       if (given === undefined || !timingSafeEqual(digest(given), expected)) {
         await countFailedAuthentication(deps.rateLimit, address);
-        c.header('WWW-Authenticate', 'Bearer realm="metrics"');
-        return c.json(errorBody('unauthenticated', 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>'), 401);
+        reply.header('WWW-Authenticate', 'Bearer realm="metrics"');
+        return reply
+          .code(401)
+          .type('application/json')
+          .send(errorBody('unauthenticated', 'GET /metrics requires Authorization: Bearer <METRICS_TOKEN>'));
       }
     }
-    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType });
+    return reply.type(registry.contentType).send(await registry.metrics());
   };
 }

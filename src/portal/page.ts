@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Hono } from 'hono';
+import type { FastifyInstance } from 'fastify';
 import { SCOPES } from '../domain/shared/access.js';
-import type { AppEnv } from '../http/appEnv.js';
+import { pathOf } from '../http/transport.js';
 import { projectRoot } from '../projectRoot.js';
 import { errorBody } from '../rest/envelope.js';
 
@@ -285,15 +285,19 @@ export const PORTAL_ROUTES = [
 ];
 
 /** Public routes (the page asks for a key itself); their compression and ETag come from http/pages.ts. */
-export function registerPortal(app: Hono<AppEnv>): void {
-  app.get(PORTAL_PATH, (c) => {
-    c.set('route', `GET ${PORTAL_PATH}`);
-    return c.html(load().html, 200, { 'Content-Security-Policy': PORTAL_CSP });
+export function registerPortal(app: FastifyInstance): void {
+  app.get(PORTAL_PATH, async (request, reply) => {
+    request.label = `GET ${PORTAL_PATH}`;
+    return reply.header('Content-Security-Policy', PORTAL_CSP).type('text/html; charset=UTF-8').send(load().html);
   });
-  app.get(`${PORTAL_PATH}/assets/:name`, (c) => {
-    c.set('route', `GET ${PORTAL_PATH}/assets/:name`);
-    const asset = load().assets.get(c.req.param('name'));
-    if (!asset) return c.json(errorBody('not_found', `No route GET ${c.req.path}`), 404);
-    return c.body(asset.body, 200, { 'content-type': asset.contentType, 'Cache-Control': 'public, max-age=31536000, immutable' });
+  app.get(`${PORTAL_PATH}/assets/:name`, async (request, reply) => {
+    request.label = `GET ${PORTAL_PATH}/assets/:name`;
+    const asset = load().assets.get((request.params as { name: string }).name);
+    if (!asset)
+      return reply
+        .code(404)
+        .type('application/json')
+        .send(errorBody('not_found', `No route GET ${pathOf(request.url)}`));
+    return reply.header('Cache-Control', 'public, max-age=31536000, immutable').type(asset.contentType).send(asset.body);
   });
 }

@@ -1,7 +1,6 @@
 // The REST step: after authentication (the owner is known), before the handler. One atomic count on
 // the route's budget; the X-RateLimit-* headers describe that budget on every answer of the route
 // (success or error); past it, RateLimited → 429 + Retry-After + the error envelope (rest/errors.ts).
-import type { Context } from 'hono';
 import type { Actor } from '../domain/shared/access.js';
 import { RateLimited } from '../domain/shared/errors.js';
 import type { Budget, Decision, RateLimiter } from './limiter.js';
@@ -42,15 +41,6 @@ export function rateLimitHeaders(d: Decision): Record<string, string> {
 export function limitMessage(d: Pick<Decision, 'limit' | 'windowMs' | 'retryAfter'>, pattern: string): string {
   const per = d.windowMs === 1000 ? 'second' : 'minute';
   return `Rate limit exceeded: ${d.limit} requests per ${per} for ${pattern}; retry after ${d.retryAfter} s`;
-}
-
-export async function limitRestRequest(c: Context, limiter: RateLimiter, actor: Actor, route: LimitedRoute): Promise<void> {
-  const headers: Record<string, string> = {};
-  try {
-    await limitRest(limiter, actor, route, headers);
-  } finally {
-    for (const name in headers) c.header(name, headers[name]);
-  }
 }
 
 /**

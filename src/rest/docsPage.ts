@@ -3,8 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Hono } from 'hono';
-import type { AppEnv } from '../http/appEnv.js';
+import type { FastifyInstance } from 'fastify';
+import { pathOf } from '../http/transport.js';
 import { errorBody } from './envelope.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';
 import type { RouteDef } from './route.js';
@@ -61,22 +61,26 @@ export const API_DOCS_ROUTES = [
 ];
 
 /** Public (no credential) routes; registered before the /v1 routes. */
-export function registerApiDocs(app: Hono<AppEnv>, routes: readonly RouteDef[], options: OpenApiOptions = {}): void {
+export function registerApiDocs(app: FastifyInstance, routes: readonly RouteDef[], options: OpenApiOptions = {}): void {
   let document: string | undefined; // built on first request, once per app
-  app.get(OPENAPI_PATH, (c) => {
-    c.set('route', `GET ${OPENAPI_PATH}`);
+  app.get(OPENAPI_PATH, async (request, reply) => {
+    request.label = `GET ${OPENAPI_PATH}`;
     document ??= JSON.stringify(buildOpenApiDocument(routes, options));
-    return c.body(document, 200, { 'content-type': 'application/json; charset=utf-8' });
+    return reply.type('application/json; charset=utf-8').send(document);
   });
-  app.get(DOCS_PATH, (c) => {
-    c.set('route', `GET ${DOCS_PATH}`);
-    return c.html(docsHtml);
+  app.get(DOCS_PATH, async (request, reply) => {
+    request.label = `GET ${DOCS_PATH}`;
+    return reply.type('text/html; charset=UTF-8').send(docsHtml);
   });
-  app.get(`${DOCS_PATH}/:asset`, async (c) => {
-    c.set('route', `GET ${DOCS_PATH}/:asset`);
-    const asset = await docsAsset(c.req.param('asset'));
-    if (!asset) return c.json(errorBody('not_found', `No route GET ${c.req.path}`), 404);
-    c.header('Cache-Control', 'public, max-age=86400');
-    return c.body(asset.body, 200, { 'content-type': asset.contentType });
+  app.get(`${DOCS_PATH}/:asset`, async (request, reply) => {
+    request.label = `GET ${DOCS_PATH}/:asset`;
+    const asset = await docsAsset((request.params as { asset: string }).asset);
+    if (!asset)
+      return reply
+        .code(404)
+        .type('application/json')
+        .send(errorBody('not_found', `No route GET ${pathOf(request.url)}`));
+    reply.header('Cache-Control', 'public, max-age=86400');
+    return reply.type(asset.contentType).send(asset.body);
   });
 }

@@ -1,12 +1,11 @@
 // Maps anything thrown while answering a /v1 request to a status and the error envelope.
 // Domain errors keep their message; anything else is a masked 500 (and logged), never a stack trace.
-import type { Context } from 'hono';
+import type { FastifyReply } from 'fastify';
 import { asUnavailable } from '../domain/shared/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/shared/errors.js';
 import type { Logger } from '../logger.js';
 import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../http/requestContext.js';
-import type { AppEnv } from '../http/appEnv.js';
 import { BodyError } from '../http/body.js';
 import { codeOf, type Envelope, errorBody, statusOf } from './envelope.js';
 
@@ -40,8 +39,14 @@ export function restErrorAnswer(thrown: unknown, logger: Logger, path: string, r
   return { status: 500, headers: {}, body: errorBody('internal_error', internalErrorMessage(requestId)) };
 }
 
-export function restErrorResponse(c: Context<AppEnv>, thrown: unknown, logger: Logger): Response {
-  const answer = restErrorAnswer(thrown, logger, c.req.path, c.get('requestId'));
-  for (const name in answer.headers) c.header(name, answer.headers[name]);
-  return c.json(answer.body, answer.status);
+/** Writes what `thrown` answers on the reply: the Fastify app's error handler (app.ts). */
+export function sendRestError(
+  reply: FastifyReply,
+  thrown: unknown,
+  logger: Logger,
+  path: string,
+  requestId: string | undefined,
+): FastifyReply {
+  const answer = restErrorAnswer(thrown, logger, path, requestId);
+  return reply.code(answer.status).headers(answer.headers).type('application/json').send(JSON.stringify(answer.body));
 }

@@ -6,17 +6,13 @@
 // make the request gets its 403 unstored, and never another credential's stored answer. A route whose
 // answer carries a secret (its response type is one of SECRET_FIELDS, domain/shared/shownOnce.ts) stores, and
 // replays, that answer with the secret withheld: the secret is shown once.
-import type { Context } from 'hono';
 import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { type Actor, requireScope, type Scope } from '../domain/shared/access.js';
 import { secretFieldOf, withholdSecret } from '../domain/shared/shownOnce.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently, type CapturedResponse, credentialOf, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
-import { ORIGINAL_REQUEST_HEADER, REPLAYED_HEADER } from '../idempotency/key.js';
-import type { AppEnv } from '../http/appEnv.js';
 import { successBody } from './envelope.js';
-import { restErrorResponse } from './errors.js';
 
 /** What a route's success answer holds: its response type's secret field, if it has one (the `data` of the envelope). */
 export function routeSecretField(response: z.ZodType): string | undefined {
@@ -47,27 +43,40 @@ function notKept(response: CapturedResponse, requestId: string): CapturedRespons
   return { status: response.status, contentType: 'application/json', body: JSON.stringify(successBody(null, message)) };
 }
 
+/** What a replayable request is: its method, its target as sent (path and query), its parsed body. */
+export interface IdempotentRestRequest {
+  method: string;
+  url: string;
+  body: unknown;
+}
+
+/** The answer to send: the first one's (or this one's, when it is the first), and whether it is a replay. */
+export interface IdempotentRestAnswer {
+  response: CapturedResponse;
+  replayed: false | { originalRequestId: string };
+}
+
 export async function answerRestIdempotently(
-  c: Context<AppEnv>,
+  request: IdempotentRestRequest,
   deps: AppDeps,
   actor: Actor,
   route: { scope: Scope; secretField: string | undefined },
   key: string,
-  body: unknown,
-  execute: () => Promise<Response>,
-): Promise<Response> {
+  /** Runs the request; answers its errors too, as the envelope (never throws a domain error). */
+  execute: () => Promise<{ status: number; body: string }>,
+): Promise<IdempotentRestAnswer> {
   const { scope, secretField } = route;
   requireScope(actor, scope);
-  const url = new URL(c.req.url);
+  const url = new URL(request.url, 'http://localhost');
   const query = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const method = c.req.method;
+  const method = request.method;
   const outcome = await answerIdempotently(
     deps,
     {
       ownerOrgId: actor.orgId,
       credential: credentialOf(actor),
       key,
-      fingerprint: requestFingerprint({ method, path: url.pathname, query, body: body ?? null }),
+      fingerprint: requestFingerprint({ method, path: url.pathname, query, body: request.body ?? null }),
       request: `${method} ${url.pathname}`,
       forReplay: (response, requestId) => restReplayOf(response, secretField, requestId),
       tooLargeToStore: (response, requestId) => ({
@@ -81,24 +90,8 @@ export async function answerRestIdempotently(
         ),
       }),
     },
-    async () => {
-      let response: Response;
-      try {
-        response = await execute();
-      } catch (err) {
-        // errors are answers too: a 404 or 400 is replayed like a success (a 5xx releases the key)
-        response = restErrorResponse(c, err, deps.logger);
-      }
-      return {
-        status: response.status,
-        body: await response.text(),
-        contentType: response.headers.get('content-type') ?? 'application/json',
-      };
-    },
+    // errors are answers too (`execute` answers them): a 404 or 400 is replayed like a success (a 5xx releases the key)
+    async () => ({ ...(await execute()), contentType: 'application/json' }),
   );
-  if (outcome.replayed) {
-    c.header(REPLAYED_HEADER, 'true');
-    c.header(ORIGINAL_REQUEST_HEADER, outcome.originalRequestId);
-  }
-  return c.body(outcome.response.body, outcome.response.status as 200, { 'Content-Type': outcome.response.contentType });
+  return { response: outcome.response, replayed: outcome.replayed ? { originalRequestId: outcome.originalRequestId } : false };
 }

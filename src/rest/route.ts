@@ -28,7 +28,7 @@ export type RouteErrorStatus = 400 | 403 | 404 | 409;
 
 export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   method: HttpMethod;
-  /** Hono path under the origin, e.g. "/v1/organizations/:orgId/closures". */
+  /** The route's path under the origin (Fastify's form), e.g. "/v1/organizations/:orgId/closures". */
   path: string;
   summary: string;
   description?: string;

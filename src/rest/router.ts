@@ -1,32 +1,31 @@
-// Registers every /v1 route on a Hono app with the same pipeline:
+// Registers every /v1 route on the Fastify app with the same pipeline:
 // authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope,
 // with, for every route alike, conditional GETs (ETag / If-None-Match → 304, conditionalGet.ts) and
 // idempotency keys on POST, PUT and PATCH (Idempotency-Key, idempotency.ts).
-import type { Context, Hono } from 'hono';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
-import type { Actor } from '../domain/shared/access.js';
 import { InvalidInput } from '../domain/shared/errors.js';
 import { refuseUnstorableText } from '../domain/shared/storableText.js';
 import { authenticateBearer } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { limitRest } from '../ratelimit/http.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METHODS, parseIdempotencyKey } from '../idempotency/key.js';
-import { bodySourceOf, parseBody } from '../http/body.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_METHODS,
+  ORIGINAL_REQUEST_HEADER,
+  parseIdempotencyKey,
+  REPLAYED_HEADER,
+} from '../idempotency/key.js';
+import { parseBody } from '../http/body.js';
+import { headerAsSent } from '../http/repeatedFields.js';
+import '../http/appEnv.js';
 import { CONDITIONAL_CACHE_CONTROL, ifNoneMatchHits, weakETagInSlices, withoutFields } from './conditionalGet.js';
 import { stringifyInSlices } from '../http/slicedJson.js';
 import { successBody } from './envelope.js';
+import { restErrorAnswer } from './errors.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently, routeSecretField } from './idempotency.js';
 import type { RouteDef } from './route.js';
-import { getQueryParam } from 'hono/utils/url';
-import type { AppEnv } from '../http/appEnv.js';
-
-export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Promise<Actor> {
-  // failed attempts are budgeted per client address (auth/authentication.ts)
-  const actor = await authenticateBearer(deps, c.req.header('authorization'), clientAddress(c, deps.config.trustProxy));
-  c.set('orgId', actor.orgId);
-  return actor;
-}
 
 /**
  * What a route that declares no query parameters is handed (they are ignored, as before): a handler reads
@@ -34,49 +33,90 @@ export async function authenticateRequest(c: Context<AppEnv>, deps: AppDeps): Pr
  */
 const NO_QUERY: Record<string, string> = Object.freeze({});
 
-/** A GET of /v1 as the GET pipeline reads it, from Hono's request or from node:http's (directAnswer.ts). */
-export interface GetRequest {
-  /** The URL as sent, absolute (`http://host/v1/…?…`): the query is read from it. */
-  url: string;
-  params: Record<string, string>;
-  header(name: string): string | undefined;
-  /** The client address failed authentications are counted by (http/clientAddress.ts). */
-  address: string;
-}
-
-/** What the GET pipeline learned on the way, kept when it throws: the headers of the answer so far (the budget's) and the caller's organization. */
-export interface GetProgress {
+/** What the pipeline learned on the way, kept when it throws: the headers of the answer so far (the budget's) and the caller's organization. */
+interface Progress {
   headers: Record<string, string>;
   orgId?: string;
 }
 
-/** A successful GET: 200 with the envelope's JSON, or 304 without a body; `progress.headers` holds ETag, Cache-Control and the budget. */
-export interface GetAnswer {
+/** A successful answer: the status and the envelope's JSON, or null for a 304; `progress.headers` holds ETag, Cache-Control and the budget. */
+interface Answer {
   status: number;
   body: string | null;
 }
 
 /**
- * The GET pipeline, one for both ways a request arrives: authenticate → rate limit → the query checked
- * → domain handler → envelope, ETag, Cache-Control, 304 for a matching If-None-Match. Throws what the
- * error envelope answers (errors.ts).
+ * The pipeline of every /v1 request: authenticate → rate limit → the query checked → (a write: the body
+ * parsed, the Idempotency-Key honoured) → domain handler → envelope; a GET gets its ETag, Cache-Control
+ * and a 304 for a matching If-None-Match. Throws what the error envelope answers (errors.ts).
  */
-export async function answerGet(route: RouteDef, deps: AppDeps, request: GetRequest, progress: GetProgress): Promise<GetAnswer> {
+async function answerRoute(
+  route: RouteDef,
+  replay: { scope: RouteDef['scope']; secretField: string | undefined },
+  request: FastifyRequest,
+  progress: Progress,
+): Promise<Answer> {
+  const deps: AppDeps = request.deps; // the request's (http/requestContext.ts)
   // failed attempts are budgeted per client address (auth/authentication.ts)
-  const actor = await authenticateBearer(deps, request.header('authorization'), request.address);
+  const actor = await authenticateBearer(
+    deps,
+    headerAsSent(request.raw, 'authorization'),
+    clientAddress(request.raw, deps.config.trustProxy),
+  );
   progress.orgId = actor.orgId;
   const limited = limitRest(deps.rateLimit, actor, route, progress.headers); // spec §8: after authentication, before the handler
   if (limited) await limited; // counters in Redis (in memory it decided at once)
   refuseRepeatedQueryParameters(request.url);
-  const query = route.query ? (getQueryParam(request.url) as Record<string, string>) : NO_QUERY;
-  // text enters here: a NUL or an unpaired surrogate in any path or query parameter is a 400 naming it
-  refuseUnstorableText([request.params], [query]);
-  const result = await route.handler({ actor, deps, params: request.params, query, body: undefined });
-  const { json, etag } = await serialized(route, result);
-  progress.headers.ETag = etag;
-  progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
-  if (ifNoneMatchHits(request.header('if-none-match'), etag)) return { status: 304, body: null };
-  return { status: result.status ?? 200, body: json };
+  // plain objects, as the domain and the text checks take them (Fastify's have no prototype of their own)
+  const params: Record<string, string> = { ...(request.params as Record<string, string>) };
+  const query = route.query ? { ...(request.query as Record<string, string>) } : NO_QUERY;
+  if (route.method === 'GET') {
+    // text enters here: a NUL or an unpaired surrogate in any path or query parameter is a 400 naming it
+    refuseUnstorableText([params], [query]);
+    const result = await route.handler({ actor, deps, params, query, body: undefined });
+    const { json, etag } = await serialized(route, result);
+    progress.headers.ETag = etag;
+    progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return { status: 304, body: null };
+    return { status: result.status ?? 200, body: json };
+  }
+  const idempotencyKey = IDEMPOTENT_METHODS.has(route.method)
+    ? parseIdempotencyKey(request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()] as string | undefined)
+    : undefined;
+  let body: unknown;
+  if (route.method !== 'DELETE') {
+    const parsed = await parseBody(request.raw);
+    body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
+  }
+  // text enters here: a NUL or an unpaired surrogate in any parameter or body field is a 400 naming it,
+  // before an idempotency key is claimed
+  refuseUnstorableText([params], [query], [body]);
+  const run = async () => {
+    const result = await route.handler({ actor, deps, params, query, body });
+    return { status: result.status ?? 200, body: JSON.stringify(successBody(result.data, result.message)) };
+  };
+  if (idempotencyKey === undefined) return run();
+  const answer = await answerRestIdempotently(
+    { method: route.method, url: request.url, body },
+    deps,
+    actor,
+    replay,
+    idempotencyKey,
+    async () => {
+      try {
+        return await run();
+      } catch (err) {
+        const refusal = restErrorAnswer(err, deps.logger, request.url, deps.requestId);
+        Object.assign(progress.headers, refusal.headers);
+        return { status: refusal.status, body: JSON.stringify(refusal.body) };
+      }
+    },
+  );
+  if (answer.replayed) {
+    progress.headers[REPLAYED_HEADER] = 'true';
+    progress.headers[ORIGINAL_REQUEST_HEADER] = answer.replayed.originalRequestId;
+  }
+  return { status: answer.response.status, body: answer.response.body };
 }
 
 /**
@@ -92,63 +132,30 @@ async function serialized(route: RouteDef, result: { data: unknown; message?: st
   return { json, etag };
 }
 
-export function registerRoutes(app: Hono<AppEnv>, routes: readonly RouteDef[]): void {
+export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
   for (const route of routes) {
-    const pattern = `${route.method} ${route.path}`;
+    const label = `${route.method} ${route.path}`;
     // what an idempotent replay of this route withholds (domain/shared/shownOnce.ts)
     const replay = { scope: route.scope, secretField: routeSecretField(route.response) };
-    app.on(route.method, route.path, async (c) => {
-      const deps = c.get('deps'); // the request's (http/requestContext.ts)
-      c.set('route', pattern);
-      if (route.method === 'GET') {
-        const progress: GetProgress = { headers: {} };
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        request.label = label;
+        const progress: Progress = { headers: {} };
         try {
-          const answer = await answerGet(
-            route,
-            deps,
-            {
-              url: c.req.url,
-              params: c.req.param(),
-              header: (name) => c.req.header(name),
-              address: clientAddress(c, deps.config.trustProxy),
-            },
-            progress,
-          );
-          for (const name in progress.headers) c.header(name, progress.headers[name]);
-          if (answer.body === null) return c.body(null, answer.status as 304);
-          return c.body(answer.body, answer.status as 200, { 'Content-Type': 'application/json' });
+          const answer = await answerRoute(route, replay, request, progress);
+          reply.headers(progress.headers).code(answer.status);
+          if (answer.body === null) return reply.send();
+          return reply.type('application/json').send(answer.body);
         } catch (err) {
           // the budget's headers go out with an error answer too
-          for (const name in progress.headers) c.header(name, progress.headers[name]);
+          reply.headers(progress.headers);
           throw err;
         } finally {
-          if (progress.orgId !== undefined) c.set('orgId', progress.orgId);
+          request.orgId = progress.orgId;
         }
-      }
-      const actor = await authenticateRequest(c, deps);
-      const limitHeaders: Record<string, string> = {};
-      try {
-        await limitRest(deps.rateLimit, actor, route, limitHeaders); // spec §8: after authentication, before the handler
-      } finally {
-        for (const name in limitHeaders) c.header(name, limitHeaders[name]);
-      }
-      refuseRepeatedQueryParameters(c.req.url);
-      const idempotencyKey = IDEMPOTENT_METHODS.has(route.method) ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
-      let body: unknown;
-      if (route.method !== 'DELETE') {
-        const parsed = await parseBody(bodySourceOf(c));
-        body = parsed.kind === 'form' && route.body ? coerceFormBody(route.body, parsed.value) : parsed.value;
-      }
-      const params = c.req.param() as Record<string, string>;
-      const query = route.query ? c.req.query() : NO_QUERY;
-      // text enters here: a NUL or an unpaired surrogate in any parameter or body field is a 400 naming it,
-      // before an idempotency key is claimed
-      refuseUnstorableText([params], [query], [body]);
-      const answer = async () => {
-        const result = await route.handler({ actor, deps, params, query, body });
-        return c.json(successBody(result.data, result.message), (result.status ?? 200) as 200);
-      };
-      return idempotencyKey === undefined ? answer() : answerRestIdempotently(c, deps, actor, replay, idempotencyKey, body, answer);
+      },
     });
   }
 }

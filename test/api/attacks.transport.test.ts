@@ -19,10 +19,11 @@ afterEach(async () => {
   }
 });
 
-/** A server of the app on a free port: answering the GETs of /v1 directly (as `npm start` does), or through Hono only. */
-async function serve(direct: boolean): Promise<number> {
-  const app = createApp(t.deps, { directGets: direct });
-  const server = createHttpServer(app.fetch, t.deps.config.http, undefined, undefined, direct ? app.answerNode : undefined);
+/** A server of the app on a free port, as `npm start` runs it. */
+async function serve(): Promise<number> {
+  const app = createApp(t.deps);
+  await app.ready();
+  const server = createHttpServer(app.listener, t.deps.config.http);
   servers.push(server);
   return (await listen(server, 0, '127.0.0.1')).port;
 }
@@ -67,22 +68,6 @@ function raw(port: number, head: string, body = ''): Promise<RawAnswer> {
   });
 }
 
-/** Headers that differ between two answers of one request by nature. */
-const VARYING = new Set([
-  'date',
-  'connection',
-  'keep-alive',
-  'content-length',
-  'x-ratelimit-remaining',
-  'transfer-encoding',
-  'x-request-id',
-]);
-const comparable = (answer: RawAnswer) => ({
-  status: answer.status,
-  headers: Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !VARYING.has(name))),
-  body: answer.body,
-});
-
 describe('hostile request targets against the GETs answered directly', () => {
   const clinic = () => t.demo.organizations.clinic.id;
   const other = () => t.demo.organizations.other.id;
@@ -117,12 +102,12 @@ describe('hostile request targets against the GETs answered directly', () => {
   ];
 
   for (const [name, make] of targets) {
-    it(`${name}: answered as Hono answers it, never a 5xx`, async () => {
+    it(`${name}: never a 5xx`, async () => {
       await expectParity(`GET ${make()} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
     });
   }
 
-  it('a dot-dot segment reaches the route URL parsing makes of it, as through Hono (the organization, not a 400 for ".." as its id)', async () => {
+  it('a dot-dot segment reaches the route URL parsing makes of it (the organization, not a 400 for ".." as its id)', async () => {
     const answer = await expectParity(
       `GET /v1/organizations/%2e%2e/organizations/${clinic()}/x/%2E%2E HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`,
     );
@@ -144,14 +129,11 @@ describe('hostile request targets against the GETs answered directly', () => {
   });
 });
 
-/** Sends `head` to a server answering directly and to one answering through Hono only; the two answers must be alike and not a 5xx. */
+/** Sends `head` to a server of the app; the answer is not a 5xx. */
 async function expectParity(head: string): Promise<RawAnswer> {
   t.clock.set('2026-03-09T15:00:00Z');
-  const [direct, hono] = [await serve(true), await serve(false)];
-  const throughHono = await raw(hono, head);
-  const answered = await raw(direct, head);
+  const answered = await raw(await serve(), head);
   expect(answered.status).toBeLessThan(500);
-  expect(comparable(answered)).toEqual(comparable(throughHono));
   return answered;
 }
 
@@ -206,7 +188,7 @@ describe('hostile headers against the GETs answered directly', () => {
   ];
 
   for (const [name, make] of cases) {
-    it(`${name}: answered as Hono answers it, never a 5xx`, async () => {
+    it(`${name}: never a 5xx`, async () => {
       await expectParity(make());
     });
   }
@@ -218,7 +200,7 @@ describe('hostile headers against the GETs answered directly', () => {
   });
 
   it('a repeated Authorization is refused 401 whichever copy is valid', async () => {
-    const port = await serve(true);
+    const port = await serve();
     for (const [first, second] of [
       [key(), 'nope'],
       ['nope', key()],
@@ -440,8 +422,8 @@ describe('clients that go away', () => {
   const auth = () => `Authorization: Bearer ${t.demo.organizations.clinic.apiKey}`;
 
   it('a GET abandoned before its answer, on either path, a hundred times: the process serves the next request and /healthz', async () => {
-    for (const direct of [true, false]) {
-      const port = await serve(direct);
+    {
+      const port = await serve();
       const head = `GET /v1/organizations/${t.demo.organizations.clinic.id}/availability?medium=PHONE HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\n\r\n`;
       await Promise.all(Array.from({ length: 100 }, () => abandon(port, head)));
       expect((await raw(port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1`)).status).toBe(200);
@@ -452,7 +434,7 @@ describe('clients that go away', () => {
   });
 
   it('a write whose body is sent in part, then abandoned, changes nothing and leaves the process serving', async () => {
-    const port = await serve(true);
+    const port = await serve();
     const body = JSON.stringify({ description: 'Half', annualDate: { month: 1, day: 2 }, chatGreeting: null, phoneGreeting: null });
     const head = `POST /v1/organizations/${t.demo.organizations.clinic.id}/closures HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     await Promise.all(Array.from({ length: 20 }, (_, i) => abandon(port, head + body.slice(0, i))));
@@ -471,7 +453,7 @@ describe('clients that go away', () => {
 
   it('an SSE subscriber that disconnects, before or after its first event, ends its stream: none left open, no wake-up kept, /healthz answers', async () => {
     t.clock.set('2026-03-09T15:00:00Z');
-    const port = await serve(true);
+    const port = await serve();
     const query = `subscription($org: ID!) { availabilityChanged(orgId: $org, medium: PHONE) { state } }`;
     const body = JSON.stringify({ query, variables: { org: t.demo.organizations.clinic.id } });
     const request = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -496,7 +478,7 @@ describe('the portal against hostile requests', () => {
   }
 
   it('asset names that climb out of the folder, on a raw socket, are 404 (or 400) without a byte of another file', async () => {
-    const port = await serve(true);
+    const port = await serve();
     const { script } = await assetPaths();
     const name = script.split('/').pop()!;
     for (const path of [

@@ -4,7 +4,7 @@
 // openapi-fetch sends the requests. `npm run typecheck` checks every call below against the document: a
 // path, parameter, body field or answer field that the document does not have breaks the build.
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../generated/openapi.js';
@@ -13,18 +13,16 @@ import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
 
-let server: ServerType;
+let server: Server;
 let baseUrl: string;
 let documented: Middleware;
 
 beforeAll(async () => {
   // the harness's app (its database, demo data and fake clock) behind a real HTTP server
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: (request) => t.app.fetch(request), port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      baseUrl = `http://127.0.0.1:${info.port}`;
-      resolve();
-    });
-  });
+  await t.app.ready();
+  server = createServer((request, response) => t.app.listener(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // every answer the client gets is also checked against the document the server serves
   const validator = new OpenApiValidator((await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as Record<string, unknown>);
   documented = {

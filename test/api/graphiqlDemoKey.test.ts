@@ -35,9 +35,16 @@ const listening = new Map<boolean, Promise<number>>();
 function serve(withKey: boolean): Promise<number> {
   let port = listening.get(withKey);
   if (!port) {
-    const server = createHttpServer(demoApp(withKey).fetch, t.deps.config.http);
+    const app = demoApp(withKey);
+    const server = createHttpServer(app.listener, t.deps.config.http);
     servers.push(server);
-    listening.set(withKey, (port = listen(server, 0, '0.0.0.0').then((address) => address.port)));
+    listening.set(
+      withKey,
+      (port = app
+        .ready()
+        .then(() => listen(server, 0, '0.0.0.0'))
+        .then((address) => address.port)),
+    );
   }
   return port;
 }

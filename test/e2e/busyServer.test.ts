@@ -3,12 +3,18 @@
 // hundreds of busy keep-alive connections the ones still waiting to be accepted starve (measured: 120 of
 // 400 unanswered after 10 s). The test counts answers, not time: every connection must get its first
 // answer before the server has answered a bounded number of requests in total.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, createRequestScheduler, listen } from '../../src/http/server.js';
 import { RequestScheduler } from '../../src/http/requestScheduler.js';
 import type { HttpLimits } from '../../src/config.js';
+
+/** The answer of a request's work: its path, as JSON. */
+function answerPath(request: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ path: (request.url ?? '/').split('?')[0] }));
+}
 
 /** CPU each request costs (ms): a few hundred connections then keep every iteration busy. */
 const WORK_MS = 1;
@@ -36,14 +42,12 @@ let port: number;
 const now = performance.now.bind(performance);
 
 beforeAll(async () => {
-  const busy = (request: Request) => {
+  const busy = (request: IncomingMessage, response: ServerResponse) => {
     const until = now() + WORK_MS;
     while (now() < until) {
       // the work of a request
     }
-    return Promise.resolve(
-      new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } }),
-    );
+    answerPath(request, response);
   };
   server = createHttpServer(busy, limits);
   port = (await listen(server, 0, '127.0.0.1')).port;
@@ -128,14 +132,12 @@ describe('the queue of requests waiting to start', () => {
   it('is bounded: past it a request is answered 503 + Retry-After at once; the health check skips it', async () => {
     const small = { ...limits, maxQueuedRequests: 5 };
     const scheduler = createRequestScheduler(small);
-    const slow = (request: Request) => {
+    const slow = (request: IncomingMessage, response: ServerResponse) => {
       const until = now() + 20;
       while (now() < until) {
         // the work of a request
       }
-      return Promise.resolve(
-        new Response(JSON.stringify({ path: new URL(request.url).pathname }), { headers: { 'content-type': 'application/json' } }),
-      );
+      answerPath(request, response);
     };
     const busy = createHttpServer(slow, small, undefined, scheduler);
     const busyPort = (await listen(busy, 0, '127.0.0.1')).port;

@@ -28,7 +28,9 @@ const logLines: string[] = [];
 beforeAll(async () => {
   // the app of the harness, logging into `logLines` so that the tests can look for errors
   const logger = createLogger('info', (line) => logLines.push(line));
-  server = createHttpServer(createApp({ ...t.deps, logger }).fetch, t.deps.config.http, logger);
+  const app = createApp({ ...t.deps, logger });
+  await app.ready();
+  server = createHttpServer(app.listener, t.deps.config.http, logger);
   port = (await listen(server, 0, '127.0.0.1')).port;
 });
 

@@ -22,10 +22,10 @@ let port: number;
 let connections = 0;
 
 beforeAll(async () => {
-  server = createHttpServer(
-    () => Promise.resolve(new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } })),
-    limits,
-  );
+  server = createHttpServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"ok":true}');
+  }, limits);
   server.on('connection', () => connections++);
   port = (await listen(server, 0, '127.0.0.1')).port;
 });
@@ -102,7 +102,7 @@ describe('a kept-alive connection', () => {
   });
 
   it('by default, stays open past a load balancer’s 60 s idle timeout, and the headers timeout is longer still', () => {
-    const defaults = createHttpServer(() => Promise.resolve(new Response('')), loadConfig({}).http);
+    const defaults = createHttpServer((_request, response) => response.end(), loadConfig({}).http);
     expect(defaults.keepAliveTimeout).toBe(65_000);
     expect(defaults.headersTimeout).toBe(66_000);
     expect(defaults.requestTimeout).toBeGreaterThanOrEqual(defaults.headersTimeout);

@@ -20,7 +20,9 @@ const onUncaught = (err: unknown) => uncaught.push(err);
 beforeAll(async () => {
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUncaught);
-  server = createHttpServer(createApp(t.deps).fetch, t.deps.config.http);
+  const app = createApp(t.deps);
+  await app.ready();
+  server = createHttpServer(app.listener, t.deps.config.http);
   port = (await listen(server, 0, '127.0.0.1')).port;
 });
 

@@ -1,11 +1,10 @@
 // Bodies behind the real Node server: node:http has usually received a small body in full by the time a
 // request starts (requestScheduler.ts starts it a turn of the loop later), and readLimited then takes it
 // from the message's buffer without the stream. These cases run the same request listener the service
-// runs (@hono/node-server's, which hands the app `{ incoming }`) on 127.0.0.1, and send the body whole,
+// runs (node:http's, whose message the app's handlers read) on 127.0.0.1, and send the body whole,
 // late, chunked, split inside a character, and too large.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net from 'node:net';
-import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyError, MAX_BODY_BYTES, parseBody } from '../../src/http/body.js';
 
@@ -23,21 +22,22 @@ let port: number;
 let handlerReached: () => void = () => {};
 
 beforeAll(async () => {
-  const listener = getRequestListener(async (request, env) => {
-    const { incoming } = env as HttpBindings;
+  const listener = async (incoming: IncomingMessage, response: ServerResponse) => {
     // the service starts requests from setImmediate (requestScheduler.ts): the same here
     await new Promise((resolve) => setImmediate(resolve));
     handlerReached();
     let seen: Seen;
     try {
-      const parsed = await parseBody({ request, incoming });
+      const parsed = await parseBody(incoming);
       seen = { status: 200, value: parsed.value, flowing: incoming.readableFlowing };
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       seen = { status: err.status, error: err.message, flowing: incoming.readableFlowing };
     }
-    return new Response(JSON.stringify(seen), { status: seen.status, headers: { 'content-type': 'application/json' } });
-  });
+    const text = JSON.stringify(seen);
+    response.writeHead(seen.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    response.end(text);
+  };
   server = createServer((req, res) => void listener(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as net.AddressInfo).port;
