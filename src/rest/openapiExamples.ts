@@ -495,6 +495,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     role: 'agent',
     text: 'We wanted to confirm your visit on Tuesday at ten.',
     at: '2026-03-09T13:30:20.000Z',
+    textWithheld: false,
   },
   'POST /v1/conversations/:conversationId/end': endedConversation,
   'GET /v1/conversations': {
