@@ -127,6 +127,11 @@ describe('erasing a phone number', () => {
     });
     expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
     const queuedId = keyed.body.data.callRequestId as string;
+    // a call to a relative that names the patient's number as a callback
+    const relative = await t.rest('POST', '/v1/call-requests', {
+      json: callBody(t, { to: '+12025550143', notBefore: '2026-03-09T16:00:00Z', metadata: { callback: NUMBER } }),
+    });
+    expect(relative.status, JSON.stringify(relative.body)).toBe(200);
     expect((await t.rest('POST', '/v1/suppressions', { json: { number: NUMBER, reason: 'Asked not to be called' } })).status).toBe(200);
     const delivery = await deliveryEchoing(t, clinic.id);
     // the other tenant: the same number, its own conversation
@@ -154,7 +159,7 @@ describe('erasing a phone number', () => {
     expect(counts).toMatchObject({
       conversations: 2,
       messages: 2,
-      callRequests: 2,
+      callRequests: 3, // two to the number, one naming it
       webhookDeliveries: 1,
       suppressions: 1,
       idempotentAnswers: 1,
@@ -176,6 +181,9 @@ describe('erasing a phone number', () => {
     expect(kept.to).toMatch(/^erased:[A-Za-z0-9_-]{43}$/);
     expect(kept.startedAt).not.toBeNull();
     expect(kept.finishedAt).not.toBeNull();
+    // the relative's call keeps its own number, without the patient's
+    const relativeRow = await t.db.prisma.callRequest.findUniqueOrThrow({ where: { id: relative.body.data.callRequestId } });
+    expect(relativeRow).toMatchObject({ to: '+12025550143', status: 'queued', metadata: { callback: '[erased]' } });
     const queued = await t.db.prisma.callRequest.findUniqueOrThrow({ where: { id: queuedId } });
     expect(queued.to).toBe(kept.to);
     expect(queued.status).toBe('failed');
@@ -236,6 +244,30 @@ describe('erasing a phone number', () => {
     await runErasures(t);
     expect(await t.db.prisma.conversation.count({ where: { id: b } })).toBe(0);
     expect(await rowsText(t, [account.id, clinic.id, clinic2.id])).not.toContain(DIGITS);
+  });
+});
+
+describe('two erasures of one number at once', () => {
+  it('count each row once between them, and leave nothing behind', async () => {
+    t.clock.set('2026-03-09T15:00:00Z');
+    const clinic = t.demo.organizations.clinic;
+    for (let i = 0; i < 5; i++) await inboundCall(t, clinic.apiKey, t.demo.bots.clinic[0]!);
+    for (let i = 0; i < 3; i++)
+      expect((await t.rest('POST', '/v1/call-requests', { json: callBody(t, { notBefore: '2026-03-09T16:00:00Z' }) })).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++)
+      ids.push((await t.rest('POST', '/v1/erasure-requests', { json: { phoneNumber: NUMBER } })).body.data.erasureRequestId);
+    // two instances, each with its own queue, working at the same time
+    const [a, b] = [erasureQueue(t), erasureQueue(t)];
+    for (let i = 0; i < 50; i++) {
+      const [ran, ranToo] = await Promise.all([a.runDue(), b.runDue()]);
+      if (ran + ranToo === 0) break;
+    }
+    const views = await Promise.all(ids.map(async (id) => (await t.rest('GET', `/v1/erasure-requests/${id}`)).body.data));
+    expect(views.map((v) => v.status)).toEqual(['completed', 'completed']);
+    const total = (field: string) => views.reduce((sum, v) => sum + v.counts[field], 0);
+    expect([total('conversations'), total('messages'), total('callRequests')]).toEqual([5, 5, 3]);
+    expect(await rowsText(t, [clinic.id])).not.toContain(DIGITS);
   });
 });
 

@@ -304,6 +304,23 @@ const eraseCallRequests: Phase = async (tx, { row, batch, now }) => {
   return { counts: { callRequests: erased.length }, rows: erased.length };
 };
 
+/** Other call requests of the reach whose free text names the number (a callback number in metadata, notes): scrubbed. */
+const scrubCallRequestMentions: Phase = async (tx, { row, batch }) => {
+  if (row.kind !== 'phoneNumber' || !row.number) return { counts: {}, rows: 0 };
+  const n = row.number;
+  const names = (column: string) => Prisma.sql`strpos(coalesce(c.${Prisma.raw(`"${column}"`)}::text, ''), ${n}) > 0`;
+  const callRequests = await tx.$executeRaw`UPDATE "CallRequest" u SET
+      "metadata" = ${scrubJson(Prisma.sql`u."metadata"`, n)}, "attemptLog" = ${scrubJson(Prisma.sql`u."attemptLog"`, n)},
+      "consent" = ${scrubJson(Prisma.sql`u."consent"`, n)}, "outcomeData" = ${scrubJson(Prisma.sql`u."outcomeData"`, n)},
+      "retry" = ${scrubJson(Prisma.sql`u."retry"`, n)},
+      "notes" = ${scrubText(Prisma.sql`u."notes"`, n)}, "errorMessage" = ${scrubText(Prisma.sql`u."errorMessage"`, n)}
+    WHERE u."id" IN (SELECT c."id" FROM "CallRequest" c WHERE c."orgId" IN ${reach(row.orgId)}
+      AND (${names('metadata')} OR ${names('attemptLog')} OR ${names('consent')} OR ${names('outcomeData')} OR ${names('retry')}
+        OR ${names('notes')} OR ${names('errorMessage')})
+      ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE)`;
+  return { counts: { callRequests }, rows: callRequests };
+};
+
 /** Events naming the number: it is replaced by [erased] in their data and previous values. */
 const scrubEvents: Phase = async (tx, { row, batch }) => {
   if (!row.number) return { counts: {}, rows: 0 };
@@ -315,7 +332,7 @@ const scrubEvents: Phase = async (tx, { row, batch }) => {
   const events =
     await tx.$executeRaw`UPDATE "Event" u SET "data" = ${scrubJson(Prisma.sql`u."data"`, n)}, "previous" = ${scrubJson(Prisma.sql`u."previous"`, n)}
     WHERE u."id" IN (SELECT e."id" FROM "Event" e WHERE ${which}
-      AND (strpos(e."data"::text, ${n}) > 0 OR strpos(coalesce(e."previous"::text, ''), ${n}) > 0) LIMIT ${batch}::int FOR UPDATE)`;
+      AND (strpos(e."data"::text, ${n}) > 0 OR strpos(coalesce(e."previous"::text, ''), ${n}) > 0) ORDER BY e."seq" LIMIT ${batch}::int FOR UPDATE)`;
   return { counts: { events }, rows: events };
 };
 
@@ -325,7 +342,7 @@ const scrubDeliveries: Phase = async (tx, { row, batch }) => {
   const n = row.number;
   const webhookDeliveries = await tx.$executeRaw`UPDATE "WebhookDelivery" u SET "response" = ${scrubText(Prisma.sql`u."response"`, n)}
     WHERE u."id" IN (SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w."id" = d."endpointId"
-      WHERE w."orgId" IN ${reach(row.orgId)} AND strpos(d."response", ${n}) > 0 LIMIT ${batch}::int FOR UPDATE OF d)`;
+      WHERE w."orgId" IN ${reach(row.orgId)} AND strpos(d."response", ${n}) > 0 ORDER BY d."id" LIMIT ${batch}::int FOR UPDATE OF d)`;
   return { counts: { webhookDeliveries }, rows: webhookDeliveries };
 };
 
@@ -335,7 +352,7 @@ const scrubIdempotentAnswers: Phase = async (tx, { row, batch }) => {
   const n = row.number;
   const idempotentAnswers = await tx.$executeRaw`UPDATE "IdempotencyKey" u SET "body" = ${scrubText(Prisma.sql`u."body"`, n)}
     WHERE (u."ownerOrgId", u."key") IN (SELECT k."ownerOrgId", k."key" FROM "IdempotencyKey" k
-      WHERE k."ownerOrgId" IN ${reach(row.orgId)} AND strpos(k."body", ${n}) > 0 LIMIT ${batch}::int FOR UPDATE)`;
+      WHERE k."ownerOrgId" IN ${reach(row.orgId)} AND strpos(k."body", ${n}) > 0 ORDER BY k."ownerOrgId", k."key" LIMIT ${batch}::int FOR UPDATE)`;
   return { counts: { idempotentAnswers }, rows: idempotentAnswers };
 };
 
@@ -347,12 +364,23 @@ const hashSuppressions: Phase = async (tx, { row, batch }) => {
     AND EXISTS (SELECT 1 FROM "Suppression" h WHERE h."orgId" = s."orgId" AND h."number" = ${row.numberHash})`;
   const suppressions = await tx.$executeRaw`UPDATE "Suppression" u SET "number" = ${row.numberHash}
     WHERE u."id" IN (SELECT s."id" FROM "Suppression" s WHERE s."orgId" IN ${reach(row.orgId)} AND s."number" = ${row.number}
-      LIMIT ${batch}::int FOR UPDATE)`;
+      ORDER BY s."id" LIMIT ${batch}::int FOR UPDATE)`;
   return { counts: { suppressions: suppressions + duplicates }, rows: suppressions };
 };
 
+// Every batch locks its rows in one order (ids, seq), so that two erasures running at once wait for each other rather
+// than deadlock; what one removed or scrubbed no longer matches the other's query when its turn comes.
+
 /** In this order: conversations are found through their calls' numbers before those become hashes (both are looked up anyway). */
-const PHASES: Phase[] = [deleteConversations, eraseCallRequests, scrubEvents, scrubDeliveries, scrubIdempotentAnswers, hashSuppressions];
+const PHASES: Phase[] = [
+  deleteConversations,
+  eraseCallRequests,
+  scrubCallRequestMentions,
+  scrubEvents,
+  scrubDeliveries,
+  scrubIdempotentAnswers,
+  hashSuppressions,
+];
 
 function addCounts(counts: ErasureCounts, more: Partial<ErasureCounts>): ErasureCounts {
   const sum = { ...counts };
