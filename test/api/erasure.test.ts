@@ -221,6 +221,12 @@ describe('erasing a phone number', () => {
     await runErasures(t);
     const second = await t.rest('GET', `/v1/erasure-requests/${again.body.data.erasureRequestId}`);
     expect(second.body.data).toMatchObject({ status: 'completed', counts: ZERO });
+
+    // the kept entry is found and removed by the number, as before it was erased (then the number may be called)
+    const listed = await t.rest('GET', `/v1/suppressions?number=${encodeURIComponent(NUMBER)}`);
+    expect(listed.body.data.suppressions).toEqual([expect.objectContaining({ number: kept.to, reason: 'Asked not to be called' })]);
+    expect((await t.rest('DELETE', `/v1/suppressions/${encodeURIComponent(NUMBER)}`)).status).toBe(200);
+    expect((await t.rest('POST', '/v1/call-requests', { json: callBody(t) })).status).toBe(200);
   });
 
   it("an account's request covers its locations; a location's does not reach its sibling", async () => {
