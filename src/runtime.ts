@@ -19,6 +19,7 @@ import { recordEndpointDisabled } from './domain/events/webhookEndpoints.js';
 import { loadSchedules } from './readmodel/loaders.js';
 import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/calls/callDispatch.js';
+import { erasureJobHandlers } from './domain/calls/erasure.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -102,6 +103,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     changes.subscribe({ onChange: () => jobs.poke() });
     changes.onNotice(() => jobs.poke());
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
+    // erasures on request, in bounded batches (domain/calls/erasure.ts)
+    for (const [kind, handler] of Object.entries(erasureJobHandlers(deps))) jobs.handle(kind, handler);
     // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/schedule/availabilityEvents.ts)
     const availabilityEvents = new AvailabilityEvents({
       db: database.prisma,

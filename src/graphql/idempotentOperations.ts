@@ -81,6 +81,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   createConversation: 'conversations:write',
   addConversationMessage: 'conversations:write',
   endConversation: 'conversations:write',
+  createErasureRequest: 'erasure:write',
 };
 
 interface MutationRequest {

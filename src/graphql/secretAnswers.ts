@@ -1,6 +1,7 @@
 // Where a GraphQL answer shows a secret (domain/shared/shownOnce.ts), found from the operation and the schema
 // rather than from the answer: a field of a type of SECRET_FIELDS is its secret under whatever alias,
-// fragment or inline fragment selects it, and `secretShownOnce` beside it. An idempotent replay
+// fragment or inline fragment selects it, and `secretShownOnce` beside it (a patient's words and `textWithheld`
+// alike, PATIENT_WORDS_FIELDS). An idempotent replay
 // (idempotentOperations.ts) stores and answers the result with each of those secrets null and each
 // `secretShownOnce` true, so the secret is never stored in clear nor shown twice.
 import {
@@ -16,7 +17,7 @@ import {
   OperationTypeNode,
   type SelectionSetNode,
 } from 'graphql';
-import { secretFieldOf, SHOWN_ONCE_FIELD } from '../domain/shared/shownOnce.js';
+import { replayWithheldOf } from '../domain/shared/shownOnce.js';
 
 /** The response keys under which an answer shows a secret or its `secretShownOnce`, as a tree of keys. */
 export interface SecretPaths {
@@ -56,10 +57,11 @@ function collect(
       const name = selection.name.value;
       const field = type.getFields()[name];
       if (!field) continue; // __typename, or a field validation refuses (no answer then)
-      const secretField = secretFieldOf(type.name);
+      // a secret, or a patient's words (domain/shared/shownOnce.ts PATIENT_WORDS_FIELDS), withheld alike
+      const withheld = replayWithheldOf(type.name);
       const node = child(into, selection.alias?.value ?? name);
-      if (secretField === name) node.secret = true;
-      if (secretField !== undefined && name === SHOWN_ONCE_FIELD) node.shownOnce = true;
+      if (withheld?.field === name) node.secret = true;
+      if (withheld?.marker === name) node.shownOnce = true;
       if (selection.selectionSet) collect(schema, fragments, getNamedType(field.type), selection.selectionSet, node, spreading);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;

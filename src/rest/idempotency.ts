@@ -5,26 +5,28 @@
 // The route's declared scope is checked before the key is claimed or replayed: a credential that may not
 // make the request gets its 403 unstored, and never another credential's stored answer. A route whose
 // answer carries a secret (its response type is one of SECRET_FIELDS, domain/shared/shownOnce.ts) stores, and
-// replays, that answer with the secret withheld: the secret is shown once.
+// replays, that answer with the secret withheld: the secret is shown once. A route whose answer echoes a
+// patient's words (PATIENT_WORDS_FIELDS) stores and replays it with the words withheld the same way.
 import type { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import { type Actor, requireScope, type Scope } from '../domain/shared/access.js';
-import { secretFieldOf, withholdSecret } from '../domain/shared/shownOnce.js';
+import { type ReplayWithheld, replayWithheldOf, withholdForReplay } from '../domain/shared/shownOnce.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { answerIdempotently, type CapturedResponse, credentialOf, MAX_STORED_BODY_BYTES } from '../idempotency/idempotentRequests.js';
 import { successBody } from './envelope.js';
 
-/** What a route's success answer holds: its response type's secret field, if it has one (the `data` of the envelope). */
-export function routeSecretField(response: z.ZodType): string | undefined {
+/** What a replay of a route's success answer withholds: its response type's secret or words field, if it has one (of `data`). */
+export function routeSecretField(response: z.ZodType): ReplayWithheld | undefined {
   const id = response.meta()?.id;
-  return secretFieldOf(typeof id === 'string' ? id : undefined);
+  return replayWithheldOf(typeof id === 'string' ? id : undefined);
 }
 
 /**
- * A REST answer as a replay shows it: with `secretField` of `data` null and `secretShownOnce: true`. An
- * answer that cannot be read as the envelope is not kept as it is (it may hold the secret in clear).
+ * A REST answer as a replay shows it: with the withheld field of `data` null and its marker (`secretShownOnce`,
+ * `textWithheld`) true. An answer that cannot be read as the envelope is not kept as it is (it may hold the secret
+ * or the words in clear).
  */
-export function restReplayOf(response: CapturedResponse, secretField: string | undefined, requestId: string): CapturedResponse {
+export function restReplayOf(response: CapturedResponse, secretField: ReplayWithheld | undefined, requestId: string): CapturedResponse {
   if (secretField === undefined || response.status >= 300) return response;
   let envelope: { data?: unknown };
   try {
@@ -34,12 +36,12 @@ export function restReplayOf(response: CapturedResponse, secretField: string | u
   }
   const data = envelope?.data;
   if (!data || typeof data !== 'object' || Array.isArray(data)) return notKept(response, requestId);
-  withholdSecret(data as Record<string, unknown>, secretField);
+  withholdForReplay(data as Record<string, unknown>, secretField);
   return { ...response, body: JSON.stringify(envelope) };
 }
 
 function notKept(response: CapturedResponse, requestId: string): CapturedResponse {
-  const message = `Done by request ${requestId}; its answer showed a secret, which is shown only once: read the resource to see the rest`;
+  const message = `Done by request ${requestId}; its answer showed what a replay withholds (a secret, a patient's words): read the resource to see the rest`;
   return { status: response.status, contentType: 'application/json', body: JSON.stringify(successBody(null, message)) };
 }
 
@@ -60,7 +62,7 @@ export async function answerRestIdempotently(
   request: IdempotentRestRequest,
   deps: AppDeps,
   actor: Actor,
-  route: { scope: Scope; secretField: string | undefined },
+  route: { scope: Scope; secretField: ReplayWithheld | undefined },
   key: string,
   /** Runs the request; answers its errors too, as the envelope (never throws a domain error). */
   execute: () => Promise<{ status: number; body: string }>,

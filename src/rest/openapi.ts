@@ -52,6 +52,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Access log':
     'Who read which transcript: one entry per answer holding transcript text, written before the text is read; append-only and ' +
     'hash-chained per organization, with a verification of any range. Scope `access-log:read`.',
+  Erasure:
+    "A patient's data erased on request (a phone number, a conversation or a call request), by a durable job in bounded " +
+    'batches, with its progress and counts. Scope `erasure:write`.',
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -126,6 +129,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/webhook-endpoints/:endpointId/deliveries': 'listWebhookDeliveries',
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': 'retryWebhookDelivery',
   'PUT /v1/oauth-clients/:id/scopes': 'setOauthClientScopes',
+  'POST /v1/erasure-requests': 'createErasureRequest',
 };
 
 const pascal = (segment: string) =>
@@ -376,9 +380,10 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
         }
       : {}),
     responses: {
-      '200': {
+      [String(route.successStatus ?? 200)]: {
         description: idempotent
-          ? 'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).'
+          ? (route.successStatus === 202 ? 'Accepted: the work is queued. ' : '') +
+            'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).'
           : 'Success.',
         headers: successHeaders,
         content: { 'application/json': { schema: successEnvelope(data), ...example } },

@@ -22,6 +22,7 @@ const ids = {
   lease: 'f5b7d9fb-3a5c-4e7a-9c9d-1f3b5d7f9b4b',
   specialHours: 'a3c5e7f9-1b2d-4c6e-8a0b-2d4f6a8c0e1f',
   suppression: 'b4d6f8a0-2c4e-4d7f-9b1d-3f5a7c9e1b5c',
+  erasure: 'e3a5c7e9-1b3d-4f5a-8c7e-9a1b3c5d7e9f',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
@@ -293,7 +294,36 @@ const oauthClient = {
 const oauthSecret = 'Tq8Lw3Zx7Kc1Vn5Bm9Hr2Jd6Fs0Gp4Ya8Ue3Oi7Ct1Xe5Nw';
 
 /** The `data` of each route's successful answer, by `METHOD path` of the route registry. */
+const erasureCounts = {
+  conversations: 0,
+  messages: 0,
+  callRequests: 0,
+  events: 0,
+  webhookDeliveries: 0,
+  suppressions: 0,
+  idempotentAnswers: 0,
+};
+const erasureRequest = {
+  erasureRequestId: ids.erasure,
+  orgId: ids.clinic,
+  kind: 'phoneNumber',
+  subjectId: null,
+  status: 'pending',
+  counts: erasureCounts,
+  createdAt: '2026-03-09T15:00:00.000Z',
+  startedAt: null,
+  completedAt: null,
+};
+
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
+  'POST /v1/erasure-requests': erasureRequest,
+  'GET /v1/erasure-requests/:erasureRequestId': {
+    ...erasureRequest,
+    status: 'completed',
+    counts: { ...erasureCounts, conversations: 2, messages: 14, callRequests: 1, events: 9, suppressions: 1 },
+    startedAt: '2026-03-09T15:00:01.000Z',
+    completedAt: '2026-03-09T15:00:02.000Z',
+  },
   'GET /v1/events': {
     events: [closureUpdatedEvent],
     pagination: { limit: 1, nextCursor: 'eyJwIjp7InMiOiI0MiJ9LCJmIjoiM2YxYTljMmUifQ.k2f9c1' },
@@ -495,6 +525,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     role: 'agent',
     text: 'We wanted to confirm your visit on Tuesday at ten.',
     at: '2026-03-09T13:30:20.000Z',
+    textWithheld: false,
   },
   'POST /v1/conversations/:conversationId/end': endedConversation,
   'GET /v1/conversations': {
@@ -624,6 +655,7 @@ const leaseId = ids.lease;
  * data's clinic, bots and schedule. Each is checked against the route's zod schema by test/api/openapi.test.ts.
  */
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'POST /v1/erasure-requests': { phoneNumber: '+1 (202) 555-0143' },
   'POST /v1/templates': templateInput,
   'PUT /v1/templates/:templateId': { ...templateInput, description: 'Book, move or cancel an appointment' },
   'POST /v1/bots/:botId/workflows/import': {

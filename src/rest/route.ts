@@ -41,6 +41,8 @@ export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   body?: z.ZodType;
   /** The `data` of a successful answer, from the domain module (documentation; the handler must return it). */
   response: Response;
+  /** The status of a successful answer (default 200); 202 for work accepted and done later (the handler answers it too). */
+  successStatus?: 200 | 202;
   /** Route-specific reasons for an error status, added to the document's description of that status. */
   errors?: Partial<Record<RouteErrorStatus, string>>;
   handler(ctx: RouteContext): Promise<RouteResult<z.output<Response>>>;

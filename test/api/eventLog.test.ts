@@ -322,7 +322,20 @@ const suppressionOf = async (t: TestApp) =>
 /** A calling policy other than the default (the change the write must record). */
 const mondayOnly = { windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 };
 
+/** The erasure request just made (its id is the event's subject). */
+const erasureOf = async (t: TestApp) => (await t.deps.db.erasureRequest.findFirstOrThrow({ where: { orgId: clinic(t) } })).id;
+
 const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<void> }> = {
+  'POST /v1/erasure-requests': {
+    run: async (t, token) => {
+      const res = await t.rest('POST', '/v1/erasure-requests', { token, json: { phoneNumber: '+1 (202) 555-0143' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+    },
+    type: 'erasure.requested',
+    orgId: clinic,
+    subjectId: erasureOf,
+    withApiKey: true,
+  },
   'PUT /v1/organizations/:orgId/calling-policy': {
     run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/organizations/${clinic(t)}/calling-policy`, mondayOnly)),
     type: 'calling_policy.updated',
@@ -570,6 +583,14 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'calling_policy.updated',
     orgId: clinic,
     subjectId: clinic,
+  },
+  createErasureRequest: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation { createErasureRequest(phoneNumber: "+1 202 555 0143") { erasureRequestId } }', {})),
+    type: 'erasure.requested',
+    orgId: clinic,
+    subjectId: erasureOf,
+    withApiKey: true,
   },
   addSuppression: {
     run: async (t, token) => void (await gqlOk(t, token, 'mutation { addSuppression(number: "+1 202 555 0143") { number } }', {})),

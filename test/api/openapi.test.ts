@@ -73,13 +73,16 @@ describe('GET /v1/openapi.json', () => {
       // the success and exactly the 4xx statuses the route can answer (405 belongs to the other methods)
       // (and 304 for a conditional GET)
       expect(Object.keys(operation!.responses).sort()).toEqual(
-        ['200', ...(route.method === 'GET' ? ['304'] : []), ...errorStatusesOf(route)].sort(),
+        [String(route.successStatus ?? 200), ...(route.method === 'GET' ? ['304'] : []), ...errorStatusesOf(route)].sort(),
       );
       expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
       // `data` is the route's real shape, not a bare object
-      const data = operation!.responses['200']!.content['application/json']!.schema.properties.data;
+      const data = operation!.responses[String(route.successStatus ?? 200)]!.content['application/json']!.schema.properties.data;
       expect(data.$ref ?? data.properties, `${route.method} ${route.path}: data`).toBeDefined();
-      expect(operation!.responses['200']!.content['application/json']!.example, `${route.method} ${route.path}: example`).toBeDefined();
+      expect(
+        operation!.responses[String(route.successStatus ?? 200)]!.content['application/json']!.example,
+        `${route.method} ${route.path}: example`,
+      ).toBeDefined();
       if (route.body) {
         expect(Object.keys(operation!.requestBody!.content).sort()).toEqual([
           'application/json',
@@ -132,7 +135,7 @@ describe('GET /v1/openapi.json', () => {
       const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
       const example = { success: true, data: SUCCESS_EXAMPLES[`${route.method} ${route.path}`] };
       expect(
-        validator.check({ method: route.method, path, status: 200, contentType: 'application/json', body: example }),
+        validator.check({ method: route.method, path, status: route.successStatus ?? 200, contentType: 'application/json', body: example }),
         `${route.method} ${route.path}`,
       ).toEqual([]);
     }
@@ -208,7 +211,7 @@ describe('GET /v1/openapi.json', () => {
       };
       const names = paramNames(op);
       expect(names, route.path).toContain('X-Request-Id');
-      expect(Object.keys(op.responses['200']!.headers)).toContain('X-Request-Id');
+      expect(Object.keys(op.responses[String(route.successStatus ?? 200)]!.headers)).toContain('X-Request-Id');
       if (route.method === 'GET') {
         expect(names).toContain('If-None-Match');
         expect(Object.keys(op.responses)).toContain('304');
@@ -217,7 +220,7 @@ describe('GET /v1/openapi.json', () => {
       if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
         expect(names, route.path).toContain('Idempotency-Key');
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
-        expect(Object.keys(op.responses['200']!.headers)).toContain('Idempotent-Replayed');
+        expect(Object.keys(op.responses[String(route.successStatus ?? 200)]!.headers)).toContain('Idempotent-Replayed');
       } else {
         expect(names).not.toContain('Idempotency-Key');
       }

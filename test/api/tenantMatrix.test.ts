@@ -88,6 +88,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      erasureRequest: '',
     },
     clinic2: {
       org: orgs.clinic2.id,
@@ -105,6 +106,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      erasureRequest: '',
     },
     account: {
       org: orgs.account.id,
@@ -122,6 +124,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      erasureRequest: '',
     },
     other: {
       org: orgs.other.id,
@@ -139,6 +142,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      erasureRequest: '',
     },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
@@ -155,6 +159,23 @@ beforeEach(async () => {
     objects[who].special = (
       await db.specialHours.create({
         data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] },
+      })
+    ).id;
+  }
+  // each organization's erasure request, completed (written directly: its own creation would add an event and a job)
+  for (const who of Object.keys(objects) as Who[]) {
+    objects[who].erasureRequest = (
+      await db.erasureRequest.create({
+        data: {
+          id: randomUUID(),
+          orgId: objects[who].org,
+          kind: 'conversationId',
+          subjectId: randomUUID(),
+          status: 'completed',
+          actorKind: 'apiKey',
+          createdAt: new Date(),
+          completedAt: new Date(),
+        },
       })
     ).id;
   }

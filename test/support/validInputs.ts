@@ -77,6 +77,13 @@ export class Fixtures {
     return pick(res.body.data);
   }
 
+  /** An erasure request of the clinic's (answered 202; pending: no queue runs in these tests). */
+  erasureRequestId = () =>
+    this.once('erasureRequest', async () => {
+      const res = await this.t.rest('POST', '/v1/erasure-requests', { json: { phoneNumber: '+1 (202) 555-0143' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.data.erasureRequestId as string;
+    });
   closureId = () => this.once('closure', () => this.create(`/v1/organizations/${this.clinic}/closures`, CLOSURE));
   specialHoursId = () => this.once('specialHours', () => this.create(`/v1/organizations/${this.clinic}/special-hours`, SPECIAL_HOURS));
   endpointId = () =>
@@ -338,6 +345,9 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
       to: hoursAfter(1),
     },
   }),
+  // one identifier at a time: the phone number (the ids are checked by the tenant matrix)
+  'POST /v1/erasure-requests': () => ({ body: { phoneNumber: '+1 (202) 555-0143' } }),
+  'GET /v1/erasure-requests/{erasureRequestId}': async (f) => ({ params: { erasureRequestId: await f.erasureRequestId() } }),
   'GET /v1/access-log/verify': (f) => ({ query: { orgId: f.clinic, from: '2026-01-01T00:00:00Z', to: hoursAfter(1) } }),
   'POST /v1/webhook-endpoints': (f) => ({
     body: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },
@@ -646,6 +656,18 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
       'accessLog(first: 10, after: $after, orgId: $orgId, conversationId: $conversationId, credentialId: $credentialId)',
     ),
     variables: { orgId: f.clinic, conversationId: await f.conversationId(), credentialId: 'c0ffee00-0000-4000-8000-000000000000' },
+  }),
+  'Query.erasureRequest': async (f) => ({
+    query: query('$id: ID!', 'erasureRequest(id: $id)'),
+    variables: { id: await f.erasureRequestId() },
+  }),
+  'Mutation.createErasureRequest': () => ({
+    // one identifier at a time: the others are bound, and null
+    query: mutation(
+      '$phoneNumber: String, $conversationId: ID, $callRequestId: ID',
+      'createErasureRequest(phoneNumber: $phoneNumber, conversationId: $conversationId, callRequestId: $callRequestId)',
+    ),
+    variables: { phoneNumber: '+1 (202) 555-0143', conversationId: null, callRequestId: null },
   }),
   'Query.accessLogVerification': (f) => ({
     query: query('$orgId: ID', 'accessLogVerification(orgId: $orgId)'),

@@ -23,6 +23,7 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '.
 import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import { erasedNumber, isErasedNumber } from './erasedNumbers.js';
 import { insertQueuedCallRequest, lockCallRequestRow } from './sql.js';
 import {
   attemptsOf,
@@ -304,7 +305,7 @@ export async function getCallRequest(deps: ScheduleDeps, actor: Actor, callReque
  * as missing ones), the number attached to the bot (400), the organization enabled (409). The request
  * is queued with its expiry as durable work; an officeHoursOnly request is due at the next OPEN instant.
  */
-export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<CallRequestView> {
+export async function createCallRequest(deps: ConversationDeps, actor: Actor, input: unknown): Promise<CallRequestView> {
   const { db } = deps;
   const data = parseInput(createCallRequestInput, input ?? {});
   requireScope(actor, 'call-requests:write');
@@ -331,7 +332,10 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
   if (data.consent && Date.parse(data.consent.obtainedAt) > now.getTime())
     throw InvalidInput.of('consent.obtainedAt', 'must not be in the future');
   // a number on the do-not-call list of the organization or its account is never queued (issue 34 §4)
-  const [policy, suppression] = await Promise.all([effectivePolicy(db, org), suppressionFor(db, org, data.to)]);
+  const [policy, suppression] = await Promise.all([
+    effectivePolicy(db, org),
+    suppressionFor(db, org, [data.to, erasedNumber(deps.tokens.key, data.to)]),
+  ]);
   if (suppression) throw suppressedError(suppression, org);
   if (policy.fields.requireConsentFor.includes(data.purpose) && !data.consent) {
     throw new ConsentRequired(
@@ -410,14 +414,17 @@ export async function createCallRequest(deps: ScheduleDeps, actor: Actor, input:
 
 type SuppressionReader = Pick<Prisma.TransactionClient, 'suppression'>;
 
-/** The entry that forbids calling `number` from `org`: its own, else its account's; null when none. */
+/**
+ * The entry that forbids calling a number from `org`: its own, else its account's; null when none. `numbers`: the
+ * number in E.164 and its keyed hash (an entry kept after the number was erased on request, erasedNumbers.ts).
+ */
 export async function suppressionFor(
   db: SuppressionReader,
   org: { id: string; parentId: string | null },
-  number: string,
+  numbers: string[],
 ): Promise<Suppression | null> {
   const rows = await db.suppression.findMany({
-    where: { number, orgId: { in: org.parentId ? [org.id, org.parentId] : [org.id] } },
+    where: { number: { in: numbers }, orgId: { in: org.parentId ? [org.id, org.parentId] : [org.id] } },
   });
   return rows.find((r) => r.orgId === org.id) ?? rows[0] ?? null;
 }
@@ -425,8 +432,10 @@ export async function suppressionFor(
 /** The 409 a create of a call to a suppressed number answers. */
 export function suppressedError(entry: Suppression, org: { id: string }): Suppressed {
   const whose = entry.orgId === org.id ? 'the organization' : `its account ${entry.orgId}`;
+  // an entry kept after an erasure names no number (its keyed hash is not shown either)
+  const number = isErasedNumber(entry.number) ? 'the number (erased on request, its entry kept)' : entry.number;
   return new Suppressed(
-    `to: ${entry.number} is on the suppression (do-not-call) list of ${whose} since ${entry.createdAt.toISOString()}; it must not be called`,
+    `to: ${number} is on the suppression (do-not-call) list of ${whose} since ${entry.createdAt.toISOString()}; it must not be called`,
   );
 }
 
@@ -498,7 +507,9 @@ export async function placeFollowUp(
   id: string,
 ): Promise<CallRequest> {
   const { policy, placing, org } = await placingOfRow(tx, row);
-  const suppression = await suppressionFor(tx, org, row.to);
+  // an erased number is listed as its keyed hash (erasedNumbers.ts): looked up in both forms where the key is at hand
+  const key = (deps as Partial<ConversationDeps>).tokens?.key;
+  const suppression = await suppressionFor(tx, org, key && !isErasedNumber(row.to) ? [row.to, erasedNumber(key, row.to)] : [row.to]);
   if (suppression) throw suppressedError(suppression, org);
   if (policy.requireConsentFor.includes(row.purpose as CallPurpose) && row.consent === null) {
     throw new ConsentRequired(

@@ -23,6 +23,7 @@ import { loadReachableOrganization, reachableInTransaction } from '../organizati
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
+import type { PatientWordsAnswerType } from '../shared/shownOnce.js';
 import { lockConversationRow } from './sql.js';
 import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
 
@@ -116,6 +117,16 @@ export interface MessageView {
   at: string;
 }
 
+/**
+ * The answer of appending a turn: the turn, its words echoed (`textWithheld: false`). An idempotent replay of it
+ * answers `text: null` and `textWithheld: true`: patients' words are never stored for a replay
+ * (domain/shared/shownOnce.ts PATIENT_WORDS_FIELDS).
+ */
+export interface AddedMessageView extends Omit<MessageView, 'text'> {
+  text: string | null;
+  textWithheld: boolean;
+}
+
 export interface TranscriptPage {
   messages: MessageView[];
   nextCursor: string | null;
@@ -132,7 +143,24 @@ const messageSchema = z
 const conversationSchema = conversationPageSchema.shape.conversations.element;
 
 export const conversationResponse = viewSchema<ConversationView>()(conversationSchema);
-export const messageResponse = viewSchema<MessageView>()(messageSchema);
+export const messageResponse = viewSchema<AddedMessageView>()(
+  z
+    .object({
+      seq: z.int().describe('1, 2, … in the order written.'),
+      role: z.enum(MESSAGE_ROLES),
+      text: z
+        .string()
+        .nullable()
+        .describe('What was said, as sent: in the first answer only; null in an idempotent replay (`textWithheld: true`).'),
+      at: z.iso.datetime(),
+      textWithheld: z
+        .boolean()
+        .describe(
+          "False in the first answer; true in an idempotent replay (`Idempotent-Replayed: true`), which answers the turn with `text: null`: a patient's words are never stored for a replay. Read them with GET /v1/conversations/{conversationId}.",
+        ),
+    })
+    .meta({ id: 'AddedConversationMessage' satisfies PatientWordsAnswerType }),
+);
 export const conversationWithTranscriptResponse = viewSchema<ConversationWithTranscript>()(
   z.object({
     conversation: conversationSchema,
@@ -223,7 +251,7 @@ export async function addConversationMessage(
   actor: Actor,
   conversationId: string,
   input: unknown,
-): Promise<MessageView> {
+): Promise<AddedMessageView> {
   const data = parseInput(addMessageInput, input ?? {});
   requireScope(actor, 'conversations:write');
   const id = uuidParam('conversationId', conversationId);
@@ -252,7 +280,7 @@ export async function addConversationMessage(
       subject: { type: 'conversation', id },
       data: { seq: view.seq, role: view.role, at: view.at, length: view.text.length },
     });
-    return view;
+    return { ...view, textWithheld: false };
   });
 }
 

@@ -18,6 +18,7 @@ import { viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
 import { callRequestView, endCallRequestWork } from './callRequests.js';
 import { failSuppressedNumbers, insertSuppressions } from './sql.js';
+import { erasedNumber } from './erasedNumbers.js';
 
 export const SUPPRESSION_SOURCES = ['api', 'bulk', 'opt_out'] as const;
 export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
@@ -294,7 +295,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * named by its number (any punctuation) or its suppressionId; one not on the list (another organization's
  * included) is a 404.
  */
-export async function removeSuppression(deps: DomainDeps, actor: Actor, numberParam: string): Promise<SuppressionView> {
+export async function removeSuppression(deps: ConversationDeps, actor: Actor, numberParam: string): Promise<SuppressionView> {
   requireScope(actor, 'call-requests:write');
   const byId = UUID.test(numberParam) ? numberParam.toLowerCase() : null;
   const number = byId ? null : normalizePhoneNumber(numberParam);
@@ -302,7 +303,10 @@ export async function removeSuppression(deps: DomainDeps, actor: Actor, numberPa
   return deps.db.$transaction(async (tx) => {
     const row = byId
       ? await tx.suppression.findFirst({ where: { id: byId, orgId: actor.orgId } })
-      : await tx.suppression.findUnique({ where: { orgId_number: { orgId: actor.orgId, number: number! } } });
+      : await tx.suppression.findFirst({
+          where: { orgId: actor.orgId, number: { in: [number!, erasedNumber(deps.tokens.key, number!)] } },
+          orderBy: { number: 'asc' }, // the clear entry before a hashed one
+        });
     if (!row) throw new NotFound('Suppression');
     await tx.suppression.delete({ where: { id: row.id } });
     const view = suppressionView(row);
@@ -337,7 +341,8 @@ export async function listSuppressions(deps: ConversationDeps, actor: Actor, inp
   const rows = await deps.db.suppression.findMany({
     where: {
       orgId: { in: lists },
-      ...(query.number ? { number: query.number } : {}),
+      // an entry kept after the number was erased on request holds its keyed hash (erasedNumbers.ts): found either way
+      ...(query.number ? { number: { in: [query.number, erasedNumber(deps.tokens.key, query.number)] } } : {}),
       ...(after !== undefined ? { OR: [{ number: { gt: after.n } }, { number: after.n, orgId: { gt: after.o } }] } : {}),
     },
     orderBy: [{ number: 'asc' }, { orgId: 'asc' }],

@@ -70,6 +70,8 @@ export const EVENT_TYPES = [
   'conversation.started',
   'conversation.message_added',
   'conversation.ended',
+  'erasure.requested',
+  'erasure.completed',
   'api_key.created',
   'api_key.rolled',
   'api_key.revoked',
@@ -108,6 +110,7 @@ export interface EventSubject {
     | 'suppression'
     | 'suppression_list'
     | 'conversation'
+    | 'erasure_request'
     | 'api_key'
     | 'oauth_client';
   id: string;

@@ -27,6 +27,8 @@ export const SCOPES = [
   'transcripts:read',
   // who read which transcript (domain/governance/accessLog.ts)
   'access-log:read',
+  // erasing a patient's data on request, and reading how far an erasure got (domain/calls/erasure.ts)
+  'erasure:write',
   'events:read',
   'webhooks:read',
   'webhooks:write',

@@ -19,6 +19,36 @@ export type SecretAnswerType = keyof typeof SECRET_FIELDS;
 /** The field beside the secret saying whether this answer withholds it. */
 export const SHOWN_ONCE_FIELD = 'secretShownOnce';
 
+// Patients' words are withheld from every idempotent replay the same way (docs/decisions.md "Patients' words
+// are never replayed"): an answer type that echoes what a patient said is declared here with the field that
+// holds the words; the replay (and the IdempotencyKey row it is stored in) has that field null and
+// `textWithheld: true`. The first answer shows the words (the caller just sent them) with `textWithheld: false`.
+
+/** The answer types that echo a patient's words, and the field holding them. */
+export const PATIENT_WORDS_FIELDS = {
+  AddedConversationMessage: 'text',
+} as const;
+
+export type PatientWordsAnswerType = keyof typeof PATIENT_WORDS_FIELDS;
+
+/** The field beside the words saying whether this answer withholds them. */
+export const TEXT_WITHHELD_FIELD = 'textWithheld';
+
+/** What an idempotent replay of an answer type withholds: the field (null in the replay) and its marker (true in the replay). */
+export interface ReplayWithheld {
+  field: string;
+  marker: string;
+}
+
+/** What a replay of an answer of `typeName` withholds: its secret or its patient's words; undefined for most types. */
+export function replayWithheldOf(typeName: string | undefined): ReplayWithheld | undefined {
+  if (typeName === undefined) return undefined;
+  if (Object.hasOwn(SECRET_FIELDS, typeName)) return { field: SECRET_FIELDS[typeName as SecretAnswerType], marker: SHOWN_ONCE_FIELD };
+  if (Object.hasOwn(PATIENT_WORDS_FIELDS, typeName))
+    return { field: PATIENT_WORDS_FIELDS[typeName as PatientWordsAnswerType], marker: TEXT_WITHHELD_FIELD };
+  return undefined;
+}
+
 /** What a secret-bearing answer adds to its object: the secret (null in a replay) and `secretShownOnce`. */
 export type WithSecret<View, Field extends string> = View & { [K in Field]: string | null } & { secretShownOnce: boolean };
 
@@ -53,8 +83,8 @@ export function secretFields<Field extends string>(field: Field, what: string) {
   } as { [K in Field]: z.ZodNullable<z.ZodString> } & { secretShownOnce: z.ZodBoolean };
 }
 
-/** The stored form of an object answered with its secret: the secret withheld (the replay's object). In place. */
-export function withholdSecret(object: Record<string, unknown>, field: string): void {
-  if (field in object) object[field] = null;
-  if (SHOWN_ONCE_FIELD in object) object[SHOWN_ONCE_FIELD] = true;
+/** The stored form of an object answered with its secret or words: those withheld (the replay's object). In place. */
+export function withholdForReplay(object: Record<string, unknown>, withheld: ReplayWithheld): void {
+  if (withheld.field in object) object[withheld.field] = null;
+  if (withheld.marker in object) object[withheld.marker] = true;
 }

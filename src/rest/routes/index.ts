@@ -19,6 +19,7 @@ import { webhookEndpointRoutes } from './events/webhookEndpoints.js';
 import { apiKeyRoutes } from './credentials/apiKeys.js';
 import { oauthClientRoutes } from './credentials/oauthClients.js';
 import { accessLogRoutes } from './governance/accessLog.js';
+import { erasureRoutes } from './calls/erasure.js';
 
 export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
@@ -39,4 +40,5 @@ export const allRoutes: readonly RouteDef[] = [
   ...apiKeyRoutes,
   ...oauthClientRoutes,
   ...accessLogRoutes,
+  ...erasureRoutes,
 ];

@@ -21,7 +21,8 @@ export type Kind =
   | 'apiKey'
   | 'oauthClient'
   /** A suppression list entry, named by its suppressionId (DELETE /v1/suppressions/{number} takes either). */
-  | 'suppression';
+  | 'suppression'
+  | 'erasureRequest';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -155,6 +156,8 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/events': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId!, type: 'closure.*' }) },
   'GET /v1/events/:eventId': { ids: { eventId: 'event' } },
   // conversationId and credentialId are filters, not references: a foreign one answers an empty list, as an unknown one does
+  'POST /v1/erasure-requests': { ids: { conversationId: 'conversation' }, body: (ids) => ({ conversationId: ids.conversationId }) },
+  'GET /v1/erasure-requests/:erasureRequestId': { ids: { erasureRequestId: 'erasureRequest' } },
   'GET /v1/access-log': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'GET /v1/access-log/verify': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   // webhook endpoints belong to the credential owner's organization, like templates
@@ -268,6 +271,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
   },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.erasureRequest': {
+    ids: { id: 'erasureRequest' },
+    query: 'query($id: ID!) { erasureRequest(id: $id) { erasureRequestId status } }',
+  },
+  'Mutation.createErasureRequest': {
+    ids: { conversationId: 'conversation' },
+    query: 'mutation($conversationId: ID) { createErasureRequest(conversationId: $conversationId) { erasureRequestId } }',
+  },
   'Query.accessLog': {
     ids: { orgId: 'org' },
     query: 'query($orgId: ID) { accessLog(first: 5, orgId: $orgId) { edges { node { id orgId } } } }',

@@ -12,6 +12,7 @@ import {
   endConversation,
   getConversation,
   MESSAGE_ROLES,
+  type AddedMessageView,
   type MessageView,
   TRANSCRIPT_DEFAULT_LIMIT,
   TRANSCRIPT_MAX_LIMIT,
@@ -20,6 +21,7 @@ import {
 } from '../../../domain/calls/conversationWrites.js';
 import { type ArgBuilderOf, builder } from '../../builder.js';
 import { MediumEnum } from '../enums.js';
+import type { PatientWordsAnswerType } from '../../../domain/shared/shownOnce.js';
 
 const ConversationStatusEnum = builder.enumType('ConversationStatus', {
   description: 'Whether a conversation is still going on (OPEN) or over (CLOSED).',
@@ -161,6 +163,26 @@ const ConversationMessageRef = builder.objectRef<MessageView>('ConversationMessa
   }),
 });
 
+const AddedConversationMessageRef = builder
+  .objectRef<AddedMessageView>('AddedConversationMessage' satisfies PatientWordsAnswerType)
+  .implement({
+    description:
+      "A turn just appended: its words echoed in this answer only (null in an idempotent replay: a patient's words are never stored for a replay).",
+    fields: (t) => ({
+      seq: t.exposeInt('seq', { description: '1, 2, … in the order written.' }),
+      role: t.expose('role', { type: MessageRoleEnum, description: 'agent or caller.' }),
+      text: t.exposeString('text', {
+        nullable: true,
+        description: 'What was said, as sent: in the first answer only; null in an idempotent replay (`textWithheld: true`).',
+      }),
+      at: t.expose('at', { type: 'DateTime', description: 'When it was said.' }),
+      textWithheld: t.exposeBoolean('textWithheld', {
+        description:
+          "False in the first answer; true in an idempotent replay (`Idempotent-Replayed: true`), which answers the turn with `text: null`: a patient's words are never stored for a replay. Read them with the `conversation` query.",
+      }),
+    }),
+  });
+
 const TranscriptPageRef = builder.objectRef<TranscriptPage>('TranscriptPage').implement({
   description: 'One page of turns, oldest first.',
   fields: (t) => ({
@@ -223,7 +245,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => createConversation(ctx.deps, await ctx.actor(), { ...input }),
   }),
   addConversationMessage: t.field({
-    type: ConversationMessageRef,
+    type: AddedConversationMessageRef,
     description: 'Appends a turn to an OPEN conversation. Scope conversations:write.',
     args: {
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
