@@ -52,6 +52,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Access log':
     'Who read which transcript: one entry per answer holding transcript text, written before the text is read; append-only and ' +
     'hash-chained per organization, with a verification of any range. Scope `access-log:read`.',
+  Retention:
+    'How long an organization keeps transcripts, conversations, call requests, events, webhook deliveries and request logs; ' +
+    "an account's settings apply to its locations that set none. What is older is purged daily; the access log never is.",
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
