@@ -19,7 +19,14 @@ import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { parseInput } from '../shared/errors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
-import { insertRetentionSweep, organizationIdsAfter, purgeRows, purgeStatements } from './sql.js';
+import {
+  type ConversationPosition,
+  insertRetentionSweep,
+  organizationIdsAfter,
+  purgeRows,
+  purgeStatements,
+  purgeTranscripts,
+} from './sql.js';
 
 export const RETENTION_MIN_DAYS = 1;
 export const RETENTION_MAX_DAYS = 3650;
@@ -248,7 +255,12 @@ async function sweep(deps: RetentionDeps, job: ClaimedJob, options: Required<Pur
 }
 
 async function purge(deps: RetentionDeps, job: ClaimedJob, options: Required<PurgeOptions>): Promise<JobOutcome> {
-  const payload = (job.payload ?? {}) as { orgId?: unknown; counts?: Partial<PurgeCounts>; kind?: unknown };
+  const payload = (job.payload ?? {}) as {
+    orgId?: unknown;
+    counts?: Partial<PurgeCounts>;
+    kind?: unknown;
+    position?: ConversationPosition;
+  };
   const orgId = uuidOf(payload.orgId);
   if (!orgId) return { failed: 'malformed payload' };
   const org = await deps.db.organization.findUnique({ where: { id: orgId }, select: { id: true, parentId: true } });
@@ -270,14 +282,26 @@ async function purge(deps: RetentionDeps, job: ClaimedJob, options: Required<Pur
   let statements = 0;
   // a continuation starts at the kind its run stopped at: the kinds before it are done
   const from = Math.max(0, PURGE_KINDS.indexOf(payload.kind as (typeof PURGE_KINDS)[number]));
+  // where the transcripts walk stopped (the conversations before it hold nothing past retention any more)
+  let position: ConversationPosition | null =
+    payload.position && typeof payload.position.startTime === 'string' && uuidOf(payload.position.id) ? payload.position : null;
   for (const kind of PURGE_KINDS.slice(from)) {
     for (;;) {
       if (statements >= options.statementsPerRun) {
         // the rest in a job of its own: other work (and other organizations' purges) take turns meanwhile
-        await enqueueJob(deps.db, deps.clock(), { kind: RETENTION_PURGE_JOB, payload: { orgId, counts, kind }, runAt: deps.clock() });
+        await enqueueJob(deps.db, deps.clock(), {
+          kind: RETENTION_PURGE_JOB,
+          payload: { orgId, counts, kind, position },
+          runAt: deps.clock(),
+        });
         return { done: true, label: 'continued' };
       }
-      const deleted = await purgeRows(deps.db, purgeStatements[kind](orgId, cutoffs, limit));
+      let deleted: number;
+      if (kind === 'transcripts') {
+        const result = await purgeTranscripts(deps.db, purgeStatements.transcripts(orgId, cutoffs, limit, position));
+        deleted = result.deleted;
+        position = result.at ?? position;
+      } else deleted = await purgeRows(deps.db, purgeStatements[kind](orgId, cutoffs, limit));
       statements += 1;
       counts[kind] += deleted;
       await new Promise((resolve) => setImmediate(resolve));

@@ -122,16 +122,34 @@ export const purgeStatements = {
   /**
    * Messages of the organization's conversations that are past retention: written before `transcriptsBefore`, or of a
    * conversation started before `conversationsBefore` (its conversation goes next, its messages first, in batches).
-   * Found through the conversations started before the later cutoff ((orgId, startTime) index), then each one's messages.
+   * Walks the conversations started before the later cutoff in (startTime, id) order from `from` (where the previous
+   * statement of this purge stopped: the ones before it hold nothing past retention any more), each one's messages by
+   * its (conversationId, seq) index: every statement reads about what it deletes, however many were deleted before.
+   * Answers the rows deleted and the conversation it stopped at.
    */
-  transcripts(orgId: string, cutoffs: { transcripts: Date; conversations: Date }, limit: number): Prisma.Sql {
+  transcripts(
+    orgId: string,
+    cutoffs: { transcripts: Date; conversations: Date },
+    limit: number,
+    from: ConversationPosition | null = null,
+  ): Prisma.Sql {
     const latest = cutoffs.transcripts > cutoffs.conversations ? cutoffs.transcripts : cutoffs.conversations;
+    const after = from ? Prisma.sql`AND ("startTime", "id") >= (${at(new Date(from.startTime))}, ${from.id}::uuid)` : Prisma.empty;
     return Prisma.sql`
-      DELETE FROM "ConversationMessage" WHERE "id" IN (
-        SELECT m."id" FROM "Conversation" c JOIN "ConversationMessage" m ON m."conversationId" = c."id"
-        WHERE c."orgId" = ${orgId}::uuid AND c."startTime" < ${at(latest)}
-          AND (m."at" < ${at(cutoffs.transcripts)} OR c."startTime" < ${at(cutoffs.conversations)})
-        LIMIT ${limit})`;
+      WITH picked AS (
+        SELECT m."id", c."startTime", c."id" AS "conversationId"
+        FROM (SELECT "id", "startTime" FROM "Conversation"
+              WHERE "orgId" = ${orgId}::uuid AND "startTime" < ${at(latest)} ${after}
+              ORDER BY "startTime", "id") c
+        CROSS JOIN LATERAL (
+          SELECT m."id" FROM "ConversationMessage" m
+          WHERE m."conversationId" = c."id" AND (m."at" < ${at(cutoffs.transcripts)} OR c."startTime" < ${at(cutoffs.conversations)})) m
+        ORDER BY c."startTime", c."id"
+        LIMIT ${limit}),
+      gone AS (DELETE FROM "ConversationMessage" WHERE "id" IN (SELECT "id" FROM picked) RETURNING 1),
+      last AS (SELECT "startTime", "conversationId" FROM picked ORDER BY "startTime" DESC, "conversationId" DESC LIMIT 1)
+      SELECT (SELECT count(*) FROM gone)::int AS "deleted",
+             (SELECT "startTime" FROM last) AS "startTime", (SELECT "conversationId"::text FROM last) AS "id"`;
   },
   /** Conversations started before the cutoff (their messages, if any are left, go with them: ON DELETE CASCADE). */
   conversations(orgId: string, cutoffs: { conversations: Date }, limit: number): Prisma.Sql {
@@ -169,6 +187,22 @@ export const purgeStatements = {
 /** Runs one purge statement; answers the rows it deleted. */
 export function purgeRows(db: SqlRunner, statement: Prisma.Sql): Promise<number> {
   return db.$executeRaw(statement);
+}
+
+/** Where the transcripts walk of a purge stands: a conversation (its start as an ISO instant, its id). */
+export interface ConversationPosition {
+  startTime: string;
+  id: string;
+}
+
+/** Runs the transcripts statement; answers the rows deleted and where the walk stopped (null: nothing picked). */
+export async function purgeTranscripts(
+  db: SqlRunner,
+  statement: Prisma.Sql,
+): Promise<{ deleted: number; at: ConversationPosition | null }> {
+  const [row] = await db.$queryRaw<{ deleted: number; startTime: Date | null; id: string | null }[]>(statement);
+  const deleted = Number(row?.deleted ?? 0);
+  return { deleted, at: row?.startTime && row.id ? { startTime: row.startTime.toISOString(), id: row.id } : null };
 }
 
 /** Organizations after `after` in id order (the sweep's walk), at most `limit`. */
