@@ -20,6 +20,7 @@ import { loadSchedules } from './readmodel/loaders.js';
 import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/calls/callDispatch.js';
 import { erasureJobHandlers } from './domain/calls/erasure.js';
+import { retentionJobHandlers, scheduleRetentionSweep } from './domain/governance/retention.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRateLimiter } from './ratelimit/limiter.js';
 import { ReadModel } from './readmodel/readModel.js';
@@ -105,6 +106,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // erasures on request, in bounded batches (domain/calls/erasure.ts)
     for (const [kind, handler] of Object.entries(erasureJobHandlers(deps))) jobs.handle(kind, handler);
+    // retention (domain/governance/retention.ts): a daily sweep queues each organization's purge, in bounded batches;
+    // the first sweep is added here unless one is waiting (one for all instances)
+    for (const [kind, handler] of Object.entries(retentionJobHandlers(deps))) jobs.handle(kind, handler);
+    await scheduleRetentionSweep(deps);
     // availability.changed: looks at organizations whose answer may have changed, on the same loop (domain/schedule/availabilityEvents.ts)
     const availabilityEvents = new AvailabilityEvents({
       db: database.prisma,

@@ -71,6 +71,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   claimCallRequests: 'calls:dispatch',
   claimCalls: 'calls:dispatch',
   setCallingPolicy: 'organizations:write',
+  setRetention: 'organizations:write',
   addSuppression: 'call-requests:write',
   addSuppressions: 'call-requests:write',
   removeSuppression: 'call-requests:write',

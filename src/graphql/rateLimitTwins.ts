@@ -37,6 +37,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.claimCalls': 'POST /v1/dispatch/claim',
   'Query.callingPolicy': 'GET /v1/organizations/:orgId/calling-policy',
   'Mutation.setCallingPolicy': 'PUT /v1/organizations/:orgId/calling-policy',
+  'Query.retention': 'GET /v1/organizations/:orgId/retention',
+  'Mutation.setRetention': 'PUT /v1/organizations/:orgId/retention',
   'Query.callCapacity': 'GET /v1/organizations/:orgId/call-capacity',
   'Query.suppressions': 'GET /v1/suppressions',
   'Mutation.addSuppression': 'POST /v1/suppressions',

@@ -55,6 +55,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Erasure:
     "A patient's data erased on request (a phone number, a conversation or a call request), by a durable job in bounded " +
     'batches, with its progress and counts. Scope `erasure:write`.',
+  Retention:
+    'How long an organization keeps transcripts, conversations, call requests, events, webhook deliveries and request logs; ' +
+    "an account's settings apply to its locations that set none. What is older is purged daily; the access log never is.",
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });

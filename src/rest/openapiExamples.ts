@@ -208,6 +208,25 @@ const queuedCall = {
   error: null,
   retry: recallRetry,
 };
+const retention = {
+  orgId: ids.clinic,
+  transcriptsDays: 90,
+  conversationsDays: 365,
+  callRequestsDays: 730,
+  eventsDays: 30,
+  webhookDeliveriesDays: 30,
+  requestLogsDays: 30,
+  sources: {
+    transcriptsDays: 'account',
+    conversationsDays: 'account',
+    callRequestsDays: 'default',
+    eventsDays: 'default',
+    webhookDeliveriesDays: 'default',
+    requestLogsDays: 'default',
+  },
+  inheritedFrom: ids.account,
+  updatedAt: null,
+};
 const callingPolicy = {
   orgId: ids.clinic,
   windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
@@ -453,6 +472,8 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/call-requests/:callRequestId/cancel': { ...queuedCall, status: 'canceled', finishedAt: '2026-03-09T13:31:00.000Z' },
   'GET /v1/organizations/:orgId/calling-policy': callingPolicy,
   'PUT /v1/organizations/:orgId/calling-policy': { ...callingPolicy, inheritedFrom: null, orgId: ids.clinic },
+  'GET /v1/organizations/:orgId/retention': retention,
+  'PUT /v1/organizations/:orgId/retention': { ...retention, sources: { ...retention.sources, transcriptsDays: 'own' } },
   'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
   'POST /v1/suppressions': suppression,
   'POST /v1/suppressions/bulk': { added: 9_998, unchanged: 2 },
@@ -730,6 +751,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   'POST /v1/suppressions': { number: '+1 (202) 555-0143', reason: 'Asked by letter not to be called' },
   'POST /v1/suppressions/bulk': { numbers: ['+12025550143', '+1 415 555 2671'], reason: 'Imported from the old system' },
+  'PUT /v1/organizations/:orgId/retention': { transcriptsDays: 90 },
   'PUT /v1/organizations/:orgId/calling-policy': {
     windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
     blockedDates: ['2026-12-25'],

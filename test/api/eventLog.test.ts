@@ -342,6 +342,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: clinic,
   },
+  'PUT /v1/organizations/:orgId/retention': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/organizations/${clinic(t)}/retention`, { transcriptsDays: 90 })),
+    type: 'retention.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   'POST /v1/suppressions': {
     run: async (t, token) => void (await restOk(t, token, 'POST', '/v1/suppressions', { number: '+1 (202) 555-0143' })),
     type: 'suppression.added',
@@ -591,6 +597,15 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     orgId: clinic,
     subjectId: erasureOf,
     withApiKey: true,
+  },
+  setRetention: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { setRetention(orgId: $id, input: {transcriptsDays: 90}) { transcriptsDays } }', {
+        id: clinic(t),
+      })),
+    type: 'retention.updated',
+    orgId: clinic,
+    subjectId: clinic,
   },
   addSuppression: {
     run: async (t, token) => void (await gqlOk(t, token, 'mutation { addSuppression(number: "+1 202 555 0143") { number } }', {})),

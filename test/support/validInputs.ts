@@ -10,6 +10,7 @@ import type { TestApp } from './testApp.js';
 /** The instant the fake clock is set to before each case (a Monday afternoon in New York). */
 export const NOW = '2026-03-02T15:00:00Z';
 /** A calling policy with every field (docs/calls.md). */
+const RETENTION = { transcriptsDays: 90, conversationsDays: 365, eventsDays: 30 };
 const CALLING_POLICY = {
   windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }],
   blockedDates: ['2026-12-25'],
@@ -294,6 +295,8 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'GET /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic } }),
   'PUT /v1/organizations/{orgId}/calling-policy': (f) => ({ params: { orgId: f.clinic }, body: CALLING_POLICY }),
   'GET /v1/organizations/{orgId}/call-capacity': (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/retention': (f) => ({ params: { orgId: f.clinic } }),
+  'PUT /v1/organizations/{orgId}/retention': (f) => ({ params: { orgId: f.clinic }, body: RETENTION }),
   'POST /v1/suppressions': () => ({ body: { number: '+1 (202) 555-0143', reason: 'Asked by letter' } }),
   'POST /v1/suppressions/bulk': () => ({ body: { numbers: ['+12025550143', '+14155552671'], reason: 'Imported' } }),
   'GET /v1/suppressions': () => ({ query: { limit: '10', number: '+12025550143' } }),
@@ -436,6 +439,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.setCallingPolicy': (f) => ({
     query: mutation('$orgId: ID!, $input: CallingPolicyInput!', 'setCallingPolicy(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: CALLING_POLICY },
+  }),
+  'Mutation.setRetention': (f) => ({
+    query: mutation('$orgId: ID!, $input: RetentionInput!', 'setRetention(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: RETENTION },
   }),
   'Mutation.createClosure': (f) => ({
     query: mutation('$orgId: ID!, $input: CreateClosureInput!', 'createClosure(orgId: $orgId, input: $input)'),
@@ -602,6 +609,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   }),
   'Query.apiKeys': (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.callingPolicy': (f) => ({ query: query('$orgId: ID!', 'callingPolicy(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.retention': (f) => ({ query: query('$orgId: ID!', 'retention(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.suppressions': () => ({
     query: query('$after: String, $number: String', 'suppressions(first: 10, after: $after, number: $number)', '{ nextCursor }'),
     variables: { number: '+12025550143' },

@@ -32,7 +32,7 @@ const CONTEXTS_MAY_IMPORT: Record<string, string[]> = {
   credentials: ['shared', 'events'],
   catalog: ['shared', 'events', 'organizations'],
   schedule: ['shared', 'events', 'organizations'],
-  governance: ['shared'],
+  governance: ['shared', 'events', 'organizations'],
   calls: ['shared', 'events', 'organizations', 'schedule', 'catalog', 'governance'],
 };
 

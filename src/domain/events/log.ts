@@ -65,6 +65,8 @@ export const EVENT_TYPES = [
   'call_request.canceled',
   'call_request.expired',
   'calling_policy.updated',
+  'retention.updated',
+  'retention.purged',
   'suppression.added',
   'suppression.removed',
   'conversation.started',
@@ -107,6 +109,7 @@ export interface EventSubject {
     | 'webhook_delivery'
     | 'call_request'
     | 'calling_policy'
+    | 'retention'
     | 'suppression'
     | 'suppression_list'
     | 'conversation'

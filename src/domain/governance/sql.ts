@@ -110,3 +110,114 @@ export function accessLogChainSlice(db: SqlRunner, orgId: string, from: number, 
     WHERE "orgId" = ${orgId}::uuid AND "seq" >= ${from} AND "seq" <= ${to}
     ORDER BY "seq"`;
 }
+
+// ---- Retention (domain/governance/retention.ts): each statement deletes at most `limit` rows of one organization
+// older than a cutoff, found through an index that starts with the organization (migration 20261128062701_retention).
+// The access log is never named here: nothing purges it (and its trigger would refuse).
+
+const at = (d: Date) => Prisma.sql`${d.toISOString()}::timestamp(3)`;
+
+/** The statements of a purge, by kind; each deletes at most `limit` rows (run with purgeRows; EXPLAIN-ed by the tests). */
+export const purgeStatements = {
+  /**
+   * Messages of the organization's conversations that are past retention: written before `transcriptsBefore`, or of a
+   * conversation started before `conversationsBefore` (its conversation goes next, its messages first, in batches).
+   * Walks the conversations started before the later cutoff in (startTime, id) order from `from` (where the previous
+   * statement of this purge stopped: the ones before it hold nothing past retention any more), each one's messages by
+   * its (conversationId, seq) index: every statement reads about what it deletes, however many were deleted before.
+   * Answers the rows deleted and the conversation it stopped at.
+   */
+  transcripts(
+    orgId: string,
+    cutoffs: { transcripts: Date; conversations: Date },
+    limit: number,
+    from: ConversationPosition | null = null,
+  ): Prisma.Sql {
+    const latest = cutoffs.transcripts > cutoffs.conversations ? cutoffs.transcripts : cutoffs.conversations;
+    const after = from ? Prisma.sql`AND ("startTime", "id") >= (${at(new Date(from.startTime))}, ${from.id}::uuid)` : Prisma.empty;
+    return Prisma.sql`
+      WITH picked AS (
+        SELECT m."id", c."startTime", c."id" AS "conversationId"
+        FROM (SELECT "id", "startTime" FROM "Conversation"
+              WHERE "orgId" = ${orgId}::uuid AND "startTime" < ${at(latest)} ${after}
+              ORDER BY "startTime", "id") c
+        CROSS JOIN LATERAL (
+          SELECT m."id" FROM "ConversationMessage" m
+          WHERE m."conversationId" = c."id" AND (m."at" < ${at(cutoffs.transcripts)} OR c."startTime" < ${at(cutoffs.conversations)})) m
+        ORDER BY c."startTime", c."id"
+        LIMIT ${limit}),
+      gone AS (DELETE FROM "ConversationMessage" WHERE "id" IN (SELECT "id" FROM picked) RETURNING 1),
+      last AS (SELECT "startTime", "conversationId" FROM picked ORDER BY "startTime" DESC, "conversationId" DESC LIMIT 1)
+      SELECT (SELECT count(*) FROM gone)::int AS "deleted",
+             (SELECT "startTime" FROM last) AS "startTime", (SELECT "conversationId"::text FROM last) AS "id"`;
+  },
+  /** Conversations started before the cutoff (their messages, if any are left, go with them: ON DELETE CASCADE). */
+  conversations(orgId: string, cutoffs: { conversations: Date }, limit: number): Prisma.Sql {
+    return Prisma.sql`
+      DELETE FROM "Conversation" WHERE "id" IN (
+        SELECT "id" FROM "Conversation" WHERE "orgId" = ${orgId}::uuid AND "startTime" < ${at(cutoffs.conversations)}
+        ORDER BY "startTime" LIMIT ${limit})`;
+  },
+  /** Call requests created before the cutoff that reached a final state (the partial index holds only those). */
+  callRequests(orgId: string, cutoffs: { callRequests: Date }, limit: number): Prisma.Sql {
+    return Prisma.sql`
+      DELETE FROM "CallRequest" WHERE "id" IN (
+        SELECT "id" FROM "CallRequest"
+        WHERE "orgId" = ${orgId}::uuid AND "createdAt" < ${at(cutoffs.callRequests)}
+          AND "status" IN ('completed', 'failed', 'canceled', 'expired')
+        ORDER BY "createdAt" LIMIT ${limit})`;
+  },
+  /** Events of the organization that occurred before the cutoff. */
+  events(orgId: string, cutoffs: { events: Date }, limit: number): Prisma.Sql {
+    return Prisma.sql`
+      DELETE FROM "Event" WHERE "id" IN (
+        SELECT "id" FROM "Event" WHERE "orgId" = ${orgId}::uuid AND "occurredAt" < ${at(cutoffs.events)}
+        ORDER BY "occurredAt" LIMIT ${limit})`;
+  },
+  /** Webhook deliveries to the organization's endpoints made before the cutoff, except those still pending a retry. */
+  webhookDeliveries(orgId: string, cutoffs: { webhookDeliveries: Date }, limit: number): Prisma.Sql {
+    return Prisma.sql`
+      DELETE FROM "WebhookDelivery" WHERE "id" IN (
+        SELECT d."id" FROM "WebhookEndpoint" e JOIN "WebhookDelivery" d ON d."endpointId" = e."id"
+        WHERE e."orgId" = ${orgId}::uuid AND d."createdAt" < ${at(cutoffs.webhookDeliveries)} AND d."status" <> 'pending'
+        LIMIT ${limit})`;
+  },
+};
+
+/** Runs one purge statement; answers the rows it deleted. */
+export function purgeRows(db: SqlRunner, statement: Prisma.Sql): Promise<number> {
+  return db.$executeRaw(statement);
+}
+
+/** Where the transcripts walk of a purge stands: a conversation (its start as an ISO instant, its id). */
+export interface ConversationPosition {
+  startTime: string;
+  id: string;
+}
+
+/** Runs the transcripts statement; answers the rows deleted and where the walk stopped (null: nothing picked). */
+export async function purgeTranscripts(
+  db: SqlRunner,
+  statement: Prisma.Sql,
+): Promise<{ deleted: number; at: ConversationPosition | null }> {
+  const [row] = await db.$queryRaw<{ deleted: number; startTime: Date | null; id: string | null }[]>(statement);
+  const deleted = Number(row?.deleted ?? 0);
+  return { deleted, at: row?.startTime && row.id ? { startTime: row.startTime.toISOString(), id: row.id } : null };
+}
+
+/** Organizations after `after` in id order (the sweep's walk), at most `limit`. */
+export async function organizationIdsAfter(db: SqlRunner, after: string | null, limit: number): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id"::text AS "id" FROM "Organization" ${after ? Prisma.sql`WHERE "id" > ${after}::uuid` : Prisma.empty}
+    ORDER BY "id" LIMIT ${limit}`;
+  return rows.map((r) => r.id);
+}
+
+/** Adds the first retention sweep, unless one is waiting already (several instances starting at once add one: a fixed id). */
+export async function insertRetentionSweep(db: SqlRunner, id: string, kind: string, now: Date): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO "Job" ("id", "kind", "payload", "runAt", "createdAt")
+    SELECT ${id}::uuid, ${kind}, '{"after":null}'::jsonb, ${at(now)}, ${at(now)}
+    WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "kind" = ${kind} AND "failedAt" IS NULL)
+    ON CONFLICT ("id") DO NOTHING`;
+}

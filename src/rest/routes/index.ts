@@ -9,6 +9,7 @@ import { insuranceRoutes } from './catalog/insurances.js';
 import { callRequestRoutes } from './calls/callRequests.js';
 import { conversationRoutes } from './calls/conversations.js';
 import { callingPolicyRoutes } from './calls/callingPolicy.js';
+import { retentionRoutes } from './governance/retention.js';
 import { suppressionRoutes } from './calls/suppressions.js';
 import { closureRoutes } from './schedule/closures.js';
 import { officeHoursRoutes } from './schedule/officeHours.js';
@@ -30,6 +31,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...callRequestRoutes,
   ...conversationRoutes,
   ...callingPolicyRoutes,
+  ...retentionRoutes,
   ...suppressionRoutes,
   ...closureRoutes,
   ...officeHoursRoutes,

@@ -73,6 +73,8 @@ export const REST_CASES: Record<string, RestCase> = {
     body: () => ({ windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 }),
   },
   'GET /v1/organizations/:orgId/call-capacity': { ids: { orgId: 'org' } },
+  'GET /v1/organizations/:orgId/retention': { ids: { orgId: 'org' } },
+  'PUT /v1/organizations/:orgId/retention': { ids: { orgId: 'org' }, body: () => ({ transcriptsDays: 90 }) },
   // the list is always the credential owner's: only the removal names an entry
   'POST /v1/suppressions': { ids: {}, body: () => ({ number: '+12025550143' }) },
   'POST /v1/suppressions/bulk': { ids: {}, body: () => ({ numbers: ['+12025550143'] }) },
@@ -208,6 +210,11 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.callingPolicy': {
     ids: { orgId: 'org' },
     query: 'query($orgId: ID!) { callingPolicy(orgId: $orgId) { maxConcurrentCalls inheritedFrom } }',
+  },
+  'Query.retention': { ids: { orgId: 'org' }, query: 'query($orgId: ID!) { retention(orgId: $orgId) { transcriptsDays inheritedFrom } }' },
+  'Mutation.setRetention': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { setRetention(orgId: $orgId, input: {transcriptsDays: 90}) { transcriptsDays } }',
   },
   'Query.callCapacity': { ids: { orgId: 'org' }, query: 'query($orgId: ID!) { callCapacity(orgId: $orgId) { limit inProgress } }' },
   'Query.suppressions': { ids: {}, query: '{ suppressions { items { number orgId } nextCursor } }' },
