@@ -126,6 +126,8 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /v1/webhook-endpoints/:endpointId/deliveries': 'listWebhookDeliveries',
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': 'retryWebhookDelivery',
   'PUT /v1/oauth-clients/:id/scopes': 'setOauthClientScopes',
+  'POST /v1/call-batches': 'createCallBatch',
+  'GET /v1/call-batches/:callBatchId/call-requests': 'listCallBatchRequests',
 };
 
 const pascal = (segment: string) =>

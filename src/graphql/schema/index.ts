@@ -9,6 +9,7 @@ import './calls/callRequest.js';
 import './calls/conversation.js';
 import './calls/callingPolicy.js';
 import './calls/suppressions.js';
+import './calls/callBatch.js';
 import './catalog/template.js';
 import './catalog/bot.js';
 import './schedule/closure.js';

@@ -10,6 +10,7 @@ import { callRequestRoutes } from './calls/callRequests.js';
 import { conversationRoutes } from './calls/conversations.js';
 import { callingPolicyRoutes } from './calls/callingPolicy.js';
 import { suppressionRoutes } from './calls/suppressions.js';
+import { callBatchRoutes } from './calls/callBatches.js';
 import { closureRoutes } from './schedule/closures.js';
 import { officeHoursRoutes } from './schedule/officeHours.js';
 import { specialHoursRoutes } from './schedule/specialHours.js';
@@ -30,6 +31,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...conversationRoutes,
   ...callingPolicyRoutes,
   ...suppressionRoutes,
+  ...callBatchRoutes,
   ...closureRoutes,
   ...officeHoursRoutes,
   ...specialHoursRoutes,
