@@ -88,6 +88,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      callBatch: '',
     },
     clinic2: {
       org: orgs.clinic2.id,
@@ -105,6 +106,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      callBatch: '',
     },
     account: {
       org: orgs.account.id,
@@ -122,6 +124,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      callBatch: '',
     },
     other: {
       org: orgs.other.id,
@@ -139,6 +142,7 @@ beforeEach(async () => {
       apiKey: '',
       oauthClient: '',
       suppression: '',
+      callBatch: '',
     },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
@@ -157,6 +161,28 @@ beforeEach(async () => {
         data: { orgId: objects[who].org, date: '2030-06-03', description: `${who} day`, isClosed: true, breaks: [] },
       })
     ).id;
+  }
+  // each organization's call batch, in progress, with one queued request (written directly: its creation adds an event)
+  for (const who of Object.keys(objects) as Who[]) {
+    const o = objects[who];
+    const batch = await db.callBatch.create({
+      data: {
+        id: randomUUID(),
+        orgId: o.org,
+        botId: o.bot,
+        phoneNumberId: o.phone,
+        purpose: 'informational',
+        officeHoursOnly: false,
+        expiresAt: new Date(Date.now() + 3_600_000),
+        recipients: 1,
+        placed: 1,
+        createdAt: new Date(),
+      },
+    });
+    await db.callRequest.create({
+      data: { orgId: o.org, status: 'queued', expiresAt: batch.expiresAt, batchId: batch.id, batchIndex: 0, to: '+15005550006' },
+    });
+    o.callBatch = batch.id;
   }
   // each organization's suppression list entry (written directly: its own creation would add an event)
   for (const who of Object.keys(objects) as Who[]) {
