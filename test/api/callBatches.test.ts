@@ -3,6 +3,7 @@
 // the batch's counts per status and disposition; its completion when every request is final (event call_batch.completed);
 // cancel; another tenant's batch absent; the limit on batches in progress under concurrent creates; both surfaces.
 import { describe, expect, it } from 'vitest';
+import { countsOf } from '../../src/domain/calls/callBatchProgress.js';
 import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { LIST_LIMITS } from '../../src/domain/shared/listLimits.js';
 import { JobQueue } from '../../src/jobs/queue.js';
@@ -306,6 +307,51 @@ describe('progress', () => {
     const done = await getBatch(t, batch.callBatchId);
     expect(done.completedAt).toBe('2026-03-02T17:00:00.000Z');
     expect(done.counts.byStatus).toMatchObject({ expired: 2, queued: 0, in_progress: 0 });
+  });
+});
+
+describe('completion under concurrency', () => {
+  it('completes a batch exactly once when its last two calls end at the same time', async () => {
+    t.clock.set(NOW);
+    for (let round = 0; round < 3; round++) {
+      const batch = await createBatch(t, [{ to: number(10 + round * 2) }, { to: number(11 + round * 2) }]);
+      const claims = (await claim(t)).filter((c) => c.callRequest.batchId === batch.callBatchId);
+      expect(claims).toHaveLength(2);
+      for (const c of claims) expect((await step(t, c.callRequest.callRequestId, 'start', { leaseId: c.leaseId })).status).toBe(200);
+      const done = await Promise.all(
+        claims.map((c) => step(t, c.callRequest.callRequestId, 'complete', { leaseId: c.leaseId, disposition: 'booked' })),
+      );
+      expect(done.map((r) => r.status)).toEqual([200, 200]);
+      const read = await getBatch(t, batch.callBatchId);
+      expect(read.completedAt).not.toBeNull();
+      expect(read.counts.byDisposition.booked).toBe(2);
+      const events = (await eventsOf(t, batch.callBatchId)).map((e) => e.type);
+      expect(events).toEqual(['call_batch.created', 'call_batch.completed']);
+    }
+  });
+
+  it('answers a batch status read of 5,000 requests quickly while it runs', async () => {
+    t.clock.set(NOW);
+    const batch = await createBatch(
+      t,
+      Array.from({ length: 5_000 }, (_, i) => ({ to: number(i) })),
+    );
+    await claim(t, 10);
+    const http: number[] = [];
+    const counts: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      let started = performance.now();
+      const read = await getBatch(t, batch.callBatchId);
+      http.push(performance.now() - started);
+      expect(read.counts.byStatus.in_progress).toBe(10);
+      started = performance.now();
+      await countsOf(t.deps.db, batch.callBatchId, t.clock.now());
+      counts.push(performance.now() - started);
+    }
+    const at = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.ceil(q * list.length) - 1]!.toFixed(1);
+    console.info(
+      `batch status read over 5,000 requests: HTTP in process p50 ${at(http, 0.5)} ms, p99 ${at(http, 0.99)} ms; the counts' statement p50 ${at(counts, 0.5)} ms, p99 ${at(counts, 0.99)} ms`,
+    );
   });
 });
 
