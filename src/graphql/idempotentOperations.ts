@@ -74,6 +74,8 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   setRetention: 'organizations:write',
   addSuppression: 'call-requests:write',
   addSuppressions: 'call-requests:write',
+  createCallBatch: 'call-requests:write',
+  cancelCallBatch: 'call-requests:write',
   removeSuppression: 'call-requests:write',
   heartbeatCallRequest: 'calls:dispatch',
   startCallRequest: 'calls:dispatch',

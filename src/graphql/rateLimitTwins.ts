@@ -43,6 +43,9 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.suppressions': 'GET /v1/suppressions',
   'Mutation.addSuppression': 'POST /v1/suppressions',
   'Mutation.addSuppressions': 'POST /v1/suppressions/bulk',
+  'Query.callBatch': 'GET /v1/call-batches/:callBatchId',
+  'Mutation.createCallBatch': 'POST /v1/call-batches',
+  'Mutation.cancelCallBatch': 'POST /v1/call-batches/:callBatchId/cancel',
   'Mutation.removeSuppression': 'DELETE /v1/suppressions/:number',
   'Mutation.createErasureRequest': 'POST /v1/erasure-requests',
   'Mutation.heartbeatCallRequest': 'POST /v1/call-requests/:callRequestId/heartbeat',
@@ -73,6 +76,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
   // nested fields: the REST read of the same data for one parent
+  'CallBatch.callRequests': 'GET /v1/call-batches/:callBatchId/call-requests',
   'Organization.parent': 'GET /v1/organizations/:orgId',
   'Viewer.organization': 'GET /v1/organizations/:orgId',
   'Organization.childrenConnection': 'GET /v1/organizations/:orgId/children',

@@ -252,6 +252,14 @@ function portalHtml(script: string, stylesheet: string): string {
               <input id="suppression-reason" name="reason" maxlength="500" />
               <button type="submit">Add to the list</button>
             </form>
+            <form id="batch-form" class="panel">
+              <h3>A campaign's progress</h3>
+              <p class="note">A call batch (POST /v1/call-batches): its calls per status and per outcome.</p>
+              <label for="batch-id">Call batch id</label>
+              <input id="batch-id" name="batchId" required maxlength="36" />
+              <button type="submit">Show its progress</button>
+            </form>
+            <dl id="batch-details" class="details"></dl>
           </div>
         </section>
 

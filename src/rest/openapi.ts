@@ -133,6 +133,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': 'retryWebhookDelivery',
   'PUT /v1/oauth-clients/:id/scopes': 'setOauthClientScopes',
   'POST /v1/erasure-requests': 'createErasureRequest',
+  'POST /v1/call-batches': 'createCallBatch',
+  'GET /v1/call-batches/:callBatchId/call-requests': 'listCallBatchRequests',
 };
 
 const pascal = (segment: string) =>

@@ -23,6 +23,8 @@ const ids = {
   specialHours: 'a3c5e7f9-1b2d-4c6e-8a0b-2d4f6a8c0e1f',
   suppression: 'b4d6f8a0-2c4e-4d7f-9b1d-3f5a7c9e1b5c',
   erasure: 'e3a5c7e9-1b3d-4f5a-8c7e-9a1b3c5d7e9f',
+  callBatch: 'c5e7a9b1-3d5f-4e8a-8c2e-4a6b8d0f2c6d',
+  batchCall: 'd6f8b0c2-4e6a-4f9b-9d3f-5b7c9e1a3d7e',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
@@ -193,6 +195,8 @@ const failedCall = {
   data: null,
   followUpOf: null,
   followUpId: null,
+  batchId: null,
+  batchIndex: null,
 };
 const recallRetry = { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] };
 const queuedCall = {
@@ -332,6 +336,52 @@ const erasureRequest = {
   createdAt: '2026-03-09T15:00:00.000Z',
   startedAt: null,
   completedAt: null,
+};
+const noDispositions = {
+  booked: 0,
+  callback_requested: 0,
+  opt_out: 0,
+  transferred: 0,
+  voicemail_left: 0,
+  information_given: 0,
+  declined: 0,
+  other: 0,
+};
+const callBatch = {
+  callBatchId: ids.callBatch,
+  orgId: ids.clinic,
+  botId: ids.frontDesk,
+  phoneNumberId: ids.mainLine,
+  purpose: 'informational',
+  officeHoursOnly: false,
+  notBefore: null,
+  notAfter: '2026-03-13T22:00:00.000Z',
+  metadata: { campaign: 'Spring recall' },
+  retry: { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] },
+  recipients: 2_000,
+  placed: 1_996,
+  skipped: [
+    { index: 17, reason: 'suppressed' },
+    { index: 402, reason: 'duplicate' },
+    { index: 1_311, reason: 'suppressed' },
+    { index: 1_999, reason: 'duplicate' },
+  ],
+  counts: {
+    total: 1_996,
+    byStatus: { queued: 1_996, in_progress: 0, completed: 0, failed: 0, canceled: 0, expired: 0 },
+    byDisposition: noDispositions,
+  },
+  createdAt: '2026-03-09T13:30:00.000Z',
+  canceledAt: null,
+  completedAt: null,
+};
+const callBatchInProgress = {
+  ...callBatch,
+  counts: {
+    total: 1_996,
+    byStatus: { queued: 1_182, in_progress: 8, completed: 702, failed: 104, canceled: 0, expired: 0 },
+    byDisposition: { ...noDispositions, booked: 311, information_given: 244, declined: 97, voicemail_left: 38, opt_out: 12 },
+  },
 };
 
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
@@ -475,6 +525,20 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/retention': retention,
   'PUT /v1/organizations/:orgId/retention': { ...retention, sources: { ...retention.sources, transcriptsDays: 'own' } },
   'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
+  'POST /v1/call-batches': { ...callBatch, callRequests: [{ index: 0, callRequestId: ids.batchCall }] },
+  'GET /v1/call-batches/:callBatchId': callBatchInProgress,
+  'GET /v1/call-batches/:callBatchId/call-requests': {
+    callRequests: [{ ...queuedCall, callRequestId: ids.batchCall, batchId: ids.callBatch, batchIndex: 0, retry: null }],
+    pagination: { limit: 20, nextCursor: null },
+  },
+  'POST /v1/call-batches/:callBatchId/cancel': {
+    ...callBatchInProgress,
+    canceledAt: '2026-03-09T16:00:00.000Z',
+    counts: {
+      ...callBatchInProgress.counts,
+      byStatus: { ...callBatchInProgress.counts.byStatus, queued: 0, canceled: 1_182 },
+    },
+  },
   'POST /v1/suppressions': suppression,
   'POST /v1/suppressions/bulk': { added: 9_998, unchanged: 2 },
   'GET /v1/suppressions': { suppressions: [suppression], pagination: { limit: 20, nextCursor: null } },
@@ -706,6 +770,18 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     retry: recallRetry,
   },
   'POST /v1/call-requests/:callRequestId/cancel': {},
+  'POST /v1/call-batches': {
+    botId: ids.frontDesk,
+    phoneNumberId: ids.mainLine,
+    notAfter: '2026-03-13T22:00:00Z',
+    retry: { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] },
+    metadata: { campaign: 'Spring recall' },
+    recipients: [
+      { to: '+15005550006', calleeTimezone: 'America/New_York', metadata: { patientRef: 'A-1001' } },
+      { to: '+15005550007', calleeTimezone: 'America/Chicago', metadata: { patientRef: 'A-1002' } },
+    ],
+  },
+  'POST /v1/call-batches/:callBatchId/cancel': {},
   'POST /v1/dispatch/claim': { max: 5, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/heartbeat': { leaseId, leaseSeconds: 120 },
   'POST /v1/call-requests/:callRequestId/start': { leaseId },

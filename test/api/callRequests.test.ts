@@ -8,6 +8,8 @@ const t = useTestApp();
 
 const FIELDS = [
   'attempts',
+  'batchId',
+  'batchIndex',
   'botId',
   'callRequestId',
   'calleeTimezone',
@@ -40,7 +42,7 @@ const QUERY = `query ($id: ID!) {
     id callRequestId orgId botId phoneNumberId to status officeHoursOnly metadata { key value } createdAt notBefore expiresAt startedAt finishedAt claims
     attempts { n claimedAt startedAt endedAt outcome error { category code message } conversationId }
     conversationId error { category code message } dueAt calleeTimezone purpose consent { basis obtainedAt source }
-    retry { on maxAttempts intervalsMinutes } disposition notes data followUpOf followUpId
+    retry { on maxAttempts intervalsMinutes } disposition notes data followUpOf followUpId batchId batchIndex
   }
 }`;
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -74,6 +76,8 @@ const demoCall = () => ({
   data: null,
   followUpOf: null,
   followUpId: null,
+  batchId: null,
+  batchIndex: null,
 });
 
 describe('GET /v1/call-requests/{callRequestId}', () => {

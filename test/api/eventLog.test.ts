@@ -319,6 +319,25 @@ async function suppressNumber(t: TestApp): Promise<void> {
 const suppressionOf = async (t: TestApp) =>
   (await t.deps.db.suppression.findFirstOrThrow({ where: { orgId: clinic(t), number: SUPPRESSED } })).id;
 
+/** A call batch placed before the write under test, its one call claimed and started (a cancel then leaves it in progress). */
+const batch = { id: '' };
+async function placeBatch(t: TestApp): Promise<void> {
+  const res = await t.rest('POST', '/v1/call-batches', {
+    json: { botId: t.demo.bots.clinic[0], phoneNumberId: t.demo.phoneNumbers.clinic[0], recipients: [{ to: '+15005550006' }] },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  batch.id = res.body.data.callBatchId;
+}
+async function startBatchCall(t: TestApp): Promise<void> {
+  await placeBatch(t);
+  const claim = await t.rest('POST', '/v1/dispatch/claim', { json: { max: 1 } });
+  const [only] = claim.body.data.claims;
+  expect(
+    (await t.rest('POST', `/v1/call-requests/${only.callRequest.callRequestId}/start`, { json: { leaseId: only.leaseId } })).status,
+  ).toBe(200);
+}
+const batchId = () => batch.id;
+
 /** A calling policy other than the default (the change the write must record). */
 const mondayOnly = { windows: [{ dayOfWeek: 'MONDAY', start: '09:00', end: '17:00' }], maxConcurrentCalls: 5 };
 
@@ -524,6 +543,19 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     type: 'call_request.queued',
     orgId: clinic,
     subjectId: callId,
+  },
+  'POST /v1/call-batches': {
+    run: async (t) => void (await placeBatch(t)),
+    type: 'call_batch.created',
+    orgId: clinic,
+    subjectId: batchId,
+  },
+  'POST /v1/call-batches/:callBatchId/cancel': {
+    before: startBatchCall,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/call-batches/${batch.id}/cancel`)),
+    type: 'call_batch.canceled',
+    orgId: clinic,
+    subjectId: batchId,
   },
   'POST /v1/call-requests/:callRequestId/cancel': {
     before: placeCall,
@@ -851,6 +883,28 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'call_request.queued',
     orgId: clinic,
     subjectId: callId,
+  },
+  createCallBatch: {
+    run: async (t, token) => {
+      const data = await gqlOk(
+        t,
+        token,
+        'mutation($b: ID!, $p: ID!) { createCallBatch(input: {botId: $b, phoneNumberId: $p, recipients: [{to: "+15005550006"}]}) { id } }',
+        { b: t.demo.bots.clinic[0], p: t.demo.phoneNumbers.clinic[0] },
+      );
+      batch.id = data.createCallBatch.id;
+    },
+    type: 'call_batch.created',
+    orgId: clinic,
+    subjectId: batchId,
+  },
+  cancelCallBatch: {
+    before: startBatchCall,
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { cancelCallBatch(id: $id) { canceledAt } }', { id: batch.id })),
+    type: 'call_batch.canceled',
+    orgId: clinic,
+    subjectId: batchId,
   },
   cancelCallRequest: {
     before: placeCall,

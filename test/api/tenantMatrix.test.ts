@@ -89,6 +89,7 @@ beforeEach(async () => {
       oauthClient: '',
       suppression: '',
       erasureRequest: '',
+      callBatch: '',
     },
     clinic2: {
       org: orgs.clinic2.id,
@@ -107,6 +108,7 @@ beforeEach(async () => {
       oauthClient: '',
       suppression: '',
       erasureRequest: '',
+      callBatch: '',
     },
     account: {
       org: orgs.account.id,
@@ -125,6 +127,7 @@ beforeEach(async () => {
       oauthClient: '',
       suppression: '',
       erasureRequest: '',
+      callBatch: '',
     },
     other: {
       org: orgs.other.id,
@@ -143,6 +146,7 @@ beforeEach(async () => {
       oauthClient: '',
       suppression: '',
       erasureRequest: '',
+      callBatch: '',
     },
   };
   // the account is a large one: thousands of locations besides the clinics, created in bulk (the rules
@@ -178,6 +182,28 @@ beforeEach(async () => {
         },
       })
     ).id;
+  }
+  // each organization's call batch, in progress, with one queued request (written directly: its creation adds an event)
+  for (const who of Object.keys(objects) as Who[]) {
+    const o = objects[who];
+    const batch = await db.callBatch.create({
+      data: {
+        id: randomUUID(),
+        orgId: o.org,
+        botId: o.bot,
+        phoneNumberId: o.phone,
+        purpose: 'informational',
+        officeHoursOnly: false,
+        expiresAt: new Date(Date.now() + 3_600_000),
+        recipients: 1,
+        placed: 1,
+        createdAt: new Date(),
+      },
+    });
+    await db.callRequest.create({
+      data: { orgId: o.org, status: 'queued', expiresAt: batch.expiresAt, batchId: batch.id, batchIndex: 0, to: '+15005550006' },
+    });
+    o.callBatch = batch.id;
   }
   // each organization's suppression list entry (written directly: its own creation would add an event)
   for (const who of Object.keys(objects) as Who[]) {

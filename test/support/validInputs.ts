@@ -109,6 +109,19 @@ export class Fixtures {
       expect(res.status).toBe(200);
       return res.body.data.events[0].id as string;
     });
+  /** A call batch of two recipients, in progress. */
+  callBatchId = () =>
+    this.once('callBatch', async () => {
+      const res = await this.t.rest('POST', '/v1/call-batches', {
+        json: {
+          botId: this.demo.bots.clinic[0],
+          phoneNumberId: this.demo.phoneNumbers.clinic[0],
+          recipients: [{ to: '+14155552671' }, { to: '+12025550143' }],
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data.callBatchId as string;
+    });
   /** A call request claimed by the clinic's key: its id and the lease. */
   lease = () =>
     this.once('lease', async () => {
@@ -237,6 +250,34 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     params: { callRequestId: f.demo.callRequests.clinic.queued },
     body: {},
   }),
+  'POST /v1/call-batches': (f) => ({
+    body: {
+      botId: f.demo.bots.clinic[0],
+      phoneNumberId: f.demo.phoneNumbers.clinic[0],
+      purpose: 'marketing',
+      consent: { basis: 'express_written', obtainedAt: hoursAfter(-24), source: 'Intake form' },
+      notBefore: hoursAfter(1),
+      notAfter: hoursAfter(5),
+      officeHoursOnly: false,
+      retry: { on: ['busy', 'no_answer', 'voicemail'], maxAttempts: 3, intervalsMinutes: [10, 120, 1440] },
+      metadata: { campaign: 'Spring recall' },
+      recipients: [
+        {
+          to: '+15005550006',
+          calleeTimezone: 'America/New_York',
+          metadata: { patientRef: 'A-1001' },
+          consent: { basis: 'express', obtainedAt: hoursAfter(-48), source: 'Phone call' },
+          notBefore: hoursAfter(2),
+        },
+      ],
+    },
+  }),
+  'GET /v1/call-batches/{callBatchId}': async (f) => ({ params: { callBatchId: await f.callBatchId() } }),
+  'GET /v1/call-batches/{callBatchId}/call-requests': async (f) => ({
+    params: { callBatchId: await f.callBatchId() },
+    query: { limit: '10', status: 'queued' },
+  }),
+  'POST /v1/call-batches/{callBatchId}/cancel': async (f) => ({ params: { callBatchId: await f.callBatchId() }, body: {} }),
   'POST /v1/dispatch/claim': () => ({ body: { max: 1, leaseSeconds: 30 } }),
   'POST /v1/call-requests/{callRequestId}/heartbeat': async (f) => {
     const { callRequestId, leaseId } = await f.lease();
@@ -626,6 +667,41 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: mutation('$number: String!', 'removeSuppression(number: $number)'),
     variables: { number: '+12025550143' },
     control: ['NOT_FOUND'],
+  }),
+  'Mutation.createCallBatch': (f) => ({
+    query: mutation('$input: CreateCallBatchInput!', 'createCallBatch(input: $input)'),
+    variables: {
+      input: {
+        botId: f.demo.bots.clinic[0],
+        phoneNumberId: f.demo.phoneNumbers.clinic[0],
+        consent: { basis: 'express_written', obtainedAt: hoursAfter(-24), source: 'Intake form' },
+        notBefore: hoursAfter(1),
+        notAfter: hoursAfter(5),
+        metadata: [{ key: 'campaign', value: 'Spring recall' }],
+        recipients: [
+          {
+            to: '+15005550006',
+            calleeTimezone: 'America/New_York',
+            metadata: [{ key: 'patientRef', value: 'A-1001' }],
+            consent: { basis: 'express', obtainedAt: hoursAfter(-48), source: 'Phone call' },
+            notBefore: hoursAfter(2),
+          },
+        ],
+      },
+    },
+  }),
+  'Mutation.cancelCallBatch': async (f) => ({
+    query: mutation('$id: ID!', 'cancelCallBatch(id: $id)', '{ canceledAt }'),
+    variables: { id: await f.callBatchId() },
+  }),
+  'Query.callBatch': async (f) => ({ query: query('$id: ID!', 'callBatch(id: $id)', '{ id }'), variables: { id: await f.callBatchId() } }),
+  'CallBatch.callRequests': async (f) => ({
+    query: query(
+      '$id: ID!, $after: String',
+      'callBatch(id: $id)',
+      '{ callRequests(first: 10, after: $after, status: queued) { nextCursor } }',
+    ),
+    variables: { id: await f.callBatchId() },
   }),
   'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),

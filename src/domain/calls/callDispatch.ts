@@ -582,7 +582,6 @@ export async function completeCallRequest(
         ...(followUpId ? { followUpId } : {}),
       },
     });
-    await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.completed',
@@ -603,6 +602,7 @@ export async function completeCallRequest(
     }
     // the callee asked to be called back: a request of its own, due by the calling policy like any (a refusal rolls all back)
     if (callbackAt && followUpId) await placeFollowUp(deps, tx, actor, updated, callbackAt, now, followUpId);
+    await endCallRequestWork(tx, deps, row);
     return view;
   });
 }
@@ -652,7 +652,6 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
         errorMessage: data.error.message,
       },
     });
-    await endCallRequestWork(tx, row);
     // the last attempt's failure is the request's: one event, call_request.failed, whose attempts list it
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
@@ -662,6 +661,7 @@ export async function failCallRequest(deps: ScheduleDeps, actor: Actor, callRequ
       data: view,
       previous: { status: 'in_progress' },
     });
+    await endCallRequestWork(tx, deps, row);
     return view;
   });
 }
@@ -698,7 +698,6 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
     await closeAbandonedConversation(deps, tx, row, now);
     if (lapsed(row, now)) {
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'expired', finishedAt: row.expiresAt, ...cleared } });
-      await endCallRequestWork(tx, row);
       await recordEvent(tx, deps, null, {
         type: 'call_request.expired',
         orgId: row.orgId,
@@ -706,6 +705,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
         data: callRequestView(updated, now),
         previous: { status: 'in_progress' },
       });
+      await endCallRequestWork(tx, deps, row);
     } else if (leasesLost >= MAX_LEASES || row.expiresAt.getTime() <= now.getTime()) {
       // out of leases, or a started call whose runtime vanished after notAfter (re-queued, it could never be claimed again)
       const updated = await tx.callRequest.update({
@@ -722,7 +722,6 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
               : "No outcome: the runtime's lease ended after notAfter",
         },
       });
-      await endCallRequestWork(tx, row);
       await recordEvent(tx, deps, null, {
         type: 'call_request.failed',
         orgId: row.orgId,
@@ -730,6 +729,7 @@ async function onLeaseEnd(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutco
         data: callRequestView(updated, now),
         previous: { status: 'in_progress' },
       });
+      await endCallRequestWork(tx, deps, row);
     } else {
       // the runtime vanished: the request is queued again, due at once, and may be started afresh
       const updated = await tx.callRequest.update({ where: { id }, data: { status: 'queued', dueAt: now, startedAt: null, ...cleared } });
@@ -785,7 +785,6 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
       where: { id },
       data: { status: 'expired', finishedAt: row.expiresAt, leaseId: null, leaseUntil: null },
     });
-    await endCallRequestWork(tx, row);
     await recordEvent(tx, deps, null, {
       type: 'call_request.expired',
       orgId: row.orgId,
@@ -793,6 +792,7 @@ async function onExpiry(deps: ScheduleDeps, job: ClaimedJob): Promise<JobOutcome
       data: callRequestView(updated, now),
       previous: { status: row.status },
     });
+    await endCallRequestWork(tx, deps, row);
     return { done: true };
   });
 }
@@ -915,7 +915,6 @@ async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string 
           errorMessage: `No instant before notAfter (${row.expiresAt.toISOString()}) is allowed by the calling policy`,
         },
       });
-      await endCallRequestWork(tx, locked);
       await recordEvent(tx, deps, null, {
         type: 'call_request.expired',
         orgId: row.orgId,
@@ -923,6 +922,7 @@ async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string 
         data: callRequestView(updated, now),
         previous: { status: 'queued' },
       });
+      await endCallRequestWork(tx, deps, locked);
     });
   }
   // a request claimed or ended meanwhile keeps what it has (only queued rows move)

@@ -25,6 +25,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.
 import { viewSchema } from '../shared/viewSchema.js';
 import { erasedNumber, isErasedNumber } from './erasedNumbers.js';
 import { insertQueuedCallRequest, lockCallRequestRow } from './sql.js';
+import { settleCallBatches } from './callBatchProgress.js';
 import {
   attemptsOf,
   CALL_DISPOSITIONS,
@@ -202,6 +203,8 @@ export const callRequestSchema = viewSchema<CallRequestView>()(
       data: z.record(z.string(), z.unknown()).nullable().describe("The outcome's JSON object for programs (e.g. the booked slot)."),
       followUpOf: z.uuid().nullable().describe('The request whose callee asked for this call back.'),
       followUpId: z.uuid().nullable().describe('The follow-up call request placed when this one completed with callback_requested.'),
+      batchId: z.uuid().nullable().describe("The call batch it was placed with (a follow-up keeps its original's); null otherwise."),
+      batchIndex: z.int().nullable().describe("Its recipient's index in the batch's `recipients`; null outside a batch."),
     })
     .meta({ id: 'CallRequest' }),
 );
@@ -245,6 +248,8 @@ export interface CallRequestView {
   data: Record<string, unknown> | null;
   followUpOf: string | null;
   followUpId: string | null;
+  batchId: string | null;
+  batchIndex: number | null;
 }
 
 /** Whether a request never started by its expiry is over (it reads expired before the expiry job has run). */
@@ -287,6 +292,8 @@ export function callRequestView(row: CallRequest, now: Date): CallRequestView {
     data: (row.outcomeData as Record<string, unknown> | null) ?? null,
     followUpOf: row.followUpOf,
     followUpId: row.followUpId,
+    batchId: row.batchId,
+    batchIndex: row.batchIndex,
   };
 }
 
@@ -310,8 +317,45 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
   const data = parseInput(createCallRequestInput, input ?? {});
   requireScope(actor, 'call-requests:write');
   const now = deps.clock();
-  const botId = data.botId.toLowerCase();
-  const phoneNumberId = data.phoneNumberId.toLowerCase();
+  const { org, botId, phoneNumberId } = await placingOrganization(deps, actor, data.botId, data.phoneNumberId);
+  const expiresAt = callExpiry(data.notAfter, now);
+  // a number on the do-not-call list of the organization or its account is never queued (issue 34 §4)
+  const [policy, suppression] = await Promise.all([effectivePolicy(db, org), suppressionFor(db, org, [data.to, erasedNumber(deps.tokens.key, data.to)])]);
+  if (suppression) throw suppressedError(suppression, org);
+  const row = await queuedCallRow(deps, { org, policy: policy.fields, botId, phoneNumberId, now }, { ...data, expiresAt });
+  const view = callRequestView(row, now);
+  const event = newEventRow(deps, actor, {
+    type: 'call_request.queued',
+    orgId: org.id,
+    subject: { type: 'call_request', id: row.id },
+    data: view,
+  });
+  // every request reaches a final state: its expiry is durable work, kept across restarts, named by the
+  // request so that the transition to a final state drops it (endCallRequestWork). The row, its event and
+  // its expiry are one statement: one transaction without the round trips of opening and committing one
+  await insertQueuedCallRequest(
+    db,
+    row,
+    event,
+    jobInsertSql(now, { id: row.id, kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: row.expiresAt }),
+  );
+  return view;
+}
+
+/**
+ * The organization calls are placed for, from their bot and caller id (a single call's, a batch's): both of one
+ * organization within reach (else 404, as missing ones), the number attached to the bot (400), the organization
+ * enabled (409).
+ */
+export async function placingOrganization(
+  deps: ScheduleDeps,
+  actor: Actor,
+  botIdInput: string,
+  phoneNumberIdInput: string,
+): Promise<{ org: Awaited<ReturnType<typeof loadReachableOrganization>>; botId: string; phoneNumberId: string }> {
+  const { db } = deps;
+  const botId = botIdInput.toLowerCase();
+  const phoneNumberId = phoneNumberIdInput.toLowerCase();
   const [bot, number] = await Promise.all([
     db.bot.findUnique({ where: { id: botId }, select: { id: true, orgId: true } }),
     db.phoneNumber.findUnique({ where: { id: phoneNumberId }, select: { id: true, orgId: true, botId: true } }),
@@ -323,32 +367,67 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
     throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
   const org = await loadReachableOrganization(deps, actor, bot.orgId);
   if (!org.communicationsEnabled) throw new Conflict(`Organization ${org.id} has communications disabled; enable it before placing calls`);
+  return { org, botId, phoneNumberId };
+}
 
-  const notBefore = data.notBefore ? new Date(data.notBefore) : null;
-  const expiresAt = data.notAfter ? new Date(data.notAfter) : new Date(now.getTime() + DEFAULT_CALL_WINDOW_MS);
+/** When a call placed at `now` with `notAfter` expires: in the future, at most 30 days ahead (400 naming notAfter otherwise). */
+export function callExpiry(notAfter: string | undefined, now: Date): Date {
+  const expiresAt = notAfter ? new Date(notAfter) : new Date(now.getTime() + DEFAULT_CALL_WINDOW_MS);
   if (expiresAt.getTime() <= now.getTime()) throw InvalidInput.of('notAfter', 'must be in the future');
   if (expiresAt.getTime() > now.getTime() + MAX_CALL_WINDOW_MS) throw InvalidInput.of('notAfter', 'must be at most 30 days ahead');
+  return expiresAt;
+}
+
+/** What is shared by the calls placed in one request: the organization, its calling policy, bot, caller id, the instant. */
+export interface PlacingContext {
+  org: { id: string; parentId: string | null; timezone: string };
+  policy: CallingPolicyFields;
+  botId: string;
+  phoneNumberId: string;
+  now: Date;
+}
+
+/** One call to place, parsed (createCallRequestInput's fields) with its expiry (callExpiry). */
+export type CallToPlace = Omit<z.output<typeof createCallRequestInput>, 'botId' | 'phoneNumberId' | 'notAfter'> & {
+  expiresAt: Date;
+  batchId?: string;
+  batchIndex?: number;
+};
+
+/** The first allowed instant of a call (firstCallInstant's arguments); a batch memoizes it over recipients alike. */
+export type FirstInstant = (placing: CallPlacing, policy: CallingPolicyFields, from: Date, before: Date) => Promise<Date | null>;
+
+/**
+ * The queued row of one call, checked by the rules of POST /v1/call-requests (a batch's recipients by the very same):
+ * notBefore before notAfter (400 notBefore), consent not obtained in the future (400 consent.obtainedAt), consent when
+ * the purpose needs it (400 consent_required), an allowed instant before notAfter (422 outside_call_window naming
+ * notAfter); due at the first allowed instant. The suppression list is the caller's (a single call is refused, a
+ * batch's recipient skipped).
+ */
+export async function queuedCallRow(
+  deps: ScheduleDeps,
+  ctx: PlacingContext,
+  data: CallToPlace,
+  firstInstant: FirstInstant = (placing, policy, from, before) => firstCallInstant(deps, placing, policy, from, before),
+): Promise<CallRequest> {
+  const { org, policy, botId, phoneNumberId, now } = ctx;
+  const notBefore = data.notBefore ? new Date(data.notBefore) : null;
+  const expiresAt = data.expiresAt;
   if (notBefore && notBefore.getTime() >= expiresAt.getTime()) throw InvalidInput.of('notBefore', 'must be before notAfter');
   if (data.consent && Date.parse(data.consent.obtainedAt) > now.getTime())
     throw InvalidInput.of('consent.obtainedAt', 'must not be in the future');
-  // a number on the do-not-call list of the organization or its account is never queued (issue 34 §4)
-  const [policy, suppression] = await Promise.all([
-    effectivePolicy(db, org),
-    suppressionFor(db, org, [data.to, erasedNumber(deps.tokens.key, data.to)]),
-  ]);
-  if (suppression) throw suppressedError(suppression, org);
-  if (policy.fields.requireConsentFor.includes(data.purpose) && !data.consent) {
+  if (policy.requireConsentFor.includes(data.purpose) && !data.consent) {
     throw new ConsentRequired(
       `consent: a ${data.purpose} call needs consent {basis, obtainedAt, source}: the calling policy lists "${data.purpose}" in requireConsentFor`,
     );
   }
   const calleeTimezone = data.calleeTimezone ?? org.timezone;
-  const retry = data.retry ?? policy.fields.retry;
+  const retry = data.retry ?? policy.retry;
   const earliest = notBefore && notBefore.getTime() > now.getTime() ? notBefore : now;
   const placing = { orgId: org.id, phoneNumberId, calleeTimezone, officeHoursOnly: data.officeHoursOnly };
-  const dueAt = await firstCallInstant(deps, placing, policy.fields, earliest, expiresAt);
+  const dueAt = await firstInstant(placing, policy, earliest, expiresAt);
   if (dueAt === null) {
-    const after = await firstCallInstant(deps, placing, policy.fields, expiresAt, new Date(expiresAt.getTime() + 400 * 86_400_000));
+    const after = await firstInstant(placing, policy, expiresAt, new Date(expiresAt.getTime() + 400 * 86_400_000));
     throw new OutsideCallWindow(
       `notAfter: no instant before ${expiresAt.toISOString()} is within the calling policy's windows in ${calleeTimezone}` +
         (data.officeHoursOnly ? ' while the organization is OPEN' : '') +
@@ -356,7 +435,7 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
     );
   }
 
-  const row: CallRequest = {
+  return {
     id: randomUUID(),
     orgId: org.id,
     status: 'queued',
@@ -390,24 +469,9 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
     outcomeData: null,
     followUpOf: null,
     followUpId: null,
+    batchId: data.batchId ?? null,
+    batchIndex: data.batchIndex ?? null,
   };
-  const view = callRequestView(row, now);
-  const event = newEventRow(deps, actor, {
-    type: 'call_request.queued',
-    orgId: org.id,
-    subject: { type: 'call_request', id: row.id },
-    data: view,
-  });
-  // every request reaches a final state: its expiry is durable work, kept across restarts, named by the
-  // request so that the transition to a final state drops it (endCallRequestWork). The row, its event and
-  // its expiry are one statement: one transaction without the round trips of opening and committing one
-  await insertQueuedCallRequest(
-    db,
-    row,
-    event,
-    jobInsertSql(now, { id: row.id, kind: EXPIRE_JOB, payload: { callRequestId: row.id }, runAt: expiresAt }),
-  );
-  return view;
 }
 
 // ---- the suppression list's check at create (suppressions.ts keeps the list)
@@ -542,6 +606,8 @@ export async function placeFollowUp(
       ...(row.consent !== null ? { consent: row.consent } : {}),
       ...(row.retry !== null ? { retry: row.retry } : {}),
       followUpOf: row.id,
+      // a callback is part of its original's campaign: the batch completes when it does
+      ...(row.batchId !== null ? { batchId: row.batchId, batchIndex: row.batchIndex } : {}),
     },
   });
   await recordEvent(tx, deps, actor, {
@@ -583,7 +649,6 @@ export async function cancelCallRequest(
       where: { id },
       data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },
     });
-    await endCallRequestWork(tx, row);
     const view = callRequestView(updated, now);
     await recordEvent(tx, deps, actor, {
       type: 'call_request.canceled',
@@ -592,16 +657,24 @@ export async function cancelCallRequest(
       data: view,
       previous: { status: current },
     });
+    await endCallRequestWork(tx, deps, row);
     return view;
   });
 }
 
 /**
  * A request reached a final state: its durable work goes in the same transaction, its expiry (named by
- * the request's id) and the end of its lease (named by the lease's id), so that no job outlives its subject.
+ * the request's id) and the end of its lease (named by the lease's id), so that no job outlives its subject;
+ * and its call batch, if any, completes when this was its last pending request (callBatchProgress.ts). Call it
+ * last in the transaction of the transition, after its event and what it placed (a follow-up joins the batch).
  */
-export async function endCallRequestWork(tx: Prisma.TransactionClient, row: Pick<CallRequest, 'id' | 'leaseId'>): Promise<void> {
+export async function endCallRequestWork(
+  tx: Prisma.TransactionClient,
+  deps: Pick<ScheduleDeps, 'clock'>,
+  row: Pick<CallRequest, 'id' | 'leaseId' | 'batchId'>,
+): Promise<void> {
   await dropJobs(tx, [row.id, row.leaseId]);
+  if (row.batchId !== null) await settleCallBatches(tx, deps, [row.batchId]);
 }
 
 /** Locks one request's row for the rest of the transaction (FOR UPDATE) and reads it. */
@@ -648,6 +721,9 @@ export const listCallRequestsInput = z.strictObject({
     )
     .describe('Only requests in this status (as stored).'),
   botId: z.preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional()).describe('Only requests of this bot.'),
+  batchId: z
+    .preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional())
+    .describe('Only requests of this call batch (see also GET /v1/call-batches/{id}/call-requests).'),
   disposition: z
     .preprocess(absentToUndefined, z.enum(CALL_DISPOSITIONS, { error: `must be one of ${CALL_DISPOSITIONS.join(', ')}` }).optional())
     .describe('Only requests completed with this disposition.'),
@@ -685,6 +761,7 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     status: query.status ?? null,
     botId: query.botId?.toLowerCase() ?? null,
     ...(query.disposition ? { disposition: query.disposition } : {}),
+    ...(query.batchId ? { batchId: query.batchId.toLowerCase() } : {}),
     createdFrom: query.createdFrom ? new Date(query.createdFrom).toISOString() : null,
     createdTo: query.createdTo ? new Date(query.createdTo).toISOString() : null,
   };
@@ -694,6 +771,7 @@ export async function listCallRequests(deps: ConversationDeps, actor: Actor, inp
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.botId ? { botId: filters.botId } : {}),
     ...(query.disposition ? { disposition: query.disposition } : {}),
+    ...(query.batchId ? { batchId: query.batchId.toLowerCase() } : {}),
     ...(filters.createdFrom || filters.createdTo
       ? {
           createdAt: {

@@ -340,3 +340,137 @@ export async function moveQueuedDueAts(db: SqlRunner, moves: readonly { id: stri
     FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.dueAt.toISOString())}::timestamp(3)[]) AS m("id", "dueAt")
     WHERE c."id" = m."id" AND c."status" = 'queued'`;
 }
+
+// ---- call batches (callBatches.ts, callBatchProgress.ts)
+
+/** One recipient's queued request as a batch's create writes it (the rest of the row is the batch's). */
+export interface BatchRow {
+  id: string;
+  to: string;
+  notBefore: string | null;
+  dueAt: string;
+  metadata: Record<string, string>;
+  calleeTimezone: string;
+  consent: unknown;
+  retry: unknown;
+  batchIndex: number;
+}
+
+/**
+ * Writes a batch, its queued requests, their expiry jobs and the batch's event in one statement (data-modifying
+ * WITHs: all or none). The requests go as one JSON parameter read by jsonb_to_recordset: 5,000 rows are one round
+ * trip and one statement, not 5,000.
+ */
+export async function insertCallBatch(
+  db: SqlRunner,
+  batch: {
+    id: string;
+    orgId: string;
+    botId: string;
+    phoneNumberId: string;
+    purpose: string;
+    officeHoursOnly: boolean;
+    notBefore: Date | null;
+    expiresAt: Date;
+    metadata: Record<string, string>;
+    retry: unknown;
+    recipients: number;
+    skipped: unknown[];
+    createdAt: Date;
+    completedAt: Date | null;
+  },
+  rows: BatchRow[],
+  event: EventRow,
+  expireJobKind: string,
+): Promise<void> {
+  const now = iso(batch.createdAt);
+  await db.$executeRaw`
+    WITH b AS (
+      INSERT INTO "CallBatch" ("id", "orgId", "botId", "phoneNumberId", "purpose", "officeHoursOnly", "notBefore", "expiresAt", "metadata",
+                               "retry", "recipients", "placed", "skipped", "createdAt", "completedAt")
+      VALUES (${batch.id}::uuid, ${batch.orgId}::uuid, ${batch.botId}::uuid, ${batch.phoneNumberId}::uuid, ${batch.purpose},
+              ${batch.officeHoursOnly}, ${isoOrNull(batch.notBefore)}::timestamp(3), ${iso(batch.expiresAt)}::timestamp(3),
+              ${JSON.stringify(batch.metadata)}::jsonb, ${batch.retry === null ? null : JSON.stringify(batch.retry)}::jsonb, ${batch.recipients},
+              ${rows.length}, ${JSON.stringify(batch.skipped)}::jsonb, ${now}::timestamp(3), ${isoOrNull(batch.completedAt)}::timestamp(3))
+      RETURNING "id"),
+    r AS (
+      INSERT INTO "CallRequest" ("id", "orgId", "status", "createdAt", "expiresAt", "botId", "phoneNumberId", "to", "notBefore", "dueAt",
+                                 "officeHoursOnly", "metadata", "attempts", "calleeTimezone", "purpose", "consent", "retry", "batchId", "batchIndex")
+      SELECT x."id", ${batch.orgId}::uuid, 'queued'::"CallRequestStatus", ${now}::timestamp(3), ${iso(batch.expiresAt)}::timestamp(3),
+             ${batch.botId}::uuid, ${batch.phoneNumberId}::uuid, x."to", x."notBefore", x."dueAt", ${batch.officeHoursOnly}, x."metadata", 0,
+             x."calleeTimezone", ${batch.purpose}, x."consent", x."retry", b."id", x."batchIndex"
+      FROM b, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" uuid, "to" text, "notBefore" timestamp(3), "dueAt" timestamp(3),
+           "metadata" jsonb, "calleeTimezone" text, "consent" jsonb, "retry" jsonb, "batchIndex" int)
+      RETURNING "id"),
+    j AS (
+      INSERT INTO "Job" ("id", "kind", "payload", "runAt", "createdAt")
+      SELECT r."id", ${expireJobKind}, jsonb_build_object('callRequestId', r."id"::text), ${iso(batch.expiresAt)}::timestamp(3), ${now}::timestamp(3)
+      FROM r
+      RETURNING "id"),
+    ev AS (${eventInsertSql(event)})
+    SELECT (SELECT count(*) FROM r), (SELECT count(*) FROM j), (SELECT count(*) FROM ev)`;
+}
+
+/** A batch's requests counted per status (as answered: a queued one past its expiry is expired) and disposition. */
+export function callBatchCounts(
+  db: SqlRunner,
+  batchId: string,
+  now: Date,
+): Promise<{ status: string; disposition: string | null; n: number }[]> {
+  return db.$queryRaw`
+    SELECT CASE WHEN c."expiresAt" <= ${iso(now)}::timestamp(3) AND (c."status" = 'queued' OR (c."status" = 'in_progress' AND c."startedAt" IS NULL))
+                THEN 'expired' ELSE c."status"::text END AS "status",
+           c."disposition", count(*)::int AS "n"
+    FROM "CallRequest" c WHERE c."batchId" = ${batchId}::uuid
+    GROUP BY 1, 2`;
+}
+
+/**
+ * Locks a batch not yet completed (FOR NO KEY UPDATE: a follow-up's insert, which checks its key, is not held up)
+ * for the rest of the transaction; answers its id (none when completed or absent).
+ */
+export function lockOpenCallBatch(tx: SqlRunner, batchId: string): Promise<{ id: string }[]> {
+  return tx.$queryRaw`SELECT "id"::text AS "id" FROM "CallBatch" WHERE "id" = ${batchId}::uuid AND "completedAt" IS NULL FOR NO KEY UPDATE`;
+}
+
+/** Whether a batch has a request not yet final (queued or in progress; one past its expiry waits for its expiry job). */
+export async function callBatchHasPending(tx: SqlRunner, batchId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ pending: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM "CallRequest" c WHERE c."batchId" = ${batchId}::uuid AND c."status" IN ('queued', 'in_progress')) AS "pending"`;
+  return rows[0]?.pending ?? false;
+}
+
+/**
+ * Cancels the requests of a batch not yet started (queued, or claimed and not started) in one statement; answers
+ * them with the jobs they held (their expiry, named by the request, and their lease's end).
+ */
+export function cancelBatchRequests(tx: SqlRunner, batchId: string, now: Date): Promise<{ id: string; leaseId: string | null }[]> {
+  return tx.$queryRaw`
+    WITH picked AS (
+      SELECT c."id", c."leaseId" FROM "CallRequest" c
+      WHERE c."batchId" = ${batchId}::uuid AND (c."status" = 'queued' OR (c."status" = 'in_progress' AND c."startedAt" IS NULL))
+        AND c."expiresAt" > ${iso(now)}::timestamp(3)
+      FOR UPDATE)
+    UPDATE "CallRequest" u SET "status" = 'canceled', "finishedAt" = ${iso(now)}::timestamp(3), "leaseId" = NULL, "leaseUntil" = NULL
+    FROM picked WHERE u."id" = picked."id"
+    RETURNING u."id"::text AS "id", picked."leaseId"::text AS "leaseId"`;
+}
+
+/** Batches of an organization not yet completed (the limit on batches in progress counts them under its lock). */
+export async function openCallBatches(tx: SqlRunner, orgId: string): Promise<number> {
+  const rows = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS "n" FROM "CallBatch" WHERE "orgId" = ${orgId}::uuid AND "completedAt" IS NULL`;
+  return rows[0]?.n ?? 0;
+}
+
+/** The suppressed among `numbers` for an organization (its own list and its account's). */
+export async function suppressedAmong(
+  db: SqlRunner,
+  org: { id: string; parentId: string | null },
+  numbers: string[],
+): Promise<Set<string>> {
+  const lists = org.parentId ? [org.id, org.parentId] : [org.id];
+  const rows = await db.$queryRaw<{ number: string }[]>`
+    SELECT DISTINCT s."number" FROM "Suppression" s WHERE s."orgId" = ANY(${lists}::uuid[]) AND s."number" = ANY(${numbers}::text[])`;
+  return new Set(rows.map((r) => r.number));
+}

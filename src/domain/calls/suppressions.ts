@@ -16,7 +16,9 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '.
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
-import { callRequestView, endCallRequestWork } from './callRequests.js';
+import { callRequestView } from './callRequests.js';
+import { settleCallBatches } from './callBatchProgress.js';
+import { dropJobs } from '../../jobs/queue.js';
 import { failSuppressedNumbers, insertSuppressions } from './sql.js';
 import { erasedNumber } from './erasedNumbers.js';
 
@@ -195,8 +197,11 @@ export async function recordSuppressedRequestsEnded(
 ): Promise<void> {
   if (ended.length === 0) return;
   const rows = await tx.callRequest.findMany({ where: { id: { in: ended.map((r) => r.id) } } });
+  await dropJobs(
+    tx,
+    rows.flatMap((row) => [row.id, row.leaseId]),
+  );
   for (const row of rows) {
-    await endCallRequestWork(tx, row);
     await recordEvent(tx, deps, null, {
       type: 'call_request.failed',
       orgId: row.orgId,
@@ -205,6 +210,12 @@ export async function recordSuppressedRequestsEnded(
       previous: { status: 'queued' },
     });
   }
+  // as endCallRequestWork does for one request: the batches they were the last pending requests of complete
+  await settleCallBatches(
+    tx,
+    deps,
+    rows.map((row) => row.batchId),
+  );
 }
 
 /**

@@ -64,6 +64,9 @@ export const EVENT_TYPES = [
   'call_request.failed',
   'call_request.canceled',
   'call_request.expired',
+  'call_batch.created',
+  'call_batch.canceled',
+  'call_batch.completed',
   'calling_policy.updated',
   'retention.updated',
   'retention.purged',
@@ -108,6 +111,7 @@ export interface EventSubject {
     | 'webhook_endpoint'
     | 'webhook_delivery'
     | 'call_request'
+    | 'call_batch'
     | 'calling_policy'
     | 'retention'
     | 'suppression'

@@ -23,6 +23,8 @@ export const LIST_LIMITS = {
   oauthClients: 100,
   /** Webhook endpoints per organization. */
   webhookEndpoints: 20,
+  /** Call batches in progress per organization (not yet completed; up to 5,000 calls each). */
+  callBatches: 20,
 } as const;
 
 const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string, remedy: string]> = {
@@ -32,6 +34,7 @@ const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string, rem
   apiKeys: ['An organization', 'live API keys', 'revoke one first'],
   oauthClients: ['An organization', 'OAuth clients', 'revoke one first'],
   webhookEndpoints: ['An organization', 'webhook endpoints', 'delete one first'],
+  callBatches: ['An organization', 'call batches in progress', 'wait for one to complete, or cancel one'],
 };
 
 /**

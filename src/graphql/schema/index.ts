@@ -10,6 +10,7 @@ import './calls/conversation.js';
 import './calls/callingPolicy.js';
 import './calls/suppressions.js';
 import './calls/erasure.js';
+import './calls/callBatch.js';
 import './catalog/template.js';
 import './catalog/bot.js';
 import './schedule/closure.js';

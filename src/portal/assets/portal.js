@@ -216,6 +216,7 @@
       'week-days',
       'policy-details',
       'suppressions-rows',
+      'batch-details',
     ])
       el(id).replaceChildren();
     for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
@@ -832,6 +833,29 @@
       showStatus(`Listed ${added.number}: it will not be called.`);
       suppressionCursors = [null];
       await loadSuppressions();
+    });
+  });
+
+  // a call batch's progress (GET /v1/call-batches/{id}): its calls per status and per disposition
+  form('batch-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      const id = input('batch-id').value.trim();
+      const batch = await rest('GET', `/v1/call-batches/${encodeURIComponent(id)}`);
+      /** @param {Record<string, number>} counts */
+      const listed = (counts) =>
+        Object.entries(counts)
+          .filter(([, n]) => n > 0)
+          .map(([name, n]) => `${name.replace('_', ' ')} ${n}`)
+          .join(', ') || 'none';
+      /** @type {[string, string][]} */
+      const rows = [
+        ['Recipients', `${batch.recipients} (${batch.placed} called, ${batch.skipped.length} skipped)`],
+        ['Calls', `${batch.counts.total}: ${listed(batch.counts.byStatus)}`],
+        ['Outcomes', listed(batch.counts.byDisposition)],
+        ['Completed', batch.completedAt ?? (batch.canceledAt ? 'canceled; calls under way finish' : 'not yet')],
+      ];
+      el('batch-details').replaceChildren(...rows.flatMap(([term, value]) => [h('dt', { text: term }), h('dd', { text: value })]));
     });
   });
 

@@ -11,6 +11,7 @@ import { conversationRoutes } from './calls/conversations.js';
 import { callingPolicyRoutes } from './calls/callingPolicy.js';
 import { retentionRoutes } from './governance/retention.js';
 import { suppressionRoutes } from './calls/suppressions.js';
+import { callBatchRoutes } from './calls/callBatches.js';
 import { closureRoutes } from './schedule/closures.js';
 import { officeHoursRoutes } from './schedule/officeHours.js';
 import { specialHoursRoutes } from './schedule/specialHours.js';
@@ -33,6 +34,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...callingPolicyRoutes,
   ...retentionRoutes,
   ...suppressionRoutes,
+  ...callBatchRoutes,
   ...closureRoutes,
   ...officeHoursRoutes,
   ...specialHoursRoutes,

@@ -22,7 +22,8 @@ export type Kind =
   | 'oauthClient'
   /** A suppression list entry, named by its suppressionId (DELETE /v1/suppressions/{number} takes either). */
   | 'suppression'
-  | 'erasureRequest';
+  | 'erasureRequest'
+  | 'callBatch';
 export type Ids = Record<string, string>;
 
 export interface RestCase {
@@ -128,6 +129,13 @@ export const REST_CASES: Record<string, RestCase> = {
     body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, to: '+15005550006' }),
   },
   'POST /v1/call-requests/:callRequestId/cancel': { ids: { callRequestId: 'callRequest' } },
+  'POST /v1/call-batches': {
+    ids: { botId: 'bot', phoneNumberId: 'phone' },
+    body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, recipients: [{ to: '+15005550006' }] }),
+  },
+  'GET /v1/call-batches/:callBatchId': { ids: { callBatchId: 'callBatch' } },
+  'GET /v1/call-batches/:callBatchId/call-requests': { ids: { callBatchId: 'callBatch' } },
+  'POST /v1/call-batches/:callBatchId/cancel': { ids: { callBatchId: 'callBatch' }, body: () => ({}) },
   // claims hand out requests within reach only: no id names another tenant's
   'POST /v1/dispatch/claim': { ids: {}, body: () => ({ max: 1 }) },
   'POST /v1/call-requests/:callRequestId/heartbeat': { ids: { callRequestId: 'callRequest' }, body: () => ({ leaseId: LEASE }) },
@@ -207,6 +215,16 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query:
       'mutation($botId: ID!, $phoneNumberId: ID!) { createCallRequest(input: {botId: $botId, phoneNumberId: $phoneNumberId, to: "+15005550006"}) { id } }',
   },
+  'Mutation.createCallBatch': {
+    ids: { botId: 'bot', phoneNumberId: 'phone' },
+    query:
+      'mutation($botId: ID!, $phoneNumberId: ID!) { createCallBatch(input: {botId: $botId, phoneNumberId: $phoneNumberId, recipients: [{to: "+15005550006"}]}) { id placed } }',
+  },
+  'Query.callBatch': {
+    ids: { id: 'callBatch' },
+    query: 'query($id: ID!) { callBatch(id: $id) { id placed callRequests { items { id } } } }',
+  },
+  'Mutation.cancelCallBatch': { ids: { id: 'callBatch' }, query: 'mutation($id: ID!) { cancelCallBatch(id: $id) { id canceledAt } }' },
   'Query.callingPolicy': {
     ids: { orgId: 'org' },
     query: 'query($orgId: ID!) { callingPolicy(orgId: $orgId) { maxConcurrentCalls inheritedFrom } }',

@@ -29,12 +29,12 @@ import { AvailabilityRef } from '../schedule/availability.js';
 import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
 import type { CallAttempt } from '../../../domain/calls/callAttempts.js';
 
-const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
+export const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
   description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
   values: CALL_REQUEST_STATUSES,
 });
 
-const CallDispositionEnum = builder.enumType('CallDisposition', {
+export const CallDispositionEnum = builder.enumType('CallDisposition', {
   description:
     'What a call came to: booked, callback_requested (with callbackAt: a follow-up call), opt_out (the number goes on the suppression list), transferred, voicemail_left, information_given, declined, other.',
   values: CALL_DISPOSITIONS,
@@ -85,7 +85,7 @@ const CallConsentRef = builder.objectRef<CallConsent>('CallConsent').implement({
   }),
 });
 
-const CallConsentInput = builder.inputType('CallConsentInput', {
+export const CallConsentInput = builder.inputType('CallConsentInput', {
   description: 'The consent recorded for a call.',
   fields: (t) => ({
     basis: t.string({ required: true, description: 'express_written, express, existing_relationship or emergency.' }),
@@ -94,7 +94,7 @@ const CallConsentInput = builder.inputType('CallConsentInput', {
   }),
 });
 
-const MetadataEntryRef = builder.objectRef<{ key: string; value: string }>('MetadataEntry').implement({
+export const MetadataEntryRef = builder.objectRef<{ key: string; value: string }>('MetadataEntry').implement({
   description: 'One string pair of metadata.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The key.' }),
@@ -178,6 +178,16 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
     description: 'The follow-up call request placed when this one completed with callback_requested.',
     resolve: (r) => r.followUpId,
   }),
+  batchId: t.id({
+    nullable: true,
+    description: "The call batch it was placed with (a follow-up keeps its original's); null otherwise.",
+    resolve: (r) => r.batchId,
+  }),
+  batchIndex: t.int({
+    nullable: true,
+    description: "Its recipient's index in the batch's recipients; null outside a batch.",
+    resolve: (r) => r.batchIndex,
+  }),
 });
 
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
@@ -194,7 +204,7 @@ const CallRequestLeaseRef = builder.objectRef<CallRequestView & { leaseUntil: st
   }),
 });
 
-const CallRequestPageRef = builder.objectRef<CallRequestPage>('CallRequestPage').implement({
+export const CallRequestPageRef = builder.objectRef<CallRequestPage>('CallRequestPage').implement({
   description: 'One page of call requests, newest first.',
   fields: (t) => ({
     items: t.field({ type: [CallRequestRef], description: 'The requests of this page.', resolve: (p) => p.callRequests }),
@@ -241,7 +251,7 @@ const CallClaimsRef = builder.objectRef<ClaimAnswer>('CallClaims').implement({
   }),
 });
 
-const MetadataEntryInput = builder.inputType('MetadataEntryInput', {
+export const MetadataEntryInput = builder.inputType('MetadataEntryInput', {
   description: 'One string pair of metadata.',
   fields: (t) => ({
     key: t.string({ required: true, description: 'The key.' }),

@@ -48,7 +48,7 @@ export const callRequestRoutes = [
     tag: 'Calls',
     summary: 'List call requests, newest first',
     description:
-      'Cursor pages (`limit`, `cursor`) and filters `status`, `botId`, `disposition`, `createdFrom`, `createdTo`; `orgId` defaults to the credential owner.',
+      'Cursor pages (`limit`, `cursor`) and filters `status`, `botId`, `batchId`, `disposition`, `createdFrom`, `createdTo`; `orgId` defaults to the credential owner.',
     scope: 'call-requests:read',
     query: listCallRequestsInput,
     response: callRequestPageSchema,
