@@ -26,6 +26,7 @@ import { restErrorAnswer } from './errors.js';
 import { coerceFormBody } from './formCoercion.js';
 import { answerRestIdempotently, routeSecretField } from './idempotency.js';
 import type { RouteDef } from './route.js';
+import type { ReplayWithheld } from '../domain/shared/shownOnce.js';
 
 /**
  * What a route that declares no query parameters is handed (they are ignored, as before): a handler reads
@@ -52,7 +53,7 @@ interface Answer {
  */
 async function answerRoute(
   route: RouteDef,
-  replay: { scope: RouteDef['scope']; secretField: string | undefined },
+  replay: { scope: RouteDef['scope']; secretField: ReplayWithheld | undefined },
   request: FastifyRequest,
   progress: Progress,
 ): Promise<Answer> {

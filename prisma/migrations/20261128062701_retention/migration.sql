@@ -13,7 +13,7 @@ CREATE TABLE "RetentionPolicy" (
 );
 
 -- CreateIndex
-CREATE INDEX "CallRequest_orgId_createdAt_idx" ON "CallRequest"("orgId", "createdAt") WHERE (status IN ('completed', 'failed', 'canceled', 'expired'));
+CREATE INDEX "CallRequest_orgId_createdAt_idx" ON "CallRequest"("orgId", "createdAt");
 
 -- CreateIndex
 CREATE INDEX "Conversation_orgId_startTime_id_idx" ON "Conversation"("orgId", "startTime", "id");

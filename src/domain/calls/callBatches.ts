@@ -25,7 +25,6 @@ import { absentToUndefined } from '../shared/inputParams.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { issuesFromZod } from '../shared/errors.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
-import type { ConversationDeps } from './conversations.js';
 import { effectivePolicy } from './callingPolicy.js';
 import {
   callExpiry,
@@ -49,6 +48,7 @@ import {
   settleCallBatches,
   type SkippedRecipient,
 } from './callBatchProgress.js';
+import type { ConversationDeps } from './conversations.js';
 import { erasedNumber } from './erasedNumbers.js';
 import { type BatchRow, cancelBatchRequests, insertCallBatch, openCallBatches, suppressedAmong } from './sql.js';
 import { dropJobs } from '../../jobs/queue.js';
@@ -106,7 +106,7 @@ function refusalIssue(err: DomainError, index: number): Issue[] {
  * suppressed numbers and the numbers given before in the batch; a batch whose every recipient is skipped is created
  * completed. At most LIST_LIMITS.callBatches batches of an organization are in progress at once (409 past it).
  */
-export async function createCallBatch(deps: ScheduleDeps, actor: Actor, input: unknown): Promise<CreatedCallBatch> {
+export async function createCallBatch(deps: ConversationDeps, actor: Actor, input: unknown): Promise<CreatedCallBatch> {
   const data = parseInput(createCallBatchInput, input ?? {});
   requireScope(actor, 'call-requests:write');
   // the rows first: a bad row is named whatever the bot and the organization are

@@ -320,7 +320,10 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
   const { org, botId, phoneNumberId } = await placingOrganization(deps, actor, data.botId, data.phoneNumberId);
   const expiresAt = callExpiry(data.notAfter, now);
   // a number on the do-not-call list of the organization or its account is never queued (issue 34 §4)
-  const [policy, suppression] = await Promise.all([effectivePolicy(db, org), suppressionFor(db, org, [data.to, erasedNumber(deps.tokens.key, data.to)])]);
+  const [policy, suppression] = await Promise.all([
+    effectivePolicy(db, org),
+    suppressionFor(db, org, [data.to, erasedNumber(deps.tokens.key, data.to)]),
+  ]);
   if (suppression) throw suppressedError(suppression, org);
   const row = await queuedCallRow(deps, { org, policy: policy.fields, botId, phoneNumberId, now }, { ...data, expiresAt });
   const view = callRequestView(row, now);

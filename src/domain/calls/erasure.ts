@@ -291,7 +291,6 @@ const eraseCallRequests: Phase = async (tx, { row, batch, now }) => {
       },
     });
     for (const ended of await tx.callRequest.findMany({ where: { id: { in: queued } } })) {
-      await endCallRequestWork(tx, ended);
       await recordEvent(tx, { clock: () => now }, null, {
         type: 'call_request.failed',
         orgId: ended.orgId,
@@ -299,6 +298,8 @@ const eraseCallRequests: Phase = async (tx, { row, batch, now }) => {
         data: callRequestView(ended, now),
         previous: { status: 'queued' },
       });
+      // last: it may complete the request's batch (callBatches.ts)
+      await endCallRequestWork(tx, { clock: () => now }, ended);
     }
   }
   return { counts: { callRequests: erased.length }, rows: erased.length };
