@@ -158,7 +158,7 @@ export const purgeStatements = {
         SELECT "id" FROM "Conversation" WHERE "orgId" = ${orgId}::uuid AND "startTime" < ${at(cutoffs.conversations)}
         ORDER BY "startTime" LIMIT ${limit})`;
   },
-  /** Call requests created before the cutoff that reached a final state (the partial index holds only those). */
+  /** Call requests created before the cutoff that reached a final state, in the order of their (orgId, createdAt) index. */
   callRequests(orgId: string, cutoffs: { callRequests: Date }, limit: number): Prisma.Sql {
     return Prisma.sql`
       DELETE FROM "CallRequest" WHERE "id" IN (
