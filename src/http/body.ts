@@ -1,7 +1,7 @@
 // Request bodies: JSON, application/x-www-form-urlencoded and multipart/form-data parsed into the same
 // plain value, so that one zod schema validates all three. Form keys may nest with brackets or dots
 // (`annualDate[month]`, `annualDate.month`, `breaks[0][start]`, `applicableMediums[]`).
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 
@@ -122,23 +122,18 @@ const DECODERS: Record<string, (bytes: Uint8Array, options: { maxOutputLength: n
 async function readEncoded(source: BodySource): Promise<Uint8Array<ArrayBuffer>> {
   const declared = headerOf(source, 'content-length');
   if (declared && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
-  if (source instanceof Request) {
-    let bytes: Uint8Array<ArrayBuffer>;
-    try {
-      bytes = new Uint8Array(await source.arrayBuffer());
-    } catch {
-      throw new BodyError(400, 'The body was not received in full');
-    }
-    if (bytes.byteLength > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
-    return bytes;
+  if (source instanceof Request && !source.body) return new Uint8Array();
+  if (source instanceof IncomingMessage) {
+    const received = receivedInFull(source);
+    if (received) return received;
   }
-  const received = receivedInFull(source);
-  if (received) return received;
+  // read as it comes, and no further than the limit: a body without a declared length may be endless
+  const stream = (source instanceof Request ? source.body! : source) as AsyncIterable<Uint8Array | string>;
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    for await (const chunk of source as AsyncIterable<Buffer | string>) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
       total += bytes.byteLength;
       if (total > MAX_BODY_BYTES) throw new BodyError(413, `The body exceeds ${MAX_BODY_BYTES} bytes`);
       chunks.push(bytes);
