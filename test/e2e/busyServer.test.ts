@@ -12,8 +12,9 @@ import type { HttpLimits } from '../../src/config.js';
 
 /** The answer of a request's work: its path, as JSON. */
 function answerPath(request: IncomingMessage, response: ServerResponse): void {
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ path: (request.url ?? '/').split('?')[0] }));
+  const body = JSON.stringify({ path: (request.url ?? '/').split('?')[0] });
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.end(body);
 }
 
 /** CPU each request costs (ms): a few hundred connections then keep every iteration busy. */

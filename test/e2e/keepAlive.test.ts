@@ -23,7 +23,8 @@ let connections = 0;
 
 beforeAll(async () => {
   server = createHttpServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json' });
+    // framed by Content-Length, as the connection below reads answers
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': 11 });
     response.end('{"ok":true}');
   }, limits);
   server.on('connection', () => connections++);
