@@ -189,12 +189,6 @@ export interface Config {
   graphqlJit: boolean;
   /** Read a plain JSON POST's parameters and write its answer without yoga's request parsing (graphql/overHttp.ts). */
   graphqlFastPath: boolean;
-  /**
-   * Part of the fast path: a plain JSON POST of a query already compiled (GRAPHQL_JIT) runs its steps'
-   * prepared hooks instead of yoga's orchestration (graphql/overHttp.ts). Always on when both are; only
-   * the parity suite turns it off alone, to compare.
-   */
-  graphqlPreparedPath: boolean;
   /** Live subscriptions a credential may hold open at once, per instance. */
   subscriptionsPerCredential: number;
   /** The channel changes travel on between instances (Redis channel or PostgreSQL NOTIFY channel). */
@@ -287,7 +281,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subscriptionsPerCredential: e.SUBSCRIPTIONS_PER_CREDENTIAL,
     graphqlJit: e.GRAPHQL_JIT,
     graphqlFastPath: e.GRAPHQL_FAST_PATH,
-    graphqlPreparedPath: true,
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,

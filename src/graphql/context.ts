@@ -10,8 +10,8 @@ import { authenticateBearer } from '../auth/authentication.js';
 export interface GraphQLContext {
   deps: AppDeps;
   /**
-   * Aborted when the client goes away: a stream (a subscription) ends then. Only yoga's requests have one;
-   * a prepared query is answered in one piece, which nothing needs to end early (graphql/overHttp.ts).
+   * Aborted when the client goes away: a stream (a subscription) ends then. Only a request that may
+   * become a stream has one (graphql/overHttp.ts): a plain POST is answered in one piece.
    */
   signal(): AbortSignal | undefined;
   /** The authenticated caller; throws Unauthenticated when the request has no valid credential. */
@@ -41,7 +41,7 @@ export interface GraphQLCredentials {
   signal?: () => AbortSignal;
 }
 
-/** The context of one operation (yoga.ts builds it for every request yoga reads, overHttp.ts for a prepared one). */
+/** The context of one operation (yoga.ts builds it for every request). */
 export function createGraphQLContext(
   { deps, setOrgId, clientAddress, actor: authenticated }: GraphQLRequestContext,
   { authorization, signal }: GraphQLCredentials,

@@ -1,6 +1,6 @@
 // Maps domain errors to GraphQL errors with `extensions.code` (docs/decisions.md §5); anything else is masked.
 // Every error also carries `extensions.requestId`, the X-Request-Id of the answer (useRequestIdInErrors).
-import { type ExecutionResult, GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { asUnavailable } from '../domain/shared/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/shared/errors.js';
@@ -90,7 +90,7 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
  */
 export function requestIdStep(): OperationStep {
   const plugin: Plugin<Record<string, unknown>, { deps: AppDeps }> = {
-    // every executed operation (both ways of reading a request, graphql/overHttp.ts)
+    // every executed operation
     onExecutionResult(payload) {
       if (payload.result)
         stampResult(payload.result, (payload.context as unknown as { deps: AppDeps }).deps, (r) => payload.setResult(r as never));
@@ -100,33 +100,8 @@ export function requestIdStep(): OperationStep {
       stampResult(payload.result, payload.serverContext.deps, (r) => payload.setResult(r as never));
     },
   };
-  return {
-    name: 'request ids in errors',
-    plugins: [plugin],
-    prepared: {
-      onExecutionResult: ({ context }, result) => stampRequestIds(result as ExecutionResultLike, context.deps) as ExecutionResult,
-    },
-  };
+  return { name: 'request ids in errors', plugins: [plugin] };
 }
-
-/**
- * Masking (maskGraphQLError) is yoga's own `maskedErrors` option (yoga.ts), which also masks what fails
- * before an operation runs; on the prepared path its `onExecuteDone` is this: every error of the result
- * through the same function, as envelop's useMaskedErrors does.
- */
-export function maskingStep(maskError: (error: unknown, message: string) => Error): OperationStep {
-  return {
-    name: 'masked errors',
-    plugins: [],
-    prepared: {
-      onExecuteDone: (_operation, result) =>
-        result.errors ? { ...result, errors: result.errors.map((error) => maskError(error, MASKED_MESSAGE) as GraphQLError) } : result,
-    },
-  };
-}
-
-/** The message yoga hands maskError (envelop's default; maskGraphQLError writes its own). */
-const MASKED_MESSAGE = 'Unexpected error.';
 
 export function maskGraphQLError() {
   return (error: unknown, _message: string): Error => {

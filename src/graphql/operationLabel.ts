@@ -64,10 +64,5 @@ export function operationLabelStep(): OperationStep {
       report(args.contextValue, document, operationName);
     },
   };
-  return {
-    name: 'operation label',
-    plugins: [plugin],
-    // the parameters' label is replaced by the executed operation's before the answer: only the second runs
-    prepared: { onExecute: ({ serverContext, document, operationName }) => report(serverContext, document, operationName) },
-  };
+  return { name: 'operation label', plugins: [plugin] };
 }

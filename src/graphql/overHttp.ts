@@ -2,28 +2,21 @@
 // route, so every request has passed the transport's steps: its id, security headers, CORS, the request
 // log and metrics).
 //
-// Every operation goes through the same steps (yoga.ts lists them, operationSteps.ts says what a step is):
-// the metrics label, armor's limits, the parse/validate cache, compiled queries (preparedQueries.ts),
-// masked errors (errors.ts), the budgets' 429 and cost extension (rateLimits.ts), request ids. A step is
-// defined once, as yoga plugins plus what it does on the prepared branch; a step added to yoga.ts must say
-// the latter (the type requires it). One handler reads every request; what differs is how the steps are
-// driven:
+// Every operation is executed one way: by yoga, through its plugin system, where each step is a plugin
+// (yoga.ts lists them: the metrics label, armor's limits, the parse/validate cache, queries compiled by
+// graphql-jit (preparedQueries.ts), the budgets' 429 and cost extension (rateLimits.ts), request ids,
+// yoga's masking). What differs between requests is only how yoga is handed the request:
 //
-//   prepared    a plain POST (below) of a query operation that yoga's pipeline already parsed, validated and
-//               compiled (same text, same operationName): its steps' prepared hooks run around the compiled
-//               query, hook by hook in yoga's order (operationSteps.ts), without yoga's and envelop's
-//               orchestration, which cost more than the operation itself on a small query. The answer is
-//               written by yoga's rules for a regular result (regularAnswer.ts) as status, headers and text.
 //   plain       a plain POST — a JSON object of query/variables/operationName/extensions, no Idempotency-Key,
 //               an Accept that asks for JSON: the parameters come from the body already read (and bounded),
 //               yoga's `getResultForParams` runs every plugin, and yoga's own `processRegularResult` writes the
-//               answer (status and headers by the GraphQL-over-HTTP rules).
+//               answer (status and headers by the GraphQL-over-HTTP rules). This saves building a fetch
+//               Request for yoga to read again.
 //   yoga.fetch  anything else (GET and GraphiQL, SSE subscriptions, multipart, batches, other content types,
 //               malformed parameters, keyed mutations): yoga reads the request and writes the answer.
 //
-// The prepared branch is on when GRAPHQL_FAST_PATH and GRAPHQL_JIT are (config.graphqlPreparedPath turns it
-// off alone); GRAPHQL_FAST_PATH=false sends every request through yoga.fetch; test/api/graphqlPaths.parity.test.ts
-// runs the same cases every way and expects the same status, headers and body.
+// GRAPHQL_FAST_PATH=false sends every request through yoga.fetch; test/api/graphqlPaths.parity.test.ts
+// runs the same cases both ways and expects the same status, headers and body.
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -39,10 +32,6 @@ import { BodyError, readLimited } from '../http/body.js';
 import { headerAsSent } from '../http/repeatedFields.js';
 import { graphqlCodeOf } from '../domain/shared/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
-import { createGraphQLContext } from './context.js';
-import { executePrepared, type OperationStep } from './operationSteps.js';
-import type { PreparedQuery } from './preparedQueries.js';
-import { type PlainMediaType, regularAnswer, type RegularAnswer } from './regularAnswer.js';
 import { withErrorBody } from './transportErrors.js';
 import { createGraphQLHandler, type GraphQLServerContext } from './yoga.js';
 
@@ -54,9 +43,8 @@ export interface GraphQLOverHttp {
 }
 
 export function graphqlOverHttp(deps: AppDeps): GraphQLOverHttp {
-  const { yoga, steps, prepared } = createGraphQLHandler(deps);
+  const { yoga } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
-  const preparedPath = fastPath && deps.config.graphqlPreparedPath ? prepared : undefined;
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     request.label = `${request.method} /graphql`;
     const incoming = request.raw;
@@ -94,19 +82,9 @@ export function graphqlOverHttp(deps: AppDeps): GraphQLOverHttp {
     }
     if (fastPath && post.headers.get(IDEMPOTENCY_KEY_HEADER) === null) {
       const mediaType = plainRequestType(post.headers.get('content-type'), post.headers.get('accept'));
-      const read = mediaType && readParams(post.bodyText);
-      if (mediaType && read?.query) {
-        const answer = await preparedAnswer(
-          steps,
-          read.query,
-          { params: read.params, mediaType },
-          serverContext,
-          post.headers.get('authorization'),
-        );
-        return reply.code(answer.status).headers(answer.headers).send(answer.body);
-      }
-      if (mediaType && read)
-        return send(reply, await answerParams(yoga, { params: read.params, mediaType }, post.request(), serverContext, request.requestId));
+      const params = mediaType && plainParams(post.bodyText);
+      if (mediaType && params)
+        return send(reply, await answerParams(yoga, { params, mediaType }, post.headersOnly(), serverContext, request.requestId));
     }
     // a mutation with an Idempotency-Key runs once per key (graphql/idempotentOperations.ts)
     const answer = await answerGraphQLPost(serverContext.deps, post, address, async (actor) =>
@@ -114,12 +92,6 @@ export function graphqlOverHttp(deps: AppDeps): GraphQLOverHttp {
     );
     return send(reply, await withErrorBody(answer, post.request(), request.requestId));
   };
-
-  function readParams(text: string): { params: GraphQLParams; query?: PreparedQuery } | undefined {
-    const params = plainParams(text);
-    if (!params) return undefined;
-    return { params, query: preparedPath?.get(params.query, params.operationName) };
-  }
 
   return { handler };
 }
@@ -193,6 +165,8 @@ interface GraphQLParams {
   extensions?: Record<string, unknown>;
 }
 
+type PlainMediaType = 'application/json' | 'application/graphql-response+json';
+
 interface PlainRequest {
   params: GraphQLParams;
   mediaType: PlainMediaType;
@@ -214,24 +188,6 @@ async function answerParams(
   if (isAsyncIterable(result)) await (result as AsyncIterableIterator<unknown>).return?.();
   const answer = processRegularResult(result as ExecutionResult, yoga.fetchAPI, mediaType);
   return withErrorBody(answer, request, requestId);
-}
-
-/**
- * The prepared path: a plain POST of a query operation this pipeline already parsed, validated and
- * compiled, run by its steps' prepared hooks (operationSteps.ts), its answer written by yoga's rules
- * (regularAnswer.ts).
- */
-async function preparedAnswer(
-  steps: readonly OperationStep[],
-  query: PreparedQuery,
-  { params, mediaType }: PlainRequest,
-  serverContext: GraphQLServerContext,
-  authorization: string | null,
-): Promise<RegularAnswer> {
-  const context = createGraphQLContext(serverContext, { authorization });
-  const operation = { document: query.document, operationName: query.operationName, serverContext, context, variables: params.variables };
-  const result = await executePrepared(steps, query, operation, params.variables);
-  return regularAnswer(result, mediaType);
 }
 
 const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
@@ -273,8 +229,10 @@ function plainParams(text: string): GraphQLParams | undefined {
 }
 
 interface ReadGraphQLPost extends GraphQLPost {
-  /** The request as yoga takes it (made on first use: a plain JSON POST is answered without one). */
+  /** The request as yoga takes it, to read (made on first use). */
   request(): Request;
+  /** The request without its body, for yoga's plugins and the context (its headers) when its parameters are already read. */
+  headersOnly(): Request;
 }
 
 const utf8 = new TextDecoder();
@@ -298,6 +256,7 @@ async function graphQLRequest(
   return {
     headers,
     bodyText: utf8.decode(bytes),
+    headersOnly: () => new RequestClass(url, { method: 'POST', headers }),
     request: () => {
       if (request) return request;
       const forYoga = new Headers(headers);

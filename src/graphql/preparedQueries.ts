@@ -41,14 +41,6 @@ export class PreparedQueries {
     return this.entries.size;
   }
 
-  /**
-   * The prepared query of a document's text and operation name, when this pipeline prepared it (it
-   * parsed, validated and compiled it before): what the prepared path runs (overHttp.ts).
-   */
-  get(query: string, operationName: string | null | undefined): PreparedQuery | undefined {
-    return this.entries.get(keyOf(query, operationName));
-  }
-
   /** Whether a document's text and operation name are prepared (without touching its recency). */
   has(query: string, operationName: string | null | undefined): boolean {
     return this.entries.has(keyOf(query, operationName));
@@ -107,5 +99,5 @@ export function preparedQueriesStep(store: PreparedQueries): OperationStep {
       if (prepared) setExecuteFn(prepared.execute);
     },
   };
-  return { name: 'prepared queries', plugins: [plugin], prepared: { notNeeded: 'the prepared path runs the compiled query itself' } };
+  return { name: 'prepared queries', plugins: [plugin] };
 }

@@ -312,8 +312,7 @@ function outcomeOf<R extends ExecutionResult>(
 
 /**
  * For every operation executed: an introspection operation first draws on the caller's address (no
- * credential needed, but not free either), then `withRateLimitOutcome` on the result. On the prepared
- * path (operationSteps.ts) only the second: introspection is never prepared (preparedQueries.ts).
+ * credential needed, but not free either), then `withRateLimitOutcome` on the result.
  */
 export function rateLimitStep(): OperationStep {
   const plugin: Plugin = {
@@ -353,9 +352,5 @@ export function rateLimitStep(): OperationStep {
         );
     },
   };
-  return {
-    name: 'budgets: extensions.rateLimit and 429',
-    plugins: [plugin],
-    prepared: { onExecuteDone: ({ context, document, operationName }, result) => outcomeOf(result, context, document, operationName) },
-  };
+  return { name: 'budgets: extensions.rateLimit and 429', plugins: [plugin] };
 }

@@ -5,7 +5,7 @@
 // made fifty errors that each printed the whole object, a 47 MB answer after half a minute of work. Here
 // the value is printed at most twice (graphql-js stops at the second error), the message is cut to a
 // readable length, and an operation with invalid variables never reaches its executor.
-import { type DocumentNode, type ExecutionResult, getOperationAST, getVariableValues, GraphQLError, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, getOperationAST, getVariableValues, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { executionArgs, type OperationStep } from './operationSteps.js';
 
@@ -54,14 +54,5 @@ export function variableCheckStep(schema: GraphQLSchema, maskError: (error: unkn
       if (problem) setResultAndStopExecution({ errors: [maskError(problem, problem.message) as GraphQLError] });
     },
   };
-  return {
-    name: 'variables checked',
-    plugins: [plugin],
-    prepared: {
-      onExecute: ({ document, operationName, variables }): ExecutionResult | undefined => {
-        const problem = variableProblem(schema, document, operationName, variables);
-        return problem ? { errors: [problem] } : undefined;
-      },
-    },
-  };
+  return { name: 'variables checked', plugins: [plugin] };
 }

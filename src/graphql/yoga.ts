@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { rateLimitStep } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
 import { PreparedQueries, preparedQueriesStep } from './preparedQueries.js';
-import { maskGraphQLError, maskingStep, requestIdStep } from './errors.js';
+import { maskGraphQLError, requestIdStep } from './errors.js';
 import { abuseLimitPlugins } from './abuseLimits.js';
 import { graphiqlOptions } from './graphiql.js';
 import { endUnansweredStreams } from './liveStreams.js';
@@ -23,8 +23,6 @@ export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
   /** Every step of an operation, in yoga's order (operationSteps.ts). */
   steps: readonly OperationStep[];
-  /** The compiled queries (GRAPHQL_JIT), which the prepared path runs (overHttp.ts). */
-  prepared?: PreparedQueries;
 }
 
 export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
@@ -32,11 +30,7 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
   const maskError = maskGraphQLError();
   // in the order their hooks run in yoga: the plugins in this order, then yoga's masking (its own option, below)
   const steps: OperationStep[] = [
-    {
-      name: 'abuse limits',
-      plugins: abuseLimitPlugins({ production: deps.config.production }),
-      prepared: { notNeeded: 'refused while parsing and validating: a prepared document passed both before it was prepared' },
-    },
+    { name: 'abuse limits', plugins: abuseLimitPlugins({ production: deps.config.production }) },
     rateLimitStep(),
     requestIdStep(),
     operationLabelStep(),
@@ -44,17 +38,8 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     ...(prepared ? [preparedQueriesStep(prepared)] : []),
     // the last before the executor: an operation refused for its variables was counted, labelled and stamped like any other
     variableCheckStep(schema, maskError),
-    maskingStep(maskError),
-    {
-      name: 'answers written in slices',
-      plugins: [slicedAnswers()],
-      prepared: { notNeeded: 'a prepared answer is written in slices by the prepared path itself (regularAnswer.ts)' },
-    },
-    {
-      name: 'unanswered streams end',
-      plugins: [endUnansweredStreams()],
-      prepared: { notNeeded: 'a prepared operation is a query, never a stream' },
-    },
+    { name: 'answers written in slices', plugins: [slicedAnswers()] },
+    { name: 'unanswered streams end', plugins: [endUnansweredStreams()] },
   ];
   const yoga = createYoga<GraphQLServerContext, GraphQLContext>({
     schema,
@@ -76,5 +61,5 @@ export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
     context: (initial) =>
       createGraphQLContext(initial, { authorization: initial.request.headers.get('authorization'), signal: () => initial.request.signal }),
   });
-  return { yoga, steps, prepared };
+  return { yoga, steps };
 }

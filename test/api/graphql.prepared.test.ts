@@ -63,7 +63,7 @@ function comparable(answer: Answer) {
   return { status: answer.status, headers, body: { ...answer.body, ...(errors ? { errors } : {}), ...(extensions ? { extensions } : {}) } };
 }
 
-describe('a query answers the same on its first run (yoga) and on every run after it (prepared)', () => {
+describe('a query answers the same on its first run (compiled then) and on every run after it', () => {
   const ORG = 'query Org($id: ID!) { organization(id: $id) { id name officeHours { dayOfWeek open close } } }';
   const cases: { name: string; body: () => Record<string, unknown>; headers?: Record<string, string>; expected: (a: Answer) => void }[] = [
     {
@@ -190,7 +190,7 @@ describe('a document with several operations', () => {
   });
 });
 
-describe('rate limits on prepared queries', () => {
+describe('rate limits on compiled queries', () => {
   it('a limited field is an error beside the others; every root field limited is 429 + Retry-After', async () => {
     const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2' });
     const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
@@ -208,7 +208,7 @@ describe('rate limits on prepared queries', () => {
       expect(partial[0]!.body.data.viewer.scopes.length).toBeGreaterThan(0);
       expect(partial[0]!.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['RATE_LIMITED']);
       expect(comparable(partial[1]!)).toEqual(comparable(partial[0]!));
-      // every root field limited: 429, on the prepared path as on yoga's (a fresh app, the same budgets)
+      // every root field limited: 429, on a later run as on the first (a fresh app, the same budgets)
       const prepared = await post(orgOnly);
       expect(prepared.status).toBe(429);
       expect(prepared.headers['retry-after']).toBe('50');
@@ -221,7 +221,7 @@ describe('rate limits on prepared queries', () => {
 });
 
 describe('metrics', () => {
-  it('labels every run of a prepared query with its operation', async () => {
+  it('labels every run of a compiled query with its operation', async () => {
     const post = freshApp();
     for (let i = 0; i < 3; i++) expect((await post({ query: 'query Viewer { viewer { scopes } }' })).status).toBe(200);
     const text = await (await post.app.fetch(new Request('http://127.0.0.1/metrics'))).text();
@@ -233,7 +233,7 @@ describe('metrics', () => {
   });
 });
 
-describe('a repeated body (its parameters remembered, src/graphql/overHttp.ts)', () => {
+describe('a repeated body', () => {
   const QUERY = 'query Hours($id: ID!) { organization(id: $id) { id officeHours { dayOfWeek open close } } }';
 
   it('answers what the read model holds now, for the variables of that body', async () => {

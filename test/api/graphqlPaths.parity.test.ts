@@ -1,12 +1,12 @@
-// GraphQL over HTTP has one set of operation steps and three ways of driving them (src/graphql/overHttp.ts):
-// the prepared path for a plain JSON POST of a query already compiled, the fast path for other plain JSON
-// POSTs, and yoga.fetch for everything else. GRAPHQL_FAST_PATH=false forces every request through
-// yoga.fetch; GRAPHQL_JIT=false runs every operation through graphql-js instead of its compiled form; the
-// second run of a compiled query on the fast path is the prepared path, which the last path turns off
-// (config.graphqlPreparedPath). The last path sends the requests over a socket, through node:http's
-// server in front of the app (http/server.ts). Every case below runs through these six paths, each twice (a first run compiles, the second reuses), and the
-// answers of one executor must be identical whichever way the request was read: status, headers and body
-// (the request id aside, which is checked to be the answer's own), and the request metrics they leave.
+// GraphQL over HTTP executes every operation one way, through yoga's plugins, and hands yoga a request
+// in one of two ways (src/graphql/overHttp.ts): a plain JSON POST as parameters already read (the fast
+// path), anything else as a fetch Request (yoga.fetch). GRAPHQL_FAST_PATH=false forces every request through
+// yoga.fetch; GRAPHQL_JIT=false runs every operation through graphql-js instead of its compiled form. The
+// last path sends the requests over a socket, through node:http's server in front of the app
+// (http/server.ts). Every case below runs through these five paths, each twice (a first run compiles, the
+// second reuses), and the answers of one executor must be identical whichever way the request was read:
+// status, headers and body (the request id aside, which is checked to be the answer's own), and the
+// request metrics they leave.
 import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -31,8 +31,6 @@ const PATHS = [
   { name: 'fast path, graphql-js', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'false' } },
   { name: 'yoga.fetch, compiled', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'true' } },
   { name: 'yoga.fetch, graphql-js', env: { GRAPHQL_FAST_PATH: 'false', GRAPHQL_JIT: 'false' } },
-  // the second run of a compiled query on the first path is the prepared path (overHttp.ts); here it is off
-  { name: 'fast path, compiled, no prepared path', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, preparedPath: false },
   // over node:http, through the server in front of the app
   { name: 'node:http, compiled', env: { GRAPHQL_FAST_PATH: 'true', GRAPHQL_JIT: 'true' }, socket: true },
 ];
@@ -55,11 +53,8 @@ type PathApp = { name: string; app: ReturnType<typeof createApp>; rateLimit: Rat
 /** One app per path over the test database, each with its own budgets (small: a case can spend them). */
 async function pathApps(): Promise<PathApp[]> {
   return Promise.all(
-    PATHS.map(async ({ name, env, preparedPath, socket }) => {
-      const config = {
-        ...loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env }),
-        graphqlPreparedPath: preparedPath ?? true,
-      };
+    PATHS.map(async ({ name, env, socket }) => {
+      const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '2', UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '4', ...env });
       const rateLimit = createRateLimiter(config, t.deps.logger, t.clock.now);
       limiters.push(rateLimit);
       const app = createApp({ ...t.deps, config, rateLimit });
