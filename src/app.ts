@@ -15,7 +15,8 @@ import { UNKNOWN_ADDRESS } from './http/clientAddress.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/requestContext.js';
 import { API_SECURITY_HEADERS } from './http/securityHeaders.js';
 import { envelope, NOT_HTTP } from './http/server.js';
-import { pathOf, useTransport } from './http/transport.js';
+import { useTransport } from './http/transport.js';
+import { pathOf } from './http/requestTarget.js';
 import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
@@ -34,10 +35,9 @@ const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /** The target with its path's dot segments resolved, as URL parsing resolves them; most targets have none. */
 function withoutDotSegments(url: string): string {
-  const query = url.indexOf('?');
-  const path = query < 0 ? url : url.slice(0, query);
+  const path = pathOf(url);
   if (!DOT_SEGMENT.test(path)) return url;
-  return new URL(path, 'http://localhost').pathname + (query < 0 ? '' : url.slice(query));
+  return new URL(path, 'http://localhost').pathname + url.slice(path.length);
 }
 
 export function createApp(deps: AppDeps) {

@@ -23,6 +23,7 @@ import { errorFields, type Logger } from '../logger.js';
 import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 import { RequestScheduler } from './requestScheduler.js';
 import { requestIdFrom } from './requestContext.js';
+import { pathOf } from './requestTarget.js';
 import { API_SECURITY_HEADERS } from './securityHeaders.js';
 
 /** What answers a request once the server has let it in: the app's (app.ts's `listener`). */
@@ -32,9 +33,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 const UNQUEUED_ROUTES: ReadonlySet<string> = new Set(['GET /healthz', 'HEAD /healthz']);
 
 function routeOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  return `${req.method} ${query < 0 ? url : url.slice(0, query)}`;
+  return `${req.method} ${pathOf(req.url ?? '/')}`;
 }
 
 /**
@@ -136,9 +135,7 @@ const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/i;
  * this service, with whatever follows it read as a path).
  */
 function unreadableTarget(req: IncomingMessage): string | undefined {
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  if ((query < 0 ? url : url.slice(0, query)).includes('\\')) return 'the path holds a backslash';
+  if (pathOf(req.url ?? '/').includes('\\')) return 'the path holds a backslash';
   if (!HOST.test(req.headers.host ?? '')) return 'the Host header does not name a host';
   return undefined;
 }

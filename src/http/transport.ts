@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import './appEnv.js';
 import { corsStep } from './cors.js';
 import { pages } from './pages.js';
+import { pathOf } from './requestTarget.js';
 import { answerMade, depsForRequest, REQUEST_ID_HEADER, requestIdFrom } from './requestContext.js';
 import { API_SECURITY_HEADERS } from './securityHeaders.js';
 
@@ -50,12 +51,6 @@ export function recordAnswer(
   observe({ method: a.method, route: a.route, status: a.status, operation: a.operation, seconds: a.durationMs / 1000 });
 }
 
-/** The path of a request target (its query left out). */
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
-}
-
 export function useTransport(app: FastifyInstance, deps: AppDeps, options: TransportOptions): void {
   app.decorateRequest('deps', null as unknown as AppDeps);
   app.decorateRequest('requestId', '');
@@ -91,6 +86,8 @@ export function useTransport(app: FastifyInstance, deps: AppDeps, options: Trans
   // one log line per request: method, route pattern, status, duration, org id (never a credential);
   // and the request's metrics (route pattern, method, status, GraphQL operation: never an id)
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    // onSend runs for every answer Fastify sends; a reply written past it (hijacked, or a stream torn down
+    // before onSend) still gives its slot back here. answerMade does nothing the second time
     answerMade(request.deps);
     recordAnswer(request.deps.logger, (answered) => options.observe(answered), {
       method: request.method,

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SCOPES } from '../domain/shared/access.js';
-import { pathOf } from '../http/transport.js';
+import { pathOf } from '../http/requestTarget.js';
 import { projectRoot } from '../projectRoot.js';
 import { errorBody } from '../rest/envelope.js';
 

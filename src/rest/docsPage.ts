@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { pathOf } from '../http/transport.js';
+import { pathOf } from '../http/requestTarget.js';
 import { errorBody } from './envelope.js';
 import { buildOpenApiDocument, type OpenApiOptions } from './openapi.js';
 import type { RouteDef } from './route.js';

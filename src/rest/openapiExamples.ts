@@ -3,6 +3,7 @@
 // numbers, insurances, templates, call requests and conversations. Ids are fixed here (the demo's are
 // fresh on every run). Each example is validated against its schema by the tests and by Redocly's lint.
 import { sampleWorkflow } from '../demo/demoData.js';
+import { noDispositionCounts } from '../domain/calls/callAttempts.js';
 import type { RestErrorCode } from '../domain/shared/errorCodes.js';
 
 const ids = {
@@ -337,16 +338,7 @@ const erasureRequest = {
   startedAt: null,
   completedAt: null,
 };
-const noDispositions = {
-  booked: 0,
-  callback_requested: 0,
-  opt_out: 0,
-  transferred: 0,
-  voicemail_left: 0,
-  information_given: 0,
-  declined: 0,
-  other: 0,
-};
+const noDispositions = noDispositionCounts();
 const callBatch = {
   callBatchId: ids.callBatch,
   orgId: ids.clinic,

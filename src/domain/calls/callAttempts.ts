@@ -197,6 +197,11 @@ export const CALL_DISPOSITIONS = [
 ] as const;
 export type CallDisposition = (typeof CALL_DISPOSITIONS)[number];
 
+/** A count of zero for every disposition (a batch nothing of has been completed yet). */
+export function noDispositionCounts(): Record<CallDisposition, number> {
+  return Object.fromEntries(CALL_DISPOSITIONS.map((disposition) => [disposition, 0])) as Record<CallDisposition, number>;
+}
+
 export const MAX_NOTES_LENGTH = 2_000;
 export const MAX_OUTCOME_DATA_BYTES = 16 * 1024;
 /** Nesting of `data` (its bytes bound it too; this refuses a deep one before it is serialized). */

@@ -50,6 +50,7 @@ import {
 } from './callBatchProgress.js';
 import type { ConversationDeps } from './conversations.js';
 import { erasedNumber } from './erasedNumbers.js';
+import { noDispositionCounts } from './callAttempts.js';
 import { type BatchRow, cancelBatchRequests, insertCallBatch, openCallBatches, suppressedAmong } from './sql.js';
 import { dropJobs } from '../../jobs/queue.js';
 
@@ -225,16 +226,7 @@ export async function createCallBatch(deps: ConversationDeps, actor: Actor, inpu
   const counts = {
     total: rows.length,
     byStatus: { queued: rows.length, in_progress: 0, completed: 0, failed: 0, canceled: 0, expired: 0 },
-    byDisposition: {
-      booked: 0,
-      callback_requested: 0,
-      opt_out: 0,
-      transferred: 0,
-      voicemail_left: 0,
-      information_given: 0,
-      declined: 0,
-      other: 0,
-    },
+    byDisposition: noDispositionCounts(),
   };
   const view = callBatchView(
     {

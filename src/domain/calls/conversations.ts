@@ -14,7 +14,7 @@ import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { absentToUndefined, cursorParam, integerParam, optionalIntegerParam } from '../shared/inputParams.js';
-import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
+import { openInstantIdCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
 export const CONVERSATION_MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
@@ -278,17 +278,7 @@ function sealPosition(deps: ConversationDeps, scope: ConversationScope, row: Con
 }
 
 function openPosition(deps: ConversationDeps, scope: ConversationScope, cursor: string, field: string): ConversationPosition {
-  const position = openCursor(pageCursorKey(deps.tokens.key), cursor, scope.cursorFilters, field) as Partial<ConversationPosition>;
-  // a sealed cursor is one this service issued; the shape is checked all the same
-  if (
-    typeof position?.t !== 'number' ||
-    !Number.isFinite(position.t) ||
-    typeof position.i !== 'string' ||
-    !/^[0-9a-f-]{36}$/.test(position.i)
-  ) {
-    throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
-  }
-  return { t: position.t, i: position.i };
+  return openInstantIdCursor(pageCursorKey(deps.tokens.key), cursor, scope.cursorFilters, field);
 }
 
 /**

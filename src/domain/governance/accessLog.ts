@@ -16,8 +16,8 @@ import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
-import { DomainError, InvalidInput, parseInput, Unavailable } from '../shared/errors.js';
-import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
+import { DomainError, parseInput, Unavailable } from '../shared/errors.js';
+import { openInstantIdCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
@@ -282,16 +282,8 @@ function sealPosition(key: KeyMaterial, filters: unknown, row: AccessLogRow): st
 }
 
 function openPosition(key: KeyMaterial, filters: unknown, cursor: string, field: string): { at: Date; id: string } {
-  const position = openCursor(pageCursorKey(key), cursor, filters, field) as { t?: unknown; i?: unknown };
-  if (
-    typeof position?.t !== 'number' ||
-    !Number.isFinite(position.t) ||
-    typeof position.i !== 'string' ||
-    !/^[0-9a-f-]{36}$/.test(position.i)
-  ) {
-    throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
-  }
-  return { at: new Date(position.t), id: position.i };
+  const { t, i } = openInstantIdCursor(pageCursorKey(key), cursor, filters, field);
+  return { at: new Date(t), id: i };
 }
 
 /** What reading the log needs besides the database: the key its cursors are sealed with. */

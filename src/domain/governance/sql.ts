@@ -117,6 +117,25 @@ export function accessLogChainSlice(db: SqlRunner, orgId: string, from: number, 
 
 const at = (d: Date) => Prisma.sql`${d.toISOString()}::timestamp(3)`;
 
+/**
+ * Deletes up to `limit` rows of one organization's table older than the cutoff, oldest first, in the order
+ * of its (orgId, time) index; `also` narrows which rows may go.
+ */
+function oldestFirst(
+  table: 'Conversation' | 'CallRequest' | 'Event',
+  time: 'startTime' | 'createdAt' | 'occurredAt',
+  orgId: string,
+  before: Date,
+  limit: number,
+  also: Prisma.Sql = Prisma.empty,
+): Prisma.Sql {
+  const [t, c] = [Prisma.raw(`"${table}"`), Prisma.raw(`"${time}"`)];
+  return Prisma.sql`
+      DELETE FROM ${t} WHERE "id" IN (
+        SELECT "id" FROM ${t} WHERE "orgId" = ${orgId}::uuid AND ${c} < ${at(before)} ${also}
+        ORDER BY ${c} LIMIT ${limit})`;
+}
+
 /** The statements of a purge, by kind; each deletes at most `limit` rows (run with purgeRows; EXPLAIN-ed by the tests). */
 export const purgeStatements = {
   /**
@@ -153,26 +172,16 @@ export const purgeStatements = {
   },
   /** Conversations started before the cutoff (their messages, if any are left, go with them: ON DELETE CASCADE). */
   conversations(orgId: string, cutoffs: { conversations: Date }, limit: number): Prisma.Sql {
-    return Prisma.sql`
-      DELETE FROM "Conversation" WHERE "id" IN (
-        SELECT "id" FROM "Conversation" WHERE "orgId" = ${orgId}::uuid AND "startTime" < ${at(cutoffs.conversations)}
-        ORDER BY "startTime" LIMIT ${limit})`;
+    return oldestFirst('Conversation', 'startTime', orgId, cutoffs.conversations, limit);
   },
   /** Call requests created before the cutoff that reached a final state, in the order of their (orgId, createdAt) index. */
   callRequests(orgId: string, cutoffs: { callRequests: Date }, limit: number): Prisma.Sql {
-    return Prisma.sql`
-      DELETE FROM "CallRequest" WHERE "id" IN (
-        SELECT "id" FROM "CallRequest"
-        WHERE "orgId" = ${orgId}::uuid AND "createdAt" < ${at(cutoffs.callRequests)}
-          AND "status" IN ('completed', 'failed', 'canceled', 'expired')
-        ORDER BY "createdAt" LIMIT ${limit})`;
+    const final = Prisma.sql`AND "status" IN ('completed', 'failed', 'canceled', 'expired')`;
+    return oldestFirst('CallRequest', 'createdAt', orgId, cutoffs.callRequests, limit, final);
   },
   /** Events of the organization that occurred before the cutoff. */
   events(orgId: string, cutoffs: { events: Date }, limit: number): Prisma.Sql {
-    return Prisma.sql`
-      DELETE FROM "Event" WHERE "id" IN (
-        SELECT "id" FROM "Event" WHERE "orgId" = ${orgId}::uuid AND "occurredAt" < ${at(cutoffs.events)}
-        ORDER BY "occurredAt" LIMIT ${limit})`;
+    return oldestFirst('Event', 'occurredAt', orgId, cutoffs.events, limit);
   },
   /** Webhook deliveries to the organization's endpoints made before the cutoff, except those still pending a retry. */
   webhookDeliveries(orgId: string, cutoffs: { webhookDeliveries: Date }, limit: number): Prisma.Sql {

@@ -49,3 +49,26 @@ export function openCursor(key: Uint8Array, cursor: string, filters: unknown, fi
   }
   return sealed.p;
 }
+
+/** A position in a list ordered by an instant, ties by id: the instant in milliseconds and the row's uuid. */
+export interface InstantIdPosition {
+  t: number;
+  i: string;
+}
+
+/**
+ * `openCursor` for a list ordered by (instant, id): the shape is checked too (a sealed cursor is one this
+ * service issued, but the check costs nothing and keeps a bad position out of SQL).
+ */
+export function openInstantIdCursor(key: Uint8Array, cursor: string, filters: unknown, field: string): InstantIdPosition {
+  const position = openCursor(key, cursor, filters, field) as Partial<InstantIdPosition> | null;
+  if (
+    typeof position?.t !== 'number' ||
+    !Number.isFinite(position.t) ||
+    typeof position.i !== 'string' ||
+    !/^[0-9a-f-]{36}$/.test(position.i)
+  ) {
+    throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
+  }
+  return { t: position.t, i: position.i };
+}
