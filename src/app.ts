@@ -75,7 +75,8 @@ export function createApp(deps: AppDeps) {
 
   app.get('/healthz', async (request, reply) => {
     request.label = 'GET /healthz';
-    const { httpStatus, health } = await checkHealth(request.deps);
+    // the app's database and budgets, the request's logger (it writes the request id)
+    const { httpStatus, health } = await checkHealth({ database: deps.database, rateLimit: deps.rateLimit, logger: request.deps.logger });
     return reply.code(httpStatus).type('application/json').send(JSON.stringify(health));
   });
 

@@ -18,7 +18,9 @@ export interface Health {
 const RECENT_ANSWER_MS = 2_000;
 const PING_TIMEOUT_MS = 1_000;
 
-export async function checkHealth(deps: AppDeps): Promise<{ httpStatus: 200 | 503; health: Health }> {
+export async function checkHealth(
+  deps: Pick<AppDeps, 'database' | 'rateLimit' | 'logger'>,
+): Promise<{ httpStatus: 200 | 503; health: Health }> {
   const [database, redis] = await Promise.all([
     // a database that answered the service's own statements within the last seconds is up, however busy;
     // otherwise it is asked directly, outside the queue of waiting work (db/gate.ts)

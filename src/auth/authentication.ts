@@ -5,7 +5,7 @@
 // cannot be told apart without verifying). The failure itself is one atomic increment, so at most
 // `limit` 401s are answered per address and window, also across instances.
 import { authenticate, bearerToken } from './authenticate.js';
-import type { AppDeps } from '../deps.js';
+import type { AuthDeps } from './deps.js';
 import type { Actor } from '../domain/shared/access.js';
 import { RateLimited, Unauthenticated } from '../domain/shared/errors.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -34,7 +34,7 @@ async function authenticateWithinBudget(limiter: RateLimiter, address: string, v
  * The caller of a /v1 request or a GraphQL operation, from its `Authorization: Bearer <token>` header,
  * under the per-address budget of failed attempts. Both surfaces call this one function.
  */
-export async function authenticateBearer(deps: AppDeps, authorization: string | null | undefined, address: string): Promise<Actor> {
+export async function authenticateBearer(deps: AuthDeps, authorization: string | null | undefined, address: string): Promise<Actor> {
   // a request's own deps (http/requestContext.ts) learn its client address here, where both surfaces hand it
   // over: the access log records it (domain/governance/accessLog.ts). The app's shared deps are left alone.
   if (Object.hasOwn(deps, 'requestId')) deps.clientAddress = address;

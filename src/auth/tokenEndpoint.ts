@@ -14,9 +14,9 @@
 //   grant's polling, RFC 8628, and is not a token-endpoint error here).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addressOverBudget, countFailedAuthentication } from './authentication.js';
+import type { AuthDeps } from './deps.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { headerAsSent } from '../http/repeatedFields.js';
-import type { AppDeps } from '../deps.js';
 import { BodyError, parseBody } from '../http/body.js';
 import { clientCredentialsGrant } from './oauthToken.js';
 
@@ -43,7 +43,7 @@ export function basicClientCredentials(
 }
 
 /** GET /.well-known/jwks.json: the public key access tokens are signed with. */
-export function jwksEndpoint(deps: AppDeps) {
+export function jwksEndpoint(deps: Pick<AuthDeps, 'tokens'>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     request.label = 'GET /.well-known/jwks.json';
     return reply
@@ -55,7 +55,7 @@ export function jwksEndpoint(deps: AppDeps) {
 
 const isTokenError = (value: object): value is TokenError => 'error' in value;
 
-export function tokenEndpoint(deps: AppDeps) {
+export function tokenEndpoint(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     request.label = 'POST /oauth/token';
     reply.header('Cache-Control', 'no-store');

@@ -1,6 +1,6 @@
 // The GraphQL context: the app's dependencies and the caller, authenticated on first use so that
 // introspection and GraphiQL work without a credential while every data field requires one.
-import type { AppDeps } from '../deps.js';
+import type { GraphQLDeps } from './deps.js';
 import type { Actor } from '../domain/shared/access.js';
 import { createRequestBatch } from '../domain/shared/batch.js';
 import { authenticate, bearerToken } from '../auth/authenticate.js';
@@ -8,7 +8,7 @@ import { Unauthenticated } from '../domain/shared/errors.js';
 import { authenticateBearer } from '../auth/authentication.js';
 
 export interface GraphQLContext {
-  deps: AppDeps;
+  deps: GraphQLDeps;
   /**
    * Aborted when the client goes away: a stream (a subscription) ends then. Only a request that may
    * become a stream has one (graphql/overHttp.ts): a plain POST is answered in one piece.
@@ -25,7 +25,7 @@ export interface GraphQLContext {
 /** What the app knows of a GraphQL request before the operation runs (app.ts builds it). */
 export interface GraphQLRequestContext {
   /** The request's deps (http/requestContext.ts): their logger writes its id. */
-  deps: AppDeps;
+  deps: GraphQLDeps;
   /** Lets the request log name the caller's organization. */
   setOrgId?: (orgId: string) => void;
   /** The client address failed authentications are budgeted by (http/clientAddress.ts). */
@@ -72,11 +72,11 @@ export function createGraphQLContext(
  * would make a per-request object a prototype, which V8 sets up at a cost above the rest of the context.
  * Other deps (the app's) keep their prototype role and a derived object carries the batch.
  */
-function withBatch(deps: AppDeps): AppDeps {
+function withBatch(deps: GraphQLDeps): GraphQLDeps {
   if (Object.hasOwn(deps, 'requestId') && !Object.hasOwn(deps, 'batch')) {
     deps.batch = createRequestBatch(deps.db);
     return deps;
   }
   // the deps stay the prototype (a spread would drop what they inherit)
-  return Object.assign(Object.create(deps) as AppDeps, { batch: createRequestBatch(deps.db) });
+  return Object.assign(Object.create(deps) as GraphQLDeps, { batch: createRequestBatch(deps.db) });
 }

@@ -5,7 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import { asUnavailable } from '../domain/shared/databaseErrors.js';
 import { DomainError, IdempotencyKeyInUse, InvalidInput, RateLimited, Unavailable } from '../domain/shared/errors.js';
 import { mapAsyncIterator } from '@graphql-tools/utils';
-import type { AppDeps } from '../deps.js';
+import type { GraphQLDeps } from './deps.js';
 import { errorFields } from '../logger.js';
 import { internalErrorMessage } from '../http/requestContext.js';
 import type { OperationStep } from './operationSteps.js';
@@ -54,7 +54,7 @@ export function withRequestId(
 const maskedCauses = new WeakMap<GraphQLError, unknown>();
 
 /** The stamped copy of an error; a masked one names the request id and has its cause logged. */
-function stamp(error: GraphQLError, deps: Pick<AppDeps, 'logger' | 'requestId'>): GraphQLError {
+function stamp(error: GraphQLError, deps: Pick<GraphQLDeps, 'logger' | 'requestId'>): GraphQLError {
   const masked = maskedCauses.has(error);
   if (masked) {
     deps.logger.error('unhandled GraphQL error', errorFields(maskedCauses.get(error)));
@@ -75,7 +75,7 @@ type ExecutionResultLike = { errors?: readonly unknown[] } & Record<string, unkn
 /** A result (or a batch of them) with `extensions.requestId` on every error of the request `deps` answer. */
 export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultLike[]>(
   result: R,
-  deps: Pick<AppDeps, 'logger' | 'requestId'>,
+  deps: Pick<GraphQLDeps, 'logger' | 'requestId'>,
 ): R {
   const results: ExecutionResultLike[] = Array.isArray(result) ? result : [result];
   if (!results.some((r) => r.errors?.length)) return result;
@@ -89,11 +89,11 @@ export function stampRequestIds<R extends ExecutionResultLike | ExecutionResultL
  * stream (a subscription) too.
  */
 export function requestIdStep(): OperationStep {
-  const plugin: Plugin<Record<string, unknown>, { deps: AppDeps }> = {
+  const plugin: Plugin<Record<string, unknown>, { deps: GraphQLDeps }> = {
     // every executed operation
     onExecutionResult(payload) {
       if (payload.result)
-        stampResult(payload.result, (payload.context as unknown as { deps: AppDeps }).deps, (r) => payload.setResult(r as never));
+        stampResult(payload.result, (payload.context as unknown as { deps: GraphQLDeps }).deps, (r) => payload.setResult(r as never));
     },
     // and what yoga answers without executing (a body it cannot read, a method it refuses); stamping is idempotent
     onResultProcess(payload) {
@@ -156,7 +156,7 @@ export function maskGraphQLError() {
 }
 
 /** Stamps the request id on a result's errors, or on every event of a stream (a subscription). */
-function stampResult(result: object, deps: AppDeps, setResult: (result: unknown) => void): void {
+function stampResult(result: object, deps: GraphQLDeps, setResult: (result: unknown) => void): void {
   if (Symbol.asyncIterator in result) {
     const events = result as AsyncIterable<ExecutionResultLike>;
     setResult(mapAsyncIterator(events[Symbol.asyncIterator](), (event) => stampRequestIds(event, deps)));

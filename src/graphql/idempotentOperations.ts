@@ -19,7 +19,7 @@ import {
   print,
   type SelectionSetNode,
 } from 'graphql';
-import type { AppDeps } from '../deps.js';
+import type { GraphQLDeps } from './deps.js';
 import type { Actor, Scope } from '../domain/shared/access.js';
 import { DomainError, Forbidden, InvalidInput } from '../domain/shared/errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
@@ -213,7 +213,7 @@ export interface GraphQLPost {
 
 /** Answers a POST /graphql (its body already read and bounded), with idempotency for keyed mutations. */
 export async function answerGraphQLPost(
-  deps: AppDeps,
+  deps: GraphQLDeps,
   post: GraphQLPost,
   clientAddress: string,
   forward: ForwardToYoga,

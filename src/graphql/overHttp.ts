@@ -23,7 +23,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAsyncIterable } from '@graphql-tools/utils';
 import { type ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import type { AppDeps } from '../deps.js';
+import type { GraphQLDeps } from './deps.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { cameFromThisMachine } from '../http/loopback.js';
@@ -42,7 +42,7 @@ export interface GraphQLOverHttp {
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 }
 
-export function graphqlOverHttp(deps: AppDeps): GraphQLOverHttp {
+export function graphqlOverHttp(deps: GraphQLDeps): GraphQLOverHttp {
   const { yoga } = createGraphQLHandler(deps);
   const fastPath = deps.config.graphqlFastPath;
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {

@@ -1,6 +1,6 @@
 // graphql-yoga over the Pothos schema: the same bearer credentials as /v1, lazily authenticated.
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { AppDeps } from '../deps.js';
+import type { GraphQLDeps } from './deps.js';
 import { rateLimitStep } from './rateLimits.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLRequestContext } from './context.js';
 import { PreparedQueries, preparedQueriesStep } from './preparedQueries.js';
@@ -25,7 +25,7 @@ export interface GraphQLHandler {
   steps: readonly OperationStep[];
 }
 
-export function createGraphQLHandler(deps: AppDeps): GraphQLHandler {
+export function createGraphQLHandler(deps: GraphQLDeps): GraphQLHandler {
   const prepared = deps.config.graphqlJit ? new PreparedQueries(schema) : undefined;
   const maskError = maskGraphQLError();
   // in the order their hooks run in yoga: the plugins in this order, then yoga's masking (its own option, below)

@@ -9,8 +9,8 @@
 // promise of the process; measured on a cached REST read, they were a fifth of its CPU time (GraphQL,
 // which makes more promises, paid more).
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../deps.js';
 import { loggerForRequest } from '../logger.js';
+import type { HttpDeps } from './deps.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -33,16 +33,16 @@ export function internalErrorMessage(requestId: string | undefined): string {
 }
 
 /** What settles each request's `answerMade` (answerMade, below). */
-const answerMadeOf = new WeakMap<AppDeps, () => void>();
+const answerMadeOf = new WeakMap<HttpDeps, () => void>();
 
 /**
  * The app's deps as one request sees them: its id, a logger that writes the id on every line, and
  * `answerMade`, which settles when the surface says its answer exists as text (answerMade, below).
  */
-export function depsForRequest(deps: AppDeps, requestId: string): AppDeps {
+export function depsForRequest<D extends HttpDeps>(deps: D, requestId: string): D {
   // the app's deps as the prototype, the request's fields its own: nothing copied per request (the
   // deps have a few dozen fields); whoever derives deps from these must keep the prototype, not spread them
-  const requestDeps = Object.create(deps) as AppDeps;
+  const requestDeps = Object.create(deps) as D;
   requestDeps.logger = loggerForRequest(deps.logger, requestId);
   requestDeps.requestId = requestId;
   requestDeps.answerMade = new Promise<void>((resolve) => answerMadeOf.set(requestDeps, resolve));
@@ -54,6 +54,6 @@ export function depsForRequest(deps: AppDeps, requestId: string): AppDeps {
  * expensive work (domain/shared/tenantWork.ts) is held until then, since making the answer of that work is
  * part of it. Each way a request is answered calls it once its body is made, whatever the outcome.
  */
-export function answerMade(requestDeps: AppDeps): void {
+export function answerMade(requestDeps: HttpDeps): void {
   answerMadeOf.get(requestDeps)?.();
 }

@@ -3,9 +3,8 @@
 // for the pages (GraphiQL, the docs, the portal) their compression, ETag and CSP; once the answer exists
 // as text, `answerMade`; once it is sent, one log line and its metrics.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
 import type { Logger } from '../logger.js';
-import './appEnv.js';
+import type { RequestDeps } from './appEnv.js';
 import { corsStep } from './cors.js';
 import { pages } from './pages.js';
 import { pathOf } from './requestTarget.js';
@@ -51,8 +50,8 @@ export function recordAnswer(
   observe({ method: a.method, route: a.route, status: a.status, operation: a.operation, seconds: a.durationMs / 1000 });
 }
 
-export function useTransport(app: FastifyInstance, deps: AppDeps, options: TransportOptions): void {
-  app.decorateRequest('deps', null as unknown as AppDeps);
+export function useTransport(app: FastifyInstance, deps: RequestDeps, options: TransportOptions): void {
+  app.decorateRequest('deps', null as unknown as RequestDeps);
   app.decorateRequest('requestId', '');
   app.decorateRequest('label', undefined);
   app.decorateRequest('orgId', undefined);

@@ -3,10 +3,10 @@
 // statements and others do not), the statements that failed and why, and the gate in front of it
 // (db/gate.ts): slots in use, work waiting, the time waited for a slot, and the work refused (503).
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { AppDeps } from '../deps.js';
 import { DatabaseUnavailableError } from '../db/gate.js';
 import { type DatabaseObserver, isConnectionFailure, isServerTimeout } from '../db/instrumentedAdapter.js';
 import { scrapedCounter, scrapedGauge } from './scraped.js';
+import type { MetricsDeps } from './deps.js';
 
 const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -22,7 +22,7 @@ export function statementErrorReason(err: unknown): StatementErrorReason {
 }
 
 /** Registers the database's metrics; answers the statement observer it added (the app keeps it for the database's life). */
-export function registerDatabaseMetrics(registry: Registry, database: AppDeps['database']): DatabaseObserver {
+export function registerDatabaseMetrics(registry: Registry, database: MetricsDeps['database']): DatabaseObserver {
   const registers = [registry];
   const duration = new Histogram({
     name: 'ocs_db_statement_duration_seconds',

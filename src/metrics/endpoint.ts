@@ -5,17 +5,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { AppDeps } from '../deps.js';
 import { addressOverBudget, countFailedAuthentication } from '../auth/authentication.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { headerAsSent } from '../http/repeatedFields.js';
 import { errorBody } from '../rest/envelope.js';
+import type { MetricsDeps } from './deps.js';
 
 export const METRICS_ROUTE = 'GET /metrics';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-export function metricsEndpoint(deps: Pick<AppDeps, 'config' | 'rateLimit'>, registry: Registry) {
+export function metricsEndpoint(deps: Pick<MetricsDeps, 'config' | 'rateLimit'>, registry: Registry) {
   const expected = deps.config.metricsToken === undefined ? undefined : digest(deps.config.metricsToken);
   return async (request: FastifyRequest, reply: FastifyReply) => {
     request.label = METRICS_ROUTE;

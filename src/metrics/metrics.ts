@@ -6,17 +6,19 @@
 // - the read model, rate-limit refusals and the change channel (serviceStateMetrics.ts).
 // Served by GET /metrics (endpoint.ts). docs/operating.md "Metrics" lists every name.
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { AppDeps } from '../deps.js';
 import { registerDatabaseMetrics } from './databaseMetrics.js';
 import { RequestMetrics } from './requestMetrics.js';
 import { registerServiceStateMetrics } from './serviceStateMetrics.js';
+import type { MetricsDeps } from './deps.js';
 
 export interface Metrics {
   registry: Registry;
   requests: RequestMetrics;
 }
 
-export function createMetrics(deps: Pick<AppDeps, 'database' | 'readModel' | 'rateLimit' | 'changes' | 'jobs'>): Metrics {
+export function createMetrics(
+  deps: Pick<MetricsDeps, 'database' | 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics(registry);

@@ -2,12 +2,12 @@
 // path's cache), the rate limiter's refusals by budget and whether its counters are shared (Redis) or
 // per instance, and whether the change channel to the other instances is up.
 import { Histogram, type Registry } from 'prom-client';
-import type { AppDeps } from '../deps.js';
 import { scrapedCounters, scrapedGauge } from './scraped.js';
+import type { MetricsDeps } from './deps.js';
 
 export function registerServiceStateMetrics(
   registry: Registry,
-  deps: Pick<AppDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>,
+  deps: Pick<MetricsDeps, 'readModel' | 'rateLimit' | 'changes' | 'requestQueue' | 'jobs'>,
 ): void {
   scrapedGauge(
     registry,

@@ -1,9 +1,9 @@
 // The polling interval of spec §8 / docs/decisions.md §3, called by BOTH surfaces after the call request is
 // loaded (the rule needs its status): GET /v1/call-requests/:id and Query.callRequest. The per-second
 // polling budget itself is drawn before (REST step / GraphQL root-field wrapper).
-import type { AppDeps } from '../deps.js';
 import type { Actor } from '../domain/shared/access.js';
 import { RateLimited } from '../domain/shared/errors.js';
+import type { RateLimitDeps } from './deps.js';
 
 /** Finished requests may be polled freely (within the per-second budget). */
 export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'expired']);
@@ -14,7 +14,12 @@ export const FINISHED_CALL_REQUEST_STATUSES: ReadonlySet<string> = new Set(['com
  * poll. One atomic store operation, so the interval holds across instances. A refused poll does not
  * restart the interval.
  */
-export async function enforceCallRequestPollInterval(deps: AppDeps, actor: Actor, callRequestId: string, status: string): Promise<void> {
+export async function enforceCallRequestPollInterval(
+  deps: RateLimitDeps,
+  actor: Actor,
+  callRequestId: string,
+  status: string,
+): Promise<void> {
   if (FINISHED_CALL_REQUEST_STATUSES.has(status)) return;
   const wait = await deps.rateLimit.claimPoll(actor.orgId, callRequestId);
   if (wait > 0) {

@@ -8,7 +8,7 @@
 // replays, that answer with the secret withheld: the secret is shown once. A route whose answer echoes a
 // patient's words (PATIENT_WORDS_FIELDS) stores and replays it with the words withheld the same way.
 import type { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { RestDeps } from './deps.js';
 import { type Actor, requireScope, type Scope } from '../domain/shared/access.js';
 import { type ReplayWithheld, replayWithheldOf, withholdForReplay } from '../domain/shared/shownOnce.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
@@ -60,7 +60,7 @@ export interface IdempotentRestAnswer {
 
 export async function answerRestIdempotently(
   request: IdempotentRestRequest,
-  deps: AppDeps,
+  deps: RestDeps,
   actor: Actor,
   route: { scope: Scope; secretField: ReplayWithheld | undefined },
   key: string,

@@ -2,14 +2,14 @@
 // coercion and for the OpenAPI document) and a handler that calls one domain function. The router
 // (rest/router.ts) adds authentication, body parsing, the envelope and error mapping to all of them.
 import type { z } from 'zod';
-import type { AppDeps } from '../deps.js';
+import type { RestDeps } from './deps.js';
 import type { Actor, Scope } from '../domain/shared/access.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteContext {
   actor: Actor;
-  deps: AppDeps;
+  deps: RestDeps;
   params: Record<string, string>;
   /** Query parameters as sent (strings), for a route that declares `query` (else none); the domain parses them. */
   query: Record<string, string>;

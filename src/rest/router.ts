@@ -3,7 +3,7 @@
 // with, for every route alike, conditional GETs (ETag / If-None-Match → 304, conditionalGet.ts) and
 // idempotency keys on POST, PUT and PATCH (Idempotency-Key, idempotency.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../deps.js';
+import type { RestDeps } from './deps.js';
 import { InvalidInput } from '../domain/shared/errors.js';
 import { refuseUnstorableText } from '../domain/shared/storableText.js';
 import { authenticateBearer } from '../auth/authentication.js';
@@ -57,7 +57,7 @@ async function answerRoute(
   request: FastifyRequest,
   progress: Progress,
 ): Promise<Answer> {
-  const deps: AppDeps = request.deps; // the request's (http/requestContext.ts)
+  const deps: RestDeps = request.deps; // the request's (http/requestContext.ts)
   // failed attempts are budgeted per client address (auth/authentication.ts)
   const actor = await authenticateBearer(
     deps,

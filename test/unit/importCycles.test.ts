@@ -1,8 +1,10 @@
 // The folders of src/ import each other in one direction only (docs/architecture.md, "How the code is laid
 // out"): a newcomer can read them bottom-up, and no folder needs another that needs it back. One level down,
 // the domain's contexts (src/domain/<context>/) do the same, in the order CONTEXTS_MAY_IMPORT states. Every import counts, `import type`
-// too (a type is a dependency a reader has to follow). The files at the top of src/ (app, server, runtime,
-// deps, config, logger, clock) are the composition root, not a folder: they may import any folder.
+// too (a type is a dependency a reader has to follow). The files at the top of src/ are not a folder: the
+// composition root (app, server, runtime, health, deps) may import any folder and no folder imports it (each
+// folder declares the deps it uses, src/deps.ts's AppDeps joins them), so it closes no cycle the test cannot
+// see; the few leaf files beside it (config, logger, clock, ...) import no folder, so any folder may use them.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,15 +38,33 @@ const CONTEXTS_MAY_IMPORT: Record<string, string[]> = {
   calls: ['shared', 'events', 'organizations', 'schedule', 'catalog', 'governance'],
 };
 
+/** The files at the top of src/ that compose the app: they may import any folder, and no folder imports them. */
+const COMPOSITION_ROOT = ['app.ts', 'deps.ts', 'health.ts', 'runtime.ts', 'server.ts'];
+/** The files at the top of src/ that import no folder: any folder may import them. */
+const LEAVES = ['clock.ts', 'config.ts', 'logger.ts', 'optionalModules.ts', 'projectRoot.ts'];
+/** The command-line tools open the runtime as the server does: entry points, like server.ts, not a layer of the app. */
+const ENTRY_POINT_FOLDERS = ['cli'];
+
+/** The files (absolute paths) a source file imports by a relative path, `import type` and `import()` too. */
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => resolve(dirname(file), match[1]!));
+}
+
+/** A top-of-src file's name for an import's target (`deps.js` → `deps.ts`); undefined for a file in a folder or outside src/. */
+function topFileOf(target: string): string | undefined {
+  const path = relative(SRC, target);
+  return path.includes('/') ? undefined : path.replace(/\.js$/, '.ts');
+}
+
 /** folder → folder it imports → the importing files (for the message). */
 export function folderImports(): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
   for (const file of sourceFiles(SRC)) {
     const from = folderOf(file);
     if (!from) continue;
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      const to = folderOf(resolve(dirname(file), match[1]!));
+    for (const target of relativeImports(file)) {
+      const to = folderOf(target);
       if (!to || to === from || to === 'generated') continue;
       const targets = graph.get(from) ?? graph.set(from, new Map()).get(from)!;
       (targets.get(to) ?? targets.set(to, []).get(to)!).push(relative(SRC, file));
@@ -114,6 +134,24 @@ describe('folders of src/', () => {
       }
     }
     expect(wrong, `imports against the contexts' order:\n${wrong.join('\n')}`).toEqual([]);
+  });
+
+  it('no folder imports the composition root; the leaves beside it import no folder', () => {
+    const top = readdirSync(SRC).filter((name) => !statSync(join(SRC, name)).isDirectory());
+    expect(top.sort(), 'each file at the top of src/ is either the composition root or a leaf').toEqual(
+      [...COMPOSITION_ROOT, ...LEAVES].sort(),
+    );
+    const wrong: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = folderOf(file);
+      const name = relative(SRC, file);
+      for (const target of relativeImports(file)) {
+        const to = topFileOf(target);
+        if (from && !ENTRY_POINT_FOLDERS.includes(from) && to && COMPOSITION_ROOT.includes(to)) wrong.push(`${name} → ${to}`);
+        if (!from && LEAVES.includes(name) && !to) wrong.push(`${name} → ${relative(SRC, target)}`);
+      }
+    }
+    expect(wrong, `imports of the composition root from a folder, or of a folder from a leaf:\n${wrong.join('\n')}`).toEqual([]);
   });
 
   it('the check sees imports (a folder graph that is not empty)', () => {

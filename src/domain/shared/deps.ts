@@ -1,6 +1,7 @@
 // What a domain function needs besides the actor and its input: the database, the in-memory read
-// model the hot path is served from, the change feed every write reports to, and the time. AppDeps
-// (src/deps.ts) is a superset, so a surface hands its own deps over as they are.
+// model the hot path is served from, the change feed every write reports to, and the time. A surface's
+// deps (rest/deps.ts, graphql/deps.ts) and the app's (src/deps.ts) extend it, so a surface hands its own
+// deps over as they are.
 import type { ChangeChannel } from '../../changes/change.js';
 import type { Db } from '../../db/client.js';
 import type { ReadModelReads } from './readModel.js';
