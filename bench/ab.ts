@@ -1,6 +1,7 @@
 // A quick side-by-side of REST office hours and GraphQL organization{officeHours} on one embedded service
 // (not part of `npm run bench`): AB_ROUNDS (5) rounds of AB_SECONDS (5), alternating, medians and ratio.
-// Used while working on the GraphQL path; BENCH_SERVICE_FLAGS profiles the service.
+// Used while working on the GraphQL path; BENCH_SERVICE_FLAGS profiles the service, AB_ONLY=graphql loads
+// GraphQL alone (a profile of it alone).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,17 +54,18 @@ try {
   };
   await load(service.port, { path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, 50, 2);
   for (let i = 0; i < rounds; i++) {
-    rest.push(await measured({ path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, restCpu));
+    if (process.env.AB_ONLY !== 'graphql')
+      rest.push(await measured({ path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, restCpu));
     graphql.push(
       await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu),
     );
-    process.stderr.write(
-      `round ${i + 1}: REST ${rest.at(-1)!.toFixed(0)}/s ${restCpu.at(-1)!.toFixed(0)} µs CPU; GraphQL ${graphql.at(-1)!.toFixed(0)}/s ${graphqlCpu.at(-1)!.toFixed(0)} µs CPU (${(graphql.at(-1)! / rest.at(-1)!).toFixed(2)}×)\n`,
-    );
+    const restPart = rest.length > i ? `REST ${rest[i]!.toFixed(0)}/s ${restCpu[i]!.toFixed(0)} µs CPU; ` : '';
+    const ratio = rest.length > i ? ` (${(graphql[i]! / rest[i]!).toFixed(2)}×)` : '';
+    process.stderr.write(`round ${i + 1}: ${restPart}GraphQL ${graphql[i]!.toFixed(0)}/s ${graphqlCpu[i]!.toFixed(0)} µs CPU${ratio}\n`);
   }
-  process.stderr.write(
-    `median REST ${median(rest).toFixed(0)}/s ${median(restCpu).toFixed(0)} µs CPU per request; GraphQL ${median(graphql).toFixed(0)}/s ${median(graphqlCpu).toFixed(0)} µs; ratio ${(median(graphql) / median(rest)).toFixed(2)}×\n`,
-  );
+  const restMedian = rest.length ? `REST ${median(rest).toFixed(0)}/s ${median(restCpu).toFixed(0)} µs CPU per request; ` : '';
+  const ratioMedian = rest.length ? `; ratio ${(median(graphql) / median(rest)).toFixed(2)}×` : '';
+  process.stderr.write(`median ${restMedian}GraphQL ${median(graphql).toFixed(0)}/s ${median(graphqlCpu).toFixed(0)} µs${ratioMedian}\n`);
 } finally {
   await service.stop();
   rmSync(dir, { recursive: true, force: true });
