@@ -1,15 +1,25 @@
 // The baselines: the least work that answers the same question, in a bare node:http server.
 //   constant — a constant JSON body (what the machine, Node and the load generator can do at all);
 //   prisma   — one Prisma organization.findUnique by primary key on the PostgreSQL of BENCH_POSTGRES_URL
-//              (the least database work an organization read needs), answered as JSON;
+//              (the least database work an organization read needs), answered as JSON; the id is the path's
+//              (/v1/organizations/<id>), so a load turning over paths reads its organizations in turn;
 //   callCreate — a POST of a call request: one statement (one transaction) on that PostgreSQL inserting the
 //              request row and its event row, answered as JSON (the least work a placed call needs: no
-//              authentication, no checks). BENCH_ORG_ID names the organization the rows belong to.
+//              authentication, no checks). BENCH_ORG_ID names the organization the rows belong to;
+//   deliver  — webhook deliveries, the least work of one: a POST /deliver {count, concurrency, target, endpoints,
+//              event} makes `count` of them, `concurrency` at once, and answers when all are done. Each signs
+//              the event (under an id of its own) the Standard Webhooks way (HMAC-SHA256 of
+//              `${id}.${timestamp}.${body}`), POSTs it to `target` + /hooks/<n> (the endpoints in turn) over
+//              kept-alive connections (undici's Pool, the service's client) and inserts one row recording it,
+//              in one statement, on that PostgreSQL (the table made at start). Its connections carry the
+//              application_name BENCH_APPLICATION_NAME, so that their backends' CPU can be told apart.
 // Prints {"msg":"listening","port":…} once ready.
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { Pool } from 'undici';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 
 const mode = process.argv[2];
@@ -43,8 +53,64 @@ if (mode === 'constant') {
     );
     return { status: 201, body: JSON.stringify({ success: true, data: { ...rows[0], status: 'queued', to: input.to } }) };
   };
+} else if (mode === 'deliver') {
+  const pool = new pg.Pool({
+    connectionString: process.env.BENCH_POSTGRES_URL!,
+    max: 10,
+    application_name: process.env.BENCH_APPLICATION_NAME ?? 'bench-deliver',
+    // kept open between runs: a backend that ends mid-run takes its CPU time with it
+    idleTimeoutMillis: 0,
+  });
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS "BenchDelivery" ("id" uuid PRIMARY KEY, "endpoint" text NOT NULL, "webhookId" uuid NOT NULL,
+       "statusCode" int NOT NULL, "latencyMs" int NOT NULL, "deliveredAt" timestamptz NOT NULL)`,
+  );
+  const secret = randomBytes(24); // a whsec_ secret's decoded bytes
+  const clients = new Map<string, Pool>();
+  handle = async (_url, text) => {
+    const run = JSON.parse(text) as {
+      count: number;
+      concurrency: number;
+      target: string;
+      endpoints: number;
+      event: Record<string, unknown>;
+    };
+    let client = clients.get(run.target);
+    if (!client) clients.set(run.target, (client = new Pool(run.target, { connections: run.concurrency })));
+    let next = 0;
+    let delivered = 0;
+    const deliverOne = async (n: number) => {
+      const id = randomUUID();
+      const body = JSON.stringify({ ...run.event, id });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const signature = createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
+      const started = performance.now();
+      const res = await client.request({
+        method: 'POST',
+        path: `/hooks/${n % run.endpoints}`,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': `v1,${signature}`,
+        },
+        body,
+      });
+      await res.body.dump();
+      await pool.query(
+        `INSERT INTO "BenchDelivery" ("id", "endpoint", "webhookId", "statusCode", "latencyMs", "deliveredAt") VALUES ($1, $2, $3, $4, $5, now())`,
+        [randomUUID(), String(n % run.endpoints), id, res.statusCode, Math.round(performance.now() - started)],
+      );
+      if (res.statusCode >= 200 && res.statusCode < 300) delivered++;
+    };
+    const worker = async () => {
+      while (next < run.count) await deliverOne(next++);
+    };
+    await Promise.all(Array.from({ length: run.concurrency }, worker));
+    return { status: 200, body: JSON.stringify({ delivered }) };
+  };
 } else {
-  throw new Error('usage: baseline.ts constant|prisma|callCreate');
+  throw new Error('usage: baseline.ts constant|prisma|callCreate|deliver');
 }
 
 const server = createServer((req, res) => {

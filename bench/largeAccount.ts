@@ -4,11 +4,28 @@
 //   - the same availability answer (one location, warm) with the location's key and with the account's
 //     key, alternating rounds (target: account ≥ 0.9× location), and the account's first seconds after start;
 //   - availability rotating over every location with the account's key (no error, peak RSS < 300 MiB);
+//   - the cold read (issue 33): the same rotation going on where it stopped, so that every location read was
+//     read last a whole rotation ago and the read model (READ_MODEL_MAX_ENTRIES of each part, fewer than the
+//     locations) no longer holds it, against the least work (bench/baseline.ts prisma: one Prisma read by
+//     primary key rotating over the same locations), alternating rounds (target ≥ 0.5×); the schedules' hits
+//     and misses in the read model meanwhile (its /metrics) are reported, to show how cold it was;
 //   - the organization read of the account (its size, which must not grow with the locations), pages of
 //     its children, and includeChildren conversation pages, each with its latency (target p99 < 200 ms).
-// BENCH_LARGE_LOCATIONS=200 makes a quick smoke run.
+// BENCH_LARGE_LOCATIONS=200 makes a quick smoke run (its cold read is then warm: the hits say so);
+// BENCH_LARGE_DATABASE (ocs_bench_large) names the database: runs side by side must not drop each other's.
 import pg from 'pg';
-import { type BenchPart, freshDemoDatabase, load, type LoadResult, median, peakRssMiB, type Request, startService } from './lib.js';
+import {
+  type BenchPart,
+  freshDemoDatabase,
+  load,
+  type LoadResult,
+  median,
+  peakRssMiB,
+  type Request,
+  type Running,
+  startScript,
+  startService,
+} from './lib.js';
 
 /** What the run hands this part (bench/lib.ts BenchPart). */
 export type LargeAccountContext = BenchPart;
@@ -18,9 +35,10 @@ interface Demo {
 }
 
 const locations = Number(process.env.BENCH_LARGE_LOCATIONS ?? 20_000);
+const DATABASE = process.env.BENCH_LARGE_DATABASE ?? 'ocs_bench_large';
 
 async function prepare(ctx: LargeAccountContext): Promise<{ url: string; demo: Demo }> {
-  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, 'ocs_bench_large');
+  const { dbUrl, demo } = await freshDemoDatabase<Demo>(ctx.postgresAdmin, DATABASE);
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   const account = demo.organizations.account.id;
@@ -78,15 +96,23 @@ async function sequential(
   return { ms, bytes, errors };
 }
 
+/** The read model's schedule hits and misses so far (the service's /metrics). */
+async function scheduleReads(service: Running): Promise<{ hits: number; misses: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}\\{part="schedules"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { hits: value('ocs_read_model_hits_total'), misses: value('ocs_read_model_misses_total') };
+}
+
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] ?? NaN;
 const fmt = (x: number) => (x < 10 ? x.toFixed(1) : String(Math.round(x)));
 
 export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> {
-  ctx.log(`Large account: preparing ocs_bench_large (${locations} locations with office hours and a conversation each)…`);
+  ctx.log(`Large account: preparing ${DATABASE} (${locations} locations with office hours and a conversation each)…`);
   const { url, demo } = await prepare(ctx);
   const account = demo.organizations.account;
   const clinic = demo.organizations.clinic;
   const service = await startService({ DATABASE_URL: url });
+  const prisma = await startScript('bench/baseline.ts', ['prisma'], { BENCH_POSTGRES_URL: url });
   try {
     const base = `http://127.0.0.1:${service.port}`;
     const availability: Request = { path: `/v1/organizations/${clinic.id}/availability?medium=PHONE` };
@@ -123,17 +149,40 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
       await pg2.query<{ id: string }>(`SELECT "id"::text AS "id" FROM "Organization" WHERE "parentId" = $1::uuid`, [account.id])
     ).rows.map((r) => r.id);
     await pg2.end();
-    const rotation = await load(
-      service.port,
-      {
-        path: `/v1/organizations/${ids[0]}/availability?medium=PHONE`,
-        headers: { authorization: `Bearer ${account.apiKey}` },
-        variants: ids.map((id) => `/v1/organizations/${id}/availability?medium=PHONE`),
-      },
-      ctx.connections,
-      Math.max(ctx.seconds * 2, 5),
-    );
+    const rotating: Request = {
+      path: `/v1/organizations/${ids[0]}/availability?medium=PHONE`,
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      variants: ids.map((id) => `/v1/organizations/${id}/availability?medium=PHONE`),
+      rotation: { turn: 0 },
+    };
+    const rotation = await load(service.port, rotating, ctx.connections, Math.max(ctx.seconds * 2, 5));
     const rss = peakRssMiB(service.child.pid!);
+
+    // the cold read: the rotation goes on where it stopped (a location comes back only after all the others,
+    // by then evicted when the read model holds fewer), alternating with the least work rotating over the same ids
+    const leastRotating: Request = {
+      path: `/v1/organizations/${ids[0]}`,
+      variants: ids.map((id) => `/v1/organizations/${id}`),
+      rotation: { turn: 0 },
+    };
+    await load(prisma.port, leastRotating, ctx.connections, 2); // warm-up
+    const cold = { service: [] as LoadResult[], least: [] as LoadResult[], hits: 0, misses: 0 };
+    for (let round = 0; round < ctx.rounds; round++) {
+      const before = await scheduleReads(service);
+      const r = await load(service.port, rotating, ctx.connections, ctx.seconds);
+      const after = await scheduleReads(service);
+      cold.hits += after.hits - before.hits;
+      cold.misses += after.misses - before.misses;
+      cold.service.push(r);
+      const least = await load(prisma.port, leastRotating, ctx.connections, ctx.seconds);
+      cold.least.push(least);
+      ctx.log(
+        `large account round ${round + 1}/${ctx.rounds} cold read: ${Math.round(r.rps)} req/s, p99 ${r.p99} ms (schedules ${after.hits - before.hits} hits, ${after.misses - before.misses} misses); least work ${Math.round(least.rps)} req/s, p99 ${least.p99} ms`,
+      );
+    }
+    const coldService = med(cold.service);
+    const coldLeast = med(cold.least);
+    const coldRatio = coldService.rps / coldLeast.rps;
 
     // the organization read, children pages and includeChildren conversation pages, one after the other
     const orgMs: number[] = [];
@@ -172,6 +221,8 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
       `| the same, account's key | ${Math.round(byAccount.rps)} (${ratio.toFixed(2)}×) | ${byAccount.p99} | ${byAccount.bad} |`,
       `| the same, account's key, first ${ctx.seconds} s after start | ${Math.round(first.rps)} | ${first.p99} | ${first.non2xx + first.errors} |`,
       `| availability rotating over all ${ids.length} locations, account's key (peak RSS ${rss} MiB) | ${Math.round(rotation.rps)} | ${rotation.p99} | ${rotation.non2xx + rotation.errors} |`,
+      `| the cold read: the same rotation going on, ${ctx.rounds} rounds (schedules in the read model: ${cold.hits} hits, ${cold.misses} misses) | ${Math.round(coldService.rps)} (${coldRatio.toFixed(2)}×) | ${coldService.p99} | ${coldService.bad} |`,
+      `| the least work: node:http + Prisma findUnique by primary key rotating over the same ${ids.length} ids, alternating | ${Math.round(coldLeast.rps)} | ${coldLeast.p99} | ${coldLeast.bad} |`,
       '',
       '| read, one after the other | answers | p50 ms | p99 ms | size | errors |',
       '|---|---:|---:|---:|---|---:|',
@@ -193,6 +244,12 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
       'no error, < 300 MiB',
       rotation.non2xx + rotation.errors === 0 && rss < 300,
     );
+    ctx.target(
+      `Large account: cold read (availability of a location not in the read model) vs node:http + Prisma PK, rotating over ${ids.length}`,
+      `${coldRatio.toFixed(2)}× (${Math.round(coldService.rps)} against ${Math.round(coldLeast.rps)} req/s; schedules ${cold.hits} hits, ${cold.misses} misses)`,
+      '≥ 0.5×, no error',
+      coldRatio >= 0.5 && coldService.bad === 0,
+    );
     const convP99 = p99(conversations.ms);
     ctx.target(
       'Large account: includeChildren conversation pages',
@@ -202,6 +259,6 @@ export async function largeAccountPart(ctx: LargeAccountContext): Promise<void> 
     );
     ctx.target('Large account: organization read size', `${orgBytes} B`, '< 10 KB (does not grow with locations)', orgBytes < 10_000);
   } finally {
-    await service.stop();
+    await Promise.all([service.stop(), prisma.stop()]);
   }
 }

@@ -158,6 +158,11 @@ export interface Request {
   headers?: Record<string, string>;
   /** Requests that vary (each is used in turn); `path` is then only the first. */
   variants?: string[];
+  /**
+   * Where the turn over `variants` stands, kept across loads: each load goes on where the previous one
+   * stopped (without it, each starts again at the first).
+   */
+  rotation?: { turn: number };
 }
 
 export interface LoadResult {
@@ -178,7 +183,7 @@ export interface LoadResult {
 export async function load(port: number, req: Request, connections: number, seconds: number, checkRefusals = false): Promise<LoadResult> {
   let badRefusals = 0;
   let refused = 0;
-  let turn = 0;
+  const rotation = req.rotation ?? { turn: 0 };
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
@@ -190,7 +195,9 @@ export async function load(port: number, req: Request, connections: number, seco
         path: req.path,
         ...(req.body ? { body: req.body } : {}),
         headers: req.headers ?? {},
-        ...(req.variants ? { setupRequest: (r: { path: string }) => ({ ...r, path: req.variants![turn++ % req.variants!.length]! }) } : {}),
+        ...(req.variants
+          ? { setupRequest: (r: { path: string }) => ({ ...r, path: req.variants![rotation.turn++ % req.variants!.length]! }) }
+          : {}),
         ...(checkRefusals
           ? {
               onResponse: (status: number, _body: string, _context: unknown, headers?: Record<string, string>) => {

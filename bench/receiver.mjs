@@ -2,7 +2,8 @@
 // answers every POST at once with 204 and records its arrival (this machine's clock, the service's too),
 // the endpoint (the path), the webhook-id and the event's occurredAt. GET /stats answers the deliveries
 // since the last POST /reset: count, distinct (endpoint, webhook-id) pairs, and arrival − occurredAt
-// percentiles in ms. Prints {"msg":"listening","port":…} once it listens.
+// percentiles in ms; GET /sample the body of the last delivery (what the least work of bench/baseline.ts
+// deliver sends, under ids of its own). Prints {"msg":"listening","port":…} once it listens.
 import { createServer } from 'node:http';
 
 let arrivals = [];
@@ -26,6 +27,12 @@ const server = createServer((req, res) => {
     return res.end(
       JSON.stringify({ count: arrivals.length, distinct: keys.size, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? null }),
     );
+  }
+  if (req.method === 'GET' && req.url === '/sample') {
+    const last = arrivals.at(-1);
+    res.statusCode = last ? 200 : 404;
+    res.setHeader('content-type', 'application/json');
+    return res.end(last ? last.body : '{}');
   }
   const chunks = [];
   req.on('data', (c) => chunks.push(c));

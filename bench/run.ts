@@ -7,9 +7,11 @@
 //   BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/postgres: an ocs_bench database is made there;
 //   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
 //   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
-//   (webhooks and calls, bench/flows.ts, on PostgreSQL, alone; with BENCH_FLOWS=webhooks or calls, that half only), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that part
-//   alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench) names the
-//   PostgreSQL part's database, BENCH_FLOWS_DATABASE the flows part's: runs side by side must not drop each other's.
+//   (webhooks, calls and the calling-policy change, bench/flows.ts, on PostgreSQL, alone; with BENCH_FLOWS=webhooks,
+//   calls or policy, that one only, calls with the policy change), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that
+//   part alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench)
+//   names the PostgreSQL part's database, BENCH_LARGE_DATABASE (ocs_bench_large) the large-account part's and
+//   BENCH_FLOWS_DATABASE (ocs_bench_flows) the flows part's: runs side by side must not drop each other's.
 //   BENCH_SERVICE_FLAGS: more Node flags for the service processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -456,11 +458,12 @@ async function postgresPart(): Promise<number[]> {
     );
     // what the transport alone makes of the two: a bare framework answering the same bytes to the same POST and GET
     const transportRatio = get('Fastify, the same GraphQL answer to the same POST').rps / get('Fastify, the same office-hours body').rps;
-    target(
-      'PostgreSQL: GraphQL organization{officeHours} vs REST office-hours',
-      `${gqlRatio.toFixed(2)}× (Fastify, the same bodies: ${transportRatio.toFixed(2)}×)`,
-      '≥ 0.85×',
-      gqlRatio >= 0.85,
+    // GraphQL vs REST office-hours is a row of the table, no longer a target (issue 33): a POST with a body and
+    // a GET differ in their transport as much as in our work; our GraphQL is read against Mercurius instead
+    report.push(
+      `GraphQL organization{officeHours} vs REST office-hours: ${gqlRatio.toFixed(2)}×, no longer a target (it was ≥ 0.85×): ` +
+        `bare Fastify itself gives ${transportRatio.toFixed(2)}× between that POST and that GET (this run), so the target measured the transport, not us.`,
+      '',
     );
     const vsFastifyOfficeHours = restOfficeHours / get('Fastify, the same office-hours body').rps;
     const vsFastifyAvailability = get('GET …/availability?medium=PHONE&phoneNumberId').rps / get('Fastify, the same availability body').rps;
@@ -481,8 +484,8 @@ async function postgresPart(): Promise<number[]> {
     target(
       'PostgreSQL: GraphQL organization{officeHours} vs Mercurius + graphql-jit',
       `${vsMercurius.toFixed(2)}×`,
-      '≥ 0.75×',
-      vsMercurius >= 0.75,
+      '≥ 0.80×',
+      vsMercurius >= 0.8,
     );
     target('availability cost, 10,000 closures vs none (warm)', `${closuresWarm.toFixed(2)}×`, '≤ 1.5×', closuresWarm <= 1.5);
     target(
