@@ -1,7 +1,7 @@
 // A quick side-by-side of REST office hours and GraphQL organization{officeHours} on one embedded service
 // (not part of `npm run bench`): AB_ROUNDS (5) rounds of AB_SECONDS (5), alternating, medians and ratio.
 // Used while working on the GraphQL path; BENCH_SERVICE_FLAGS profiles the service, AB_ONLY=graphql loads
-// GraphQL alone (a profile of it alone).
+// GraphQL alone (a profile of it alone), AB_ONLY=rest REST alone.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,16 +56,23 @@ try {
   for (let i = 0; i < rounds; i++) {
     if (process.env.AB_ONLY !== 'graphql')
       rest.push(await measured({ path: `/v1/organizations/${clinic.id}/office-hours`, headers: auth }, restCpu));
-    graphql.push(
-      await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu),
+    if (process.env.AB_ONLY !== 'rest')
+      graphql.push(
+        await measured({ path: '/graphql', method: 'POST', body, headers: { ...auth, 'content-type': 'application/json' } }, graphqlCpu),
+      );
+    const part = (name: string, rps: number[], cpu: number[], at: number) =>
+      rps.length > at ? `${name} ${rps[at]!.toFixed(0)}/s ${cpu[at]!.toFixed(0)} µs CPU` : '';
+    const both = rest.length > i && graphql.length > i ? ` (${(graphql[i]! / rest[i]!).toFixed(2)}×)` : '';
+    process.stderr.write(
+      `round ${i + 1}: ${[part('REST', rest, restCpu, i), part('GraphQL', graphql, graphqlCpu, i)].filter(Boolean).join('; ')}${both}\n`,
     );
-    const restPart = rest.length > i ? `REST ${rest[i]!.toFixed(0)}/s ${restCpu[i]!.toFixed(0)} µs CPU; ` : '';
-    const ratio = rest.length > i ? ` (${(graphql[i]! / rest[i]!).toFixed(2)}×)` : '';
-    process.stderr.write(`round ${i + 1}: ${restPart}GraphQL ${graphql[i]!.toFixed(0)}/s ${graphqlCpu[i]!.toFixed(0)} µs CPU${ratio}\n`);
   }
-  const restMedian = rest.length ? `REST ${median(rest).toFixed(0)}/s ${median(restCpu).toFixed(0)} µs CPU per request; ` : '';
-  const ratioMedian = rest.length ? `; ratio ${(median(graphql) / median(rest)).toFixed(2)}×` : '';
-  process.stderr.write(`median ${restMedian}GraphQL ${median(graphql).toFixed(0)}/s ${median(graphqlCpu).toFixed(0)} µs${ratioMedian}\n`);
+  const medianOf = (name: string, rps: number[], cpu: number[]) =>
+    rps.length ? `${name} ${median(rps).toFixed(0)}/s ${median(cpu).toFixed(0)} µs CPU per request` : '';
+  const ratio = rest.length && graphql.length ? `; ratio ${(median(graphql) / median(rest)).toFixed(2)}×` : '';
+  process.stderr.write(
+    `median ${[medianOf('REST', rest, restCpu), medianOf('GraphQL', graphql, graphqlCpu)].filter(Boolean).join('; ')}${ratio}\n`,
+  );
 } finally {
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

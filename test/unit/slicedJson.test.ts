@@ -15,6 +15,17 @@ describe('stringifyInSlices', () => {
     );
   });
 
+  it('writes the same text when the answer is too large for one JSON.stringify (more than 16 list elements)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), fc.array(fc.jsonValue(), { minLength: 17, maxLength: 40 })), async (value) => {
+        expect(await stringifyInSlices({ data: value, list: Array.from({ length: 17 }, (_, i) => i) })).toBe(
+          JSON.stringify({ data: value, list: Array.from({ length: 17 }, (_, i) => i) }),
+        );
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('treats what JSON leaves out as JSON.stringify does: undefined members, functions, toJSON, lone surrogates', async () => {
     const value = {
       gone: undefined,
