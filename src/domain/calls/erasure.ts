@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { Prisma, type ErasureRequest } from '../../generated/prisma/client.js';
+import type { ErasureRequest, Prisma } from '../../generated/prisma/client.js';
 import type { ClaimedJob, JobHandler, JobOutcome } from '../../jobs/queue.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { type EventActorKind, recordEvent } from '../events/log.js';
@@ -29,6 +29,17 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { callRequestView, endCallRequestWork } from './callRequests.js';
 import type { ConversationDeps } from './conversations.js';
 import { erasedNumber, isErasedNumber } from './erasedNumbers.js';
+import {
+  eraseCallRequestNumbers,
+  eraseConversationEvents,
+  erasureConversations,
+  hashSuppressedNumber,
+  lockUnfinishedErasure,
+  scrubCallRequestMentions,
+  scrubDeliveryMentions,
+  scrubEventMentions,
+  scrubIdempotentMentions,
+} from './sql.js';
 import { normalizePhoneNumber } from './suppressions.js';
 
 export const ERASURE_JOB = 'erasure.run';
@@ -200,10 +211,6 @@ export async function getErasureRequest(deps: ConversationDeps, actor: Actor, id
 
 type Tx = Prisma.TransactionClient;
 
-/** The organizations an erasure covers: the one that asked and its locations (none for a location). */
-const reach = (orgId: string) =>
-  Prisma.sql`(SELECT o."id" FROM "Organization" o WHERE o."id" = ${orgId}::uuid OR o."parentId" = ${orgId}::uuid)`;
-
 /** The forms a number is matched in within free text: digits only, in full and without the country code. */
 function digitForms(e164: string): string[] {
   const parsed = parsePhoneNumberFromString(e164);
@@ -211,11 +218,6 @@ function digitForms(e164: string): string[] {
   if (parsed?.nationalNumber) forms.add(String(parsed.nationalNumber));
   return [...forms];
 }
-
-/** Replaces `number` by [erased] in a json column (its text), leaving other values as they were. */
-const scrubJson = (column: Prisma.Sql, number: string) =>
-  Prisma.sql`CASE WHEN ${column} IS NULL THEN NULL ELSE replace(${column}::text, ${number}, ${ERASED_TEXT})::jsonb END`;
-const scrubText = (column: Prisma.Sql, number: string) => Prisma.sql`replace(${column}, ${number}, ${ERASED_TEXT})`;
 
 interface Work {
   row: ErasureRequest;
@@ -226,40 +228,14 @@ interface Work {
 /** One batch of a phase: what it changed, counted; fewer rows than the batch size means the phase is done. */
 type Phase = (tx: Tx, work: Work) => Promise<{ counts: Partial<ErasureCounts>; rows: number }>;
 
-/** The conversations of the erasure still to delete (ids, at most one batch). */
-function conversationsToDelete(tx: Tx, { row, batch }: Work): Promise<{ id: string }[]> {
-  if (row.kind === 'conversationId') {
-    return tx.$queryRaw`SELECT c."id"::text AS "id" FROM "Conversation" c WHERE c."id" = ${row.subjectId}::uuid AND c."orgId" IN ${reach(row.orgId)} FOR UPDATE`;
-  }
-  const numbers = [row.number, row.numberHash].filter((n): n is string => n !== null);
-  // the conversations of the calls: each call request's own and each attempt's
-  const calls =
-    row.kind === 'callRequestId'
-      ? Prisma.sql`cr."id" = ${row.subjectId}::uuid`
-      : Prisma.sql`cr."to" = ANY(${numbers}::text[]) AND cr."orgId" IN ${reach(row.orgId)}`;
-  const ofCalls = Prisma.sql`c."id"::text IN (
-      SELECT cr."conversationId"::text FROM "CallRequest" cr WHERE ${calls} AND cr."conversationId" IS NOT NULL
-      UNION SELECT a->>'conversationId' FROM "CallRequest" cr, jsonb_array_elements(CASE WHEN jsonb_typeof(cr."attemptLog") = 'array' THEN cr."attemptLog" ELSE '[]'::jsonb END) a
-        WHERE ${calls} AND a->>'conversationId' IS NOT NULL)`;
-  // a conversation recorded with the number as its caller or callee, in any punctuation
-  const byNumber =
-    row.kind === 'phoneNumber' && row.number
-      ? Prisma.sql`OR regexp_replace(c."fromNumber", '[^0-9]', '', 'g') = ANY(${digitForms(row.number)}::text[])
-          OR regexp_replace(c."toNumber", '[^0-9]', '', 'g') = ANY(${digitForms(row.number)}::text[])`
-      : Prisma.empty;
-  return tx.$queryRaw`SELECT c."id"::text AS "id" FROM "Conversation" c
-    WHERE c."orgId" IN ${reach(row.orgId)} AND (${ofCalls} ${byNumber})
-    ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE`;
-}
-
 /** Conversations deleted with their turns; the events about them keep type, subject and times, not their data. */
 const deleteConversations: Phase = async (tx, work) => {
-  const ids = (await conversationsToDelete(tx, work)).map((r) => r.id);
+  const { row, batch } = work;
+  const forms = row.kind === 'phoneNumber' && row.number ? digitForms(row.number) : [];
+  const ids = (await erasureConversations(tx, row, forms, batch)).map((r) => r.id);
   if (ids.length === 0) return { counts: {}, rows: 0 };
   const messages = await tx.conversationMessage.count({ where: { conversationId: { in: ids } } });
-  const events = await tx.$executeRaw`UPDATE "Event" SET "data" = ${JSON.stringify(ERASED_DATA)}::jsonb, "previous" = NULL
-    WHERE "orgId" IN ${reach(work.row.orgId)} AND "subjectType" = 'conversation' AND "subjectId" = ANY(${ids}::text[])
-      AND "data" <> ${JSON.stringify(ERASED_DATA)}::jsonb`;
+  const events = await eraseConversationEvents(tx, row.orgId, ids, ERASED_DATA);
   const { count: conversations } = await tx.conversation.deleteMany({ where: { id: { in: ids } } });
   return { counts: { conversations, messages, events }, rows: ids.length };
 };
@@ -267,16 +243,7 @@ const deleteConversations: Phase = async (tx, work) => {
 /** Call requests to the number: the number becomes its keyed hash and leaves their free text; queued ones end failed. */
 const eraseCallRequests: Phase = async (tx, { row, batch, now }) => {
   if (!row.number || !row.numberHash) return { counts: {}, rows: 0 };
-  const which = row.kind === 'callRequestId' ? Prisma.sql`c."id" = ${row.subjectId}::uuid` : Prisma.sql`c."orgId" IN ${reach(row.orgId)}`;
-  const n = row.number;
-  const erased = await tx.$queryRaw<{ id: string; status: string }[]>`
-    UPDATE "CallRequest" u SET "to" = ${row.numberHash},
-      "metadata" = ${scrubJson(Prisma.sql`u."metadata"`, n)}, "attemptLog" = ${scrubJson(Prisma.sql`u."attemptLog"`, n)},
-      "consent" = ${scrubJson(Prisma.sql`u."consent"`, n)}, "outcomeData" = ${scrubJson(Prisma.sql`u."outcomeData"`, n)},
-      "retry" = ${scrubJson(Prisma.sql`u."retry"`, n)},
-      "notes" = ${scrubText(Prisma.sql`u."notes"`, n)}, "errorMessage" = ${scrubText(Prisma.sql`u."errorMessage"`, n)}
-    WHERE u."id" IN (SELECT c."id" FROM "CallRequest" c WHERE ${which} AND c."to" = ${n} ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE)
-    RETURNING u."id"::text AS "id", u."status"::text AS "status"`;
+  const erased = await eraseCallRequestNumbers(tx, { ...row, number: row.number, numberHash: row.numberHash }, ERASED_TEXT, batch);
   // a queued request can no longer be placed: it ends failed, its durable work dropped, with its event (by the system)
   const queued = erased.filter((r) => r.status === 'queued').map((r) => r.id);
   if (queued.length > 0) {
@@ -306,67 +273,38 @@ const eraseCallRequests: Phase = async (tx, { row, batch, now }) => {
 };
 
 /** Other call requests of the reach whose free text names the number (a callback number in metadata, notes): scrubbed. */
-const scrubCallRequestMentions: Phase = async (tx, { row, batch }) => {
+const scrubMentionsInCallRequests: Phase = async (tx, { row, batch }) => {
   if (row.kind !== 'phoneNumber' || !row.number) return { counts: {}, rows: 0 };
-  const n = row.number;
-  const names = (column: string) => Prisma.sql`strpos(coalesce(c.${Prisma.raw(`"${column}"`)}::text, ''), ${n}) > 0`;
-  const callRequests = await tx.$executeRaw`UPDATE "CallRequest" u SET
-      "metadata" = ${scrubJson(Prisma.sql`u."metadata"`, n)}, "attemptLog" = ${scrubJson(Prisma.sql`u."attemptLog"`, n)},
-      "consent" = ${scrubJson(Prisma.sql`u."consent"`, n)}, "outcomeData" = ${scrubJson(Prisma.sql`u."outcomeData"`, n)},
-      "retry" = ${scrubJson(Prisma.sql`u."retry"`, n)},
-      "notes" = ${scrubText(Prisma.sql`u."notes"`, n)}, "errorMessage" = ${scrubText(Prisma.sql`u."errorMessage"`, n)}
-    WHERE u."id" IN (SELECT c."id" FROM "CallRequest" c WHERE c."orgId" IN ${reach(row.orgId)}
-      AND (${names('metadata')} OR ${names('attemptLog')} OR ${names('consent')} OR ${names('outcomeData')} OR ${names('retry')}
-        OR ${names('notes')} OR ${names('errorMessage')})
-      ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE)`;
+  const callRequests = await scrubCallRequestMentions(tx, row.orgId, row.number, ERASED_TEXT, batch);
   return { counts: { callRequests }, rows: callRequests };
 };
 
 /** Events naming the number: it is replaced by [erased] in their data and previous values. */
 const scrubEvents: Phase = async (tx, { row, batch }) => {
   if (!row.number) return { counts: {}, rows: 0 };
-  const n = row.number;
-  const which =
-    row.kind === 'callRequestId'
-      ? Prisma.sql`e."subjectType" = 'call_request' AND e."subjectId" = ${row.subjectId} AND e."orgId" IN ${reach(row.orgId)}`
-      : Prisma.sql`e."orgId" IN ${reach(row.orgId)}`;
-  const events =
-    await tx.$executeRaw`UPDATE "Event" u SET "data" = ${scrubJson(Prisma.sql`u."data"`, n)}, "previous" = ${scrubJson(Prisma.sql`u."previous"`, n)}
-    WHERE u."id" IN (SELECT e."id" FROM "Event" e WHERE ${which}
-      AND (strpos(e."data"::text, ${n}) > 0 OR strpos(coalesce(e."previous"::text, ''), ${n}) > 0) ORDER BY e."seq" LIMIT ${batch}::int FOR UPDATE)`;
+  const events = await scrubEventMentions(tx, { ...row, number: row.number }, ERASED_TEXT, batch);
   return { counts: { events }, rows: events };
 };
 
 /** Stored answers of webhook receivers naming the number (a receiver may echo what it was sent). */
 const scrubDeliveries: Phase = async (tx, { row, batch }) => {
   if (!row.number) return { counts: {}, rows: 0 };
-  const n = row.number;
-  const webhookDeliveries = await tx.$executeRaw`UPDATE "WebhookDelivery" u SET "response" = ${scrubText(Prisma.sql`u."response"`, n)}
-    WHERE u."id" IN (SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w."id" = d."endpointId"
-      WHERE w."orgId" IN ${reach(row.orgId)} AND strpos(d."response", ${n}) > 0 ORDER BY d."id" LIMIT ${batch}::int FOR UPDATE OF d)`;
+  const webhookDeliveries = await scrubDeliveryMentions(tx, row.orgId, row.number, ERASED_TEXT, batch);
   return { counts: { webhookDeliveries }, rows: webhookDeliveries };
 };
 
 /** Stored idempotent answers naming the number (a call request's, a suppression's): replayed with [erased] in its place. */
 const scrubIdempotentAnswers: Phase = async (tx, { row, batch }) => {
   if (!row.number) return { counts: {}, rows: 0 };
-  const n = row.number;
-  const idempotentAnswers = await tx.$executeRaw`UPDATE "IdempotencyKey" u SET "body" = ${scrubText(Prisma.sql`u."body"`, n)}
-    WHERE (u."ownerOrgId", u."key") IN (SELECT k."ownerOrgId", k."key" FROM "IdempotencyKey" k
-      WHERE k."ownerOrgId" IN ${reach(row.orgId)} AND strpos(k."body", ${n}) > 0 ORDER BY k."ownerOrgId", k."key" LIMIT ${batch}::int FOR UPDATE)`;
+  const idempotentAnswers = await scrubIdempotentMentions(tx, row.orgId, row.number, ERASED_TEXT, batch);
   return { counts: { idempotentAnswers }, rows: idempotentAnswers };
 };
 
 /** A suppression of the number stays honoured: its entry keeps the keyed hash instead (one per list). */
 const hashSuppressions: Phase = async (tx, { row, batch }) => {
   if (row.kind !== 'phoneNumber' || !row.number || !row.numberHash) return { counts: {}, rows: 0 };
-  // a list that holds the hashed entry already (an earlier erasure, then the number listed again) keeps that one
-  const duplicates = await tx.$executeRaw`DELETE FROM "Suppression" s WHERE s."orgId" IN ${reach(row.orgId)} AND s."number" = ${row.number}
-    AND EXISTS (SELECT 1 FROM "Suppression" h WHERE h."orgId" = s."orgId" AND h."number" = ${row.numberHash})`;
-  const suppressions = await tx.$executeRaw`UPDATE "Suppression" u SET "number" = ${row.numberHash}
-    WHERE u."id" IN (SELECT s."id" FROM "Suppression" s WHERE s."orgId" IN ${reach(row.orgId)} AND s."number" = ${row.number}
-      ORDER BY s."id" LIMIT ${batch}::int FOR UPDATE)`;
-  return { counts: { suppressions: suppressions + duplicates }, rows: suppressions };
+  const { hashed, duplicates } = await hashSuppressedNumber(tx, row.orgId, row.number, row.numberHash, batch);
+  return { counts: { suppressions: hashed + duplicates }, rows: hashed };
 };
 
 // Every batch locks its rows in one order (ids, seq), so that two erasures running at once wait for each other rather
@@ -376,7 +314,7 @@ const hashSuppressions: Phase = async (tx, { row, batch }) => {
 const PHASES: Phase[] = [
   deleteConversations,
   eraseCallRequests,
-  scrubCallRequestMentions,
+  scrubMentionsInCallRequests,
   scrubEvents,
   scrubDeliveries,
   scrubIdempotentAnswers,
@@ -428,10 +366,7 @@ export async function runErasure(
   }
   await deps.db.$transaction(async (tx) => {
     const now = deps.clock();
-    const rows = await tx.$queryRaw<
-      { id: string }[]
-    >`SELECT "id"::text AS "id" FROM "ErasureRequest" WHERE "id" = ${erasureRequestId}::uuid AND "status" <> 'completed' FOR UPDATE`;
-    if (rows.length === 0) return;
+    if (!(await lockUnfinishedErasure(tx, erasureRequestId))) return;
     // the number goes with the work: the request keeps its keyed hash only
     const row = await tx.erasureRequest.update({
       where: { id: erasureRequestId },

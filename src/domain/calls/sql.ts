@@ -1,6 +1,6 @@
 // Every SQL statement of the calls context: the conversations' keyset pages (conversationPages.ts says how
-// they read the indexes), the dispatch claims of call requests, and the row locks. The rest of its reads and
-// writes go through Prisma's client.
+// they read the indexes), the dispatch claims of call requests, the row locks, the batches' statements and
+// the erasure's batches. The rest of its reads and writes go through Prisma's client.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { CallRequest, Conversation } from '../../generated/prisma/client.js';
 import { type EventRow, eventInsertSql } from '../events/sql.js';
@@ -473,4 +473,154 @@ export async function suppressedAmong(
   const rows = await db.$queryRaw<{ number: string }[]>`
     SELECT DISTINCT s."number" FROM "Suppression" s WHERE s."orgId" = ANY(${lists}::uuid[]) AND s."number" = ANY(${numbers}::text[])`;
   return new Set(rows.map((r) => r.number));
+}
+
+// ---- erasure (erasure.ts): each statement one batch of a phase, its rows locked in id (or seq) order
+
+/** What an erasure's statements read of its request. */
+export interface ErasureTarget {
+  orgId: string;
+  kind: string;
+  subjectId: string | null;
+  number: string | null;
+  numberHash: string | null;
+}
+
+/** The organizations an erasure covers: the one that asked and its locations (none for a location). */
+const erasureReach = (orgId: string) =>
+  Prisma.sql`(SELECT o."id" FROM "Organization" o WHERE o."id" = ${orgId}::uuid OR o."parentId" = ${orgId}::uuid)`;
+
+/** Replaces `number` by `erased` in a json column (its text), leaving other values as they were. */
+const scrubJson = (column: Prisma.Sql, number: string, erased: string) =>
+  Prisma.sql`CASE WHEN ${column} IS NULL THEN NULL ELSE replace(${column}::text, ${number}, ${erased})::jsonb END`;
+const scrubText = (column: Prisma.Sql, number: string, erased: string) => Prisma.sql`replace(${column}, ${number}, ${erased})`;
+
+/** The assignments scrubbing the number from every free-text column of a call request `u`. */
+const scrubbedCallRequestColumns = (n: string, erased: string) => Prisma.sql`
+      "metadata" = ${scrubJson(Prisma.sql`u."metadata"`, n, erased)}, "attemptLog" = ${scrubJson(Prisma.sql`u."attemptLog"`, n, erased)},
+      "consent" = ${scrubJson(Prisma.sql`u."consent"`, n, erased)}, "outcomeData" = ${scrubJson(Prisma.sql`u."outcomeData"`, n, erased)},
+      "retry" = ${scrubJson(Prisma.sql`u."retry"`, n, erased)},
+      "notes" = ${scrubText(Prisma.sql`u."notes"`, n, erased)}, "errorMessage" = ${scrubText(Prisma.sql`u."errorMessage"`, n, erased)}`;
+
+/**
+ * The conversations of the erasure still to delete (ids, at most one batch, locked): the one named, or those of
+ * its calls (each call request's own and each attempt's) and, for a number, those recorded with it as caller or
+ * callee in any punctuation (`digitForms`: the digits in full and without the country code).
+ */
+export function erasureConversations(tx: SqlRunner, target: ErasureTarget, digitForms: string[], batch: number): Promise<{ id: string }[]> {
+  const reach = erasureReach(target.orgId);
+  if (target.kind === 'conversationId') {
+    return tx.$queryRaw`SELECT c."id"::text AS "id" FROM "Conversation" c WHERE c."id" = ${target.subjectId}::uuid AND c."orgId" IN ${reach} FOR UPDATE`;
+  }
+  const numbers = [target.number, target.numberHash].filter((n): n is string => n !== null);
+  const calls =
+    target.kind === 'callRequestId'
+      ? Prisma.sql`cr."id" = ${target.subjectId}::uuid`
+      : Prisma.sql`cr."to" = ANY(${numbers}::text[]) AND cr."orgId" IN ${reach}`;
+  const ofCalls = Prisma.sql`c."id"::text IN (
+      SELECT cr."conversationId"::text FROM "CallRequest" cr WHERE ${calls} AND cr."conversationId" IS NOT NULL
+      UNION SELECT a->>'conversationId' FROM "CallRequest" cr, jsonb_array_elements(CASE WHEN jsonb_typeof(cr."attemptLog") = 'array' THEN cr."attemptLog" ELSE '[]'::jsonb END) a
+        WHERE ${calls} AND a->>'conversationId' IS NOT NULL)`;
+  const byNumber =
+    target.kind === 'phoneNumber' && target.number
+      ? Prisma.sql`OR regexp_replace(c."fromNumber", '[^0-9]', '', 'g') = ANY(${digitForms}::text[])
+          OR regexp_replace(c."toNumber", '[^0-9]', '', 'g') = ANY(${digitForms}::text[])`
+      : Prisma.empty;
+  return tx.$queryRaw`SELECT c."id"::text AS "id" FROM "Conversation" c
+    WHERE c."orgId" IN ${reach} AND (${ofCalls} ${byNumber})
+    ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE`;
+}
+
+/** The events about these conversations keep type, subject and times; their data becomes `erasedData`. */
+export function eraseConversationEvents(tx: SqlRunner, orgId: string, ids: string[], erasedData: unknown): Promise<number> {
+  const data = JSON.stringify(erasedData);
+  return tx.$executeRaw`UPDATE "Event" SET "data" = ${data}::jsonb, "previous" = NULL
+    WHERE "orgId" IN ${erasureReach(orgId)} AND "subjectType" = 'conversation' AND "subjectId" = ANY(${ids}::text[])
+      AND "data" <> ${data}::jsonb`;
+}
+
+/** One batch of call requests to the number: it becomes its keyed hash and leaves their free text. */
+export function eraseCallRequestNumbers(
+  tx: SqlRunner,
+  target: ErasureTarget & { number: string; numberHash: string },
+  erased: string,
+  batch: number,
+): Promise<{ id: string; status: string }[]> {
+  const which =
+    target.kind === 'callRequestId'
+      ? Prisma.sql`c."id" = ${target.subjectId}::uuid`
+      : Prisma.sql`c."orgId" IN ${erasureReach(target.orgId)}`;
+  return tx.$queryRaw`
+    UPDATE "CallRequest" u SET "to" = ${target.numberHash}, ${scrubbedCallRequestColumns(target.number, erased)}
+    WHERE u."id" IN (SELECT c."id" FROM "CallRequest" c WHERE ${which} AND c."to" = ${target.number} ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE)
+    RETURNING u."id"::text AS "id", u."status"::text AS "status"`;
+}
+
+/** One batch of the reach's other call requests whose free text names the number (a callback number in metadata, notes). */
+export function scrubCallRequestMentions(tx: SqlRunner, orgId: string, n: string, erased: string, batch: number): Promise<number> {
+  const names = (column: string) => Prisma.sql`strpos(coalesce(c.${Prisma.raw(`"${column}"`)}::text, ''), ${n}) > 0`;
+  return tx.$executeRaw`UPDATE "CallRequest" u SET ${scrubbedCallRequestColumns(n, erased)}
+    WHERE u."id" IN (SELECT c."id" FROM "CallRequest" c WHERE c."orgId" IN ${erasureReach(orgId)}
+      AND (${names('metadata')} OR ${names('attemptLog')} OR ${names('consent')} OR ${names('outcomeData')} OR ${names('retry')}
+        OR ${names('notes')} OR ${names('errorMessage')})
+      ORDER BY c."id" LIMIT ${batch}::int FOR UPDATE)`;
+}
+
+/** One batch of events naming the number (of the call request named, or of the reach): replaced in data and previous values. */
+export function scrubEventMentions(
+  tx: SqlRunner,
+  target: ErasureTarget & { number: string },
+  erased: string,
+  batch: number,
+): Promise<number> {
+  const n = target.number;
+  const reach = erasureReach(target.orgId);
+  const which =
+    target.kind === 'callRequestId'
+      ? Prisma.sql`e."subjectType" = 'call_request' AND e."subjectId" = ${target.subjectId} AND e."orgId" IN ${reach}`
+      : Prisma.sql`e."orgId" IN ${reach}`;
+  return tx.$executeRaw`UPDATE "Event" u SET "data" = ${scrubJson(Prisma.sql`u."data"`, n, erased)}, "previous" = ${scrubJson(Prisma.sql`u."previous"`, n, erased)}
+    WHERE u."id" IN (SELECT e."id" FROM "Event" e WHERE ${which}
+      AND (strpos(e."data"::text, ${n}) > 0 OR strpos(coalesce(e."previous"::text, ''), ${n}) > 0) ORDER BY e."seq" LIMIT ${batch}::int FOR UPDATE)`;
+}
+
+/** One batch of stored answers of webhook receivers naming the number (a receiver may echo what it was sent). */
+export function scrubDeliveryMentions(tx: SqlRunner, orgId: string, n: string, erased: string, batch: number): Promise<number> {
+  return tx.$executeRaw`UPDATE "WebhookDelivery" u SET "response" = ${scrubText(Prisma.sql`u."response"`, n, erased)}
+    WHERE u."id" IN (SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w."id" = d."endpointId"
+      WHERE w."orgId" IN ${erasureReach(orgId)} AND strpos(d."response", ${n}) > 0 ORDER BY d."id" LIMIT ${batch}::int FOR UPDATE OF d)`;
+}
+
+/** One batch of stored idempotent answers naming the number (a call request's, a suppression's). */
+export function scrubIdempotentMentions(tx: SqlRunner, orgId: string, n: string, erased: string, batch: number): Promise<number> {
+  return tx.$executeRaw`UPDATE "IdempotencyKey" u SET "body" = ${scrubText(Prisma.sql`u."body"`, n, erased)}
+    WHERE (u."ownerOrgId", u."key") IN (SELECT k."ownerOrgId", k."key" FROM "IdempotencyKey" k
+      WHERE k."ownerOrgId" IN ${erasureReach(orgId)} AND strpos(k."body", ${n}) > 0 ORDER BY k."ownerOrgId", k."key" LIMIT ${batch}::int FOR UPDATE)`;
+}
+
+/**
+ * One batch of the reach's suppressions of the number: each keeps the keyed hash instead. A list that holds the
+ * hashed entry already (an earlier erasure, then the number listed again) keeps that one (`duplicates` removed).
+ */
+export async function hashSuppressedNumber(
+  tx: SqlRunner,
+  orgId: string,
+  number: string,
+  numberHash: string,
+  batch: number,
+): Promise<{ hashed: number; duplicates: number }> {
+  const reach = erasureReach(orgId);
+  const duplicates = await tx.$executeRaw`DELETE FROM "Suppression" s WHERE s."orgId" IN ${reach} AND s."number" = ${number}
+    AND EXISTS (SELECT 1 FROM "Suppression" h WHERE h."orgId" = s."orgId" AND h."number" = ${numberHash})`;
+  const hashed = await tx.$executeRaw`UPDATE "Suppression" u SET "number" = ${numberHash}
+    WHERE u."id" IN (SELECT s."id" FROM "Suppression" s WHERE s."orgId" IN ${reach} AND s."number" = ${number}
+      ORDER BY s."id" LIMIT ${batch}::int FOR UPDATE)`;
+  return { hashed, duplicates };
+}
+
+/** Locks an erasure request that is not completed yet; false when it is (or is gone). */
+export async function lockUnfinishedErasure(tx: SqlRunner, id: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    SELECT "id"::text AS "id" FROM "ErasureRequest" WHERE "id" = ${id}::uuid AND "status" <> 'completed' FOR UPDATE`;
+  return rows.length > 0;
 }
