@@ -44,6 +44,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.addSuppression': 'POST /v1/suppressions',
   'Mutation.addSuppressions': 'POST /v1/suppressions/bulk',
   'Query.callBatch': 'GET /v1/call-batches/:callBatchId',
+  'Query.callBatches': 'GET /v1/call-batches',
   'Mutation.createCallBatch': 'POST /v1/call-batches',
   'Mutation.cancelCallBatch': 'POST /v1/call-batches/:callBatchId/cancel',
   'Mutation.removeSuppression': 'DELETE /v1/suppressions/:number',

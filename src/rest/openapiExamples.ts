@@ -518,6 +518,10 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'PUT /v1/organizations/:orgId/retention': { ...retention, sources: { ...retention.sources, transcriptsDays: 'own' } },
   'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
   'POST /v1/call-batches': { ...callBatch, callRequests: [{ index: 0, callRequestId: ids.batchCall }] },
+  'GET /v1/call-batches': {
+    callBatches: [callBatchInProgress],
+    pagination: { limit: 1, nextCursor: 'eyJwIjp7InQiOjE3NzMwNjI2MDAwMDB9LCJmIjoiM2IxYyJ9.p7d2e4' },
+  },
   'GET /v1/call-batches/:callBatchId': callBatchInProgress,
   'GET /v1/call-batches/:callBatchId/call-requests': {
     callRequests: [{ ...queuedCall, callRequestId: ids.batchCall, batchId: ids.callBatch, batchIndex: 0, retry: null }],

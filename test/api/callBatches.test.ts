@@ -1,13 +1,15 @@
 // Call batches (issue 35 §4; domain/calls/callBatches.ts, callBatchProgress.ts): up to 5,000 calls placed in one
 // request, all or none, each recipient checked by the rules of a single call; suppressed and repeated numbers skipped;
 // the batch's counts per status and disposition; its completion when every request is final (event call_batch.completed);
-// cancel; another tenant's batch absent; the limit on batches in progress under concurrent creates; both surfaces.
+// cancel; another tenant's batch absent; the limit on batches in progress under concurrent creates; the list of an
+// organization's batches (newest first, cursor pages, filters, counts of a page in one statement); both surfaces.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { countsOf } from '../../src/domain/calls/callBatchProgress.js';
 import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
 import { LIST_LIMITS } from '../../src/domain/shared/listLimits.js';
 import { JobQueue } from '../../src/jobs/queue.js';
-import { useTestApp, type TestApp } from '../support/testApp.js';
+import { useTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
 
 const UNLIMITED = '1000000000';
 const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED, CALL_REQUEST_READS_PER_SECOND: UNLIMITED } });
@@ -477,5 +479,244 @@ describe('GraphQL', () => {
       completedAt: '2026-03-02T15:00:00.000Z',
     });
     expect(canceled.body.data.cancelCallBatch.counts.byStatus).toContainEqual({ status: 'canceled', count: 2 });
+  });
+});
+
+describe('the list of batches', () => {
+  const LIST = `query($first: Int, $after: String, $orgId: ID, $status: CallBatchStatus, $createdFrom: String, $createdTo: String) {
+    callBatches(first: $first, after: $after, orgId: $orgId, status: $status, createdFrom: $createdFrom, createdTo: $createdTo) {
+      items { ${BATCH_FIELDS} orgId createdAt } nextCursor } }`;
+
+  /** A batch written directly (creates through the API are held to 20 in progress), with `queued` requests. */
+  async function insertBatch(
+    t: TestApp,
+    createdAt: string,
+    o: { orgId?: string; completedAt?: string; canceledAt?: string; queued?: number } = {},
+  ): Promise<string> {
+    const orgId = o.orgId ?? t.demo.organizations.clinic.id;
+    const other = orgId === t.demo.organizations.other.id;
+    const batch = await t.deps.db.callBatch.create({
+      data: {
+        id: randomUUID(),
+        orgId,
+        botId: other ? t.demo.bots.other[0]! : t.demo.bots.clinic[0]!,
+        phoneNumberId: other ? t.demo.phoneNumbers.other[0]! : t.demo.phoneNumbers.clinic[0]!,
+        purpose: 'informational',
+        officeHoursOnly: false,
+        expiresAt: new Date(Date.parse(createdAt) + 30 * 86_400_000),
+        recipients: o.queued ?? 0,
+        placed: o.queued ?? 0,
+        createdAt: new Date(createdAt),
+        completedAt: o.completedAt ? new Date(o.completedAt) : null,
+        canceledAt: o.canceledAt ? new Date(o.canceledAt) : null,
+      },
+    });
+    for (let i = 0; i < (o.queued ?? 0); i++)
+      await t.deps.db.callRequest.create({
+        data: { orgId, status: 'queued', expiresAt: batch.expiresAt, batchId: batch.id, batchIndex: i, to: number(i) },
+      });
+    return batch.id;
+  }
+
+  /** Every page of the REST list, following nextCursor. */
+  async function allPages(t: TestApp, params: string, token?: string): Promise<{ ids: string[]; pages: number }> {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: TestResponse = await t.rest('GET', `/v1/call-batches?${params}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        ...(token ? { token } : {}),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      ids.push(...res.body.data.callBatches.map((b: { callBatchId: string }) => b.callBatchId));
+      cursor = res.body.data.pagination.nextCursor;
+      pages++;
+    } while (cursor);
+    return { ids, pages };
+  }
+
+  it('answers newest first, ties by id, each batch as GET answers it; the pages cover every batch once', async () => {
+    t.clock.set(NOW);
+    const placed = await createBatch(t, [{ to: number(0) }, { to: number(1) }], { metadata: { campaign: 'recall' } });
+    // three at one instant (ties by id), older ones, and one of another organization between them
+    const tied = await Promise.all([0, 1, 2].map(() => insertBatch(t, '2026-03-01T10:00:00Z', { queued: 1 })));
+    const older = [];
+    for (let i = 0; i < 4; i++) older.push(await insertBatch(t, `2026-02-2${i}T10:00:00Z`));
+    await insertBatch(t, '2026-03-01T11:00:00Z', { orgId: t.demo.organizations.other.id });
+    const expected = [placed.callBatchId, ...[...tied].sort(), ...older.reverse()];
+
+    const first = await t.rest('GET', '/v1/call-batches');
+    expect(first.status).toBe(200);
+    expect(first.body.data.pagination).toEqual({ limit: 20, nextCursor: null });
+    expect(first.body.data.callBatches.map((b: { callBatchId: string }) => b.callBatchId)).toEqual(expected);
+    // the item is the batch's own view, its counts included
+    const { callRequests: _placed, ...view } = placed;
+    expect(first.body.data.callBatches[0]).toEqual({ ...view, counts: (await getBatch(t, placed.callBatchId)).counts });
+    expect(first.body.data.callBatches[0].counts.byStatus.queued).toBe(2);
+    expect(first.body.data.callBatches[1].counts).toMatchObject({ total: 1, byStatus: { queued: 1 } });
+
+    for (const limit of [1, 2, 3, 7]) {
+      const { ids, pages } = await allPages(t, `limit=${limit}`);
+      expect(ids, `limit ${limit}`).toEqual(expected);
+      expect(pages).toBe(Math.ceil(expected.length / limit));
+    }
+    // GraphQL: the same pages
+    const gqlIds: string[] = [];
+    let after: string | null = null;
+    do {
+      const res: TestResponse = await t.gql(LIST, { first: 3, after });
+      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+      gqlIds.push(...res.body.data.callBatches.items.map((b: { id: string }) => b.id));
+      after = res.body.data.callBatches.nextCursor;
+    } while (after);
+    expect(gqlIds).toEqual(expected);
+    const one = (await t.gql(LIST, { first: 1 })).body.data.callBatches.items[0];
+    expect(one).toMatchObject({ id: placed.callBatchId, recipients: 2, placed: 2, completedAt: null, placedRequests: null });
+    expect(one.counts.byStatus).toContainEqual({ status: 'queued', count: 2 });
+  });
+
+  it('reads the counts of a page in a bounded number of statements, however many batches it holds', async () => {
+    t.clock.set(NOW);
+    for (let i = 0; i < 30; i++) await insertBatch(t, `2026-03-01T${String(10 + (i % 10)).padStart(2, '0')}:0${i % 6}:00Z`, { queued: 2 });
+    await t.rest('GET', '/v1/call-batches?limit=1'); // the caches warm
+    const small = await t.statements(() => t.rest('GET', '/v1/call-batches?limit=2'));
+    const large = await t.statements(() => t.rest('GET', '/v1/call-batches?limit=30'));
+    expect(large.result.body.data.callBatches).toHaveLength(30);
+    expect(large.result.body.data.callBatches.every((b: { counts: { total: number } }) => b.counts.total === 2)).toBe(true);
+    expect(large.sql.length).toBe(small.sql.length);
+    expect(large.sql.length).toBeLessThanOrEqual(3);
+  });
+
+  it('filters by status (completedAt, canceledAt) and by creation instant; a cursor holds to its filters', async () => {
+    t.clock.set(NOW);
+    const open = await insertBatch(t, '2026-03-01T09:00:00Z', { queued: 1 });
+    const done = await insertBatch(t, '2026-03-01T08:00:00Z', { completedAt: '2026-03-01T12:00:00Z' });
+    const canceledDone = await insertBatch(t, '2026-03-01T07:00:00Z', {
+      canceledAt: '2026-03-01T07:30:00Z',
+      completedAt: '2026-03-01T07:30:00Z',
+    });
+    // canceled while a call was under way: still in progress
+    const canceledOpen = await insertBatch(t, '2026-03-01T06:00:00Z', { canceledAt: '2026-03-01T06:30:00Z', queued: 1 });
+    const ids = async (params: string) => (await allPages(t, params)).ids;
+    expect(await ids('status=in_progress')).toEqual([open, canceledOpen]);
+    expect(await ids('status=completed')).toEqual([done, canceledDone]);
+    expect(await ids('status=canceled')).toEqual([canceledDone, canceledOpen]);
+    expect(await ids('createdFrom=2026-03-01T07:00:00Z&createdTo=2026-03-01T09:00:00Z')).toEqual([done, canceledDone]);
+    expect(await ids('status=completed&createdFrom=2026-03-01T07:30:00%2B00:00&limit=1')).toEqual([done]);
+    const gql = await t.gql(LIST, { status: 'canceled', createdTo: '2026-03-01T07:00:00Z' });
+    expect(gql.body.data.callBatches.items.map((b: { id: string }) => b.id)).toEqual([canceledOpen]);
+
+    // a cursor of one list does not continue another
+    const page = await t.rest('GET', '/v1/call-batches?status=in_progress&limit=1');
+    const cursor = encodeURIComponent(page.body.data.pagination.nextCursor);
+    expect((await t.rest('GET', `/v1/call-batches?status=in_progress&limit=1&cursor=${cursor}`)).body.data.callBatches).toHaveLength(1);
+    const other = await t.rest('GET', `/v1/call-batches?status=completed&limit=1&cursor=${cursor}`);
+    expect(other.status).toBe(400);
+    expect(other.body.errors).toMatchObject([{ path: 'cursor', message: expect.stringContaining('issued for other filters') }]);
+    // nor does a cursor of the list of call requests
+    const requests = await t.rest('GET', '/v1/call-requests?limit=1');
+    const foreign = encodeURIComponent(requests.body.data.pagination.nextCursor);
+    expect((await t.rest('GET', `/v1/call-batches?limit=1&cursor=${foreign}`)).status).toBe(400);
+  });
+
+  it('refuses a bad cursor, status, limit or instant with a 400 naming the field, on both surfaces', async () => {
+    t.clock.set(NOW);
+    for (const [params, path] of [
+      ['cursor=made-up.cursor', 'cursor'],
+      ['cursor=', 'cursor'],
+      ['status=running', 'status'],
+      ['status=queued', 'status'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['createdFrom=yesterday', 'createdFrom'],
+      ['createdTo=2026-03-01', 'createdTo'],
+      ['orgId=not-a-uuid', 'orgId'],
+    ] as const) {
+      const res = await t.rest('GET', `/v1/call-batches?${params}`);
+      expect(res.status, params).toBe(400);
+      expect(res.body.code, params).toBe('validation_failed');
+      expect(res.body.errors[0].path, params).toBe(path);
+    }
+    // a filter of another list is not taken silently
+    const unknown = await t.rest('GET', `/v1/call-batches?botId=${t.demo.bots.clinic[0]}`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('botId');
+    for (const [variables, path] of [
+      [{ after: 'made-up.cursor' }, 'cursor'],
+      [{ first: 0 }, 'limit'],
+      [{ first: 101 }, 'limit'],
+      [{ createdFrom: 'yesterday' }, 'createdFrom'],
+    ] as const) {
+      const res = await t.gql(LIST, variables);
+      expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(variables)).toBe('BAD_USER_INPUT');
+      expect(res.body.errors[0].extensions.issues[0].path, JSON.stringify(variables)).toBe(path);
+    }
+    const badEnum = await t.gql(LIST, { status: 'running' });
+    expect(badEnum.body.errors[0].message).toContain('CallBatchStatus');
+  });
+
+  it("never lists another organization's batches; orgId outside reach is a 404, as on the other lists", async () => {
+    t.clock.set(NOW);
+    const d = t.demo.organizations;
+    const clinic = await insertBatch(t, '2026-03-01T10:00:00Z');
+    const account = await insertBatch(t, '2026-03-01T11:00:00Z', { orgId: d.account.id });
+    const other = await insertBatch(t, '2026-03-01T12:00:00Z', { orgId: d.other.id });
+
+    expect((await allPages(t, '')).ids).toEqual([clinic]);
+    expect((await allPages(t, '', d.other.apiKey)).ids).toEqual([other]);
+    expect((await allPages(t, '', d.clinic2.apiKey)).ids).toEqual([]);
+    // the account's credential: its own by default, a location's with orgId
+    expect((await allPages(t, '', d.account.apiKey)).ids).toEqual([account]);
+    expect((await allPages(t, `orgId=${d.clinic.id}`, d.account.apiKey)).ids).toEqual([clinic]);
+
+    const outside = [
+      [d.other.id, d.clinic.apiKey], // another tenant
+      [d.clinic.id, d.other.apiKey],
+      [d.clinic2.id, d.clinic.apiKey], // a sibling location
+      [d.account.id, d.clinic.apiKey], // a location does not see its account's batches
+      [randomUUID(), d.account.apiKey],
+    ] as const;
+    for (const [orgId, token] of outside) {
+      const res = await t.rest('GET', `/v1/call-batches?orgId=${orgId}`, { token });
+      expect(res.status, orgId).toBe(404);
+      expect(res.body.message).toBe('Organization not found');
+      const gql = await t.gql(LIST, { orgId }, { token });
+      expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+      expect(JSON.stringify(gql.body)).not.toContain(other);
+    }
+    // a cursor issued to one organization's list does not page another's
+    const page = await t.rest('GET', `/v1/call-batches?limit=1&orgId=${d.account.id}`, { token: d.account.apiKey });
+    expect(page.body.data.pagination.nextCursor).toBeNull();
+    await insertBatch(t, '2026-03-01T09:00:00Z', { orgId: d.account.id });
+    const two = await t.rest('GET', `/v1/call-batches?limit=1`, { token: d.account.apiKey });
+    const cursor = encodeURIComponent(two.body.data.pagination.nextCursor);
+    const moved = await t.rest('GET', `/v1/call-batches?limit=1&orgId=${d.clinic.id}&cursor=${cursor}`, { token: d.account.apiKey });
+    expect(moved.status).toBe(400);
+    expect(moved.body.errors[0].path).toBe('cursor');
+  });
+
+  it('needs call-requests:read', async () => {
+    t.clock.set(NOW);
+    const key = await t.rest('POST', '/v1/api-keys', { json: { name: 'Closures only', scopes: ['closures:read'] } });
+    expect(key.status, JSON.stringify(key.body)).toBe(200);
+    const res = await t.rest('GET', '/v1/call-batches', { token: key.body.data.apiKey });
+    expect(res.status).toBe(403);
+    expect((await t.gql(LIST, {}, { token: key.body.data.apiKey })).body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it('lists the requests of one batch through GraphQL callRequests(batchId), as GET /v1/call-requests?batchId=', async () => {
+    t.clock.set(NOW);
+    const batch = await createBatch(t, [{ to: number(0) }, { to: number(1) }, { to: number(2) }]);
+    await createBatch(t, [{ to: number(3) }]);
+    const rest = await t.rest('GET', `/v1/call-requests?batchId=${batch.callBatchId}`);
+    const gql = await t.gql('query($b: ID) { callRequests(batchId: $b) { items { id batchId } nextCursor } }', { b: batch.callBatchId });
+    expect(gql.body.errors).toBeUndefined();
+    const ids = rest.body.data.callRequests.map((r: { callRequestId: string }) => r.callRequestId);
+    expect(ids).toHaveLength(3);
+    expect(gql.body.data.callRequests.items.map((r: { id: string }) => r.id)).toEqual(ids);
+    expect(gql.body.data.callRequests.items.every((r: { batchId: string }) => r.batchId === batch.callBatchId)).toBe(true);
+    const bad = await t.gql('{ callRequests(batchId: "nope") { nextCursor } }');
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'batchId' }] });
   });
 });

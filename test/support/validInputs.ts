@@ -272,6 +272,12 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
       ],
     },
   }),
+  'GET /v1/call-batches': async (f) => {
+    await f.callBatchId();
+    return {
+      query: { limit: '10', orgId: f.clinic, status: 'in_progress', createdFrom: '2026-01-01T00:00:00Z', createdTo: hoursAfter(1) },
+    };
+  },
   'GET /v1/call-batches/{callBatchId}': async (f) => ({ params: { callBatchId: await f.callBatchId() } }),
   'GET /v1/call-batches/{callBatchId}/call-requests': async (f) => ({
     params: { callBatchId: await f.callBatchId() },
@@ -694,6 +700,17 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: mutation('$id: ID!', 'cancelCallBatch(id: $id)', '{ canceledAt }'),
     variables: { id: await f.callBatchId() },
   }),
+  'Query.callBatches': async (f) => {
+    await f.callBatchId();
+    return {
+      query: query(
+        '$after: String, $orgId: ID, $createdFrom: String, $createdTo: String',
+        'callBatches(first: 10, after: $after, orgId: $orgId, status: in_progress, createdFrom: $createdFrom, createdTo: $createdTo)',
+        '{ items { id } nextCursor }',
+      ),
+      variables: { orgId: f.clinic, createdFrom: '2026-01-01T00:00:00Z', createdTo: hoursAfter(1) },
+    };
+  },
   'Query.callBatch': async (f) => ({ query: query('$id: ID!', 'callBatch(id: $id)', '{ id }'), variables: { id: await f.callBatchId() } }),
   'CallBatch.callRequests': async (f) => ({
     query: query(
@@ -709,12 +726,18 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: query('$id: ID!', 'callRequest(id: $id)'),
     variables: { id: f.demo.callRequests.clinic.queued },
   }),
-  'Query.callRequests': (f) => ({
+  'Query.callRequests': async (f) => ({
     query: query(
-      '$after: String, $botId: ID, $createdFrom: String, $createdTo: String, $orgId: ID',
-      'callRequests(first: 10, after: $after, botId: $botId, createdFrom: $createdFrom, createdTo: $createdTo, orgId: $orgId, status: queued)',
+      '$after: String, $botId: ID, $batchId: ID, $createdFrom: String, $createdTo: String, $orgId: ID',
+      'callRequests(first: 10, after: $after, botId: $botId, batchId: $batchId, createdFrom: $createdFrom, createdTo: $createdTo, orgId: $orgId, status: queued)',
     ),
-    variables: { botId: f.demo.bots.clinic[0], createdFrom: '2026-01-01T00:00:00Z', createdTo: hoursAfter(1), orgId: f.clinic },
+    variables: {
+      botId: f.demo.bots.clinic[0],
+      batchId: await f.callBatchId(),
+      createdFrom: '2026-01-01T00:00:00Z',
+      createdTo: hoursAfter(1),
+      orgId: f.clinic,
+    },
   }),
   'Query.conversation': async (f) => ({
     query: query('$id: ID!, $after: String', 'conversation(id: $id, first: 10, after: $after)'),

@@ -21,6 +21,9 @@ import {
   parseInput,
 } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
+import { openInstantIdCursor, pageCursorKey, sealCursor } from '../shared/pageCursors.js';
+import { viewSchema } from '../shared/viewSchema.js';
+import { loadReachableOrganization } from '../organizations/organizations.js';
 import { absentToUndefined } from '../shared/inputParams.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { issuesFromZod } from '../shared/errors.js';
@@ -44,14 +47,16 @@ import {
   type CallBatchView,
   callBatchEventData,
   callBatchView,
+  callBatchSchema,
   countsOf,
+  countsOfBatches,
   settleCallBatches,
   type SkippedRecipient,
 } from './callBatchProgress.js';
 import type { ConversationDeps } from './conversations.js';
 import { erasedNumber } from './erasedNumbers.js';
 import { noDispositionCounts } from './callAttempts.js';
-import { type BatchRow, cancelBatchRequests, insertCallBatch, openCallBatches, suppressedAmong } from './sql.js';
+import { type BatchRow, callBatchesAfter, cancelBatchRequests, insertCallBatch, openCallBatches, suppressedAmong } from './sql.js';
 import { dropJobs } from '../../jobs/queue.js';
 
 export const MAX_BATCH_RECIPIENTS = 5_000;
@@ -266,6 +271,74 @@ export async function getCallBatch(deps: ScheduleDeps, actor: Actor, callBatchId
   requireScope(actor, 'call-requests:read');
   const row = await reachableBatch(deps, actor, callBatchId);
   return callBatchView(row, await countsOf(deps.db, row.id, deps.clock()));
+}
+
+export const CALL_BATCH_STATUSES = ['in_progress', 'completed', 'canceled'] as const;
+export type CallBatchStatus = (typeof CALL_BATCH_STATUSES)[number];
+
+const listShape = listCallRequestsInput.shape;
+
+export const listCallBatchesInput = z.strictObject({
+  limit: listShape.limit,
+  cursor: listShape.cursor,
+  orgId: listShape.orgId,
+  status: z
+    .preprocess(absentToUndefined, z.enum(CALL_BATCH_STATUSES, { error: `must be one of ${CALL_BATCH_STATUSES.join(', ')}` }).optional())
+    .describe(
+      'in_progress: some request is pending (completedAt null); completed: every request is final (completedAt set, canceled ones included); canceled: canceled (canceledAt set), whether or not its calls under way have ended.',
+    ),
+  createdFrom: listShape.createdFrom,
+  createdTo: listShape.createdTo,
+});
+
+export interface CallBatchPage {
+  callBatches: CallBatchView[];
+  pagination: { limit: number; nextCursor: string | null };
+}
+
+export const callBatchPageSchema = viewSchema<CallBatchPage>()(
+  z.object({
+    callBatches: z.array(callBatchSchema).describe('Newest first, ties by id; each as GET /v1/call-batches/{id} answers it.'),
+    pagination: z.object({
+      limit: z.int(),
+      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
+    }),
+  }),
+);
+
+/**
+ * GET /v1/call-batches: one page of an organization's batches (the credential owner's, or with `orgId` one within
+ * reach, as the list of call requests), newest first, keyset on (createdAt desc, id). Each with its counts, read for
+ * the whole page in one statement. Scope call-requests:read.
+ */
+export async function listCallBatches(deps: ConversationDeps, actor: Actor, input: unknown): Promise<CallBatchPage> {
+  requireScope(actor, 'call-requests:read');
+  const query = parseInput(listCallBatchesInput, input ?? {});
+  const org = await loadReachableOrganization(deps, actor, query.orgId ?? actor.orgId);
+  const filters = {
+    list: 'call-batches',
+    orgId: org.id,
+    status: query.status ?? null,
+    createdFrom: query.createdFrom ? new Date(query.createdFrom).toISOString() : null,
+    createdTo: query.createdTo ? new Date(query.createdTo).toISOString() : null,
+  };
+  const key = pageCursorKey(deps.tokens.key);
+  const after = query.cursor === undefined ? undefined : openInstantIdCursor(key, query.cursor, filters, 'cursor');
+  const rows = await callBatchesAfter(deps.db, filters, after, query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const counts = await countsOfBatches(
+    deps.db,
+    page.map((row) => row.id),
+    deps.clock(),
+  );
+  const last = page.at(-1);
+  return {
+    callBatches: page.map((row) => callBatchView(row, counts.get(row.id)!)),
+    pagination: {
+      limit: query.limit,
+      nextCursor: rows.length > query.limit && last ? sealCursor(key, { t: last.createdAt.getTime(), i: last.id }, filters) : null,
+    },
+  };
 }
 
 export const listCallBatchRequestsInput = listCallRequestsInput.pick({ limit: true, cursor: true, status: true, disposition: true });

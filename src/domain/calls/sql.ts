@@ -2,7 +2,7 @@
 // they read the indexes), the dispatch claims of call requests, the row locks, the batches' statements and
 // the erasure's batches. The rest of its reads and writes go through Prisma's client.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { CallRequest, Conversation } from '../../generated/prisma/client.js';
+import type { CallBatch, CallRequest, Conversation } from '../../generated/prisma/client.js';
 import { type EventRow, eventInsertSql } from '../events/sql.js';
 import type { SqlRunner } from '../../db/sql.js';
 import type { Actor } from '../shared/access.js';
@@ -411,6 +411,11 @@ export async function insertCallBatch(
     SELECT (SELECT count(*) FROM r), (SELECT count(*) FROM j), (SELECT count(*) FROM ev)`;
 }
 
+/** A request's status (as `c`) as answered at `now`: a queued one, or one claimed and not started, past its expiry is expired. */
+const answeredStatus = (now: Date) =>
+  Prisma.sql`CASE WHEN c."expiresAt" <= ${iso(now)}::timestamp(3) AND (c."status" = 'queued' OR (c."status" = 'in_progress' AND c."startedAt" IS NULL))
+                THEN 'expired' ELSE c."status"::text END`;
+
 /** A batch's requests counted per status (as answered: a queued one past its expiry is expired) and disposition. */
 export function callBatchCounts(
   db: SqlRunner,
@@ -418,11 +423,60 @@ export function callBatchCounts(
   now: Date,
 ): Promise<{ status: string; disposition: string | null; n: number }[]> {
   return db.$queryRaw`
-    SELECT CASE WHEN c."expiresAt" <= ${iso(now)}::timestamp(3) AND (c."status" = 'queued' OR (c."status" = 'in_progress' AND c."startedAt" IS NULL))
-                THEN 'expired' ELSE c."status"::text END AS "status",
-           c."disposition", count(*)::int AS "n"
+    SELECT ${answeredStatus(now)} AS "status", c."disposition", count(*)::int AS "n"
     FROM "CallRequest" c WHERE c."batchId" = ${batchId}::uuid
     GROUP BY 1, 2`;
+}
+
+/** The counts of callBatchCounts for several batches in one statement (a page of the list: one read, not one per batch). */
+export function callBatchesCounts(
+  db: SqlRunner,
+  batchIds: string[],
+  now: Date,
+): Promise<{ batchId: string; status: string; disposition: string | null; n: number }[]> {
+  return db.$queryRaw`
+    SELECT c."batchId"::text AS "batchId", ${answeredStatus(now)} AS "status", c."disposition", count(*)::int AS "n"
+    FROM "CallRequest" c WHERE c."batchId" = ANY(${batchIds}::uuid[])
+    GROUP BY 1, 2, 3`;
+}
+
+/** What the list of batches is filtered by; `status` reads the row: completedAt null or not, canceledAt set. */
+export interface CallBatchListFilter {
+  orgId: string;
+  status: 'in_progress' | 'completed' | 'canceled' | null;
+  createdFrom: string | null;
+  createdTo: string | null;
+}
+
+/**
+ * Up to `take` batches of an organization after `after` (from the start without it), newest first, ties by id:
+ * read through the index (orgId, createdAt desc, id), the status filter applied to the rows it walks.
+ */
+export function callBatchesAfter(
+  db: SqlRunner,
+  filter: CallBatchListFilter,
+  after: { t: number; i: string } | undefined,
+  take: number,
+): Promise<CallBatch[]> {
+  const status =
+    filter.status === 'in_progress'
+      ? Prisma.sql`AND "completedAt" IS NULL`
+      : filter.status === 'completed'
+        ? Prisma.sql`AND "completedAt" IS NOT NULL`
+        : filter.status === 'canceled'
+          ? Prisma.sql`AND "canceledAt" IS NOT NULL`
+          : Prisma.empty;
+  const from = filter.createdFrom ? Prisma.sql`AND "createdAt" >= ${filter.createdFrom}::timestamp(3)` : Prisma.empty;
+  const to = filter.createdTo ? Prisma.sql`AND "createdAt" < ${filter.createdTo}::timestamp(3)` : Prisma.empty;
+  // "after (t, i)" in (createdAt desc, id asc) order: the first condition bounds the index scan, the second drops
+  // the rows at t up to and including i (as the conversations' pages do)
+  const at = after ? new Date(after.t).toISOString() : null;
+  const keyset = after
+    ? Prisma.sql`AND "createdAt" <= ${at}::timestamp(3) AND ("createdAt" < ${at}::timestamp(3) OR "id" > ${after.i}::uuid)`
+    : Prisma.empty;
+  return db.$queryRaw<CallBatch[]>`
+    SELECT * FROM "CallBatch" WHERE "orgId" = ${filter.orgId}::uuid ${status} ${from} ${to} ${keyset}
+    ORDER BY "createdAt" DESC, "id" ASC LIMIT ${take}::int`;
 }
 
 /**

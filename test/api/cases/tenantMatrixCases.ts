@@ -133,6 +133,7 @@ export const REST_CASES: Record<string, RestCase> = {
     ids: { botId: 'bot', phoneNumberId: 'phone' },
     body: (ids) => ({ botId: ids.botId, phoneNumberId: ids.phoneNumberId, recipients: [{ to: '+15005550006' }] }),
   },
+  'GET /v1/call-batches': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'GET /v1/call-batches/:callBatchId': { ids: { callBatchId: 'callBatch' } },
   'GET /v1/call-batches/:callBatchId/call-requests': { ids: { callBatchId: 'callBatch' } },
   'POST /v1/call-batches/:callBatchId/cancel': { ids: { callBatchId: 'callBatch' }, body: () => ({}) },
@@ -223,6 +224,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.callBatch': {
     ids: { id: 'callBatch' },
     query: 'query($id: ID!) { callBatch(id: $id) { id placed callRequests { items { id } } } }',
+  },
+  'Query.callBatches': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID) { callBatches(orgId: $orgId) { items { id orgId counts { total } } nextCursor } }',
   },
   'Mutation.cancelCallBatch': { ids: { id: 'callBatch' }, query: 'mutation($id: ID!) { cancelCallBatch(id: $id) { id canceledAt } }' },
   'Query.callingPolicy': {

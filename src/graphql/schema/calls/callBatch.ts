@@ -1,12 +1,16 @@
-// Call batches on GraphQL: the twins of POST /v1/call-batches, GET /v1/call-batches/{id} (with its requests, the
-// twin of GET …/call-requests, as a field) and POST …/cancel. Arguments go to the domain's schemas, so both surfaces
-// give the same verdicts (a bad recipient is named by index: recipients.12.to).
+// Call batches on GraphQL: the twins of POST /v1/call-batches, GET /v1/call-batches (callBatches), GET
+// /v1/call-batches/{id} (with its requests, the twin of GET …/call-requests, as a field) and POST …/cancel.
+// Arguments go to the domain's schemas, so both surfaces give the same verdicts (a bad recipient is named by
+// index: recipients.12.to).
 import { type CallBatchCounts, type CallBatchView, SKIP_REASONS, type SkippedRecipient } from '../../../domain/calls/callBatchProgress.js';
 import {
+  CALL_BATCH_STATUSES,
+  type CallBatchPage,
   cancelCallBatch,
   createCallBatch,
   type CreatedCallBatch,
   getCallBatch,
+  listCallBatches,
   listCallBatchRequests,
 } from '../../../domain/calls/callBatches.js';
 import { CALL_DISPOSITIONS } from '../../../domain/calls/callAttempts.js';
@@ -134,6 +138,24 @@ const CallBatchRef = builder.objectRef<CallBatchView & Partial<Pick<CreatedCallB
   }),
 });
 
+const CallBatchStatusEnum = builder.enumType('CallBatchStatus', {
+  description:
+    'A filter of the list of batches: in_progress (completedAt null), completed (completedAt set, canceled ones included), canceled (canceledAt set).',
+  values: CALL_BATCH_STATUSES,
+});
+
+const CallBatchPageRef = builder.objectRef<CallBatchPage>('CallBatchPage').implement({
+  description: 'One page of call batches, newest first.',
+  fields: (t) => ({
+    items: t.field({ type: [CallBatchRef], description: 'The batches of this page.', resolve: (p) => p.callBatches }),
+    nextCursor: t.string({
+      nullable: true,
+      description: 'Pass as `after` for the next page; null on the last page.',
+      resolve: (p) => p.pagination.nextCursor,
+    }),
+  }),
+});
+
 const RecipientInput = builder.inputType('CallBatchRecipientInput', {
   description: 'One recipient of a batch; checked by the same rules as a call of POST /v1/call-requests.',
   fields: (t) => ({
@@ -171,6 +193,21 @@ builder.queryFields((t) => ({
     description: "A call batch and its progress, within the caller's reach (NOT_FOUND otherwise). Scope call-requests:read.",
     args: { id: t.arg.id({ required: true, description: 'Call batch id.' }) },
     resolve: async (_root, args, ctx) => getCallBatch(ctx.deps, await ctx.actor(), String(args.id)),
+  }),
+  callBatches: t.field({
+    type: CallBatchPageRef,
+    description:
+      "Call batches of an organization (the credential owner's by default), newest first, by cursor, each with its counts (the twin of GET /v1/call-batches). Scope call-requests:read.",
+    args: {
+      first: t.arg.int({ description: 'Page size (1..100, default 20).' }),
+      after: t.arg.string({ description: 'The nextCursor of the previous page.' }),
+      orgId: t.arg.id({ description: 'The organization.' }),
+      status: t.arg({ type: CallBatchStatusEnum, description: 'Only batches in this state.' }),
+      createdFrom: t.arg.string({ description: 'Created at or after (ISO 8601).' }),
+      createdTo: t.arg.string({ description: 'Created before (ISO 8601).' }),
+    },
+    resolve: async (_root, { first, after, ...filters }, ctx) =>
+      listCallBatches(ctx.deps, await ctx.actor(), { ...filters, limit: first, cursor: after }),
   }),
 }));
 

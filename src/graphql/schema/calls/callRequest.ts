@@ -308,6 +308,7 @@ builder.queryFields((t) => ({
       orgId: t.arg.id({ description: 'The organization.' }),
       status: t.arg({ type: CallRequestStatusEnum, description: 'Only this status.' }),
       botId: t.arg.id({ description: 'Only this bot.' }),
+      batchId: t.arg.id({ description: 'Only requests of this call batch (see also CallBatch.callRequests).' }),
       disposition: t.arg({ type: CallDispositionEnum, description: 'Only requests completed with this disposition.' }),
       createdFrom: t.arg.string({ description: 'Created at or after (ISO 8601).' }),
       createdTo: t.arg.string({ description: 'Created before (ISO 8601).' }),

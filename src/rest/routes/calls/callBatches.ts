@@ -1,5 +1,6 @@
 import { callBatchSchema } from '../../../domain/calls/callBatchProgress.js';
 import {
+  callBatchPageSchema,
   cancelCallBatch,
   cancelCallBatchInput,
   createCallBatch,
@@ -7,6 +8,8 @@ import {
   getCallBatch,
   listCallBatchRequests,
   listCallBatchRequestsInput,
+  listCallBatches,
+  listCallBatchesInput,
   MAX_BATCH_RECIPIENTS,
 } from '../../../domain/calls/callBatches.js';
 import { callRequestPageSchema } from '../../../domain/calls/callRequests.js';
@@ -32,6 +35,19 @@ export const callBatchRoutes = [
     response: createdBatchSchema,
     errors: { 404: "The bot or the phone number is missing or outside the caller's reach." },
     handler: async ({ actor, deps, body }) => ({ data: await createCallBatch(deps, actor, body) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/call-batches',
+    tag: 'Calls',
+    summary: 'List call batches, newest first',
+    description:
+      'Each batch as `GET /v1/call-batches/{id}` answers it, its requests counted per status and disposition. Cursor pages (`limit`, `cursor`) and filters `status` (`in_progress`: completedAt null; `completed`: completedAt set, canceled ones included; `canceled`: canceledAt set), `createdFrom`, `createdTo`; `orgId` defaults to the credential owner.',
+    scope: 'call-requests:read',
+    query: listCallBatchesInput,
+    response: callBatchPageSchema,
+    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    handler: async ({ actor, deps, query }) => ({ data: await listCallBatches(deps, actor, query) }),
   }),
   defineRoute({
     method: 'GET',
