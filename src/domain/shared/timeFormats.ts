@@ -126,5 +126,5 @@ export function isStorableInstant(value: string): boolean {
 
 /** An ISO 8601 instant with an offset (`Z` or `±hh:mm`) that the database can store; `error` names both rules. */
 export function instantInputSchema(error: string) {
-  return z.iso.datetime({ offset: true, error }).refine(isStorableInstant, { error });
+  return z.iso.datetime({ offset: true, error, abort: true }).refine(isStorableInstant, { error });
 }
