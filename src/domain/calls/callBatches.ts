@@ -22,7 +22,7 @@ import {
 } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { openInstantIdCursor, pageCursorKey, sealCursor } from '../shared/pageCursors.js';
-import { viewSchema } from '../shared/viewSchema.js';
+import { cursorPaginationView, viewSchema } from '../shared/viewSchema.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { absentToUndefined } from '../shared/inputParams.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
@@ -299,10 +299,7 @@ export interface CallBatchPage {
 export const callBatchPageSchema = viewSchema<CallBatchPage>()(
   z.object({
     callBatches: z.array(callBatchSchema).describe('Newest first, ties by id; each as GET /v1/call-batches/{id} answers it.'),
-    pagination: z.object({
-      limit: z.int(),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
+    pagination: cursorPaginationView(),
   }),
 );
 

@@ -22,7 +22,7 @@ import { loadReachableOrganization, reachableInTransaction } from '../organizati
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { nextPhoneOpening } from './callOpenings.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
-import { viewSchema } from '../shared/viewSchema.js';
+import { cursorPaginationView, viewSchema } from '../shared/viewSchema.js';
 import { erasedNumber, isErasedNumber } from './erasedNumbers.js';
 import { insertQueuedCallRequest, lockCallRequestRow } from './sql.js';
 import { settleCallBatches } from './callBatchProgress.js';
@@ -742,10 +742,7 @@ export interface CallRequestPage {
 export const callRequestPageSchema = viewSchema<CallRequestPage>()(
   z.object({
     callRequests: z.array(callRequestSchema).describe('Newest first, ties by id.'),
-    pagination: z.object({
-      limit: z.int(),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
+    pagination: cursorPaginationView(),
   }),
 );
 

@@ -14,7 +14,7 @@ import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
-import { viewSchema } from '../shared/viewSchema.js';
+import { cursorPaginationView, viewSchema } from '../shared/viewSchema.js';
 import type { ConversationDeps } from './conversations.js';
 import { callRequestView } from './callRequests.js';
 import { settleCallBatches } from './callBatchProgress.js';
@@ -136,10 +136,7 @@ export interface SuppressionPage {
 export const suppressionPageSchema = viewSchema<SuppressionPage>()(
   z.object({
     suppressions: z.array(suppressionSchema).describe('In number order.'),
-    pagination: z.object({
-      limit: z.int(),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
+    pagination: cursorPaginationView(),
   }),
 );
 

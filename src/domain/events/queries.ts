@@ -14,7 +14,7 @@ import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { EVENT_FAMILIES, EVENT_TYPES, type EventActor, type EventActorKind } from './log.js';
 import { openCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
-import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { cursorPaginationView, instantView, viewSchema } from '../shared/viewSchema.js';
 
 export const EVENTS_DEFAULT_LIMIT = 20;
 export const EVENTS_MAX_LIMIT = 100;
@@ -78,10 +78,7 @@ export const eventResponse = viewSchema<EventView>()(z.object(eventFields).meta(
 export const eventPageResponse = viewSchema<EventPage>()(
   z.object({
     events: z.array(eventResponse).describe('Newest first.'),
-    pagination: z.object({
-      limit: z.int(),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
+    pagination: cursorPaginationView(),
   }),
 );
 

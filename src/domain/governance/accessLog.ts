@@ -20,7 +20,7 @@ import { DomainError, parseInput, Unavailable } from '../shared/errors.js';
 import { openInstantIdCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
-import { instantView, viewSchema } from '../shared/viewSchema.js';
+import { cursorPaginationView, instantView, viewSchema } from '../shared/viewSchema.js';
 import {
   type AccessLogFilter,
   type AccessLogRow,
@@ -182,10 +182,7 @@ const entrySchema = z
 export const accessLogPageResponse = viewSchema<AccessLogPage>()(
   z.object({
     entries: z.array(entrySchema).describe('Newest first.'),
-    pagination: z.object({
-      limit: z.int(),
-      nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
-    }),
+    pagination: cursorPaginationView(),
   }),
 );
 

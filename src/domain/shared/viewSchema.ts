@@ -16,3 +16,10 @@ export function viewSchema<View>() {
 
 /** An instant as answered: UTC ISO 8601 (`Date.toISOString()`). */
 export const instantView = () => z.iso.datetime().describe('UTC instant, ISO 8601');
+
+/** The `pagination` of a list paged by cursor: the page size, and the `cursor` of the next page. */
+export const cursorPaginationView = () =>
+  z.object({
+    limit: z.int(),
+    nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
+  });
