@@ -4,6 +4,8 @@
 // came to (disposition, notes, data), placing a linked follow-up for a callback, on both surfaces.
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { callRequestJobHandlers } from '../../src/domain/calls/callDispatch.js';
+import { JobQueue } from '../../src/jobs/queue.js';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 
 const UNLIMITED = '1000000000';
@@ -206,6 +208,30 @@ describe('retries (REST)', () => {
       dueAt: '2026-03-08T13:00:00.000Z',
     });
     expect((await step(t, once.callRequestId, 'fail', busy(b!))).body.data.status).toBe('failed');
+  });
+});
+
+describe('a retry waiting for its interval', () => {
+  it('is not brought forward by a change of the calling policy, which re-times every queued request', async () => {
+    t.clock.set(SATURDAY_1130_HAVANA);
+    const allDay = (maxConcurrentCalls: number) => ({
+      windows: EVERY_DAY.map((dayOfWeek) => ({ dayOfWeek, start: '00:00', end: '24:00' })),
+      maxConcurrentCalls,
+    });
+    await setPolicy(t, allDay(10));
+    const id = (await place(t, { calleeTimezone: HAVANA, retry: RECALL })).callRequestId;
+    const lease = await claimOf(t, id);
+    const failed = (await step(t, id, 'fail', busy(lease!))).body.data;
+    // busy at 11:30 in Havana, the first interval 60 minutes
+    expect(failed).toMatchObject({ status: 'queued', dueAt: '2026-03-07T17:30:00.000Z' });
+
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+    await setPolicy(t, allDay(11));
+    await queue.runDue();
+    const after = await t.deps.db.callRequest.findUniqueOrThrow({ where: { id } });
+    expect(after.dueAt.toISOString()).toBe('2026-03-07T17:30:00.000Z');
+    expect(await claimOf(t, id)).toBeNull();
   });
 });
 

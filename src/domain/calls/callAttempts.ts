@@ -144,6 +144,17 @@ export function attemptsOf(value: unknown): CallAttempt[] {
   return Array.isArray(value) ? (value as CallAttempt[]) : [];
 }
 
+/**
+ * The earliest instant a queued request waiting for a retry may be tried again (its last attempt's end plus the
+ * interval), or null when it is not waiting for one: what a re-timing must not move it before.
+ */
+export function pendingRetryEarliest(row: { retry: unknown; attemptLog: unknown }): Date | null {
+  const attempts = attemptsOf(row.attemptLog);
+  const last = attempts.at(-1);
+  if (!last?.endedAt || !last.outcome) return null;
+  return retryEarliest(retryPolicyOf(row.retry), last.outcome, attempts.length, new Date(last.endedAt));
+}
+
 /** The list with the attempt of the current claim ended as `outcome` (a new entry when the claim never started). */
 export function endAttempt(
   log: readonly CallAttempt[],

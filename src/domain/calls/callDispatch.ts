@@ -34,7 +34,16 @@ import {
   placeFollowUp,
   placingOfRow,
 } from './callRequests.js';
-import { attemptsOf, CALL_DISPOSITIONS, endAttempt, outcomeFields, retryEarliest, retryPolicyOf, startAttempt } from './callAttempts.js';
+import {
+  attemptsOf,
+  CALL_DISPOSITIONS,
+  endAttempt,
+  outcomeFields,
+  pendingRetryEarliest,
+  retryEarliest,
+  retryPolicyOf,
+  startAttempt,
+} from './callAttempts.js';
 import { nextPhoneOpening, phoneAvailabilityAt } from './callOpenings.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import { CallWindowClosed, Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
@@ -877,6 +886,8 @@ async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string 
       calleeTimezone: true,
       officeHoursOnly: true,
       phoneNumberId: true,
+      retry: true,
+      attemptLog: true,
       org: { select: { id: true, parentId: true, timezone: true } },
     },
   });
@@ -888,7 +899,8 @@ async function reevaluateBatch(deps: ScheduleDeps, orgId: string, after: string 
   for (const row of rows) {
     let policy = policies.get(row.orgId);
     if (!policy) policies.set(row.orgId, (policy = await effectivePolicy(deps.db, row.org)));
-    const from = row.notBefore && row.notBefore.getTime() > now.getTime() ? row.notBefore : now;
+    // not before its notBefore, nor before the interval of a retry it waits for (a policy change moves neither)
+    const from = new Date(Math.max(now.getTime(), row.notBefore?.getTime() ?? 0, pendingRetryEarliest(row)?.getTime() ?? 0));
     const placing = {
       orgId: row.orgId,
       phoneNumberId: row.phoneNumberId,
