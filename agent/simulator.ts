@@ -1,57 +1,46 @@
 // The reference agent runtime: a separate process and an API client of the service only (it imports
 // nothing from src/). It authenticates with an OAuth client (client credentials; the client needs the
-// scopes calls:dispatch and conversations:write), claims due calls, and — with --simulate — plays a
-// deterministic outcome chosen by the destination number, in the manner of Twilio's test numbers:
-//
-//   +15005550006  answers and talks: start, a short transcript, the conversation ended, completed
-//   +15005550009  answers and asks not to be called again: completed with disposition opt_out (the
-//                 service puts the number on the organization's suppression list)
-//   +15005550007  busy:             failed, code busy
-//   +15005550008  never answers:    failed, code no_answer
-//   +15005550010  voicemail:        failed, code voicemail (a retry policy tries again)
-//   +15005550001  unreachable:      failed, code target_unavailable
-//   anything else rejected:         failed, code rejected (the simulator dials no real number)
-//
-// Usage: npm run agent -- --simulate [--once] [--url http://127.0.0.1:4000] [--client-id …] [--client-secret …]
-//        [--audience …] [--max 5] [--lease-seconds 60] [--poll-ms 1000]
-// The options may also come from the environment: SERVICE_URL, AGENT_CLIENT_ID, AGENT_CLIENT_SECRET,
-// AGENT_AUDIENCE. --once works until nothing is due, then exits; without it the runtime polls until
-// SIGINT/SIGTERM. One line of JSON per call outcome goes to stdout.
+// scopes calls:dispatch and conversations:write), claims due calls, and — with --simulate — plays an
+// outcome: a deterministic one for the test numbers, in the manner of Twilio's test numbers, and for any
+// other number one drawn from the outcome mix (--mix; agent/outcomes.ts). This file is its command line
+// (the usage is HELP below, `npm run agent -- --help`); what a call does is agent/runtime.ts.
 
-interface Options {
-  url: string;
-  clientId: string;
-  clientSecret: string;
-  audience: string | undefined;
-  max: number;
-  leaseSeconds: number;
+import { DEFAULT_MIX, formatMix, type Mix, MixError, parseMix, parseSeed } from './outcomes.js';
+import { claimAndPlay, type ClientOptions, drawsOf, ServiceClient } from './runtime.js';
+
+const HELP = `Usage: npm run agent -- --simulate [--once] [--mix busy=2,no_answer=3,booked=3,callback=1,opt_out=1] [--seed 7]
+       [--url http://127.0.0.1:4000] [--client-id …] [--client-secret …] [--audience …] [--max 5] [--lease-seconds 60] [--poll-ms 1000]
+
+Claims due calls and plays an outcome for each; it dials no real number. The test numbers always play theirs:
+  +15005550006  answers and talks: start, a short transcript, the conversation ended, completed
+  +15005550009  answers and asks not to be called again: completed with disposition opt_out (the
+                service puts the number on the organization's suppression list)
+  +15005550007  busy:             failed, code busy
+  +15005550008  never answers:    failed, code no_answer
+  +15005550010  voicemail:        failed, code voicemail (a retry policy tries again)
+  +15005550001  unreachable:      failed, code target_unavailable
+Any other number plays an outcome drawn by weight from --mix, outcome=weight pairs (weights ≥ 0, any scale):
+  failures, reported with fail (a retry policy re-queues busy, no_answer and voicemail):
+    busy, no_answer, voicemail, target_unavailable, rejected
+  dispositions, reported with complete after a short conversation:
+    booked (with data {slot}), callback (callback_requested, callbackAt a day later or halfway to the
+    request's notAfter; information_given when no time is left), opt_out, information_given, declined,
+    transferred, voicemail_left, other
+  Without --mix the mix is ${DEFAULT_MIX}: other numbers are rejected, as the simulator dials only its test numbers.
+--seed N (0 to 4294967295) makes the draws reproducible: the n-th call worked gets the n-th draw. Without it the
+seed is random; the runtime names it on stderr (with the mix) so that a run can be replayed.
+--once works until nothing is due, then exits; without it the runtime polls until SIGINT/SIGTERM.
+One line of JSON per call outcome goes to stdout.
+Environment: SERVICE_URL, AGENT_CLIENT_ID, AGENT_CLIENT_SECRET, AGENT_AUDIENCE, AGENT_OUTCOME_MIX, AGENT_SEED
+(an option wins over its variable).`;
+
+interface Options extends ClientOptions {
   pollMs: number;
   once: boolean;
   simulate: boolean;
-}
-
-interface Claim {
-  leaseId: string;
-  callRequest: { callRequestId: string; to: string; conversationId: string | null };
-  availability: { state: string; greeting: string | null };
-}
-
-type Outcome =
-  | { kind: 'talk'; optOut?: boolean }
-  | { kind: 'fail'; code: 'busy' | 'no_answer' | 'voicemail' | 'target_unavailable' | 'rejected'; message: string };
-
-/** The documented table: the outcome the simulator plays for a destination. */
-const SIMULATED_OUTCOMES: Readonly<Record<string, Outcome>> = {
-  '+15005550006': { kind: 'talk' },
-  '+15005550009': { kind: 'talk', optOut: true },
-  '+15005550007': { kind: 'fail', code: 'busy', message: 'The line was busy.' },
-  '+15005550008': { kind: 'fail', code: 'no_answer', message: 'Nobody answered within 30 seconds.' },
-  '+15005550010': { kind: 'fail', code: 'voicemail', message: 'A voicemail greeting answered.' },
-  '+15005550001': { kind: 'fail', code: 'target_unavailable', message: 'The number called could not be reached.' },
-};
-
-function outcomeFor(to: string): Outcome {
-  return SIMULATED_OUTCOMES[to] ?? { kind: 'fail', code: 'rejected', message: 'The simulator dials only its test numbers.' };
+  /** Null without --mix or AGENT_OUTCOME_MIX: DEFAULT_MIX, and nothing said about it. */
+  mix: Mix | null;
+  seed: number;
 }
 
 function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
@@ -65,6 +54,12 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
     return n;
   };
+  // the mix first: a bad one is named before anything else is asked of the caller, and long before a claim
+  const mixText = value('mix') ?? env.AGENT_OUTCOME_MIX;
+  if (argv.includes('--mix') && mixText === undefined) throw new MixError('--mix needs a value, e.g. --mix busy=1,booked=1');
+  const mix = mixText === undefined ? null : parseMix(mixText, value('mix') !== undefined ? '--mix' : 'AGENT_OUTCOME_MIX');
+  const seedText = value('seed') ?? env.AGENT_SEED;
+  const seed = seedText === undefined ? randomSeed() : parseSeed(seedText, value('seed') !== undefined ? '--seed' : 'AGENT_SEED');
   const clientId = value('client-id') ?? env.AGENT_CLIENT_ID;
   const clientSecret = value('client-secret') ?? env.AGENT_CLIENT_SECRET;
   if (!clientId || !clientSecret)
@@ -79,144 +74,33 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     pollMs: number('poll-ms', 1_000),
     once: argv.includes('--once'),
     simulate: argv.includes('--simulate'),
+    mix,
+    seed,
   };
 }
 
-class ServiceClient {
-  private token: { value: string; expiresAt: number } | undefined;
-
-  constructor(private readonly options: Options) {}
-
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.expiresAt > Date.now() + 30_000) return this.token.value;
-    const res = await fetch(`${this.options.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: this.options.clientId,
-        client_secret: this.options.clientSecret,
-        ...(this.options.audience ? { audience: this.options.audience } : {}),
-      }),
-    });
-    const body = (await res.json()) as { access_token?: string; expires_in?: number; message?: string };
-    if (!res.ok || !body.access_token) throw new Error(`token request failed (${res.status}): ${body.message ?? JSON.stringify(body)}`);
-    this.token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 300) * 1000 };
-    return this.token.value;
-  }
-
-  /**
-   * POSTs a JSON body and answers the status with the envelope's data. A 429 (the per-minute budget of
-   * the route, spec §8) is retried after its Retry-After, a few times.
-   */
-  async post<T>(path: string, body: unknown): Promise<{ status: number; data: T; message?: string; code?: string }> {
-    let res: Response;
-    for (let attempt = 1; ; attempt++) {
-      res = await fetch(`${this.options.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${await this.accessToken()}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (res.status !== 429 || attempt >= 4) break;
-      const wait = Math.min(60, Number(res.headers.get('retry-after')) || 1);
-      await res.arrayBuffer();
-      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
-    }
-    const envelope = (await res.json()) as { data: T; message?: string; code?: string };
-    return {
-      status: res.status,
-      data: envelope.data,
-      ...(envelope.message !== undefined ? { message: envelope.message } : {}),
-      ...(envelope.code !== undefined ? { code: envelope.code } : {}),
-    };
-  }
-}
-
-/** A patient who asks not to be called again. */
-function optOutTranscriptOf(claim: Claim): { role: 'agent' | 'caller'; text: string }[] {
-  return [
-    { role: 'agent', text: claim.availability.greeting ?? 'Hello, this is the office calling.' },
-    { role: 'caller', text: 'Please stop calling this number.' },
-    { role: 'agent', text: 'Understood. We will not call this number again.' },
-  ];
-}
-
-/** A short scripted conversation: the greeting the service answered, then a few turns. */
-function transcriptOf(claim: Claim): { role: 'agent' | 'caller'; text: string }[] {
-  return [
-    { role: 'agent', text: claim.availability.greeting ?? 'Hello, this is the office calling.' },
-    { role: 'caller', text: 'Hi, yes, this is about my appointment?' },
-    { role: 'agent', text: 'We wanted to confirm your visit on Tuesday at ten.' },
-    { role: 'caller', text: 'That works, thank you.' },
-  ];
-}
-
-/** Seconds each simulated turn takes (the conversation's duration is the sum). */
-const SECONDS_PER_TURN = 4;
-
-async function play(client: ServiceClient, claim: Claim, options: Options): Promise<Record<string, unknown>> {
-  const id = claim.callRequest.callRequestId;
-  const lease = { leaseId: claim.leaseId };
-  const outcome = outcomeFor(claim.callRequest.to);
-  if (outcome.kind === 'fail') {
-    const res = await client.post(`/v1/call-requests/${id}/fail`, {
-      ...lease,
-      error: { category: 'request', code: outcome.code, message: outcome.message },
-    });
-    return {
-      callRequestId: id,
-      to: claim.callRequest.to,
-      status: res.status === 200 ? 'failed' : `not reported (${res.status}: ${res.message})`,
-      code: outcome.code,
-    };
-  }
-  const started = await client.post<{ conversationId: string }>(`/v1/call-requests/${id}/start`, lease);
-  // the callee's calling window closed between the claim and the start: the service keeps the request for its next
-  // window (that lease does not count against it); nothing to report
-  if (started.status === 409 && started.code === 'call_window_closed')
-    return { callRequestId: id, to: claim.callRequest.to, status: 'held back: the calling window closed' };
-  if (started.status !== 200) return { callRequestId: id, status: `not started (${started.status}: ${started.message})` };
-  const conversationId = started.data.conversationId;
-  const turns = outcome.optOut ? optOutTranscriptOf(claim) : transcriptOf(claim);
-  const startedAt = Date.now();
-  for (const [i, turn] of turns.entries()) {
-    await client.post(`/v1/conversations/${conversationId}/messages`, {
-      ...turn,
-      at: new Date(startedAt + i * SECONDS_PER_TURN * 1000).toISOString(),
-    });
-    // a long call keeps its lease: one heartbeat half-way through
-    if (i === Math.floor(turns.length / 2))
-      await client.post(`/v1/call-requests/${id}/heartbeat`, { ...lease, leaseSeconds: options.leaseSeconds });
-  }
-  await client.post(`/v1/conversations/${conversationId}/end`, {
-    summary: outcome.optOut ? 'Asked not to be called again.' : 'Confirmed the appointment on Tuesday at ten.',
-    topic: outcome.optOut ? 'Opt-out' : 'Appointment confirmation',
-    tags: ['simulated', outcome.optOut ? 'opt-out' : 'confirmation'],
-    duration: turns.length * SECONDS_PER_TURN,
-  });
-  // an opt-out is the service's to keep: the number goes on the suppression list and is never called again
-  const done = await client.post(`/v1/call-requests/${id}/complete`, outcome.optOut ? { ...lease, disposition: 'opt_out' } : lease);
-  return {
-    callRequestId: id,
-    to: claim.callRequest.to,
-    status: done.status === 200 ? 'completed' : `not completed (${done.status}: ${done.message})`,
-    ...(outcome.optOut ? { disposition: 'opt_out' } : {}),
-    conversationId,
-  };
+function randomSeed(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0]!;
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  const options = parseOptions(argv, process.env);
   if (!options.simulate) throw new Error('only --simulate is implemented: this reference runtime dials no real numbers');
+  const draw = drawsOf(options.mix ?? parseMix(DEFAULT_MIX), options.seed);
+  if (options.mix)
+    process.stderr.write(`agent: numbers outside the test table answer by the mix ${formatMix(options.mix)} (--seed ${options.seed})\n`);
   const client = new ServiceClient(options);
   let stopping = false;
   process.on('SIGINT', () => (stopping = true));
   process.on('SIGTERM', () => (stopping = true));
   while (!stopping) {
-    const claimed = await client.post<{ claims: Claim[] }>('/v1/dispatch/claim', { max: options.max, leaseSeconds: options.leaseSeconds });
-    if (claimed.status !== 200) throw new Error(`claim failed (${claimed.status}): ${claimed.message}`);
-    for (const claim of claimed.data.claims) process.stdout.write(`${JSON.stringify(await play(client, claim, options))}\n`);
-    if (claimed.data.claims.length === 0) {
+    const claimed = await claimAndPlay(client, options, draw, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));
+    if (claimed === 0) {
       if (options.once) break;
       await new Promise((resolve) => setTimeout(resolve, options.pollMs));
     }
@@ -224,6 +108,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`agent: ${err instanceof Error ? err.message : String(err)}\n`);
+  // fetch's own message is only "fetch failed": what failed is its cause (a refused connection, a reset socket)
+  const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  process.stderr.write(`agent: ${err instanceof Error ? err.message : String(err)}${cause}\n`);
   process.exit(1);
 });
