@@ -258,12 +258,23 @@ const NO_ROOM_FOR_CALLBACK: CompleteBody = {
   notes: "Asked to be called back; no time allowed for calls was left before the request's notAfter.",
 };
 
-export async function play(
-  client: ServiceClient,
-  claim: Claim,
-  options: ClientOptions,
-  draw: () => MixOutcome,
-): Promise<Record<string, unknown>> {
+/** What became of one call the runtime worked: the line it prints for it. */
+export interface WorkedCall {
+  callRequestId: string;
+  to?: string;
+  /** The request's status as the service answered it, or why the runtime could not report. */
+  status: string;
+  /** A failure's code (busy, no_answer, …). */
+  code?: string;
+  disposition?: string;
+  conversationId?: string;
+  /** A callback's follow-up request. */
+  followUpId?: string;
+  /** When a failure is retried (status queued). */
+  dueAt?: string;
+}
+
+export async function play(client: ServiceClient, claim: Claim, options: ClientOptions, draw: () => MixOutcome): Promise<WorkedCall> {
   const id = claim.callRequest.callRequestId;
   const to = claim.callRequest.to;
   const lease = { leaseId: claim.leaseId };
@@ -288,7 +299,7 @@ export async function play(
   // window (that lease does not count against it); nothing to report
   if (started.status === 409 && started.code === 'call_window_closed')
     return { callRequestId: id, to, status: 'held back: the calling window closed' };
-  if (started.status !== 200) return { callRequestId: id, status: `not started (${started.status}: ${started.message})` };
+  if (started.status !== 200) return { callRequestId: id, to, status: `not started (${started.status}: ${started.message})` };
   const conversationId = started.data.conversationId;
   const script = SCRIPTS[outcome.disposition ?? 'none'];
   const turns: Turn[] = [{ role: 'agent', text: claim.availability.greeting ?? 'Hello, this is the office calling.' }, ...script.lines];
@@ -336,7 +347,7 @@ export async function claimAndPlay(
   client: ServiceClient,
   options: ClientOptions,
   draw: () => MixOutcome,
-  write: (line: Record<string, unknown>) => void,
+  write: (line: WorkedCall) => void,
 ): Promise<number> {
   const claimed = await client.post<{ claims: Claim[] }>('/v1/dispatch/claim', { max: options.max, leaseSeconds: options.leaseSeconds });
   if (claimed.status !== 200) throw new Error(`claim failed (${claimed.status}): ${claimed.message}`);

@@ -5,7 +5,7 @@
 // never waited for (the runtime's own wait, on a 429, would fail the test). test/e2e/agent.test.ts runs the process.
 import { describe, expect, it } from 'vitest';
 import { parseMix } from '../../agent/outcomes.js';
-import { claimAndPlay, type ClientOptions, drawsOf, type Io, ServiceClient } from '../../agent/runtime.js';
+import { claimAndPlay, type ClientOptions, drawsOf, type Io, ServiceClient, type WorkedCall } from '../../agent/runtime.js';
 import type { Schemas } from '../support/apiTypes.js';
 import { useTestApp } from '../support/testApp.js';
 
@@ -17,18 +17,6 @@ const NOW = '2026-03-02T15:00:00Z';
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const number = (i: number) => `+1415${String(2_000_000 + i)}`;
-
-/** A line the runtime writes per call worked. */
-interface Line {
-  callRequestId: string;
-  to: string;
-  status: string;
-  code?: string;
-  disposition?: string;
-  conversationId?: string;
-  followUpId?: string;
-  dueAt?: string;
-}
 
 describe('the reference runtime on the fake clock', () => {
   it('works a campaign to its end by a seeded mix: retries, opt-outs and callbacks on the way', async () => {
@@ -65,12 +53,12 @@ describe('the reference runtime on the fake clock', () => {
     const batchId: string = created.body.data.callBatchId;
 
     /** Works until nothing is due, as `--once` does. */
-    const workDue = async (): Promise<Line[]> => {
-      const lines: Line[] = [];
-      while ((await claimAndPlay(service, options, draw, (line) => lines.push(line as unknown as Line))) > 0);
+    const workDue = async (): Promise<WorkedCall[]> => {
+      const lines: WorkedCall[] = [];
+      while ((await claimAndPlay(service, options, draw, (line) => lines.push(line))) > 0);
       return lines;
     };
-    const all: Line[] = [];
+    const all: WorkedCall[] = [];
     let rounds = 0;
     for (;;) {
       const lines = await workDue();

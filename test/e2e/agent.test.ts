@@ -3,6 +3,7 @@
 // short transcript for the one that answers, and an opt-out that lists the number; with --mix and --seed it
 // works a campaign to the outcomes the seed draws (issue 35 §5), and a bad --mix stops it before any claim.
 // On the real clock: the agent is a process of its own (no fake clock reaches it), and --once never waits.
+import type { WorkedCall } from '../../agent/runtime.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,18 +22,6 @@ const ALL_DAY = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURD
   start: '00:00',
   end: '24:00',
 }));
-
-/** A line the runtime prints per call worked. */
-interface AgentLine {
-  callRequestId: string;
-  to: string;
-  status: string;
-  code?: string;
-  disposition?: string;
-  conversationId?: string;
-  followUpId?: string;
-  dueAt?: string;
-}
 
 describe('npm run agent -- --simulate', () => {
   let server: RunningServer;
@@ -187,7 +176,7 @@ describe('npm run agent -- --simulate', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(`agent: numbers outside the test table answer by the mix busy=2,no_answer=2,`);
       expect(run.stderr).toContain(`(--seed ${seed})`);
-      const lines: AgentLine[] = run.stdout
+      const lines: WorkedCall[] = run.stdout
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line));
@@ -196,7 +185,7 @@ describe('npm run agent -- --simulate', () => {
       return lines;
     };
     /** What the service holds for each call worked agrees with the line the agent printed. */
-    const check = async (line: AgentLine, retried: boolean) => {
+    const check = async (line: WorkedCall, retried: boolean) => {
       const call = (await api('GET', `/v1/call-requests/${line.callRequestId}`)).body.data as Schemas['CallRequest'];
       if (line.code) {
         expect(call.attempts).toMatchObject([{ n: 1, outcome: line.code }]);
