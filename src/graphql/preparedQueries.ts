@@ -16,13 +16,8 @@ import { rootSelection } from './rateLimits.js';
 import type { GraphQLContext } from './context.js';
 import { executionArgs, type OperationStep } from './operationSteps.js';
 
-/** One operation of one document, compiled. */
+/** One operation of one document, compiled: envelop's execute function running its compiled form. */
 export interface PreparedQuery {
-  compiled: CompiledQuery;
-  /** The document as yoga parsed and validated it, and the operation compiled. */
-  document: DocumentNode;
-  operationName: string | null | undefined;
-  /** The same, as envelop's execute function. */
   execute: ReturnType<typeof makeExecute>;
 }
 
@@ -59,9 +54,6 @@ export class PreparedQueries {
     const compiled = compileQuery(this.schema, document, operationName ?? undefined);
     if (!isCompiledQuery(compiled)) return undefined;
     const prepared: PreparedQuery = {
-      compiled,
-      document,
-      operationName,
       execute: makeExecute((args) => run(compiled, args.rootValue, args.contextValue as GraphQLContext, executionArgs(args).variables)),
     };
     this.entries.set(key, prepared);
@@ -75,7 +67,7 @@ function keyOf(query: string, operationName: string | null | undefined): string 
 }
 
 /** Runs a compiled query; its result carries graphql-jit's serializer for its shape, which yoga uses. */
-export async function run(
+async function run(
   compiled: CompiledQuery,
   root: unknown,
   context: GraphQLContext,

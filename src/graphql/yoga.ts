@@ -21,8 +21,6 @@ export interface GraphQLServerContext extends OperationLabelContext, GraphQLRequ
 
 export interface GraphQLHandler {
   yoga: YogaServerInstance<GraphQLServerContext, GraphQLContext>;
-  /** Every step of an operation, in yoga's order (operationSteps.ts). */
-  steps: readonly OperationStep[];
 }
 
 export function createGraphQLHandler(deps: GraphQLDeps): GraphQLHandler {
@@ -61,5 +59,5 @@ export function createGraphQLHandler(deps: GraphQLDeps): GraphQLHandler {
     context: (initial) =>
       createGraphQLContext(initial, { authorization: initial.request.headers.get('authorization'), signal: () => initial.request.signal }),
   });
-  return { yoga, steps };
+  return { yoga };
 }
