@@ -9,8 +9,13 @@
 //   cores the client shares with the service): as long whoever caused it, and what a p99 of a one-millisecond
 //   request on such a machine is made of. The pause is the slowest of its quiet samples, at least PAUSE_MS, so
 //   that a slower machine is measured by its own pauses; and
-// - its median within 2× plus 1 ms: a service that let the burst's work run at once (no per-organization slot)
-//   made it ten times as slow.
+// - its median within 2× plus, at each of its two turns of the event loop (the turn its bytes arrive in, and the
+//   turn the request queue starts it in, src/http/requestScheduler.ts), one piece of the other organization's work
+//   that was already running, plus 1 ms. A request's handling is not preempted: in a fair share the other
+//   organization's requests (its hundreds of refusals, each parsed, authenticated and answered) take turns with
+//   this one, and a turn waits for the piece in progress. A piece costs about what a cheap request does, so it is
+//   measured as this organization's own quiet read median on this machine. A service that let the burst's work run
+//   at once (no per-organization slot) made it sixteen times as slow.
 // It runs alone, after the other test files (test/vitest.config.ts). A real process (npm start's), real sockets; the
 // burst comes from a process of its own at the lowest CPU priority (test/support/burstWorker.mjs), so that reading
 // its answers takes neither the measuring client's turns on the CPU nor the service's.
@@ -48,6 +53,8 @@ const CLOSURES = 100;
 const SAMPLES = 300;
 /** The least that a p99 may grow by besides 2×: the machine's own pause (above). */
 const PAUSE_MS = 10;
+/** The other organization's pieces a request may wait for: one at each of its turns (above). */
+const TURNS = 2;
 
 const TIMELINE =
   'query($id: ID!, $from: DateTime!, $to: DateTime!) { organization(id: $id) { availabilityTimeline(from: $from, to: $to, medium: PHONE) { intervals { start end state greeting closure { id description } break { start end reason } } } } }';
@@ -227,7 +234,7 @@ describe('one organization at its worst legal pattern', () => {
       expect(during.reads.length).toBeGreaterThanOrEqual(10);
       for (const seen of [report.read, report.write]) {
         expect(seen.p99.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.p99.quiet + seen.pause);
-        expect(seen.median.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.median.quiet + 1);
+        expect(seen.median.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.median.quiet + TURNS * report.read.median.quiet + 1);
       }
     } finally {
       worker.kill('SIGKILL');
