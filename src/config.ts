@@ -104,6 +104,18 @@ const envSchema = z
       .refine((v) => /^[a-z_][a-z0-9_]{0,62}$/.test(v), { message: 'CHANGES_CHANNEL must be lowercase letters, digits and underscores' }),
     OAUTH_AUDIENCE: z.string().optional(),
     JWT_PRIVATE_KEY: z.string().optional(),
+    // the master keys of transcript data keys (crypto/masterKeys.ts, docs/operating.md "Transcript keys")
+    TRANSCRIPT_MASTER_KEYS: z
+      .string()
+      .optional()
+      .superRefine((value, ctx) => {
+        if (value === undefined || value.trim() === '') return;
+        try {
+          parseMasterKeys(value);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
     // Behind a load balancer (docs/operating.md "Keep-alive"): an idle connection stays open longer than the
     // balancer's idle timeout (AWS ALB's default is 60 s), so the instance never closes one the balancer is
     // reusing at that instant (ECONNRESET); the headers timeout is longer than the keep-alive one, as Node's docs
@@ -202,6 +214,11 @@ export interface Config {
    */
   oauthIssuer: string;
   jwtPrivateKey: string | undefined;
+  /**
+   * TRANSCRIPT_MASTER_KEYS: the master keys that wrap transcript data keys, the first current (crypto/masterKeys.ts);
+   * none: one is derived from the signing key.
+   */
+  transcriptMasterKeys: MasterKey[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   production: boolean;
   /** Limits of the HTTP server against slow and oversized requests (http/server.ts). */
@@ -247,6 +264,42 @@ export interface HttpLimits {
 
 export class ConfigError extends Error {}
 
+// --- TRANSCRIPT_MASTER_KEYS (crypto/masterKeys.ts) ---
+
+/** A master key of transcript data keys. */
+export interface MasterKey {
+  /** Stored beside each data key it wraps, so that a rotation knows which master opens which row. */
+  id: string;
+  key: Uint8Array;
+}
+
+const MASTER_KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The id of the master key derived from the signing key (crypto/masterKeys.ts): not one to configure. */
+export const SIGNING_KEY_MASTER_ID = 'signing-key';
+
+/** Parses TRANSCRIPT_MASTER_KEYS; throws an Error naming the setting and what is wrong with it. */
+export function parseMasterKeys(setting: string): MasterKey[] {
+  const keys: MasterKey[] = [];
+  for (const [index, entry] of setting.split(',').entries()) {
+    const trimmed = entry.trim();
+    const colon = trimmed.indexOf(':');
+    const id = colon < 0 ? '' : trimmed.slice(0, colon);
+    const encoded = colon < 0 ? '' : trimmed.slice(colon + 1);
+    const where = `TRANSCRIPT_MASTER_KEYS entry ${index + 1}`;
+    if (!MASTER_KEY_ID.test(id)) throw new Error(`${where}: must be id:key, the id 1 to 64 letters, digits, '-' or '_'`);
+    if (id === SIGNING_KEY_MASTER_ID)
+      throw new Error(`${where}: the id '${SIGNING_KEY_MASTER_ID}' names the key derived from the signing key`);
+    if (keys.some((k) => k.id === id)) throw new Error(`${where}: the id '${id}' is listed twice`);
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(encoded)) throw new Error(`${where}: the key must be base64 or base64url`);
+    const key = Buffer.from(encoded.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (key.length !== 32)
+      throw new Error(`${where}: the key must be 32 bytes (it is ${key.length}); make one with \`openssl rand -base64 32\``);
+    keys.push({ id, key: new Uint8Array(key) });
+  }
+  return keys;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -284,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthAudience: e.OAUTH_AUDIENCE ?? `${base}/v1`,
     oauthIssuer: (e.OAUTH_AUDIENCE === undefined ? undefined : httpOrigin(e.OAUTH_AUDIENCE)) ?? base,
     jwtPrivateKey: e.JWT_PRIVATE_KEY,
+    transcriptMasterKeys: e.TRANSCRIPT_MASTER_KEYS?.trim() ? parseMasterKeys(e.TRANSCRIPT_MASTER_KEYS) : [],
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',
     http: {

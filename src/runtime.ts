@@ -1,6 +1,8 @@
 // Opens what the app needs from a Config: the database (migrated), the signing key, the rate limiter,
 // the change feed and the read model it keeps fresh. Shared by the server, the command-line tools and
 // the benchmark.
+import { TranscriptKeyring } from './domain/governance/transcriptKeys.js';
+import { masterKeys } from './crypto/masterKeys.js';
 import { KeyUsage } from './auth/keyUsage.js';
 import { createChangeFeed } from './changes/createFeed.js';
 import { EventTail } from './changes/eventTail.js';
@@ -80,6 +82,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       db: database.prisma,
       database,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
+      transcripts: new TranscriptKeyring(masterKeys(config.transcriptMasterKeys, key)),
       logger,
       clock,
       wakeAt: wakeAtRealTime,

@@ -1,6 +1,7 @@
 // The admin command line's commands (`npm run admin`), run either by the command line on a database it
 // opens itself, or by a running service on behalf of the command line (admin/endpoint.ts), so that the
 // embedded database (one process only) can be administered while `npm start` holds it.
+import { sealClearTranscripts } from '../domain/governance/transcriptKeys.js';
 import {
   adminCreateApiKey,
   adminCreateBot,
@@ -23,6 +24,7 @@ export const ADMIN_COMMANDS = [
   'revoke-api-key',
   'revoke-oauth-client',
   'set-oauth-scopes',
+  'seal-transcripts',
 ] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
@@ -69,6 +71,9 @@ export async function runAdminCommand(deps: DomainDeps, command: AdminCommand, v
         const scopes = values.scopes ? values.scopes.split(/[\s,]+/).filter(Boolean) : [...SCOPES];
         return await adminCreateOAuthClient(deps, required(values, 'org'), scopes, values.name ?? 'OAuth client');
       }
+      case 'seal-transcripts':
+        // after a master key rotation, or an upgrade from a version that stored transcripts in clear
+        return { rewrappedDataKeys: await deps.transcripts.rewrapDataKeys(db), ...(await sealClearTranscripts(db, deps.transcripts)) };
       case 'list-orgs':
         return await db.organization.findMany({ orderBy: { createdAt: 'asc' } });
       case 'revoke-api-key':

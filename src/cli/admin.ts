@@ -23,6 +23,7 @@ Commands:
   revoke-api-key --id <apiKeyId>
   revoke-oauth-client --id <clientId>
   set-oauth-scopes --id <clientId> --scopes "<scope> <scope>…"
+  seal-transcripts   (re-wraps transcript data keys with the current master key, seals transcripts stored in clear)
 
 Revocations, scope changes and new child organizations reach running instances at once, through the
 change channel (Redis or PostgreSQL NOTIFY) of the configured REDIS_URL / DATABASE_URL.

@@ -8,6 +8,8 @@
 //     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`);
 //     expect(res.status).toBe(200);
 //   });
+import { TranscriptKeyring } from '../../src/domain/governance/transcriptKeys.js';
+import { masterKeys } from '../../src/crypto/masterKeys.js';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -243,6 +245,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       db: t.db.prisma,
       database: t.db,
       tokens: { key, issuer: config.oauthIssuer, audience: config.oauthAudience },
+      transcripts: new TranscriptKeyring(masterKeys(config.transcriptMasterKeys, key)),
       logger,
       clock: t.clock.now,
       wakeAt: t.clock.wakeAt,

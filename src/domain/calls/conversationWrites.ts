@@ -188,8 +188,9 @@ export const transcriptQuery = z.strictObject({
     .describe('The `transcript.nextCursor` of the previous page.'),
 });
 
-function messageView(row: ConversationMessage): MessageView {
-  return { seq: row.seq, role: row.role as MessageView['role'], text: row.text, at: row.at.toISOString() };
+/** A turn as answered, with its words opened (`text`) from the sealed row. */
+function messageView(row: ConversationMessage, text: string): MessageView {
+  return { seq: row.seq, role: row.role as MessageView['role'], text, at: row.at.toISOString() };
 }
 
 const conversationEventData = (view: ConversationView) => view;
@@ -261,17 +262,21 @@ export async function addConversationMessage(
     const conversation = await lockConversation(tx, actor, id);
     if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
     const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
+    // the words are stored sealed with the organization's data key (governance/transcriptKeys.ts), never in clear
+    const messageId = randomUUID();
+    const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, data.text);
     const row = await tx.conversationMessage.create({
       data: {
-        id: randomUUID(),
+        id: messageId,
         conversationId: id,
         seq: (last?.seq ?? 0) + 1,
         role: data.role,
-        text: data.text,
+        text: sealed.text,
+        keyVersion: sealed.keyVersion,
         at: data.at ? new Date(data.at) : now,
       },
     });
-    const view = messageView(row);
+    const view = messageView(row, data.text);
     // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
     // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13)
     await recordEvent(tx, deps, actor, {
@@ -336,12 +341,13 @@ export async function getConversation(
   const row = await deps.db.conversation.findUnique({ where: { id } });
   if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
   await recordTranscriptRead(deps, actor, { orgId: row.orgId, conversationId: id, surface });
-  return { conversation: conversationView(row), transcript: await transcriptPage(deps, id, page.limit, page.cursor, 'cursor') };
+  return { conversation: conversationView(row), transcript: await transcriptPage(deps, row.orgId, id, page.limit, page.cursor, 'cursor') };
 }
 
 /** A page of turns after the sealed position `cursor` (bound to the conversation). */
 export async function transcriptPage(
   deps: ConversationDeps,
+  orgId: string,
   conversationId: string,
   limit: number,
   cursor: string | undefined,
@@ -361,6 +367,8 @@ export async function transcriptPage(
     orderBy: { seq: 'asc' },
     take: limit + 1,
   });
-  const messages = rows.slice(0, limit).map(messageView);
+  // one after the other: the first opens the organization's data key, the others find it kept
+  const messages: MessageView[] = [];
+  for (const row of rows.slice(0, limit)) messages.push(messageView(row, await deps.transcripts.open(deps.db, orgId, row.id, row)));
   return { messages, nextCursor: rows.length > limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null };
 }

@@ -230,3 +230,75 @@ export async function insertRetentionSweep(db: SqlRunner, id: string, kind: stri
     WHERE NOT EXISTS (SELECT 1 FROM "Job" WHERE "kind" = ${kind} AND "failedAt" IS NULL)
     ON CONFLICT ("id") DO NOTHING`;
 }
+
+// --- transcript data keys and sealed messages (transcriptKeys.ts) ---
+
+/** An organization's data key as stored (prisma/schema.prisma TranscriptDataKey). */
+export interface TranscriptDataKeyRow {
+  orgId: string;
+  version: number;
+  masterKeyId: string;
+  wrapped: string;
+}
+
+export async function transcriptDataKeyRow(db: SqlRunner, orgId: string, version: number): Promise<TranscriptDataKeyRow | null> {
+  const rows = await db.$queryRaw<TranscriptDataKeyRow[]>`
+    SELECT "orgId"::text AS "orgId", "version", "masterKeyId", "wrapped" FROM "TranscriptDataKey"
+    WHERE "orgId" = ${orgId}::uuid AND "version" = ${version}`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Stores a data key unless the organization has one of that version already (two first uses at once keep one);
+ * answers whether this one was stored.
+ */
+export async function insertTranscriptDataKey(db: SqlRunner, row: TranscriptDataKeyRow): Promise<boolean> {
+  const stored = await db.$executeRaw`
+    INSERT INTO "TranscriptDataKey" ("orgId", "version", "masterKeyId", "wrapped")
+    VALUES (${row.orgId}::uuid, ${row.version}, ${row.masterKeyId}, ${row.wrapped})
+    ON CONFLICT ("orgId", "version") DO NOTHING`;
+  return stored > 0;
+}
+
+/** Up to `take` data keys wrapped by another master key than `current`. */
+export function transcriptDataKeysNotWrappedBy(db: SqlRunner, current: string, take: number): Promise<TranscriptDataKeyRow[]> {
+  return db.$queryRaw<TranscriptDataKeyRow[]>`
+    SELECT "orgId"::text AS "orgId", "version", "masterKeyId", "wrapped" FROM "TranscriptDataKey"
+    WHERE "masterKeyId" <> ${current} ORDER BY "masterKeyId", "orgId", "version" LIMIT ${take}`;
+}
+
+/** Replaces a data key's wrapping, unless another re-wrap changed it since it was read; answers whether it did. */
+export async function rewrapTranscriptDataKey(
+  db: SqlRunner,
+  row: TranscriptDataKeyRow,
+  masterKeyId: string,
+  wrapped: string,
+): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE "TranscriptDataKey" SET "masterKeyId" = ${masterKeyId}, "wrapped" = ${wrapped}
+    WHERE "orgId" = ${row.orgId}::uuid AND "version" = ${row.version} AND "masterKeyId" = ${row.masterKeyId}`;
+  return changed > 0;
+}
+
+/**
+ * Up to `take` messages still in clear text (written before sealing existed) after the id `after`, in id order,
+ * with their organization: one walk of the primary key over the whole table, however many are sealed.
+ */
+export function clearTranscriptMessages(
+  db: SqlRunner,
+  after: string,
+  take: number,
+): Promise<{ id: string; orgId: string; text: string }[]> {
+  return db.$queryRaw<{ id: string; orgId: string; text: string }[]>`
+    SELECT m."id"::text AS "id", c."orgId"::text AS "orgId", m."text" FROM "ConversationMessage" m
+    JOIN "Conversation" c ON c."id" = m."conversationId"
+    WHERE m."id" > ${after}::uuid AND m."keyVersion" IS NULL ORDER BY m."id" LIMIT ${take}`;
+}
+
+/** Stores a clear message's sealed text, unless it was sealed meanwhile. */
+export async function storeSealedMessage(db: SqlRunner, id: string, sealed: { text: string; keyVersion: number }): Promise<boolean> {
+  const changed = await db.$executeRaw`
+    UPDATE "ConversationMessage" SET "text" = ${sealed.text}, "keyVersion" = ${sealed.keyVersion}
+    WHERE "id" = ${id}::uuid AND "keyVersion" IS NULL`;
+  return changed > 0;
+}

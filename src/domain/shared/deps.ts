@@ -7,6 +7,7 @@ import type { Db } from '../../db/client.js';
 import type { ReadModelReads } from './readModel.js';
 import type { RequestBatch } from './batch.js';
 import type { TenantWorkGate } from './tenantWork.js';
+import type { TranscriptCipher } from './transcriptCipher.js';
 
 export interface DomainDeps {
   db: Db;
@@ -41,6 +42,8 @@ export interface DomainDeps {
    * (auth/authentication.ts), which is handed it; the access log records it. Unset outside a request.
    */
   clientAddress?: string;
+  /** Seals and opens transcript text with organizations' data keys (domain/governance/transcriptKeys.ts). */
+  transcripts: TranscriptCipher;
   /** Notes an API key's use in memory (auth/keyUsage.ts writes it at most once a minute); unset in tools. */
   keyUsage?: { touch(keyId: string, atMs: number): void; pendingUse(keyId: string): Date | null };
 }
