@@ -19,6 +19,8 @@ const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000000' } });
 const SENTENCE = 'The lighthouse keeper swallowed a harmonica on Tuesday';
 const CARD = '4111 1111 1111 1111';
 const WORDS = `${SENTENCE}; my card is ${CARD}`;
+/** The words as stored and read: the card number is not kept (governance/redaction.ts). */
+const KEPT = `${SENTENCE}; my card is [card]`;
 
 async function conversation(t: TestApp, org: 'clinic' | 'other' = 'clinic'): Promise<string> {
   const res = await t.rest('POST', '/v1/conversations', {
@@ -32,8 +34,8 @@ async function conversation(t: TestApp, org: 'clinic' | 'other' = 'clinic'): Pro
 async function say(t: TestApp, id: string, text: string): Promise<void> {
   const res = await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  // the writer's own answer shows what it wrote
-  expect(res.body.data.text).toBe(text);
+  // the writer's own answer shows what was stored
+  expect(res.body.data.text).toBe(text === WORDS ? KEPT : text);
 }
 
 async function readBoth(t: TestApp, id: string): Promise<{ rest: string[]; graphql: string[] }> {
@@ -73,7 +75,7 @@ describe('a turn written', () => {
     // one data key for the organization, stored wrapped
     const keys = await storedKeys(t);
     expect(keys).toEqual([{ orgId: t.demo.organizations.clinic.id, masterKeyId: SIGNING_KEY_MASTER_ID, wrapped: expect.any(String) }]);
-    expect(await readBoth(t, id)).toEqual({ rest: [WORDS, 'Second turn'], graphql: [WORDS, 'Second turn'] });
+    expect(await readBoth(t, id)).toEqual({ rest: [KEPT, 'Second turn'], graphql: [KEPT, 'Second turn'] });
   });
 
   it('seals two organizations with two keys, and the first turns of one organization at the same instant with one', async () => {
@@ -99,10 +101,27 @@ describe('a turn written', () => {
     const [first, second] = await storedMessages(t);
     const keyring = new TranscriptKeyring(masterKeys([], t.deps.tokens.key));
     const orgId = t.demo.organizations.clinic.id;
-    expect(await keyring.open(t.db.prisma, orgId, first!.id, first!)).toBe(WORDS);
+    expect(await keyring.open(t.db.prisma, orgId, first!.id, first!)).toBe(KEPT);
     await expect(keyring.open(t.db.prisma, orgId, second!.id, { text: first!.text, keyVersion: 1 })).rejects.toThrow();
     // nor under another organization's name
     await expect(keyring.open(t.db.prisma, t.demo.organizations.other.id, first!.id, first!)).rejects.toThrow();
+  });
+});
+
+describe('card numbers and SSNs said in a turn', () => {
+  it('are not kept, whichever surface wrote the turn; the writer is answered the words as stored', async () => {
+    const id = await conversation(t);
+    const said = 'Card 5500-0000-0000-0004 exp 12/27, SSN 123-45-6789, order 4111111111111112';
+    const kept = 'Card [card] exp 12/27, SSN [ssn], order 4111111111111112';
+    const gql = await t.gql('mutation($id: ID!, $text: String!) { addConversationMessage(id: $id, role: caller, text: $text) { text } }', {
+      id,
+      text: said,
+    });
+    expect(gql.body.errors, JSON.stringify(gql.body)).toBeUndefined();
+    expect(gql.body.data.addConversationMessage.text).toBe(kept);
+    const rest = await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'agent', text: said } });
+    expect(rest.body.data.text).toBe(kept);
+    expect(await readBoth(t, id)).toEqual({ rest: [kept, kept], graphql: [kept, kept] });
   });
 });
 
@@ -132,8 +151,8 @@ describe('a master key rotation', () => {
     // TRANSCRIPT_MASTER_KEYS=k2026:… alone: every turn still opens
     const after = new TranscriptKeyring([next]);
     t.deps.transcripts = after;
-    expect(await after.open(t.db.prisma, orgId, sealed[0]!.id, sealed[0]!)).toBe(WORDS);
-    expect((await readBoth(t, id)).graphql).toEqual([WORDS]);
+    expect(await after.open(t.db.prisma, orgId, sealed[0]!.id, sealed[0]!)).toBe(KEPT);
+    expect((await readBoth(t, id)).graphql).toEqual([KEPT]);
     // and one that lists only the old key cannot open a data key wrapped by the new one
     await expect(new TranscriptKeyring([old]).open(t.db.prisma, orgId, sealed[0]!.id, sealed[0]!)).rejects.toThrow(/k2026/);
   });
@@ -156,7 +175,8 @@ describe('turns stored in clear before sealing existed', () => {
     const rows = await storedMessages(t);
     expect(rows.map((r) => r.keyVersion)).toEqual([1, 1]);
     expect(JSON.stringify(rows)).not.toContain('lighthouse');
-    expect(await readBoth(t, id)).toEqual({ rest: ['sealed from the start', WORDS], graphql: ['sealed from the start', WORDS] });
+    // sealed as a turn is stored today: without the card number
+    expect(await readBoth(t, id)).toEqual({ rest: ['sealed from the start', KEPT], graphql: ['sealed from the start', KEPT] });
   });
 });
 

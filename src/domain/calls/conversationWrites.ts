@@ -26,6 +26,7 @@ import { viewSchema } from '../shared/viewSchema.js';
 import type { PatientWordsAnswerType } from '../shared/shownOnce.js';
 import { lockConversationRow } from './sql.js';
 import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
+import { redactTranscript } from '../governance/redaction.js';
 
 /** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
 const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
@@ -88,6 +89,8 @@ export const addMessageInput = z.strictObject({
       .string({ error: 'is required' })
       .min(1, 'must not be empty')
       .max(MAX_MESSAGE_LENGTH, `must be at most ${MAX_MESSAGE_LENGTH} characters`),
+  ).describe(
+    'What was said. Stored encrypted; a payment card number (13 to 19 digits passing the Luhn check, in groups split by spaces or dashes) is stored as `[card]` and a US social security number (3-2-4 digits split by dashes or spaces) as `[ssn]`.',
   ),
   at: instantInput.describe('When it was said, from 2000-01-01T00:00:00Z to 24 hours after now (default now).'),
 });
@@ -138,7 +141,12 @@ export interface ConversationWithTranscript {
 }
 
 const messageSchema = z
-  .object({ seq: z.int().describe('1, 2, … in the order written.'), role: z.enum(MESSAGE_ROLES), text: z.string(), at: z.iso.datetime() })
+  .object({
+    seq: z.int().describe('1, 2, … in the order written.'),
+    role: z.enum(MESSAGE_ROLES),
+    text: z.string().describe('What was said, as stored: card numbers and SSNs replaced by `[card]`, `[ssn]`.'),
+    at: z.iso.datetime(),
+  })
   .meta({ id: 'ConversationMessage' });
 const conversationSchema = conversationPageSchema.shape.conversations.element;
 
@@ -151,7 +159,9 @@ export const messageResponse = viewSchema<AddedMessageView>()(
       text: z
         .string()
         .nullable()
-        .describe('What was said, as sent: in the first answer only; null in an idempotent replay (`textWithheld: true`).'),
+        .describe(
+          'What was said, as stored (card numbers and SSNs replaced by `[card]`, `[ssn]`): in the first answer only; null in an idempotent replay (`textWithheld: true`).',
+        ),
       at: z.iso.datetime(),
       textWithheld: z
         .boolean()
@@ -262,9 +272,11 @@ export async function addConversationMessage(
     const conversation = await lockConversation(tx, actor, id);
     if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
     const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
-    // the words are stored sealed with the organization's data key (governance/transcriptKeys.ts), never in clear
+    // the words are stored without card numbers and SSNs (governance/redaction.ts), sealed with the organization's
+    // data key (governance/transcriptKeys.ts), never in clear; the answer shows them as stored
     const messageId = randomUUID();
-    const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, data.text);
+    const words = redactTranscript(data.text).text;
+    const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, words);
     const row = await tx.conversationMessage.create({
       data: {
         id: messageId,
@@ -276,7 +288,7 @@ export async function addConversationMessage(
         at: data.at ? new Date(data.at) : now,
       },
     });
-    const view = messageView(row, data.text);
+    const view = messageView(row, words);
     // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
     // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13)
     await recordEvent(tx, deps, actor, {

@@ -11,6 +11,7 @@ import { openAesGcm, sealAesGcm } from '../../crypto/aesGcm.js';
 import type { SqlRunner } from '../../db/sql.js';
 import type { MasterKey } from '../../config.js';
 import type { StoredText, TranscriptCipher } from '../shared/transcriptCipher.js';
+import { redactTranscript } from './redaction.js';
 import {
   clearTranscriptMessages,
   insertTranscriptDataKey,
@@ -123,7 +124,10 @@ export async function rewrapTranscriptKeys(db: SqlRunner, keyring: TranscriptKey
   }
 }
 
-/** Seals the messages written in clear before sealing existed, in batches; answers how many. */
+/**
+ * Seals the messages written in clear before sealing existed, in batches, as a turn is stored today (without card
+ * numbers and SSNs, redaction.ts); answers how many.
+ */
 export async function sealClearTranscripts(db: SqlRunner, cipher: TranscriptCipher): Promise<{ sealed: number }> {
   let sealed = 0;
   let after = '00000000-0000-0000-0000-000000000000';
@@ -131,7 +135,7 @@ export async function sealClearTranscripts(db: SqlRunner, cipher: TranscriptCiph
     const rows = await clearTranscriptMessages(db, after, BATCH);
     if (rows.length === 0) return { sealed };
     for (const row of rows) {
-      if (await storeSealedMessage(db, row.id, await cipher.seal(db, row.orgId, row.id, row.text))) sealed++;
+      if (await storeSealedMessage(db, row.id, await cipher.seal(db, row.orgId, row.id, redactTranscript(row.text).text))) sealed++;
     }
     after = rows.at(-1)!.id;
   }

@@ -158,7 +158,7 @@ const ConversationMessageRef = builder.objectRef<MessageView>('ConversationMessa
   fields: (t) => ({
     seq: t.exposeInt('seq', { description: '1, 2, … in the order written.' }),
     role: t.expose('role', { type: MessageRoleEnum, description: 'agent or caller.' }),
-    text: t.exposeString('text', { description: 'What was said.' }),
+    text: t.exposeString('text', { description: 'What was said, as stored: card numbers and SSNs replaced by `[card]`, `[ssn]`.' }),
     at: t.expose('at', { type: 'DateTime', description: 'When it was said.' }),
   }),
 });
@@ -173,7 +173,8 @@ const AddedConversationMessageRef = builder
       role: t.expose('role', { type: MessageRoleEnum, description: 'agent or caller.' }),
       text: t.exposeString('text', {
         nullable: true,
-        description: 'What was said, as sent: in the first answer only; null in an idempotent replay (`textWithheld: true`).',
+        description:
+          'What was said, as stored (card numbers and SSNs replaced by `[card]`, `[ssn]`): in the first answer only; null in an idempotent replay (`textWithheld: true`).',
       }),
       at: t.expose('at', { type: 'DateTime', description: 'When it was said.' }),
       textWithheld: t.exposeBoolean('textWithheld', {
@@ -250,7 +251,10 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
       role: t.arg({ type: MessageRoleEnum, required: true, description: 'agent or caller.' }),
-      text: t.arg.string({ required: true, description: 'What was said.' }),
+      text: t.arg.string({
+        required: true,
+        description: 'What was said. Stored encrypted, card numbers and US social security numbers replaced by `[card]`, `[ssn]`.',
+      }),
       at: t.arg.string({ description: 'When (ISO 8601, from 2000-01-01T00:00:00Z to 24 hours after now; default now).' }),
     },
     resolve: async (_root, { id, ...input }, ctx) => addConversationMessage(ctx.deps, await ctx.actor(), String(id), input),
