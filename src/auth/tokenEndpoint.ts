@@ -18,7 +18,7 @@ import type { AuthDeps } from './deps.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { headerAsSent } from '../http/repeatedFields.js';
 import { BodyError, parseBody } from '../http/body.js';
-import { clientCredentialsGrant } from './oauthToken.js';
+import { AUTHENTICATED_CLIENT_ERRORS, clientCredentialsGrant } from './oauthToken.js';
 
 type TokenError = { error: string; error_description: string };
 
@@ -93,8 +93,8 @@ export function tokenEndpoint(deps: AuthDeps) {
       body = { ...fields, ...basic };
     }
     const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
-    // a known client asking for another audience has authenticated: not a failed authentication
-    if (result.status === 200 || result.body.error === 'invalid_grant') return json(result.body, result.status);
+    // a known client asking for another audience or a scope it does not hold has authenticated: not a failed authentication
+    if (result.status === 200 || AUTHENTICATED_CLIENT_ERRORS.has(result.body.error)) return json(result.body, result.status);
     return failed(result.status, result.body);
   };
 }

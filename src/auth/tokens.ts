@@ -1,6 +1,8 @@
-// Access tokens (docs/decisions.md §2): JWTs signed with the service key, 24 h, with iss/aud/sub/org/scope.
+// Access tokens (docs/decisions.md §2): JWTs signed with the service key, 24 h, with iss/aud/sub/org/scope and, as
+// RFC 9068 asks, client_id and jti.
 // Verification pins the algorithm, issuer and audience, so `alg: none`, a foreign key, another
 // audience or an expired token are all rejected.
+import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { SigningKey } from './signingKey.js';
 
@@ -25,8 +27,10 @@ export interface VerifiedClaims extends AccessClaims {
 
 export async function issueAccessToken(settings: TokenSettings, claims: AccessClaims, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ org: claims.orgId, scope: claims.scopes.join(' ') })
+  // RFC 9068 §2.2: a JWT access token carries client_id and a jti besides iss, exp, aud, sub and iat
+  return new SignJWT({ org: claims.orgId, scope: claims.scopes.join(' '), client_id: claims.clientId })
     .setProtectedHeader({ alg: settings.key.alg, kid: settings.key.kid, typ: 'at+jwt' })
+    .setJti(randomUUID())
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setSubject(claims.clientId)

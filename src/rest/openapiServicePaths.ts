@@ -10,12 +10,27 @@ type JsonSchema = Record<string, unknown>;
 
 const tokenRequest: JsonSchema = {
   type: 'object',
-  required: ['grant_type', 'client_id', 'client_secret', 'audience'],
+  required: ['grant_type', 'client_id', 'client_secret'],
   properties: {
     grant_type: { const: 'client_credentials' },
     client_id: { type: 'string', minLength: 1 },
     client_secret: { type: 'string', minLength: 1 },
-    audience: { type: 'string', minLength: 1, description: 'The service audience (`OAUTH_AUDIENCE`, by default `http://HOST:PORT/v1`).' },
+    audience: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'The service audience (`OAUTH_AUDIENCE`, by default `http://HOST:PORT/v1`); optional, the only audience tokens are issued for. Another is `invalid_grant`.',
+    },
+    resource: {
+      type: 'string',
+      minLength: 1,
+      description: 'RFC 8707 resource indicator, accepted in place of `audience`: the same URI; another is `invalid_target`.',
+    },
+    scope: {
+      type: 'string',
+      description:
+        'The scopes the token carries, space-separated (RFC 6749 §3.3); without it, every scope the client holds. A scope the client does not hold is `invalid_scope`.',
+    },
   },
 };
 
@@ -43,8 +58,8 @@ export const servicePaths: Record<string, Record<string, unknown>> = {
       tags: ['OAuth'],
       summary: 'Get an access token (client credentials)',
       description:
-        `Takes JSON or form-urlencoded \`{grant_type: client_credentials, client_id, client_secret, audience}\` and answers a bearer token valid for ${ACCESS_TOKEN_TTL_SECONDS} s, ` +
-        "carrying the client's scopes. The client id and secret may instead come as HTTP Basic (`Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))`, RFC 6749 §2.3.1); " +
+        `Takes JSON or form-urlencoded \`{grant_type: client_credentials, client_id, client_secret}\` (and optionally \`audience\` or \`resource\`, and \`scope\`) and answers a bearer token valid for ${ACCESS_TOKEN_TTL_SECONDS} s, ` +
+        "carrying the scopes asked for (by default every scope the client holds); the token's claims include `client_id` and `jti` (RFC 9068). The client id and secret may instead come as HTTP Basic (`Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))`, RFC 6749 §2.3.1); " +
         'both ways in one request is a 400. Errors follow RFC 6749 (`{error, error_description}`), not the /v1 envelope. ' +
         'Every answer but a token or `invalid_grant` (malformed, oversized, unknown client, wrong secret) counts against the budget of failed authentications of the client address.',
       security: [],
@@ -75,8 +90,9 @@ export const servicePaths: Record<string, Record<string, unknown>> = {
           ),
         },
         '400': {
-          description: 'The request is malformed, names another grant type, or names the wrong `audience` (`invalid_grant`).',
-          content: json(oauthError(['invalid_request', 'unsupported_grant_type', 'invalid_grant']), {
+          description:
+            'The request is malformed, names another grant type, names the wrong `audience` (`invalid_grant`) or `resource` (`invalid_target`), or asks for a scope the client does not hold (`invalid_scope`).',
+          content: json(oauthError(['invalid_request', 'unsupported_grant_type', 'invalid_grant', 'invalid_scope', 'invalid_target']), {
             error: 'invalid_request',
             error_description: 'client_secret is required',
           }),

@@ -1,6 +1,6 @@
 // Credentials (docs/decisions.md §2): API keys, OAuth client credentials and the JWTs they yield, scopes and reach.
 import { revokeApiKey, revokeOAuthClient } from '../../src/auth/provisioning.js';
-import { generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { issueAccessToken } from '../../src/auth/tokens.js';
 import { graphql } from '../generated/index.js';
@@ -111,7 +111,23 @@ describe('OAuth client credentials', () => {
         400,
         'invalid_grant',
       ],
-      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }, 400, 'invalid_request'],
+      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, audience: '' }, 400, 'invalid_request'],
+      [
+        {
+          grant_type: 'client_credentials',
+          client_id: c.clientId,
+          client_secret: c.clientSecret,
+          resource: 'https://elsewhere.example/v1',
+        },
+        400,
+        'invalid_target',
+      ],
+      [
+        { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, scope: 'closures:read nope:write' },
+        400,
+        'invalid_scope',
+      ],
+      [{ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, scope: '   ' }, 400, 'invalid_scope'],
     ];
     for (const [body, status, error] of cases) {
       const res = await t.rest('POST', '/oauth/token', { token: null, json: body });
@@ -157,6 +173,94 @@ describe('OAuth client credentials', () => {
     });
     expect(garbled.status).toBe(400);
     expect(garbled.body.error).toBe('invalid_request');
+  });
+
+  it('carries what RFC 9068 asks of a JWT access token: client_id and a jti of its own', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const token = async () => {
+      const res = await t.rest('POST', '/oauth/token', {
+        token: null,
+        json: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return decodeJwt(res.body.access_token as string);
+    };
+    const [first, second] = [await token(), await token()];
+    expect(first).toMatchObject({ client_id: c.clientId, sub: c.clientId, iss: expect.any(String), iat: expect.any(Number) });
+    expect(first.jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.jti).not.toBe(first.jti);
+  });
+
+  it('defaults the audience to the service, and takes an RFC 8707 resource in its place', async () => {
+    const c = t.demo.oauthClients.clinicReadOnly;
+    const extras: Record<string, string>[] = [
+      {},
+      { resource: t.deps.config.oauthAudience },
+      { audience: t.deps.config.oauthAudience, resource: t.deps.config.oauthAudience },
+    ];
+    for (const extra of extras) {
+      const res = await t.rest('POST', '/oauth/token', {
+        token: null,
+        form: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret, ...extra },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(decodeJwt(res.body.access_token as string).aud).toBe(t.deps.config.oauthAudience);
+      const rest = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: res.body.access_token });
+      expect(rest.status).toBe(200);
+    }
+  });
+
+  it('issues what the `scope` parameter asks for (RFC 6749 §3.3), and nothing the client does not hold', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const asked = await t.rest('POST', '/oauth/token', {
+      token: null,
+      form: {
+        grant_type: 'client_credentials',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        scope: 'closures:read  organizations:read closures:read',
+      },
+    });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(asked.body.scope.split(' ').sort()).toEqual(['closures:read', 'organizations:read']);
+    expect(
+      String(decodeJwt(asked.body.access_token as string).scope)
+        .split(' ')
+        .sort(),
+    ).toEqual(['closures:read', 'organizations:read']);
+    // the narrowed token reads closures but cannot write one, on both surfaces
+    const orgId = t.demo.organizations.clinic.id;
+    const closures = await t.rest('GET', `/v1/organizations/${orgId}/closures`, { token: asked.body.access_token });
+    expect(closures.status).toBe(200);
+    const made = await t.rest('POST', `/v1/organizations/${orgId}/closures`, {
+      json: {
+        description: 'Staff training',
+        chatGreeting: 'We are training today.',
+        phoneGreeting: 'We are in training.',
+        startAt: '2030-01-01T10:00:00Z',
+        endAt: '2030-01-01T12:00:00Z',
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const closureId = made.body.data.id as string;
+    const write = await t.rest('DELETE', `/v1/organizations/${orgId}/closures/${closureId}`, { token: asked.body.access_token });
+    expect(write.status).toBe(403);
+    const viewer = await t.gql('{ viewer { scopes } }', {}, { token: asked.body.access_token });
+    expect([...viewer.body.data.viewer.scopes].sort()).toEqual(['closures:read', 'organizations:read']);
+
+    // a read-only client asking for a write scope gets no token
+    const readOnly = t.demo.oauthClients.clinicReadOnly;
+    const refused = await t.rest('POST', '/oauth/token', {
+      token: null,
+      form: {
+        grant_type: 'client_credentials',
+        client_id: readOnly.clientId,
+        client_secret: readOnly.clientSecret,
+        scope: 'closures:write',
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: 'invalid_scope', error_description: 'the client does not hold closures:write' });
   });
 
   it('publishes the verification key at /.well-known/jwks.json', async () => {
