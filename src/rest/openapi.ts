@@ -375,7 +375,8 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
     ...(body
       ? {
           requestBody: {
-            required: true,
+            // a body whose every field is optional may be left out (issue 37 §1): the router answers none as `{}`
+            required: route.bodyRequired === true || !route.body?.safeParse({}).success,
             content: {
               'application/json': { schema: body, ...(Object.hasOwn(REQUEST_EXAMPLES, key) ? { example: REQUEST_EXAMPLES[key] } : {}) },
               'application/x-www-form-urlencoded': { schema: body },

@@ -39,6 +39,11 @@ export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   budget?: 'perMinute' | 'callRequestPoll';
   query?: z.ZodType;
   body?: z.ZodType;
+  /**
+   * The body is needed although every field of `body` is optional (a rule across fields the domain checks, such as
+   * "exactly one of"): the document then declares it required. Otherwise a body that takes `{}` may be left out.
+   */
+  bodyRequired?: true;
   /** The `data` of a successful answer, from the domain module (documentation; the handler must return it). */
   response: Response;
   /** The status of a successful answer (default 200); 202 for work accepted and done later (the handler answers it too). */

@@ -11,6 +11,8 @@ export const erasureRoutes = [
       "Exactly one of `phoneNumber` (with its country code, any punctuation), `conversationId` or `callRequestId`, within the credential's reach (an account's request covers its locations). Answers 202 with the request (status `pending`); a durable job then deletes the conversations and their turns, keeps call requests' status and times but replaces their number by a keyed hash, scrubs the number from events, stored webhook answers and stored idempotent answers, and keeps a suppression of the number as its keyed hash (a new call request to it is still refused). Follow it with GET /v1/erasure-requests/{erasureRequestId}. Events `erasure.requested`, `erasure.completed` (neither names the number).",
     scope: 'erasure:write',
     body: createErasureInput,
+    // exactly one of its three fields
+    bodyRequired: true,
     response: erasureRequestSchema,
     successStatus: 202,
     errors: {
