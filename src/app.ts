@@ -7,7 +7,7 @@
 // the same routing, hooks and handlers.
 import { type IncomingMessage, METHODS, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
-import { jwksEndpoint, tokenEndpoint } from './auth/tokenEndpoint.js';
+import { jwksEndpoint, tokenEndpoint, revocationEndpoint } from './auth/tokenEndpoint.js';
 import type { AppDeps } from './deps.js';
 import type { graphqlOverHttp } from './graphql/overHttp.js';
 import { checkHealth } from './health.js';
@@ -86,6 +86,7 @@ export function createApp(deps: AppDeps) {
   // the key tokens are verified with, and the client-credentials grant (auth/tokenEndpoint.ts)
   app.get('/.well-known/jwks.json', jwksEndpoint(deps));
   app.post('/oauth/token', tokenEndpoint(deps));
+  app.post('/oauth/revoke', revocationEndpoint(deps));
 
   // GraphQL over HTTP: one module, one execution path (graphql/overHttp.ts). Loaded on first use (or by
   // `loadGraphQL`, which the server calls once it listens): building the schema and the GraphQL server is a
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps) {
     { method: 'GET', path: '/metrics' },
     { method: 'GET', path: '/.well-known/jwks.json' },
     { method: 'POST', path: '/oauth/token' },
+    { method: 'POST', path: '/oauth/revoke' },
     { method: 'GET', path: '/graphql' },
     { method: 'POST', path: '/graphql' },
     ...API_DOCS_ROUTES,

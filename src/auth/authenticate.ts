@@ -86,6 +86,7 @@ export async function authenticate(
   }
   const client = await readModel.oauthClient(claims.clientId);
   if (!client || client.revoked || client.orgId !== claims.orgId) throw new Unauthenticated('Invalid or expired access token');
+  if (claims.jti !== null && client.revokedTokens.includes(claims.jti)) throw new Unauthenticated('Invalid or expired access token');
   const owner = await readModel.organization(client.orgId);
   if (!owner) throw new Unauthenticated('Invalid or expired access token');
   return tokenActor(claims, client, owner);

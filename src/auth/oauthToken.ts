@@ -47,6 +47,13 @@ export function clientSecretAccepted(
   );
 }
 
+/** The client `clientId` names when `secret` is its secret and it is not revoked; null otherwise (one answer for all). */
+export async function authenticatedClient(db: Db, clientId: string, secret: string, now: Date) {
+  // a client id the database cannot even compare (NUL, an unpaired surrogate) names no client
+  const client = isStorableText(clientId) ? await db.oAuthClient.findUnique({ where: { clientId } }) : null;
+  return client && !client.revokedAt && clientSecretAccepted(client, secret, now) ? client : null;
+}
+
 export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body: unknown, now: Date): Promise<TokenResponse> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(400, 'invalid_request', 'The body must be an object');
   const { grant_type, client_id, client_secret, audience, resource, scope } = body as Record<string, unknown>;
@@ -59,12 +66,8 @@ export async function clientCredentialsGrant(db: Db, tokens: TokenSettings, body
   // RFC 8707 resource indicators: one or more absolute URIs, sent by stock clients instead of `audience`
   const resources = resource === undefined ? [] : Array.isArray(resource) ? resource : [resource];
   if (resources.some((r) => typeof r !== 'string' || !r)) return fail(400, 'invalid_request', 'resource, when sent, must be a URI');
-  // a client id the database cannot even compare (NUL, an unpaired surrogate) names no client
-  const client = isStorableText(client_id) ? await db.oAuthClient.findUnique({ where: { clientId: client_id } }) : null;
-  // the same answer for an unknown client and a wrong secret
-  if (!client || client.revokedAt || !clientSecretAccepted(client, client_secret, now)) {
-    return fail(401, 'invalid_client', 'Unknown client or wrong secret');
-  }
+  const client = await authenticatedClient(db, client_id, client_secret, now);
+  if (!client) return fail(401, 'invalid_client', 'Unknown client or wrong secret');
   // without `audience` or `resource` the token is for this service, the only audience it issues tokens for
   if (audience !== undefined && audience !== tokens.audience) return fail(400, 'invalid_grant', `audience must be ${tokens.audience}`);
   if (resources.some((r) => r !== tokens.audience)) return fail(400, 'invalid_target', `resource must be ${tokens.audience}`);

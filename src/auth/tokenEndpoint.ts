@@ -18,7 +18,9 @@ import type { AuthDeps } from './deps.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { headerAsSent } from '../http/repeatedFields.js';
 import { BodyError, parseBody } from '../http/body.js';
-import { AUTHENTICATED_CLIENT_ERRORS, clientCredentialsGrant } from './oauthToken.js';
+import { AUTHENTICATED_CLIENT_ERRORS, authenticatedClient, clientCredentialsGrant } from './oauthToken.js';
+import { revokeAccessToken } from './tokenRevocation.js';
+import type { DomainDeps } from '../domain/shared/deps.js';
 
 type TokenError = { error: string; error_description: string };
 
@@ -55,46 +57,91 @@ export function jwksEndpoint(deps: Pick<AuthDeps, 'tokens'>) {
 
 const isTokenError = (value: object): value is TokenError => 'error' in value;
 
+/**
+ * What the token and revocation endpoints share: the failed-authentication budget of the client address, the
+ * body (JSON or form) and the client credentials, as HTTP Basic or in the body but not both. Answers the body
+ * with the credentials in it, or null once it has answered the request itself.
+ */
+async function clientRequest(
+  deps: AuthDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ body: Record<string, unknown>; failed: (status: 400 | 401 | 413 | 415, body: TokenError) => Promise<FastifyReply> } | null> {
+  reply.header('Cache-Control', 'no-store');
+  reply.header('Pragma', 'no-cache');
+  const address = clientAddress(request.raw, deps.config.trustProxy);
+  const refused = await addressOverBudget(deps.rateLimit, address);
+  if (refused) {
+    reply.header('Retry-After', String(refused.retryAfter));
+    await answer(reply, { error: 'invalid_client', error_description: refused.message }, 429);
+    return null;
+  }
+  const failed = async (status: 400 | 401 | 413 | 415, body: TokenError) => {
+    await countFailedAuthentication(deps.rateLimit, address);
+    if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth"');
+    return answer(reply, body, status);
+  };
+  let body: unknown;
+  try {
+    body = (await parseBody(request.raw)).value;
+  } catch (err) {
+    if (err instanceof BodyError) {
+      await failed(err.status, { error: 'invalid_request', error_description: err.message });
+      return null;
+    }
+    throw err;
+  }
+  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  const fields = isObject ? (body as Record<string, unknown>) : {};
+  const basic = basicClientCredentials(headerAsSent(request.raw, 'authorization'));
+  if (basic && isTokenError(basic)) {
+    await failed(400, basic);
+    return null;
+  }
+  if (!basic && !isObject) {
+    await failed(400, { error: 'invalid_request', error_description: 'The body must be an object' });
+    return null;
+  }
+  if (!basic) return { body: fields, failed };
+  if (fields.client_secret !== undefined || (fields.client_id !== undefined && fields.client_id !== basic.client_id)) {
+    await failed(400, {
+      error: 'invalid_request',
+      error_description: 'Send the client credentials once: as HTTP Basic or in the body, not both',
+    });
+    return null;
+  }
+  return { body: { ...fields, ...basic }, failed };
+}
+
+const answer = (reply: FastifyReply, body: unknown, status: number) =>
+  body === null ? reply.code(status).send() : reply.code(status).type('application/json').send(body);
+
 export function tokenEndpoint(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     request.label = 'POST /oauth/token';
-    reply.header('Cache-Control', 'no-store');
-    reply.header('Pragma', 'no-cache');
-    const json = (body: unknown, status: number) => reply.code(status).type('application/json').send(body);
-    const address = clientAddress(request.raw, deps.config.trustProxy);
-    const refused = await addressOverBudget(deps.rateLimit, address);
-    if (refused) {
-      reply.header('Retry-After', String(refused.retryAfter));
-      return json({ error: 'invalid_client', error_description: refused.message }, 429);
-    }
-    const failed = async (status: 400 | 401 | 413 | 415, body: TokenError) => {
-      await countFailedAuthentication(deps.rateLimit, address);
-      if (status === 401) reply.header('WWW-Authenticate', 'Basic realm="oauth"');
-      return json(body, status);
-    };
-
-    let body: unknown;
-    try {
-      body = (await parseBody(request.raw)).value;
-    } catch (err) {
-      if (err instanceof BodyError) return failed(err.status, { error: 'invalid_request', error_description: err.message });
-      throw err;
-    }
-    const basic = basicClientCredentials(headerAsSent(request.raw, 'authorization'));
-    if (basic && isTokenError(basic)) return failed(400, basic);
-    if (basic) {
-      const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-      if (fields.client_secret !== undefined || (fields.client_id !== undefined && fields.client_id !== basic.client_id)) {
-        return failed(400, {
-          error: 'invalid_request',
-          error_description: 'Send the client credentials once: as HTTP Basic or in the body, not both',
-        });
-      }
-      body = { ...fields, ...basic };
-    }
-    const result = await clientCredentialsGrant(deps.db, deps.tokens, body, deps.clock());
+    const read = await clientRequest(deps, request, reply);
+    if (!read) return reply;
+    const result = await clientCredentialsGrant(deps.db, deps.tokens, read.body, deps.clock());
     // a known client asking for another audience or a scope it does not hold has authenticated: not a failed authentication
-    if (result.status === 200 || AUTHENTICATED_CLIENT_ERRORS.has(result.body.error)) return json(result.body, result.status);
-    return failed(result.status, result.body);
+    if (result.status === 200 || AUTHENTICATED_CLIENT_ERRORS.has(result.body.error)) return answer(reply, result.body, result.status);
+    return read.failed(result.status, result.body);
+  };
+}
+
+/** POST /oauth/revoke (RFC 7009, auth/tokenRevocation.ts): the client revokes one of its access tokens. */
+export function revocationEndpoint(deps: AuthDeps & DomainDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    request.label = 'POST /oauth/revoke';
+    const read = await clientRequest(deps, request, reply);
+    if (!read) return reply;
+    const { client_id, client_secret, token } = read.body;
+    if (typeof client_id !== 'string' || !client_id)
+      return read.failed(400, { error: 'invalid_request', error_description: 'client_id is required' });
+    if (typeof client_secret !== 'string' || !client_secret)
+      return read.failed(400, { error: 'invalid_request', error_description: 'client_secret is required' });
+    const client = await authenticatedClient(deps.db, client_id, client_secret, deps.clock());
+    if (!client) return read.failed(401, { error: 'invalid_client', error_description: 'Unknown client or wrong secret' });
+    const result = await revokeAccessToken(deps, deps.tokens, client, token);
+    return answer(reply, result.body, result.status);
   };
 }

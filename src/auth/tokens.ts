@@ -23,6 +23,8 @@ export interface AccessClaims {
 export interface VerifiedClaims extends AccessClaims {
   /** When the token expires (its `exp`), epoch milliseconds. */
   expiresAtMs: number;
+  /** Its `jti`; null for a token issued before tokens carried one. */
+  jti: string | null;
 }
 
 export async function issueAccessToken(settings: TokenSettings, claims: AccessClaims, now: Date): Promise<string> {
@@ -55,6 +57,7 @@ export async function verifyAccessToken(settings: TokenSettings, token: string, 
       orgId: payload.org,
       scopes: payload.scope.split(' ').filter(Boolean),
       expiresAtMs: payload.exp! * 1000,
+      jti: typeof payload.jti === 'string' ? payload.jti : null,
     };
   } catch {
     return null;

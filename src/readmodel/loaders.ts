@@ -57,15 +57,32 @@ export async function loadApiKeys(db: Db, hashes: readonly string[]): Promise<Ma
   );
 }
 
-export async function loadOAuthClients(db: Db, clientIds: readonly string[]): Promise<Map<string, OAuthClientRecord>> {
+/** The clients, each with the access tokens revoked before they expire that have not expired at `now`. */
+export async function loadOAuthClients(db: Db, clientIds: readonly string[], now: Date): Promise<Map<string, OAuthClientRecord>> {
   const rows = await db.oAuthClient.findMany({
     where: { clientId: { in: [...clientIds] } },
-    select: { id: true, clientId: true, name: true, orgId: true, scopes: true, revokedAt: true },
+    select: {
+      id: true,
+      clientId: true,
+      name: true,
+      orgId: true,
+      scopes: true,
+      revokedAt: true,
+      revokedAccessTokens: { where: { expiresAt: { gt: now } }, select: { jti: true } },
+    },
   });
   return new Map(
     rows.map((r) => [
       r.clientId,
-      { id: r.id, clientId: r.clientId, name: r.name, orgId: r.orgId, scopes: r.scopes, revoked: r.revokedAt !== null },
+      {
+        id: r.id,
+        clientId: r.clientId,
+        name: r.name,
+        orgId: r.orgId,
+        scopes: r.scopes,
+        revoked: r.revokedAt !== null,
+        revokedTokens: r.revokedAccessTokens.map((t) => t.jti),
+      },
     ]),
   );
 }

@@ -84,7 +84,7 @@ export class ReadModel implements ChangeListener {
       maxBytes,
       sizeOf: oauthClientBytes,
       ttl,
-      loadMany: (ids) => loadOAuthClients(db, ids),
+      loadMany: (ids) => loadOAuthClients(db, ids, options.clock()),
     });
     this.scheduleCache = new LoadingCache({
       max,

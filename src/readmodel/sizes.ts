@@ -51,13 +51,15 @@ export function apiKeyBytes(r: ApiKeyRecord): number {
 export function oauthClientBytes(r: OAuthClientRecord): number {
   return (
     ENTRY +
-    object(6) +
+    object(7) +
     text(r.id) +
     text(r.clientId) +
     text(r.name) +
     text(r.orgId) +
     array(r.scopes.length) +
-    r.scopes.reduce((n, s) => n + text(s), 0)
+    r.scopes.reduce((n, s) => n + text(s), 0) +
+    array(r.revokedTokens.length) +
+    r.revokedTokens.reduce((n, s) => n + text(s), 0)
   );
 }
 

@@ -130,3 +130,66 @@ export const servicePaths: Record<string, Record<string, unknown>> = {
     },
   },
 };
+
+const token = servicePaths['/oauth/token']!.post as { responses: Record<string, unknown> };
+
+/** POST /oauth/revoke (RFC 7009): the same client authentication, budget and body errors as the token endpoint. */
+servicePaths['/oauth/revoke'] = {
+  post: {
+    operationId: 'revokeAccessToken',
+    tags: ['OAuth'],
+    summary: 'Revoke an access token (RFC 7009)',
+    description:
+      'Takes JSON or form-urlencoded `{token, token_type_hint?, client_id, client_secret}` (the client credentials may come as HTTP Basic, as at `/oauth/token`) ' +
+      'and refuses the token from then on, on every instance. Answers 200 with no body for a token of the client, ' +
+      'and the same for a token that is invalid, expired, already revoked or not the client’s (RFC 7009 §2.2: nothing to do, and nothing said about another client’s tokens). ' +
+      'A token issued before tokens carried a `jti` is `unsupported_token_type`: revoke the client instead. Errors follow RFC 6749.',
+    security: [],
+    requestBody: {
+      required: true,
+      content: Object.fromEntries(
+        ['application/json', 'application/x-www-form-urlencoded'].map((type) => [
+          type,
+          {
+            ...(type === 'application/json'
+              ? {
+                  example: {
+                    token: '<an access token of this client>',
+                    client_id: DEMO.tokenRequest.client_id,
+                    client_secret: DEMO.tokenRequest.client_secret,
+                  },
+                }
+              : {}),
+            schema: {
+              type: 'object',
+              required: ['token'],
+              properties: {
+                token: { type: 'string', minLength: 1, description: 'The access token to revoke.' },
+                token_type_hint: { type: 'string', description: 'Ignored: the service issues access tokens only.' },
+                client_id: { type: 'string', minLength: 1 },
+                client_secret: { type: 'string', minLength: 1 },
+              },
+            },
+          },
+        ]),
+      ),
+    },
+    responses: {
+      '200': {
+        description: 'Revoked, or nothing to revoke.',
+        headers: { 'Cache-Control': { description: '`no-store`', schema: { type: 'string' } } },
+      },
+      '400': {
+        description: 'The request is malformed, or the token cannot be revoked on its own (`unsupported_token_type`).',
+        content: json(oauthError(['invalid_request', 'unsupported_token_type']), {
+          error: 'invalid_request',
+          error_description: 'token is required',
+        }),
+      },
+      '401': token.responses['401'],
+      '413': token.responses['413'],
+      '415': token.responses['415'],
+      '429': token.responses['429'],
+    },
+  },
+};

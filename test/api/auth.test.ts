@@ -272,6 +272,88 @@ describe('OAuth client credentials', () => {
   });
 });
 
+describe('token revocation (RFC 7009)', () => {
+  const basic = (c: { clientId: string; clientSecret: string }) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`).toString('base64')}`;
+  async function tokenOf(c: { clientId: string; clientSecret: string }): Promise<string> {
+    const res = await t.rest('POST', '/oauth/token', {
+      token: null,
+      form: { grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.access_token as string;
+  }
+  const revoke = (c: { clientId: string; clientSecret: string }, token: string) =>
+    t.rest('POST', '/oauth/revoke', {
+      token: null,
+      headers: { authorization: basic(c) },
+      form: { token, token_type_hint: 'access_token' },
+    });
+  const works = async (token: string) => {
+    const rest = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token });
+    return rest.status === 200;
+  };
+
+  it('refuses a revoked token from then on, on both surfaces, and leaves the client’s other tokens alone', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const [leaked, other] = [await tokenOf(c), await tokenOf(c)];
+    expect(await works(leaked)).toBe(true); // verified and kept by the read model before it is revoked
+    const res = await revoke(c, leaked);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    await expectRejected(leaked);
+    expect(await works(other)).toBe(true);
+    // again: nothing left to do, the same answer, one event
+    expect((await revoke(c, leaked)).status).toBe(200);
+    const events = await t.deps.db.event.findMany({ where: { type: 'oauth_client.token_revoked' } });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ jti: decodeJwt(leaked).jti });
+    // the credentials in the body work as well as HTTP Basic
+    const third = await tokenOf(c);
+    const inBody = await t.rest('POST', '/oauth/revoke', {
+      token: null,
+      json: { token: third, client_id: c.clientId, client_secret: c.clientSecret },
+    });
+    expect(inBody.status).toBe(200);
+    await expectRejected(third);
+  });
+
+  it('answers 200 and revokes nothing for another client’s token, an invalid one or an expired one', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const token = await tokenOf(c);
+    expect((await revoke(t.demo.oauthClients.clinicReadOnly, token)).status).toBe(200);
+    expect(await works(token)).toBe(true);
+    expect((await revoke(c, 'not.a.token')).status).toBe(200);
+    const claims = { clientId: c.clientId, orgId: t.demo.organizations.clinic.id, scopes: ['organizations:read'] };
+    const expired = await issueAccessToken(t.deps.tokens, claims, new Date(Date.now() - 2 * 86_400_000));
+    expect((await revoke(c, expired)).status).toBe(200);
+    expect(await t.deps.db.event.count({ where: { type: 'oauth_client.token_revoked' } })).toBe(0);
+  });
+
+  it('refuses an unknown client or a wrong secret (401), a missing token (400), and a token that has no jti', async () => {
+    const c = t.demo.oauthClients.clinic;
+    const token = await tokenOf(c);
+    const wrong = await revoke({ clientId: c.clientId, clientSecret: 'wrong' }, token);
+    expect({ status: wrong.status, error: wrong.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+    expect(await works(token)).toBe(true);
+    const missing = await t.rest('POST', '/oauth/revoke', { token: null, headers: { authorization: basic(c) }, form: {} });
+    expect({ status: missing.status, error: missing.body.error }).toEqual({ status: 400, error: 'invalid_request' });
+    // a token issued before tokens had a jti (signed by the service, valid) cannot be revoked on its own
+    const now = Math.floor(Date.now() / 1000);
+    const old = await new SignJWT({ org: t.demo.organizations.clinic.id, scope: 'organizations:read' })
+      .setProtectedHeader({ alg: t.deps.tokens.key.alg, kid: t.deps.tokens.key.kid, typ: 'at+jwt' })
+      .setIssuer(t.deps.tokens.issuer)
+      .setAudience(t.deps.tokens.audience)
+      .setSubject(c.clientId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(t.deps.tokens.key.privateKey);
+    expect(await works(old)).toBe(true);
+    const unsupported = await revoke(c, old);
+    expect({ status: unsupported.status, error: unsupported.body.error }).toEqual({ status: 400, error: 'unsupported_token_type' });
+  });
+});
+
 describe('rejected credentials are 401 on both surfaces', () => {
   it('no credential at all', async () => {
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}`, { token: null });

@@ -84,6 +84,7 @@ export const EVENT_TYPES = [
   'oauth_client.secret_rotated',
   'oauth_client.scopes_changed',
   'oauth_client.revoked',
+  'oauth_client.token_revoked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -42,6 +42,8 @@ export interface OAuthClientRecord {
   orgId: string;
   scopes: string[];
   revoked: boolean;
+  /** The `jti`s of its access tokens revoked before they expire (POST /oauth/revoke), those not expired yet. */
+  revokedTokens: readonly string[];
 }
 
 /** A verified access token's claims, kept until the token expires (the signature check is the costly part). */
@@ -50,6 +52,8 @@ export interface VerifiedToken {
   orgId: string;
   scopes: string[];
   expiresAtMs: number;
+  /** The token's own id (RFC 9068), by which it is revoked; null for a token issued before tokens had one. */
+  jti: string | null;
 }
 
 /**

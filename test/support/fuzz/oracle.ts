@@ -1,6 +1,6 @@
 // What every answer must be, whatever was sent: a 2xx or a 4xx (never 5xx), JSON, and either the REST
 // envelope `{success, data, message}` (data `{}` and a message on errors), a GraphQL result without an
-// INTERNAL_SERVER_ERROR, or (for POST /oauth/token) an RFC 6749 answer. Returns the problems found.
+// INTERNAL_SERVER_ERROR, or (for POST /oauth/token and /oauth/revoke) an RFC 6749 answer. Returns the problems found.
 import type { FuzzTarget } from './target.js';
 import { ERROR_CATALOGUE } from '../../../src/domain/shared/errorCodes.js';
 
@@ -92,11 +92,13 @@ export function answerProblems(target: FuzzTarget, url: URL, answer: Answer): st
     if (!results || results.length === 0) return [`not a GraphQL answer (${answer.contentType})`];
     return results.flatMap((r) => (isObject(r) && 'success' in r ? envelopeProblems(answer.status, r) : graphQLProblems(r)));
   }
+  // RFC 7009: a revocation's 200 has no body
+  if (path === '/oauth/revoke' && answer.status === 200) return answer.text === '' ? [] : ['a revocation answer with a body'];
   if (!json) return [`content type ${answer.contentType || '(none)'} instead of JSON`];
   const parsed = parseJson(answer.text);
   if (!parsed.ok || !isObject(parsed.value)) return ['a body that is not a JSON object'];
   const body = parsed.value;
-  if (path === '/oauth/token' && !('success' in body)) {
+  if ((path === '/oauth/token' || path === '/oauth/revoke') && !('success' in body)) {
     if (answer.status < 300) return typeof body.access_token === 'string' ? [] : ['a token answer without access_token'];
     return typeof body.error === 'string' ? [] : ['an OAuth error without error'];
   }
