@@ -2,7 +2,7 @@
 // encrypted (AES-256-GCM) with its organization's data key, bound to the message (its organization and id are the
 // cipher's additional data, so a sealed text moved to another row does not open). Data keys are random, made on an
 // organization's first message, and stored wrapped (AES-256-GCM) by a master key (crypto/masterKeys.ts); rotating
-// the master key re-wraps the data keys (rewrapTranscriptKeys) and leaves every message as it is.
+// the master key re-wraps the data keys (TranscriptKeyring.rewrapDataKeys) and leaves every message as it is.
 //
 // Unwrapped data keys are kept in memory by (organization, version): a data key's bytes never change (a re-wrap
 // changes only how it is stored), so what is kept is never stale.
@@ -54,6 +54,11 @@ export class TranscriptKeyring implements TranscriptCipher {
     return master;
   }
 
+  /** A data key as stored: wrapped by the current master key, bound to its organization and version. */
+  private wrap(orgId: string, version: number, key: Uint8Array): string {
+    return sealAesGcm(this.current.key, key, wrappingAad(orgId, version));
+  }
+
   private unwrap(row: TranscriptDataKeyRow): Uint8Array {
     return new Uint8Array(openAesGcm(this.masterKey(row.masterKeyId).key, row.wrapped, wrappingAad(row.orgId, row.version)));
   }
@@ -77,7 +82,7 @@ export class TranscriptKeyring implements TranscriptCipher {
       orgId,
       version,
       masterKeyId: this.current.id,
-      wrapped: sealAesGcm(this.current.key, fresh, wrappingAad(orgId, version)),
+      wrapped: this.wrap(orgId, version, fresh),
     };
     // a key stored here may still be undone with the caller's transaction: it is used, not kept, and read back
     // (committed) by the next use; when another first use stored one meanwhile, that one (committed) is read
@@ -98,29 +103,22 @@ export class TranscriptKeyring implements TranscriptCipher {
     return openAesGcm(key, stored.text, messageAad(orgId, messageId)).toString('utf8');
   }
 
+  /**
+   * Re-wraps every data key not wrapped by the current master key (after a rotation: the new key listed first, the
+   * old one after it), in batches; answers how many. Messages are not rewritten. Safe to run twice or on two
+   * instances at once (a row changed since it was read is left to the one that changed it).
+   */
   async rewrapDataKeys(db: SqlRunner): Promise<number> {
-    return (await rewrapTranscriptKeys(db, this)).rewrapped;
-  }
-}
-
-/**
- * Re-wraps every data key not wrapped by the current master key (after a rotation: the new key listed first, the
- * old one after it), in batches; answers how many. Messages are not rewritten. Safe to run twice or on two
- * instances at once (a row changed since it was read is left to the one that changed it).
- */
-export async function rewrapTranscriptKeys(db: SqlRunner, keyring: TranscriptKeyring): Promise<{ rewrapped: number }> {
-  const current = keyring.current;
-  let rewrapped = 0;
-  for (;;) {
-    const rows = await transcriptDataKeysNotWrappedBy(db, current.id, BATCH);
-    if (rows.length === 0) return { rewrapped };
-    let changed = 0;
-    for (const row of rows) {
-      const key = new Uint8Array(openAesGcm(keyring.masterKey(row.masterKeyId).key, row.wrapped, wrappingAad(row.orgId, row.version)));
-      if (await rewrapTranscriptDataKey(db, row, current.id, sealAesGcm(current.key, key, wrappingAad(row.orgId, row.version)))) changed++;
+    let rewrapped = 0;
+    for (;;) {
+      const rows = await transcriptDataKeysNotWrappedBy(db, this.current.id, BATCH);
+      if (rows.length === 0) return rewrapped;
+      let changed = 0;
+      for (const row of rows)
+        if (await rewrapTranscriptDataKey(db, row, this.current.id, this.wrap(row.orgId, row.version, this.unwrap(row)))) changed++;
+      rewrapped += changed;
+      if (changed === 0) return rewrapped; // every row read was re-wrapped by someone else meanwhile
     }
-    rewrapped += changed;
-    if (changed === 0) return { rewrapped }; // every row read was re-wrapped by someone else meanwhile
   }
 }
 
