@@ -72,6 +72,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   claimCalls: 'calls:dispatch',
   setCallingPolicy: 'organizations:write',
   setRetention: 'organizations:write',
+  setRedactionPolicy: 'organizations:write',
   addSuppression: 'call-requests:write',
   addSuppressions: 'call-requests:write',
   createCallBatch: 'call-requests:write',

@@ -39,6 +39,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.setCallingPolicy': 'PUT /v1/organizations/:orgId/calling-policy',
   'Query.retention': 'GET /v1/organizations/:orgId/retention',
   'Mutation.setRetention': 'PUT /v1/organizations/:orgId/retention',
+  'Query.redactionPolicy': 'GET /v1/organizations/:orgId/redaction',
+  'Mutation.setRedactionPolicy': 'PUT /v1/organizations/:orgId/redaction',
   'Query.callCapacity': 'GET /v1/organizations/:orgId/call-capacity',
   'Query.suppressions': 'GET /v1/suppressions',
   'Mutation.addSuppression': 'POST /v1/suppressions',

@@ -58,6 +58,9 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Retention:
     'How long an organization keeps transcripts, conversations, call requests, events, webhook deliveries and request logs; ' +
     "an account's settings apply to its locations that set none. What is older is purged daily; the access log never is.",
+  Redaction:
+    'What a turn loses before it is stored: card numbers and SSNs always, e-mail addresses and phone numbers as the ' +
+    "organization's policy says, and whether the words as said are kept (sealed), readable with `transcripts:read_unredacted`.",
 };
 
 const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });

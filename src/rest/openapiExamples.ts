@@ -213,6 +213,15 @@ const queuedCall = {
   error: null,
   retry: recallRetry,
 };
+const redactionPolicy = {
+  orgId: ids.clinic,
+  emails: true,
+  phones: true,
+  keepOriginals: false,
+  sources: { emails: 'own', phones: 'account', keepOriginals: 'default' },
+  inheritedFrom: ids.account,
+  updatedAt: '2026-11-28T09:00:00.000Z',
+};
 const retention = {
   orgId: ids.clinic,
   transcriptsDays: 90,
@@ -515,6 +524,8 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/calling-policy': callingPolicy,
   'PUT /v1/organizations/:orgId/calling-policy': { ...callingPolicy, inheritedFrom: null, orgId: ids.clinic },
   'GET /v1/organizations/:orgId/retention': retention,
+  'GET /v1/organizations/:orgId/redaction': redactionPolicy,
+  'PUT /v1/organizations/:orgId/redaction': redactionPolicy,
   'PUT /v1/organizations/:orgId/retention': { ...retention, sources: { ...retention.sources, transcriptsDays: 'own' } },
   'GET /v1/organizations/:orgId/call-capacity': { limit: 10, inProgress: 3, queuedDue: 12 },
   'POST /v1/call-batches': { ...callBatch, callRequests: [{ index: 0, callRequestId: ids.batchCall }] },
@@ -824,6 +835,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/suppressions': { number: '+1 (202) 555-0143', reason: 'Asked by letter not to be called' },
   'POST /v1/suppressions/bulk': { numbers: ['+12025550143', '+1 415 555 2671'], reason: 'Imported from the old system' },
   'PUT /v1/organizations/:orgId/retention': { transcriptsDays: 90 },
+  'PUT /v1/organizations/:orgId/redaction': { emails: true },
   'PUT /v1/organizations/:orgId/calling-policy': {
     windows: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({ dayOfWeek, start: '08:00', end: '21:00' })),
     blockedDates: ['2026-12-25'],

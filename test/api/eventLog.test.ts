@@ -367,6 +367,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: clinic,
   },
+  'PUT /v1/organizations/:orgId/redaction': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/organizations/${clinic(t)}/redaction`, { emails: true })),
+    type: 'redaction_policy.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   'POST /v1/suppressions': {
     run: async (t, token) => void (await restOk(t, token, 'POST', '/v1/suppressions', { number: '+1 (202) 555-0143' })),
     type: 'suppression.added',
@@ -636,6 +642,15 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
         id: clinic(t),
       })),
     type: 'retention.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  setRedactionPolicy: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { setRedactionPolicy(orgId: $id, input: {emails: true}) { emails } }', {
+        id: clinic(t),
+      })),
+    type: 'redaction_policy.updated',
     orgId: clinic,
     subjectId: clinic,
   },

@@ -344,6 +344,8 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'GET /v1/organizations/{orgId}/call-capacity': (f) => ({ params: { orgId: f.clinic } }),
   'GET /v1/organizations/{orgId}/retention': (f) => ({ params: { orgId: f.clinic } }),
   'PUT /v1/organizations/{orgId}/retention': (f) => ({ params: { orgId: f.clinic }, body: RETENTION }),
+  'GET /v1/organizations/{orgId}/redaction': (f) => ({ params: { orgId: f.clinic } }),
+  'PUT /v1/organizations/{orgId}/redaction': (f) => ({ params: { orgId: f.clinic }, body: { emails: true, keepOriginals: true } }),
   'POST /v1/suppressions': () => ({ body: { number: '+1 (202) 555-0143', reason: 'Asked by letter' } }),
   'POST /v1/suppressions/bulk': () => ({ body: { numbers: ['+12025550143', '+14155552671'], reason: 'Imported' } }),
   'GET /v1/suppressions': () => ({ query: { limit: '10', number: '+12025550143' } }),
@@ -490,6 +492,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.setRetention': (f) => ({
     query: mutation('$orgId: ID!, $input: RetentionInput!', 'setRetention(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: RETENTION },
+  }),
+  'Mutation.setRedactionPolicy': (f) => ({
+    query: mutation('$orgId: ID!, $input: RedactionPolicyInput!', 'setRedactionPolicy(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { emails: true, keepOriginals: true } },
   }),
   'Mutation.createClosure': (f) => ({
     query: mutation('$orgId: ID!, $input: CreateClosureInput!', 'createClosure(orgId: $orgId, input: $input)'),
@@ -657,6 +663,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Query.apiKeys': (f) => ({ query: query('$orgId: ID', 'apiKeys(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.callingPolicy': (f) => ({ query: query('$orgId: ID!', 'callingPolicy(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.retention': (f) => ({ query: query('$orgId: ID!', 'retention(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.redactionPolicy': (f) => ({ query: query('$orgId: ID!', 'redactionPolicy(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.suppressions': () => ({
     query: query('$after: String, $number: String', 'suppressions(first: 10, after: $after, number: $number)', '{ nextCursor }'),
     variables: { number: '+12025550143' },

@@ -5,7 +5,7 @@
 // capacity) and the start (windows) of call requests, on both surfaces.
 import { z } from 'zod';
 import { Prisma } from '../../generated/prisma/client.js';
-import { changedFields, recordEvent } from '../events/log.js';
+import { recordSettingsChange } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
@@ -246,15 +246,16 @@ export async function putCallingPolicy(deps: DomainDeps, actor: Actor, orgId: st
     };
     await tx.callingPolicy.upsert({ where: { orgId: org.id }, create: { orgId: org.id, ...row }, update: row });
     const view = policyView(org.id, org, await effectivePolicy(tx, org));
-    const previous = changedFields(before, view);
-    if (previous) {
-      await recordEvent(tx, deps, actor, {
-        type: 'calling_policy.updated',
-        orgId: org.id,
-        subject: { type: 'calling_policy', id: org.id },
-        data: view,
-        previous,
-      });
+    if (
+      await recordSettingsChange(
+        tx,
+        deps,
+        actor,
+        { type: 'calling_policy.updated', subjectType: 'calling_policy', orgId: org.id },
+        before,
+        view,
+      )
+    ) {
       // the queued requests' dueAt follows the new policy: in bounded batches, kept across restarts (callDispatch.ts)
       await enqueueJob(tx, now, { kind: REEVALUATE_JOB, payload: { orgId: org.id, after: null }, runAt: now });
     }

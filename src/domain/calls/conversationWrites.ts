@@ -3,7 +3,7 @@
 // inbound calls and chats are recorded the same way (POST /v1/conversations). One conversation is read
 // with its transcript, in cursor pages of turns. `duration` is in seconds.
 import { z } from 'zod';
-import { absentToUndefined } from '../shared/inputParams.js';
+import { absentToUndefined, booleanParam } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { randomUUID } from 'node:crypto';
 import type { Conversation, ConversationMessage } from '../../generated/prisma/client.js';
@@ -27,6 +27,7 @@ import type { PatientWordsAnswerType } from '../shared/shownOnce.js';
 import { lockConversationRow } from './sql.js';
 import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
 import { redactTranscript } from '../governance/redaction.js';
+import { turnRedaction } from '../governance/redactionPolicy.js';
 
 /** Free text refused with a 400 when the database could not store it as sent (NUL, unpaired surrogates). */
 const storable = (schema: z.ZodString) => schema.refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
@@ -196,6 +197,9 @@ export const transcriptQuery = z.strictObject({
   cursor: z
     .preprocess(absentToUndefined, z.string().min(1).max(PAGE_CURSOR_MAX_LENGTH).optional())
     .describe('The `transcript.nextCursor` of the previous page.'),
+  unredacted: booleanParam.describe(
+    'Answer the words as said where the organization kept them (its redaction policy keeps originals); needs `transcripts:read_unredacted`, and the access-log entry says so.',
+  ),
 });
 
 /** A turn as answered, with its words opened (`text`) from the sealed row. */
@@ -274,9 +278,14 @@ export async function addConversationMessage(
     const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
     // the words are stored without card numbers and SSNs (governance/redaction.ts), sealed with the organization's
     // data key (governance/transcriptKeys.ts), never in clear; the answer shows them as stored
+    // (and, as the organization's policy says, without e-mail addresses and phone numbers, the words as said kept
+    // sealed beside them: governance/redactionPolicy.ts)
     const messageId = randomUUID();
-    const words = redactTranscript(data.text).text;
+    const redaction = await turnRedaction(tx, conversation);
+    const { text: words, redacted } = redactTranscript(data.text, redaction.options);
     const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, words);
+    const original =
+      redaction.keepOriginals && redacted ? await deps.transcripts.seal(tx, conversation.orgId, messageId, data.text, 'original') : null;
     const row = await tx.conversationMessage.create({
       data: {
         id: messageId,
@@ -285,6 +294,7 @@ export async function addConversationMessage(
         role: data.role,
         text: sealed.text,
         keyVersion: sealed.keyVersion,
+        original: original?.text ?? null,
         at: data.at ? new Date(data.at) : now,
       },
     });
@@ -350,21 +360,27 @@ export async function getConversation(
   requireScope(actor, 'transcripts:read');
   const id = uuidParam('conversationId', conversationId);
   const page = parseInput(transcriptQuery, query ?? {});
+  if (page.unredacted) requireScope(actor, 'transcripts:read_unredacted');
   const row = await deps.db.conversation.findUnique({ where: { id } });
   if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
-  await recordTranscriptRead(deps, actor, { orgId: row.orgId, conversationId: id, surface });
-  return { conversation: conversationView(row), transcript: await transcriptPage(deps, row.orgId, id, page.limit, page.cursor, 'cursor') };
+  await recordTranscriptRead(deps, actor, { orgId: row.orgId, conversationId: id, surface, unredacted: page.unredacted });
+  return {
+    conversation: conversationView(row),
+    transcript: await transcriptPage(deps, row.orgId, id, { ...page, field: 'cursor' }),
+  };
 }
 
-/** A page of turns after the sealed position `cursor` (bound to the conversation). */
+/**
+ * A page of turns after the sealed position `cursor` (bound to the conversation); with `unredacted`, each turn whose
+ * original was kept is answered as said.
+ */
 export async function transcriptPage(
   deps: ConversationDeps,
   orgId: string,
   conversationId: string,
-  limit: number,
-  cursor: string | undefined,
-  field: string,
+  page: { limit: number; cursor?: string | undefined; unredacted: boolean; field: string },
 ): Promise<TranscriptPage> {
+  const { limit, cursor, field } = page;
   const key = pageCursorKey(deps.tokens.key);
   const filters = { list: 'transcript', conversationId };
   let after = 0;
@@ -381,6 +397,13 @@ export async function transcriptPage(
   });
   // one after the other: the first opens the organization's data key, the others find it kept
   const messages: MessageView[] = [];
-  for (const row of rows.slice(0, limit)) messages.push(messageView(row, await deps.transcripts.open(deps.db, orgId, row.id, row)));
+  for (const row of rows.slice(0, limit)) {
+    const original = page.unredacted && row.original !== null ? row.original : null;
+    const text =
+      original !== null
+        ? await deps.transcripts.open(deps.db, orgId, row.id, { text: original, keyVersion: row.keyVersion }, 'original')
+        : await deps.transcripts.open(deps.db, orgId, row.id, row);
+    messages.push(messageView(row, text));
+  }
   return { messages, nextCursor: rows.length > limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null };
 }

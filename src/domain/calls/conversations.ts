@@ -13,7 +13,7 @@ import { type ConversationPosition, type ConversationRange, type ConversationRow
 import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { absentToUndefined, cursorParam, integerParam, optionalIntegerParam } from '../shared/inputParams.js';
+import { absentToUndefined, booleanParam, cursorParam, integerParam, optionalIntegerParam } from '../shared/inputParams.js';
 import { openInstantIdCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 
 export const CONVERSATION_STATUSES = ['OPEN', 'CLOSED'] as const;
@@ -22,14 +22,6 @@ export const CONVERSATIONS_DEFAULT_LIMIT = 20;
 export const CONVERSATIONS_MAX_LIMIT = 100;
 /** The largest offset accepted (the GraphQL Int range); beyond it a page is necessarily empty anyway. */
 export const CONVERSATIONS_MAX_OFFSET = 2_147_483_647;
-
-const booleanParam = z.preprocess(
-  (value) => {
-    const v = absentToUndefined(value);
-    return v === 'true' ? true : v === 'false' ? false : v;
-  },
-  z.boolean({ error: 'must be true or false' }).default(false),
-);
 
 const uuidFilter = z.preprocess(
   absentToUndefined,

@@ -70,6 +70,7 @@ export const EVENT_TYPES = [
   'calling_policy.updated',
   'retention.updated',
   'retention.purged',
+  'redaction_policy.updated',
   'suppression.added',
   'suppression.removed',
   'conversation.started',
@@ -115,6 +116,7 @@ export interface EventSubject {
     | 'call_batch'
     | 'calling_policy'
     | 'retention'
+    | 'redaction_policy'
     | 'suppression'
     | 'suppression_list'
     | 'conversation'
@@ -221,4 +223,29 @@ export function changedFields(beforeView: object, afterView: object): Record<str
     if (!(key in after)) previous[key] = before[key];
   }
   return Object.keys(previous).length > 0 ? previous : null;
+}
+
+/**
+ * Records the change of an organization's settings (`calling_policy.updated`, `retention.updated`, …): the settings
+ * after it as `data`, the fields that changed as `previous`, the organization as the subject; nothing when nothing
+ * changed. Answers whether it recorded.
+ */
+export async function recordSettingsChange(
+  tx: EventWriter,
+  deps: Pick<DomainDeps, 'clock'>,
+  actor: Actor,
+  change: { type: EventType; subjectType: EventSubject['type']; orgId: string },
+  before: object,
+  after: object,
+): Promise<boolean> {
+  const previous = changedFields(before, after);
+  if (!previous) return false;
+  await recordEvent(tx, deps, actor, {
+    type: change.type,
+    orgId: change.orgId,
+    subject: { type: change.subjectType, id: change.orgId },
+    data: after,
+    previous,
+  });
+  return true;
 }

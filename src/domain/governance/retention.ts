@@ -13,8 +13,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { enqueueJob, type ClaimedJob, type JobHandler, type JobOutcome } from '../../jobs/queue.js';
-import { changedFields, recordEvent } from '../events/log.js';
+import { recordEvent, recordSettingsChange } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
+import { inheritSettings, SETTING_SOURCES, type SettingSource } from './inheritedSettings.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { parseInput } from '../shared/errors.js';
@@ -45,8 +46,8 @@ export type RetentionField = (typeof RETENTION_FIELDS)[number];
 export type RetentionSettings = Record<RetentionField, number>;
 
 /** Where a value comes from: the organization's own setting, its account's, or the default. */
-export const RETENTION_SOURCES = ['own', 'account', 'default'] as const;
-export type RetentionSource = (typeof RETENTION_SOURCES)[number];
+export const RETENTION_SOURCES = SETTING_SOURCES;
+export type RetentionSource = SettingSource;
 
 /**
  * The defaults (docs/decisions.md §15). Events: the service-wide EVENT_RETENTION_DAYS (30 unless configured), which
@@ -134,17 +135,14 @@ export async function effectiveRetention(
   const ids = org.parentId ? [org.id, org.parentId] : [org.id];
   const rows = (await db.retentionPolicy.findMany({ where: { orgId: { in: ids } } })) as RetentionRow[];
   const own = rows.find((r) => r.orgId === org.id);
-  const account = org.parentId ? rows.find((r) => r.orgId === org.parentId) : undefined;
-  const defaults = defaultRetention(deps.config.eventRetentionDays);
-  const view = { orgId: org.id, sources: {}, inheritedFrom: null, updatedAt: own ? own.updatedAt.toISOString() : null } as RetentionView;
-  for (const field of RETENTION_FIELDS) {
-    const [days, source]: [number, RetentionSource] =
-      own?.[field] != null ? [own[field], 'own'] : account?.[field] != null ? [account[field], 'account'] : [defaults[field], 'default'];
-    view[field] = days;
-    view.sources[field] = source;
-    if (source === 'account') view.inheritedFrom = org.parentId;
-  }
-  return view;
+  const applied = inheritSettings<RetentionField, number>(RETENTION_FIELDS, org, rows, defaultRetention(deps.config.eventRetentionDays));
+  return {
+    orgId: org.id,
+    ...applied.values,
+    sources: applied.sources,
+    inheritedFrom: applied.inheritedFrom,
+    updatedAt: own ? own.updatedAt.toISOString() : null,
+  };
 }
 
 /** GET …/retention: the settings that apply (scope organizations:read). */
@@ -172,16 +170,7 @@ export async function putRetention(deps: RetentionDeps, actor: Actor, orgId: str
       update: { ...row, updatedAt: now },
     });
     const view = await effectiveRetention(tx, deps, org);
-    const previous = changedFields(before, view);
-    if (previous) {
-      await recordEvent(tx, deps, actor, {
-        type: 'retention.updated',
-        orgId: org.id,
-        subject: { type: 'retention', id: org.id },
-        data: view,
-        previous,
-      });
-    }
+    await recordSettingsChange(tx, deps, actor, { type: 'retention.updated', subjectType: 'retention', orgId: org.id }, before, view);
     return view;
   });
 }

@@ -302,3 +302,22 @@ export async function storeSealedMessage(db: SqlRunner, id: string, sealed: { te
     WHERE "id" = ${id}::uuid AND "keyVersion" IS NULL`;
   return changed > 0;
 }
+
+/** A redaction policy row as stored (prisma/schema.prisma RedactionPolicy). */
+export interface RedactionPolicyRow {
+  orgId: string;
+  emails: boolean | null;
+  phones: boolean | null;
+  keepOriginals: boolean | null;
+  updatedAt: Date;
+}
+
+/**
+ * The redaction policy rows of an organization and of its account, in one statement (a turn's write reads them
+ * inside its transaction, so a policy changed a moment before applies to the next turn).
+ */
+export function redactionPolicyRows(db: SqlRunner, orgId: string): Promise<RedactionPolicyRow[]> {
+  return db.$queryRaw<RedactionPolicyRow[]>`
+    SELECT "orgId"::text AS "orgId", "emails", "phones", "keepOriginals", "updatedAt" FROM "RedactionPolicy"
+    WHERE "orgId" = ${orgId}::uuid OR "orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${orgId}::uuid)`;
+}

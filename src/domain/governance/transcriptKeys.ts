@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { openAesGcm, sealAesGcm } from '../../crypto/aesGcm.js';
 import type { SqlRunner } from '../../db/sql.js';
 import type { MasterKey } from '../../config.js';
-import type { StoredText, TranscriptCipher } from '../shared/transcriptCipher.js';
+import type { SealedPart, StoredText, TranscriptCipher } from '../shared/transcriptCipher.js';
 import { redactTranscript } from './redaction.js';
 import {
   clearTranscriptMessages,
@@ -30,7 +30,8 @@ const KEPT_DATA_KEYS = 10_000;
 const BATCH = 500;
 
 const wrappingAad = (orgId: string, version: number) => `transcript data key|${orgId}|${version}`;
-const messageAad = (orgId: string, messageId: string) => `transcript message|${orgId}|${messageId}`;
+const messageAad = (orgId: string, messageId: string, part: SealedPart) =>
+  part === 'text' ? `transcript message|${orgId}|${messageId}` : `transcript message ${part}|${orgId}|${messageId}`;
 
 export class TranscriptKeyring implements TranscriptCipher {
   private readonly kept = new Map<string, Uint8Array>();
@@ -92,15 +93,21 @@ export class TranscriptKeyring implements TranscriptCipher {
     return this.keep(cacheKey, this.unwrap(stored));
   }
 
-  async seal(db: SqlRunner, orgId: string, messageId: string, text: string): Promise<{ text: string; keyVersion: number }> {
+  async seal(
+    db: SqlRunner,
+    orgId: string,
+    messageId: string,
+    text: string,
+    part: SealedPart = 'text',
+  ): Promise<{ text: string; keyVersion: number }> {
     const key = await this.dataKey(db, orgId, DATA_KEY_VERSION, true);
-    return { text: sealAesGcm(key, text, messageAad(orgId, messageId)), keyVersion: DATA_KEY_VERSION };
+    return { text: sealAesGcm(key, text, messageAad(orgId, messageId, part)), keyVersion: DATA_KEY_VERSION };
   }
 
-  async open(db: SqlRunner, orgId: string, messageId: string, stored: StoredText): Promise<string> {
+  async open(db: SqlRunner, orgId: string, messageId: string, stored: StoredText, part: SealedPart = 'text'): Promise<string> {
     if (stored.keyVersion === null) return stored.text;
     const key = await this.dataKey(db, orgId, stored.keyVersion, false);
-    return openAesGcm(key, stored.text, messageAad(orgId, messageId)).toString('utf8');
+    return openAesGcm(key, stored.text, messageAad(orgId, messageId, part)).toString('utf8');
   }
 
   /**

@@ -25,6 +25,8 @@ export const SCOPES = [
   'conversations:write',
   // the text of a transcript (its messages); conversations:read alone answers the conversations' list fields
   'transcripts:read',
+  // the words as said behind a redaction, where the organization's policy keeps them (governance/redactionPolicy.ts)
+  'transcripts:read_unredacted',
   // who read which transcript (domain/governance/accessLog.ts)
   'access-log:read',
   // erasing a patient's data on request, and reading how far an erasure got (domain/calls/erasure.ts)

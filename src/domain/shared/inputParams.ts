@@ -19,6 +19,15 @@ function boundedInteger(min: number, max: number) {
 }
 
 /** An integer from min to max, `fallback` when absent (a page's `limit`). */
+/** A boolean, as JSON or as the query strings `true` and `false`; absent is false. */
+export const booleanParam = z.preprocess(
+  (value) => {
+    const v = absentToUndefined(value);
+    return v === 'true' ? true : v === 'false' ? false : v;
+  },
+  z.boolean({ error: 'must be true or false' }).default(false),
+);
+
 export function integerParam(min: number, max: number, fallback: number) {
   return z.preprocess(integerFromString, boundedInteger(min, max).default(fallback));
 }

@@ -9,11 +9,17 @@ export interface StoredText {
   keyVersion: number | null;
 }
 
+/**
+ * Which of a message's texts is sealed: what is shown (`text`, redacted) or the words as said (`original`, kept when
+ * the organization's redaction policy says so). Each is bound to its part: an original copied into `text` does not open.
+ */
+export type SealedPart = 'text' | 'original';
+
 export interface TranscriptCipher {
-  /** `text` sealed with the organization's data key (made on its first use), bound to the message it belongs to. */
-  seal(db: SqlRunner, orgId: string, messageId: string, text: string): Promise<{ text: string; keyVersion: number }>;
+  /** `text` sealed with the organization's data key (made on its first use), bound to the message and part it belongs to. */
+  seal(db: SqlRunner, orgId: string, messageId: string, text: string, part?: SealedPart): Promise<{ text: string; keyVersion: number }>;
   /** The text of a stored message (clear text written before sealing is answered as it is). */
-  open(db: SqlRunner, orgId: string, messageId: string, stored: StoredText): Promise<string>;
+  open(db: SqlRunner, orgId: string, messageId: string, stored: StoredText, part?: SealedPart): Promise<string>;
   /** Re-wraps every data key not wrapped by the current master key (after a rotation); answers how many. */
   rewrapDataKeys(db: SqlRunner): Promise<number>;
 }

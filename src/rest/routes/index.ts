@@ -10,6 +10,7 @@ import { callRequestRoutes } from './calls/callRequests.js';
 import { conversationRoutes } from './calls/conversations.js';
 import { callingPolicyRoutes } from './calls/callingPolicy.js';
 import { retentionRoutes } from './governance/retention.js';
+import { redactionPolicyRoutes } from './governance/redactionPolicy.js';
 import { suppressionRoutes } from './calls/suppressions.js';
 import { callBatchRoutes } from './calls/callBatches.js';
 import { closureRoutes } from './schedule/closures.js';
@@ -33,6 +34,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...conversationRoutes,
   ...callingPolicyRoutes,
   ...retentionRoutes,
+  ...redactionPolicyRoutes,
   ...suppressionRoutes,
   ...callBatchRoutes,
   ...closureRoutes,

@@ -76,6 +76,8 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId/call-capacity': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/retention': { ids: { orgId: 'org' } },
   'PUT /v1/organizations/:orgId/retention': { ids: { orgId: 'org' }, body: () => ({ transcriptsDays: 90 }) },
+  'GET /v1/organizations/:orgId/redaction': { ids: { orgId: 'org' } },
+  'PUT /v1/organizations/:orgId/redaction': { ids: { orgId: 'org' }, body: () => ({ emails: true }) },
   // the list is always the credential owner's: only the removal names an entry
   'POST /v1/suppressions': { ids: {}, body: () => ({ number: '+12025550143' }) },
   'POST /v1/suppressions/bulk': { ids: {}, body: () => ({ numbers: ['+12025550143'] }) },
@@ -238,6 +240,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.setRetention': {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!) { setRetention(orgId: $orgId, input: {transcriptsDays: 90}) { transcriptsDays } }',
+  },
+  'Query.redactionPolicy': {
+    ids: { orgId: 'org' },
+    query: 'query($orgId: ID!) { redactionPolicy(orgId: $orgId) { emails inheritedFrom } }',
+  },
+  'Mutation.setRedactionPolicy': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { setRedactionPolicy(orgId: $orgId, input: {emails: true}) { emails } }',
   },
   'Query.callCapacity': { ids: { orgId: 'org' }, query: 'query($orgId: ID!) { callCapacity(orgId: $orgId) { limit inProgress } }' },
   'Query.suppressions': { ids: {}, query: '{ suppressions { items { number orgId } nextCursor } }' },

@@ -232,9 +232,19 @@ builder.queryFields((t) => ({
       id: t.arg.id({ required: true, description: 'Conversation id.' }),
       first: t.arg.int({ description: `Turns per page (1..${TRANSCRIPT_MAX_LIMIT}, default ${TRANSCRIPT_DEFAULT_LIMIT}).` }),
       after: t.arg.string({ description: 'The transcript.nextCursor of the previous page.' }),
+      unredacted: t.arg.boolean({
+        description:
+          'Answer the words as said where the organization kept them (its redaction policy keeps originals). Needs transcripts:read_unredacted; the access-log entry says so.',
+      }),
     },
     resolve: async (_root, args, ctx) =>
-      getConversation(ctx.deps, await ctx.actor(), String(args.id), { limit: args.first, cursor: args.after }, 'graphql'),
+      getConversation(
+        ctx.deps,
+        await ctx.actor(),
+        String(args.id),
+        { limit: args.first, cursor: args.after, unredacted: args.unredacted },
+        'graphql',
+      ),
   }),
 }));
 

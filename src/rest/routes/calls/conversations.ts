@@ -47,11 +47,13 @@ export const conversationRoutes = [
     tag: 'Conversations',
     summary: 'Get a conversation with its transcript',
     description:
-      'The transcript comes in cursor pages of turns (`limit`, `cursor`), oldest first. Needs `conversations:read` and `transcripts:read`; every answer is entered in the access log first (`GET /v1/access-log`), and a read whose entry cannot be written is refused with 503.',
+      'The transcript comes in cursor pages of turns (`limit`, `cursor`), oldest first, as stored (redacted: `GET /v1/organizations/{orgId}/redaction`). Needs `conversations:read` and `transcripts:read`; every answer is entered in the access log first (`GET /v1/access-log`), and a read whose entry cannot be written is refused with 503. With `unredacted=true` (and the scope `transcripts:read_unredacted`), a turn whose original the organization kept is answered as said, and the entry is marked `unredacted`.',
     scope: 'transcripts:read',
     query: transcriptQuery,
     response: conversationWithTranscriptResponse,
-    errors: { 403: 'The credential lacks conversations:read or transcripts:read.' },
+    errors: {
+      403: 'The credential lacks conversations:read or transcripts:read (or, with `unredacted=true`, transcripts:read_unredacted).',
+    },
     handler: async ({ actor, deps, params, query }) => ({
       data: await getConversation(deps, actor, params.conversationId!, query, 'rest'),
     }),
