@@ -346,12 +346,15 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
   }
   const body = route.body ? jsonSchemaOf(route.body, 'input', `${id}Body`, schemas) : undefined;
   const data = jsonSchemaOf(route.response, 'output', `${id}Response`, schemas);
-  const example = Object.hasOwn(SUCCESS_EXAMPLES, key)
-    ? { example: { success: true, data: SUCCESS_EXAMPLES[key], ...(SUCCESS_MESSAGES[key] ? { message: SUCCESS_MESSAGES[key] } : {}) } }
-    : {};
+  const example = !Object.hasOwn(SUCCESS_EXAMPLES, key)
+    ? {}
+    : route.stream
+      ? { example: SUCCESS_EXAMPLES[key] }
+      : { example: { success: true, data: SUCCESS_EXAMPLES[key], ...(SUCCESS_MESSAGES[key] ? { message: SUCCESS_MESSAGES[key] } : {}) } };
 
   const idempotent = IDEMPOTENT_METHODS.has(route.method);
-  const conditional = route.method === 'GET';
+  // a stream has no tag: its lines are read as they are written
+  const conditional = route.method === 'GET' && !route.stream;
   const headerParameters = [
     ref('parameters', 'XRequestId'),
     ...(conditional ? [ref('parameters', 'IfNoneMatch')] : []),
@@ -395,7 +398,9 @@ function operationOf(route: RouteDef, routes: readonly RouteDef[], schemas: Reco
             'Success (or, with `Idempotent-Replayed: true`, the stored answer of the first request with this `Idempotency-Key`, whatever its status).'
           : 'Success.',
         headers: successHeaders,
-        content: { 'application/json': { schema: successEnvelope(data), ...example } },
+        content: route.stream
+          ? { 'application/x-ndjson': { schema: data, ...example } }
+          : { 'application/json': { schema: successEnvelope(data), ...example } },
       },
       ...(conditional
         ? {

@@ -23,6 +23,15 @@ export interface RouteResult<Data = unknown> {
   status?: number;
 }
 
+/**
+ * The answer of a route that streams (`stream: 'ndjson'`): pages of lines, each line one value of `response`,
+ * written out as they come (application/x-ndjson), without the envelope. Read lazily: the next page is asked for
+ * only when the client took the one before, and not at all once it went away.
+ */
+export interface RouteStreamResult<Line = unknown> {
+  lines: AsyncIterable<readonly Line[]>;
+}
+
 /** The 4xx statuses a route may document (beyond those every route answers). */
 export type RouteErrorStatus = 400 | 403 | 404 | 409;
 
@@ -46,11 +55,17 @@ export interface RouteDef<Response extends z.ZodType = z.ZodType> {
   bodyRequired?: true;
   /** The `data` of a successful answer, from the domain module (documentation; the handler must return it). */
   response: Response;
+  /**
+   * The answer is a stream of JSON lines (application/x-ndjson), each a value of `response`, instead of the envelope:
+   * for a range too large for one answer (an export). The handler answers `{ lines }`. Refusals before the first
+   * line are enveloped errors like any other; no ETag.
+   */
+  stream?: 'ndjson';
   /** The status of a successful answer (default 200); 202 for work accepted and done later (the handler answers it too). */
   successStatus?: 200 | 202;
   /** Route-specific reasons for an error status, added to the document's description of that status. */
   errors?: Partial<Record<RouteErrorStatus, string>>;
-  handler(ctx: RouteContext): Promise<RouteResult<z.output<Response>>>;
+  handler(ctx: RouteContext): Promise<RouteResult<z.output<Response>> | RouteStreamResult<z.output<Response>>>;
   /**
    * GET only: top-level fields of `data` the ETag leaves out because they only echo the time of the
    * request (availability's `at`, `localTime`); a 304 then means "nothing else changed" (conditionalGet.ts).

@@ -2,6 +2,7 @@
 // authenticate → rate limit → parse the body (JSON | form | multipart) → domain handler → envelope,
 // with, for every route alike, conditional GETs (ETag / If-None-Match → 304, conditionalGet.ts) and
 // idempotency keys on POST, PUT and PATCH (Idempotency-Key, idempotency.ts).
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestDeps } from './deps.js';
 import { InvalidInput } from '../domain/shared/errors.js';
@@ -34,16 +35,32 @@ import type { ReplayWithheld } from '../domain/shared/shownOnce.js';
  */
 const NO_QUERY: Record<string, string> = Object.freeze({});
 
+const NDJSON = 'application/x-ndjson; charset=utf-8';
+
 /** What the pipeline learned on the way, kept when it throws: the headers of the answer so far (the budget's) and the caller's organization. */
 interface Progress {
   headers: Record<string, string>;
   orgId?: string;
 }
 
-/** A successful answer: the status and the envelope's JSON, or null for a 304; `progress.headers` holds ETag, Cache-Control and the budget. */
+/**
+ * A successful answer: the status and the envelope's JSON, or null for a 304, or the lines of a streaming route;
+ * `progress.headers` holds ETag, Cache-Control and the budget.
+ */
 interface Answer {
   status: number;
   body: string | null;
+  lines?: AsyncIterable<readonly unknown[]>;
+}
+
+/** NDJSON: one line per value, each page written as one chunk. */
+async function* ndjson(pages: AsyncIterable<readonly unknown[]>): AsyncGenerator<string> {
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    let chunk = '';
+    for (const line of page) chunk += JSON.stringify(line) + '\n';
+    yield chunk;
+  }
 }
 
 /**
@@ -75,6 +92,7 @@ async function answerRoute(
     // text enters here: a NUL or an unpaired surrogate in any path or query parameter is a 400 naming it
     refuseUnstorableText([params], [query]);
     const result = await route.handler({ actor, deps, params, query, body: undefined });
+    if ('lines' in result) return { status: 200, body: null, lines: result.lines };
     const { json, etag } = await serialized(route, result);
     progress.headers.ETag = etag;
     progress.headers['Cache-Control'] = CONDITIONAL_CACHE_CONTROL;
@@ -94,6 +112,7 @@ async function answerRoute(
   refuseUnstorableText([params], [query], [body]);
   const run = async () => {
     const result = await route.handler({ actor, deps, params, query, body });
+    if ('lines' in result) throw new Error(`${route.method} ${route.path}: a write does not stream`);
     return { status: result.status ?? 200, body: JSON.stringify(successBody(result.data, result.message)) };
   };
   if (idempotencyKey === undefined) return run();
@@ -147,6 +166,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly RouteDef[]
         try {
           const answer = await answerRoute(route, replay, request, progress);
           reply.headers(progress.headers).code(answer.status);
+          if (answer.lines) return reply.type(NDJSON).send(Readable.from(ndjson(answer.lines), { objectMode: false }));
           if (answer.body === null) return reply.send();
           return reply.type('application/json').send(answer.body);
         } catch (err) {

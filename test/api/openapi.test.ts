@@ -73,16 +73,15 @@ describe('GET /v1/openapi.json', () => {
       // the success and exactly the 4xx statuses the route can answer (405 belongs to the other methods)
       // (and 304 for a conditional GET)
       expect(Object.keys(operation!.responses).sort()).toEqual(
-        [String(route.successStatus ?? 200), ...(route.method === 'GET' ? ['304'] : []), ...errorStatusesOf(route)].sort(),
+        [String(route.successStatus ?? 200), ...(route.method === 'GET' && !route.stream ? ['304'] : []), ...errorStatusesOf(route)].sort(),
       );
       expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['401', '403', '429']));
-      // `data` is the route's real shape, not a bare object
-      const data = operation!.responses[String(route.successStatus ?? 200)]!.content['application/json']!.schema.properties.data;
+      // `data` is the route's real shape, not a bare object (a stream's lines are, without the envelope)
+      const success = operation!.responses[String(route.successStatus ?? 200)]!.content;
+      const media = success[route.stream ? 'application/x-ndjson' : 'application/json']!;
+      const data = (route.stream ? media.schema : media.schema.properties.data) as { $ref?: string; properties?: unknown };
       expect(data.$ref ?? data.properties, `${route.method} ${route.path}: data`).toBeDefined();
-      expect(
-        operation!.responses[String(route.successStatus ?? 200)]!.content['application/json']!.example,
-        `${route.method} ${route.path}: example`,
-      ).toBeDefined();
+      expect(media.example, `${route.method} ${route.path}: example`).toBeDefined();
       if (route.body) {
         expect(Object.keys(operation!.requestBody!.content).sort()).toEqual([
           'application/json',
@@ -133,9 +132,11 @@ describe('GET /v1/openapi.json', () => {
     const validator = new OpenApiValidator(await openApiDocument());
     for (const route of allRoutes) {
       const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
-      const example = { success: true, data: SUCCESS_EXAMPLES[`${route.method} ${route.path}`] };
+      const data = SUCCESS_EXAMPLES[`${route.method} ${route.path}`];
+      // a streaming route's example is one of its lines
+      const [contentType, example] = route.stream ? ['application/x-ndjson', [data]] : ['application/json', { success: true, data }];
       expect(
-        validator.check({ method: route.method, path, status: route.successStatus ?? 200, contentType: 'application/json', body: example }),
+        validator.check({ method: route.method, path, status: route.successStatus ?? 200, contentType, body: example }),
         `${route.method} ${route.path}`,
       ).toEqual([]);
     }
@@ -212,7 +213,7 @@ describe('GET /v1/openapi.json', () => {
       const names = paramNames(op);
       expect(names, route.path).toContain('X-Request-Id');
       expect(Object.keys(op.responses[String(route.successStatus ?? 200)]!.headers)).toContain('X-Request-Id');
-      if (route.method === 'GET') {
+      if (route.method === 'GET' && !route.stream) {
         expect(names).toContain('If-None-Match');
         expect(Object.keys(op.responses)).toContain('304');
         expect(Object.keys(op.responses['200']!.headers)).toEqual(expect.arrayContaining(['ETag', 'Cache-Control']));

@@ -81,7 +81,13 @@ export class OpenApiValidator {
     const mediaType = (res.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (!Object.hasOwn(content, mediaType))
       return [`${what}: answered ${mediaType || 'no content type'}, documented ${Object.keys(content).join(', ')}`];
-    return this.validate(`${pointer}/content/${escape(mediaType)}/schema`, res.body).map((e) => `${what}: ${e}`);
+    const schema = `${pointer}/content/${escape(mediaType)}/schema`;
+    // NDJSON: the schema is each line's (the body is the array of lines, testApp.ts)
+    if (mediaType === 'application/x-ndjson') {
+      if (!Array.isArray(res.body)) return [`${what}: an NDJSON answer whose lines are not each JSON`];
+      return res.body.flatMap((line, i) => this.validate(schema, line).map((e) => `${what} line ${i + 1}: ${e}`));
+    }
+    return this.validate(schema, res.body).map((e) => `${what}: ${e}`);
   }
 
   private resolve(ref: string): JsonObject {

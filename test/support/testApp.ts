@@ -177,7 +177,15 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
     const text = await res.text();
     let parsed: unknown = text;
     try {
-      parsed = text ? JSON.parse(text) : undefined;
+      // NDJSON (a streamed export) is answered as the array of its lines, each parsed
+      parsed = res.headers.get('content-type')?.startsWith('application/x-ndjson')
+        ? text
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as unknown)
+        : text
+          ? JSON.parse(text)
+          : undefined;
     } catch {
       /* not JSON: keep the text */
     }

@@ -400,6 +400,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   // one identifier at a time: the phone number (the ids are checked by the tenant matrix)
   'POST /v1/erasure-requests': () => ({ body: { phoneNumber: '+1 (202) 555-0143' } }),
   'GET /v1/erasure-requests/{erasureRequestId}': async (f) => ({ params: { erasureRequestId: await f.erasureRequestId() } }),
+  'GET /v1/access-log/export': (f) => ({ query: { orgId: f.clinic, from: '2026-01-01T00:00:00Z', to: hoursAfter(1) } }),
   'GET /v1/access-log/verify': (f) => ({ query: { orgId: f.clinic, from: '2026-01-01T00:00:00Z', to: hoursAfter(1) } }),
   'POST /v1/webhook-endpoints': (f) => ({
     body: { url: `${f.webhookUrl()}/new`, description: 'Front desk', eventTypes: ['closure.*'], enabled: true },

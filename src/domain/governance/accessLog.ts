@@ -22,6 +22,8 @@ import { processTenantWork } from '../shared/tenantWork.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { cursorPaginationView, instantView, viewSchema } from '../shared/viewSchema.js';
 import {
+  accessLogExportPage,
+  reachableOrganizationIds,
   type AccessLogFilter,
   type AccessLogRow,
   accessLogChainSlice,
@@ -239,6 +241,9 @@ export const listAccessLogInput = z.strictObject({
 /** The arguments of GraphQL `accessLog` (a Relay connection). */
 export const accessLogConnectionInput = z.strictObject({ first: limitParam, after: cursorParam, ...listFilters });
 
+/** Query of GET /v1/access-log/export: the list's filters, without paging (the export is the whole range). */
+export const exportAccessLogInput = z.strictObject(listFilters);
+
 /** Query of GET /v1/access-log/verify and the arguments of GraphQL `accessLogVerification`. */
 export const verifyAccessLogInput = z.strictObject(rangeFilters);
 
@@ -322,6 +327,48 @@ export async function accessLogConnection(deps: AccessLogDeps, actor: Actor, inp
       endCursor: edges.at(-1)?.cursor ?? null,
     },
   };
+}
+
+/** Entries an export reads at a time, per statement. */
+export const EXPORT_PAGE = 500;
+
+/** One line of an export: an entry as listed. */
+export const accessLogExportLine = entrySchema;
+
+/**
+ * The entries of a range (the list's filters) for archiving or review: organization by organization (by id), each
+ * in chain order, in pages the caller writes out as it reads them, oldest first. The first page is read before this
+ * answers, so a refusal (scope, reach, a bad filter, the database away) is an answer of its own, not a broken
+ * stream; each page after it is read only when the one before was taken (a slow reader holds nothing meanwhile, and
+ * one that goes away stops the reading). Each page is a piece of the organization's export work (tenantWork.ts),
+ * so one organization's exports take turns with its other exports and never crowd out another organization's work.
+ * Scope access-log:read.
+ */
+export async function exportAccessLog(deps: DomainDeps, actor: Actor, input: unknown): Promise<AsyncIterable<AccessLogEntryView[]>> {
+  requireScope(actor, 'access-log:read');
+  const query = parseInput(exportAccessLogInput, input ?? {});
+  if (query.orgId) await assertReach(deps, actor, query.orgId);
+  const gate = deps.tenantWork ?? processTenantWork;
+  const filter = filterOf(query);
+  const read = (orgId: string, after: { at: Date; seq: number } | undefined) =>
+    gate.run(actor.orgId, 'export', () => accessLogExportPage(deps.db, orgId, filter, after, EXPORT_PAGE));
+  const orgIds = query.orgId
+    ? [query.orgId]
+    : await reachableOrganizationIds(deps.db, { orgId: actor.orgId, withChildren: actor.ownerIsAccount });
+  const first = await read(orgIds[0]!, undefined);
+  return (async function* pages() {
+    let rows = first;
+    for (let i = 0; i < orgIds.length;) {
+      if (rows.length > 0) yield rows.map(entryView);
+      if (rows.length < EXPORT_PAGE) {
+        i++;
+        if (i < orgIds.length) rows = await read(orgIds[i]!, undefined);
+      } else {
+        const last = rows.at(-1)!;
+        rows = await read(orgIds[i]!, { at: last.at, seq: last.seq });
+      }
+    }
+  })();
 }
 
 /**

@@ -321,3 +321,29 @@ export function redactionPolicyRows(db: SqlRunner, orgId: string): Promise<Redac
     SELECT "orgId"::text AS "orgId", "emails", "phones", "keepOriginals", "updatedAt" FROM "RedactionPolicy"
     WHERE "orgId" = ${orgId}::uuid OR "orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${orgId}::uuid)`;
 }
+
+/** The organizations a credential reaches, by id: its owner and, for an account, the account's children. */
+export async function reachableOrganizationIds(db: SqlRunner, scope: { orgId: string; withChildren: boolean }): Promise<string[]> {
+  if (!scope.withChildren) return [scope.orgId];
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT "id"::text AS "id" FROM "Organization" WHERE "id" = ${scope.orgId}::uuid OR "parentId" = ${scope.orgId}::uuid ORDER BY "id"`;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * One organization's entries in chain order (at, then seq) after the position `after`, through the (orgId, at)
+ * index: an export walks a range of years this way a page at a time.
+ */
+export function accessLogExportPage(
+  db: SqlRunner,
+  orgId: string,
+  filter: AccessLogFilter,
+  after: { at: Date; seq: number } | undefined,
+  take: number,
+): Promise<AccessLogRow[]> {
+  const keyset = after ? Prisma.sql`AND ("at", "seq") > (${after.at.toISOString()}::timestamp(3), ${after.seq})` : Prisma.empty;
+  return db.$queryRaw<AccessLogRow[]>`
+    SELECT ${COLUMNS} FROM "AccessLogEntry"
+    WHERE "orgId" = ${orgId}::uuid ${filterConditions(filter)} ${keyset}
+    ORDER BY "at", "seq" LIMIT ${take}`;
+}

@@ -173,6 +173,7 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/erasure-requests/:erasureRequestId': { ids: { erasureRequestId: 'erasureRequest' } },
   'GET /v1/access-log': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   'GET /v1/access-log/verify': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
+  'GET /v1/access-log/export': { ids: { orgId: 'org' }, query: (ids) => ({ orgId: ids.orgId! }) },
   // webhook endpoints belong to the credential owner's organization, like templates
   'POST /v1/webhook-endpoints': { ids: {}, body: () => ({ url: 'https://hooks.example.com/matrix', eventTypes: ['closure.*'] }) },
   'GET /v1/webhook-endpoints': { ids: {} },

@@ -95,6 +95,17 @@ export function answerProblems(target: FuzzTarget, url: URL, answer: Answer): st
   // RFC 7009: a revocation's 200 has no body
   if (path === '/oauth/revoke' && answer.status === 200) return answer.text === '' ? [] : ['a revocation answer with a body'];
   if (!json) return [`content type ${answer.contentType || '(none)'} instead of JSON`];
+  // a streamed export (NDJSON): each line a JSON object, every line ended
+  if (answer.status === 200 && answer.contentType.startsWith('application/x-ndjson')) {
+    if (answer.text !== '' && !answer.text.endsWith('\n')) return ['an NDJSON answer whose last line is not ended'];
+    const lines = answer.text.split('\n').slice(0, -1);
+    return lines.every((line) => {
+      const parsed = parseJson(line);
+      return parsed.ok && isObject(parsed.value);
+    })
+      ? []
+      : ['an NDJSON line that is not a JSON object'];
+  }
   const parsed = parseJson(answer.text);
   if (!parsed.ok || !isObject(parsed.value)) return ['a body that is not a JSON object'];
   const body = parsed.value;

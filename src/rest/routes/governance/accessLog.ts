@@ -1,4 +1,7 @@
 import {
+  accessLogExportLine,
+  exportAccessLog,
+  exportAccessLogInput,
   accessLogPageResponse,
   accessLogVerificationResponse,
   listAccessLog,
@@ -21,6 +24,20 @@ export const accessLogRoutes = [
     response: accessLogPageResponse,
     errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
     handler: async ({ actor, deps, query }) => ({ data: await listAccessLog(deps, actor, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/access-log/export',
+    tag: 'Access log',
+    summary: 'Export the access log of a range as NDJSON',
+    description:
+      "Every entry of the range, one JSON object per line (`application/x-ndjson`), written as it is read: organization by organization (by id), each oldest first in chain order, so that an archive can be verified line by line (`hash` = SHA-256 of `prevHash` and the entry). The same filters as the list (`orgId`, `conversationId`, `credentialId`, `from`, `to`), no paging. A refusal (scope, reach, a bad filter) comes before the first line, in the envelope; a failure after it ends the stream without its last newline, so a truncated export is never taken for a whole one. An organization's exports take turns with its other exports.",
+    scope: 'access-log:read',
+    stream: 'ndjson',
+    query: exportAccessLogInput,
+    response: accessLogExportLine,
+    errors: { 404: "The organization named by `orgId` is missing or outside the caller's reach." },
+    handler: async ({ actor, deps, query }) => ({ lines: await exportAccessLog(deps, actor, query) }),
   }),
   defineRoute({
     method: 'GET',
