@@ -263,6 +263,33 @@ function portalHtml(script: string, stylesheet: string): string {
           </div>
         </section>
 
+        <section id="transcripts" aria-labelledby="transcripts-title">
+          <h2 id="transcripts-title">Transcripts</h2>
+          <p class="note" id="governance-denied" hidden>This credential cannot read the organization's settings (scope <code>organizations:read</code>).</p>
+          <div id="governance-body">
+            <form id="redaction-form" class="panel">
+              <h3>Redaction</h3>
+              <p class="note">Card numbers and SSNs are always stored as [card] and [ssn]. The policy applies to turns written after it is saved; stored turns are never rewritten.</p>
+              <p id="redaction-source" class="note"></p>
+              <label class="check"><input type="checkbox" id="redaction-emails" name="emails" /> Replace e-mail addresses by [email]</label>
+              <label class="check"><input type="checkbox" id="redaction-phones" name="phones" /> Replace phone numbers by [phone]</label>
+              <label class="check"><input type="checkbox" id="redaction-originals" name="keepOriginals" /> Keep the words as said, sealed, for credentials with <code>transcripts:read_unredacted</code></label>
+              <button type="submit" id="redaction-save">Save the redaction policy</button>
+            </form>
+            <h3>Retention</h3>
+            <dl id="retention-details" class="details"></dl>
+          </div>
+          <p class="note" id="access-log-denied" hidden>This credential cannot read the access log (scope <code>access-log:read</code>).</p>
+          <div id="access-log-body">
+            <h3>Who read which transcript</h3>
+            <table>
+              <thead><tr><th>When</th><th>Credential</th><th>Conversation</th><th>Surface</th><th>Originals</th></tr></thead>
+              <tbody id="access-log-rows"></tbody>
+            </table>
+            <p class="pager"><button type="button" id="access-log-first" class="secondary">First page</button> <button type="button" id="access-log-next" class="secondary">Next page</button> <button type="button" id="access-log-export" class="secondary">Download the log (NDJSON)</button></p>
+          </div>
+        </section>
+
         <section id="week" aria-labelledby="week-title">
           <h2 id="week-title">Availability this week</h2>
           <p class="note" id="week-denied" hidden>This credential cannot read availability (scope <code>office-hours:read</code>).</p>

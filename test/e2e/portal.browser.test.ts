@@ -5,7 +5,7 @@
 // availability. Each step is checked through the page and through the API with the keys the page
 // showed, and photographed into test/e2e/screenshots/ (ignored by git). Headless Chromium (Debian's
 // package, driven by playwright-core); without it the test is skipped locally and fails under CI.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -266,6 +266,51 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await expect.poll(() => page.locator('#suppressions-rows').innerText(), { timeout: 10_000 }).toContain('No numbers listed.');
     const after = await api(`/v1/suppressions?number=${encodeURIComponent('+12025550143')}`, demoKey);
     expect(((await after.json()) as { data: { suppressions: unknown[] } }).data.suppressions).toHaveLength(0);
+  });
+
+  it('sets the redaction policy, shows retention and who read which transcript, and downloads the access log', async () => {
+    // a transcript of the account, read once through the API: one access-log entry
+    const created = await api('/v1/conversations', demoKey, { method: 'POST', body: JSON.stringify({ orgId, medium: 'CHAT' }) });
+    expect(created.status).toBe(200);
+    const conversationId = ((await created.json()) as { data: { conversationId: string } }).data.conversationId;
+    const said = await api(`/v1/conversations/${conversationId}/messages`, demoKey, {
+      method: 'POST',
+      body: JSON.stringify({ role: 'caller', text: 'Mail me at jane@example.com' }),
+    });
+    expect(said.status).toBe(200);
+    expect((await api(`/v1/conversations/${conversationId}`, demoKey)).status).toBe(200);
+
+    await page.reload();
+    await expect.poll(() => page.locator('#retention-details').innerText(), { timeout: 15_000 }).toContain('365 days');
+    expect(await page.locator('#retention-details').innerText()).toContain('at least six years');
+    expect(await page.locator('#redaction-source').innerText()).toContain('e-mail addresses kept (the default setting)');
+    await expect.poll(() => page.locator('#access-log-rows tr').count()).toBe(1);
+    expect(await page.locator('#access-log-rows').innerText()).toContain(conversationId);
+
+    await page.getByLabel('Replace e-mail addresses by [email]').check();
+    await page.getByRole('button', { name: 'Save the redaction policy' }).click();
+    await expect.poll(() => page.locator('#status').innerText()).toContain('redaction policy');
+    expect(await page.locator('#redaction-source').innerText()).toContain('e-mail addresses replaced (its own setting)');
+    const policy = await api(`/v1/organizations/${orgId}/redaction`, demoKey);
+    expect(((await policy.json()) as { data: { emails: boolean; phones: boolean } }).data).toMatchObject({ emails: true, phones: false });
+    // the next turn is stored without the address
+    const next = await api(`/v1/conversations/${conversationId}/messages`, demoKey, {
+      method: 'POST',
+      body: JSON.stringify({ role: 'caller', text: 'Mail me at jane@example.com' }),
+    });
+    expect(((await next.json()) as { data: { text: string } }).data.text).toBe('Mail me at [email]');
+    await shot('09b-transcripts');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download the log (NDJSON)' }).click();
+    const file = await (await download).path();
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { orgId: string; conversationId: string });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ orgId, conversationId });
+    expect(problems).toEqual([]);
   });
 
   it('signs out, forgetting the key; a restricted key sees what it may and is told what it may not', async () => {

@@ -206,6 +206,7 @@
     hideSecret();
     // nothing of the last session stays in the page
     suppressionCursors = [null];
+    accessLogCursors = [null];
     for (const id of [
       'org-details',
       'children-rows',
@@ -217,6 +218,9 @@
       'policy-details',
       'suppressions-rows',
       'batch-details',
+      'redaction-source',
+      'retention-details',
+      'access-log-rows',
     ])
       el(id).replaceChildren();
     for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
@@ -312,6 +316,7 @@
   /** Keys, OAuth clients and the week of a child (or of the own organization again). @param {{ id: string, name: string, timezone: string }} org */
   function actFor(org) {
     acting = org;
+    accessLogCursors = [null];
     return run(async () => {
       await loadActing();
       showStatus(`Showing ${org.name}.`);
@@ -323,12 +328,12 @@
     note.replaceChildren();
     if (acting && viewer && acting.id !== viewer.orgId) {
       note.append(
-        `API keys, OAuth clients, availability and the calling policy below are those of ${acting.name}. `,
+        `API keys, OAuth clients, availability, the calling policy and the transcripts' settings below are those of ${acting.name}. `,
         button(`Back to ${ownOrg.name}`, () => actFor({ id: ownOrg.id, name: ownOrg.name, timezone: ownOrg.timezone }), 'secondary'),
       );
       note.hidden = false;
     } else note.hidden = true;
-    await Promise.all([loadKeys(), loadClients(), loadWeek(), loadCalls()]);
+    await Promise.all([loadKeys(), loadClients(), loadWeek(), loadCalls(), loadTranscripts()]);
   }
 
   // ---- the secret, shown once --------------------------------------------------------------------
@@ -717,6 +722,133 @@
       await loadWebhooks();
     });
   });
+
+  // ---- transcripts: the redaction policy, retention, the access log ------------------------------
+
+  const ACCESS_LOG_PAGE = 20;
+  /** @type {(string | null)[]} */
+  let accessLogCursors = [null];
+  const SOURCE_LABEL = { own: 'its own', account: "its account's", default: 'the default' };
+
+  async function loadTranscripts() {
+    await Promise.all([loadGovernance(), loadAccessLog()]);
+  }
+
+  async function loadGovernance() {
+    const allowed = holds('organizations:read');
+    el('governance-denied').hidden = allowed;
+    el('governance-body').hidden = !allowed;
+    if (!allowed || !acting) return;
+    const orgPath = `/v1/organizations/${encodeURIComponent(acting.id)}`;
+    const [policy, retention] = await Promise.all([rest('GET', `${orgPath}/redaction`), rest('GET', `${orgPath}/retention`)]);
+    input('redaction-emails').checked = policy.emails;
+    input('redaction-phones').checked = policy.phones;
+    input('redaction-originals').checked = policy.keepOriginals;
+    const writable = holds('organizations:write');
+    for (const id of ['redaction-emails', 'redaction-phones', 'redaction-originals', 'redaction-save'])
+      /** @type {HTMLInputElement | HTMLButtonElement} */ (el(id)).disabled = !writable;
+    el('redaction-source').textContent =
+      `${acting.name}: e-mail addresses ${policy.emails ? 'replaced' : 'kept'} (${SOURCE_LABEL[/** @type {'own'} */ (policy.sources.emails)]} setting), ` +
+      `phone numbers ${policy.phones ? 'replaced' : 'kept'} (${SOURCE_LABEL[/** @type {'own'} */ (policy.sources.phones)]}), ` +
+      `originals ${policy.keepOriginals ? 'kept' : 'not kept'} (${SOURCE_LABEL[/** @type {'own'} */ (policy.sources.keepOriginals)]}).` +
+      (writable ? '' : ' This credential cannot change it (scope organizations:write).');
+    /** @type {[string, string][]} */
+    const rows = [
+      ['Transcripts', `${retention.transcriptsDays} days`],
+      ['Conversations', `${retention.conversationsDays} days`],
+      ['Calls (ended)', `${retention.callRequestsDays} days`],
+      ['Events', `${retention.eventsDays} days`],
+      ['Webhook deliveries', `${retention.webhookDeliveriesDays} days`],
+      ['Request logs', `${retention.requestLogsDays} days`],
+      ['Access log', 'at least six years'],
+    ];
+    el('retention-details').replaceChildren(...rows.flatMap(([term, value]) => [h('dt', { text: term }), h('dd', { text: value })]));
+  }
+
+  form('redaction-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (!acting) return;
+      await rest('PUT', `/v1/organizations/${encodeURIComponent(acting.id)}/redaction`, {
+        emails: input('redaction-emails').checked,
+        phones: input('redaction-phones').checked,
+        keepOriginals: input('redaction-originals').checked,
+      });
+      showStatus(`The redaction policy of ${acting.name} is saved; it applies to the turns written from now on.`);
+      await loadGovernance();
+    });
+  });
+
+  async function loadAccessLog() {
+    const allowed = holds('access-log:read');
+    el('access-log-denied').hidden = allowed;
+    el('access-log-body').hidden = !allowed;
+    if (!allowed || !acting) return;
+    const cursor = accessLogCursors[accessLogCursors.length - 1];
+    const page = await rest(
+      'GET',
+      `/v1/access-log?orgId=${encodeURIComponent(acting.id)}&limit=${ACCESS_LOG_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    el('access-log-rows').replaceChildren(
+      ...page.entries.map((/** @type {any} */ entry) =>
+        h('tr', {}, [
+          h('td', {}, [when(entry.at)]),
+          h('td', { text: `${entry.credential.name} (${entry.credential.kind})` }),
+          h('td', { text: entry.conversationId }),
+          h('td', { text: entry.surface === 'graphql' ? 'GraphQL' : 'REST' }),
+          h('td', { text: entry.unredacted ? 'read' : '—' }),
+        ]),
+      ),
+    );
+    if (page.entries.length === 0)
+      el('access-log-rows').append(h('tr', {}, [h('td', { text: 'No transcript read yet.', attrs: { colspan: '5' } })]));
+    const next = page.pagination.nextCursor;
+    const nextButton = /** @type {HTMLButtonElement} */ (el('access-log-next'));
+    nextButton.disabled = !next;
+    nextButton.onclick = () => {
+      if (next) accessLogCursors.push(next);
+      void run(loadAccessLog);
+    };
+    /** @type {HTMLButtonElement} */ (el('access-log-first')).disabled = accessLogCursors.length === 1;
+  }
+  el('access-log-first').addEventListener('click', () => {
+    accessLogCursors = [null];
+    void run(loadAccessLog);
+  });
+  // the whole log of the organization, as the API streams it, saved as a file (the credential goes in a header, so
+  // the page fetches it and hands the browser what it got)
+  el('access-log-export').addEventListener(
+    'click',
+    () =>
+      void run(async () => {
+        if (!acting) return;
+        const answer = await fetch(`/v1/access-log/export?orgId=${encodeURIComponent(acting.id)}`, {
+          headers: { authorization: `Bearer ${credential()}` },
+          credentials: 'omit',
+          cache: 'no-store',
+        });
+        if (!answer.ok) {
+          /** @type {any} */
+          let envelope = null;
+          try {
+            envelope = await answer.json();
+          } catch {
+            /* not JSON */
+          }
+          throw new ApiError(
+            answer.status,
+            typeof envelope?.message === 'string' ? envelope.message : `The service answered ${answer.status}`,
+          );
+        }
+        const url = URL.createObjectURL(await answer.blob());
+        const link = h('a', { attrs: { href: url, download: `access-log-${acting.id}.ndjson` } });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        showStatus(`The access log of ${acting.name} is downloaded.`);
+      }),
+  );
 
   // ---- calls: the calling policy, calls at once, the do-not-call list -----------------------------
 
