@@ -13,6 +13,13 @@
 //              kept-alive connections (undici's Pool, the service's client) and inserts one row recording it,
 //              in one statement, on that PostgreSQL (the table made at start). Its connections carry the
 //              application_name BENCH_APPLICATION_NAME, so that their backends' CPU can be told apart.
+//   transcriptRead — GET /<conversationId>: a conversation and its first 20 turns read from that PostgreSQL (two
+//              statements), each turn opened with its organization's data key (unwrapped once, by the master
+//              key of TRANSCRIPT_MASTER_KEYS, then kept), answered as JSON: the read without its access-log entry,
+//              without authentication;
+//   turnWrite — POST /<conversationId> {role, text}: a turn appended as said, in clear, with its event: one
+//              transaction locking the conversation (the next seq is then its own), inserting the turn and the
+//              event row: the least work a turn's write needs, without redaction, sealing or checks.
 // Prints {"msg":"listening","port":…} once ready.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -20,6 +27,7 @@ import type { AddressInfo } from 'node:net';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { openAesGcm } from '../src/crypto/aesGcm.js';
 import { PrismaClient } from '../src/generated/prisma/client.js';
 
 const mode = process.argv[2];
@@ -109,8 +117,81 @@ if (mode === 'constant') {
     await Promise.all(Array.from({ length: run.concurrency }, worker));
     return { status: 200, body: JSON.stringify({ delivered }) };
   };
+} else if (mode === 'transcriptRead') {
+  const pool = new pg.Pool({ connectionString: process.env.BENCH_POSTGRES_URL!, max: 10 });
+  const [masterId, masterKey] = process.env.TRANSCRIPT_MASTER_KEYS!.split(':') as [string, string];
+  const master = new Uint8Array(Buffer.from(masterKey, 'base64'));
+  const dataKeys = new Map<string, Uint8Array>();
+  const dataKey = async (orgId: string, version: number) => {
+    const kept = dataKeys.get(`${orgId}|${version}`);
+    if (kept) return kept;
+    const { rows } = await pool.query<{ wrapped: string; masterKeyId: string }>(
+      `SELECT "wrapped", "masterKeyId" FROM "TranscriptDataKey" WHERE "orgId" = $1 AND "version" = $2`,
+      [orgId, version],
+    );
+    if (rows[0]!.masterKeyId !== masterId) throw new Error('a data key wrapped by another master key');
+    const key = new Uint8Array(openAesGcm(master, rows[0]!.wrapped, `transcript data key|${orgId}|${version}`));
+    dataKeys.set(`${orgId}|${version}`, key);
+    return key;
+  };
+  handle = async (url) => {
+    const id = url.slice(1);
+    const conversation = await pool.query(`SELECT * FROM "Conversation" WHERE "id" = $1`, [id]);
+    const row = conversation.rows[0] as { orgId: string } | undefined;
+    if (!row) return { status: 404, body: '{}' };
+    const { rows } = await pool.query<{ id: string; seq: number; role: string; text: string; keyVersion: number; at: Date }>(
+      `SELECT "id", "seq", "role", "text", "keyVersion", "at" FROM "ConversationMessage" WHERE "conversationId" = $1 ORDER BY "seq" LIMIT 21`,
+      [id],
+    );
+    const messages = [];
+    for (const m of rows.slice(0, 20)) {
+      const key = await dataKey(row.orgId, m.keyVersion);
+      messages.push({
+        seq: m.seq,
+        role: m.role,
+        at: m.at,
+        text: openAesGcm(key, m.text, `transcript message|${row.orgId}|${m.id}`).toString('utf8'),
+      });
+    }
+    return { status: 200, body: JSON.stringify({ success: true, data: { conversation: row, transcript: { messages } } }) };
+  };
+} else if (mode === 'turnWrite') {
+  const pool = new pg.Pool({ connectionString: process.env.BENCH_POSTGRES_URL!, max: 10 });
+  handle = async (url, text) => {
+    const conversationId = url.slice(1);
+    const input = JSON.parse(text) as { role: string; text: string };
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query<{ orgId: string }>(`SELECT "orgId" FROM "Conversation" WHERE "id" = $1 FOR UPDATE`, [
+        conversationId,
+      ]);
+      if (!locked.rows[0]) {
+        await client.query('ROLLBACK');
+        return { status: 404, body: '{}' };
+      }
+      const { rows } = await client.query<{ seq: number; at: Date }>(
+        `WITH m AS (
+           INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "at")
+           SELECT gen_random_uuid(), $1::uuid, COALESCE(MAX("seq"), 0) + 1, $2, $3, now() FROM "ConversationMessage" WHERE "conversationId" = $1::uuid
+           RETURNING "seq", "at")
+         INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "subjectType", "subjectId", "data")
+         SELECT gen_random_uuid(), 'conversation.message_added', $4::uuid, now(), 'apiKey', 'conversation', $1::text,
+                jsonb_build_object('seq', m."seq", 'role', $2::text, 'length', length($3::text)) FROM m
+         RETURNING (SELECT "seq" FROM m) AS "seq", now() AS "at"`,
+        [conversationId, input.role, input.text, locked.rows[0].orgId],
+      );
+      await client.query('COMMIT');
+      return { status: 200, body: JSON.stringify({ success: true, data: { ...rows[0], role: input.role, text: input.text } }) };
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
 } else {
-  throw new Error('usage: baseline.ts constant|prisma|callCreate|deliver');
+  throw new Error('usage: baseline.ts constant|prisma|callCreate|deliver|transcriptRead|turnWrite');
 }
 
 const server = createServer((req, res) => {

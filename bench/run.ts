@@ -8,7 +8,8 @@
 //   the PostgreSQL part is skipped when it does not answer), BENCH_LARGE_LOCATIONS (20,000: the large-account
 //   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
 //   (webhooks, calls and the calling-policy change, bench/flows.ts, on PostgreSQL, alone; with BENCH_FLOWS=webhooks,
-//   calls or policy, that one only, calls with the policy change), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that
+//   calls or policy, that one only, calls with the policy change), BENCH_ONLY=governance (transcript reads and turn
+//   writes, bench/governance.ts, on PostgreSQL, alone), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that
 //   part alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench)
 //   names the PostgreSQL part's database, BENCH_LARGE_DATABASE (ocs_bench_large) the large-account part's and
 //   BENCH_FLOWS_DATABASE (ocs_bench_flows) the flows part's: runs side by side must not drop each other's.
@@ -19,6 +20,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { flowsPart } from './flows.js';
+import { governancePart } from './governance.js';
 import { largeAccountPart } from './largeAccount.js';
 import {
   load,
@@ -663,13 +665,15 @@ async function main() {
   const started = new Date();
   const largeAccount = () => largeAccountPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
   const flows = () => flowsPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+  const governance = () => governancePart({ postgresAdmin, seconds, rounds, connections, log, report, target });
   const only = process.env.BENCH_ONLY;
-  if (only === 'large-account' || only === 'flows' || only === 'postgres' || only === 'embedded') {
+  if (only === 'large-account' || only === 'flows' || only === 'postgres' || only === 'embedded' || only === 'governance') {
     if (only === 'embedded') {
       const embedded = await embeddedPart();
       const restart = median(embedded.restartMs);
       target('Embedded: start to first 200, existing folder (npm start)', `${Math.round(restart)} ms`, '< 1500 ms', restart < 1500);
-    } else if (await postgresAnswers()) await (only === 'flows' ? flows() : only === 'postgres' ? postgresPart() : largeAccount());
+    } else if (await postgresAnswers())
+      await (only === 'flows' ? flows() : only === 'postgres' ? postgresPart() : only === 'governance' ? governance() : largeAccount());
     else report.push('PostgreSQL did not answer: nothing was measured.');
     process.stdout.write(
       [...targets.map((t) => `${t.name}: ${t.value} (${t.target}) ${t.met ? 'met' : 'NOT met'}`), '', ...report].join('\n') + '\n',
@@ -682,6 +686,7 @@ async function main() {
   else {
     await largeAccount();
     await flows();
+    await governance();
   }
 
   const restart = median(embedded.restartMs);

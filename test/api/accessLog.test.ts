@@ -256,6 +256,30 @@ describe('the chain', () => {
     expect(new Set(log.map((e) => e.prevHash)).size).toBe(12);
     expect((await t.rest('GET', '/v1/access-log/verify')).body.data).toEqual({ ok: true, entries: 12, firstBroken: null });
   });
+
+  it('appends reads that arrive together in shared transactions, each answered only once its entry is in', async () => {
+    const id = await conversationWithTranscript(t);
+    const { result: reads, sql } = await t.statements(() => Promise.all(Array.from({ length: 40 }, () => readRest(t, id))));
+    for (const read of reads) expect(read.status).toBe(200);
+    const inserts = sql.filter((statement) => statement.includes('INSERT INTO "AccessLogEntry"')).length;
+    // one for the first read, then one for each group that waited behind a write: fewer than one per read
+    expect(inserts).toBeGreaterThan(0);
+    expect(inserts).toBeLessThan(40);
+    const log = await entries(t);
+    expect(log.map((e) => e.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(log.map((e) => e.requestId)).size).toBe(40);
+    expect((await t.rest('GET', '/v1/access-log/verify')).body.data).toEqual({ ok: true, entries: 40, firstBroken: null });
+    // and when a shared write fails, every read in it is refused
+    await t.db.prisma.$executeRawUnsafe('ALTER TABLE "AccessLogEntry" RENAME TO "AccessLogEntryAway"');
+    try {
+      const refused = await Promise.all(Array.from({ length: 10 }, () => readRest(t, id)));
+      expect(refused.map((r) => r.status)).toEqual(Array(10).fill(503));
+      for (const r of refused) expect(JSON.stringify(r.body)).not.toContain(SENTENCE);
+    } finally {
+      await t.db.prisma.$executeRawUnsafe('ALTER TABLE "AccessLogEntryAway" RENAME TO "AccessLogEntry"');
+    }
+    expect(await entries(t)).toHaveLength(40);
+  });
 });
 
 describe('reading the log', () => {

@@ -30,7 +30,7 @@ import {
   accessLogHead,
   accessLogPage,
   accessLogSpans,
-  insertAccessLogEntry,
+  insertAccessLogEntries,
   lockAccessLogChain,
   organizationsCondition,
 } from './sql.js';
@@ -49,7 +49,7 @@ export interface TranscriptRead {
   orgId: string;
   conversationId: string;
   surface: AccessLogSurface;
-  /** Originals behind redactions were read (transcripts:read_unredacted); false until redaction exists. */
+  /** Originals behind redactions were read (transcripts:read_unredacted, unredacted=true). */
   unredacted?: boolean;
 }
 
@@ -77,31 +77,100 @@ export function entryHash(prevHash: string, row: Omit<AccessLogRow, 'prevHash' |
     .digest('hex');
 }
 
+type NewEntry = Omit<AccessLogRow, 'seq' | 'prevHash' | 'hash'>;
+
+interface Waiting {
+  entry: NewEntry;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
- * Writes the entry of a transcript read, at the head of its organization's chain. Throws Unavailable (503)
- * when it cannot be written: the caller must not read the transcript then.
+ * The entries of one database's organizations waiting to be appended. Reads of one organization that arrive while
+ * its chain is being written are appended together by the next write: one transaction (the chain's lock, its
+ * head, one INSERT of them all) instead of one each. The lock serializes every append of an organization, so its
+ * reads at once would otherwise wait for each other's transactions one by one; together they wait for at most two.
+ * Each read still answers only once its own entry is committed.
+ */
+class ChainAppender {
+  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly writing = new Set<string>();
+
+  constructor(private readonly db: DomainDeps['db']) {}
+
+  append(entry: NewEntry): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const line = this.waiting.get(entry.orgId);
+      if (line) line.push({ entry, resolve, reject });
+      else this.waiting.set(entry.orgId, [{ entry, resolve, reject }]);
+      if (!this.writing.has(entry.orgId)) void this.write(entry.orgId);
+    });
+  }
+
+  private async write(orgId: string): Promise<void> {
+    this.writing.add(orgId);
+    try {
+      for (let batch = this.take(orgId); batch.length > 0; batch = this.take(orgId)) {
+        try {
+          await this.db.$transaction(async (tx) => {
+            await lockAccessLogChain(tx, orgId);
+            const head = await accessLogHead(tx, orgId);
+            let seq = head?.seq ?? 0;
+            let prevHash = head?.hash ?? GENESIS_HASH;
+            const rows: AccessLogRow[] = [];
+            for (const { entry } of batch) {
+              const row = { ...entry, seq: ++seq };
+              const hash = entryHash(prevHash, row);
+              rows.push({ ...row, prevHash, hash });
+              prevHash = hash;
+            }
+            await insertAccessLogEntries(tx, rows);
+          });
+          for (const w of batch) w.resolve();
+        } catch (err) {
+          for (const w of batch) w.reject(err);
+        }
+      }
+    } finally {
+      this.writing.delete(orgId);
+    }
+  }
+
+  /** The waiting entries of an organization, in the order they came, at most APPEND_BATCH. */
+  private take(orgId: string): Waiting[] {
+    const line = this.waiting.get(orgId);
+    if (!line) return [];
+    const batch = line.splice(0, APPEND_BATCH);
+    if (line.length === 0) this.waiting.delete(orgId);
+    return batch;
+  }
+}
+
+/** Entries one transaction appends at most (one statement's parameters stay well within PostgreSQL's bound). */
+const APPEND_BATCH = 200;
+const appenders = new WeakMap<object, ChainAppender>();
+
+/**
+ * Writes the entry of a transcript read, at the head of its organization's chain (with the reads of the same
+ * organization waiting at that moment, ChainAppender). Throws Unavailable (503) when it cannot be written: the
+ * caller must not read the transcript then.
  */
 export async function recordTranscriptRead(deps: DomainDeps, actor: Actor, read: TranscriptRead): Promise<void> {
+  let appender = appenders.get(deps.db);
+  if (!appender) appenders.set(deps.db, (appender = new ChainAppender(deps.db)));
   try {
-    await deps.db.$transaction(async (tx) => {
-      await lockAccessLogChain(tx, read.orgId);
-      const head = await accessLogHead(tx, read.orgId);
-      const entry = {
-        id: randomUUID(),
-        orgId: read.orgId,
-        seq: (head?.seq ?? 0) + 1,
-        at: deps.clock(),
-        credentialKind: actor.credential.kind,
-        credentialId: actor.credential.id,
-        credentialName: actor.credential.name,
-        conversationId: read.conversationId,
-        surface: read.surface,
-        requestId: deps.requestId ?? null,
-        clientAddress: deps.clientAddress ?? null,
-        unredacted: read.unredacted ?? false,
-      };
-      const prevHash = head?.hash ?? GENESIS_HASH;
-      await insertAccessLogEntry(tx, { ...entry, prevHash, hash: entryHash(prevHash, entry) });
+    await appender.append({
+      id: randomUUID(),
+      orgId: read.orgId,
+      at: deps.clock(),
+      credentialKind: actor.credential.kind,
+      credentialId: actor.credential.id,
+      credentialName: actor.credential.name,
+      conversationId: read.conversationId,
+      surface: read.surface,
+      requestId: deps.requestId ?? null,
+      clientAddress: deps.clientAddress ?? null,
+      unredacted: read.unredacted ?? false,
     });
   } catch (err) {
     // an overloaded service says so itself; anything else is this log failing

@@ -40,13 +40,18 @@ export async function accessLogHead(tx: SqlRunner, orgId: string): Promise<{ seq
   return rows[0] ?? null;
 }
 
-export async function insertAccessLogEntry(tx: SqlRunner, row: AccessLogRow): Promise<void> {
+/** Appends entries (in the caller's transaction, under the chain's lock), in one statement. */
+export async function insertAccessLogEntries(tx: SqlRunner, rows: readonly AccessLogRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const values = rows.map(
+    (row) => Prisma.sql`(${row.id}::uuid, ${row.orgId}::uuid, ${row.seq}, ${row.at.toISOString()}::timestamp(3), ${row.credentialKind},
+      ${row.credentialId}, ${row.credentialName}, ${row.conversationId}::uuid, ${row.surface}, ${row.requestId}, ${row.clientAddress},
+      ${row.unredacted}, ${row.prevHash}, ${row.hash})`,
+  );
   await tx.$executeRaw`
     INSERT INTO "AccessLogEntry" ("id", "orgId", "seq", "at", "credentialKind", "credentialId", "credentialName", "conversationId",
                                   "surface", "requestId", "clientAddress", "unredacted", "prevHash", "hash")
-    VALUES (${row.id}::uuid, ${row.orgId}::uuid, ${row.seq}, ${row.at.toISOString()}::timestamp(3), ${row.credentialKind}, ${row.credentialId},
-            ${row.credentialName}, ${row.conversationId}::uuid, ${row.surface}, ${row.requestId}, ${row.clientAddress}, ${row.unredacted},
-            ${row.prevHash}, ${row.hash})`;
+    VALUES ${Prisma.join(values)}`;
 }
 
 /**
