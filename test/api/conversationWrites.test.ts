@@ -126,6 +126,37 @@ describe('writing a conversation', () => {
       (await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'Hi' }, token: readOnly })).status,
     ).toBe(403);
   });
+
+  it('numbers turns written at the same instant one after the other, none lost, and adds none once the conversation ended', async () => {
+    t.clock.set(NOW);
+    const id = await open(t);
+    const said = Array.from({ length: 20 }, (_, i) => `turn ${i}`);
+    const answers = await Promise.all(
+      said.map((text, i) =>
+        i % 2
+          ? t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text } })
+          : t.gql('mutation($id: ID!, $text: String!) { addConversationMessage(id: $id, role: agent, text: $text) { seq } }', { id, text }),
+      ),
+    );
+    const seqs = answers.map((a, i) => (i % 2 ? a.body.data.seq : a.body.data.addConversationMessage.seq) as number);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const read = await t.rest('GET', `/v1/conversations/${id}?limit=50`);
+    const messages = read.body.data.transcript.messages as { seq: number; text: string }[];
+    expect(messages.map((m) => m.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(messages.map((m) => m.text).sort()).toEqual([...said].sort());
+    // each turn's number is the one its writer was answered
+    for (const [i, text] of said.entries()) expect(messages.find((m) => m.text === text)!.seq).toBe(seqs[i]);
+    // an end racing more turns: every turn is before the end or refused
+    const racing = await Promise.all([
+      t.rest('POST', `/v1/conversations/${id}/end`, { json: {} }),
+      ...Array.from({ length: 5 }, () => t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'late' } })),
+    ]);
+    expect(racing[0]!.status).toBe(200);
+    const added = racing.slice(1).filter((r) => r.status === 200).length;
+    for (const r of racing.slice(1)) expect([200, 409]).toContain(r.status);
+    const after = await t.rest('GET', `/v1/conversations/${id}?limit=50`);
+    expect(after.body.data.transcript.messages).toHaveLength(20 + added);
+  });
 });
 
 describe('when a conversation or a turn happened', () => {

@@ -24,7 +24,7 @@ import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '.
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { PatientWordsAnswerType } from '../shared/shownOnce.js';
-import { lockConversationRow } from './sql.js';
+import { insertConversationMessage, lockConversationRow } from './sql.js';
 import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
 import { redactTranscript } from '../governance/redaction.js';
 import { turnRedaction } from '../governance/redactionPolicy.js';
@@ -254,8 +254,7 @@ async function lockConversation(
   actor: Actor,
   id: string,
 ): Promise<Conversation> {
-  const locked = await lockConversationRow(tx, id);
-  const row = locked.length > 0 ? await tx.conversation.findUnique({ where: { id } }) : null;
+  const row = await lockConversationRow(tx, id);
   if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Conversation');
   return row;
 }
@@ -275,7 +274,6 @@ export async function addConversationMessage(
   return deps.db.$transaction(async (tx) => {
     const conversation = await lockConversation(tx, actor, id);
     if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
-    const last = await tx.conversationMessage.findFirst({ where: { conversationId: id }, orderBy: { seq: 'desc' }, select: { seq: true } });
     // the words are stored without card numbers and SSNs (governance/redaction.ts), sealed with the organization's
     // data key (governance/transcriptKeys.ts), never in clear; the answer shows them as stored
     // (and, as the organization's policy says, without e-mail addresses and phone numbers, the words as said kept
@@ -286,17 +284,14 @@ export async function addConversationMessage(
     const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, words);
     const original =
       redaction.keepOriginals && redacted ? await deps.transcripts.seal(tx, conversation.orgId, messageId, data.text, 'original') : null;
-    const row = await tx.conversationMessage.create({
-      data: {
-        id: messageId,
-        conversationId: id,
-        seq: (last?.seq ?? 0) + 1,
-        role: data.role,
-        text: sealed.text,
-        keyVersion: sealed.keyVersion,
-        original: original?.text ?? null,
-        at: data.at ? new Date(data.at) : now,
-      },
+    const row = await insertConversationMessage(tx, {
+      id: messageId,
+      conversationId: id,
+      role: data.role,
+      text: sealed.text,
+      keyVersion: sealed.keyVersion,
+      original: original?.text ?? null,
+      at: data.at ? new Date(data.at) : now,
     });
     const view = messageView(row, words);
     // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read

@@ -2,7 +2,7 @@
 // they read the indexes), the dispatch claims of call requests, the row locks, the batches' statements and
 // the erasure's batches. The rest of its reads and writes go through Prisma's client.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { CallBatch, CallRequest, Conversation } from '../../generated/prisma/client.js';
+import type { CallBatch, CallRequest, Conversation, ConversationMessage } from '../../generated/prisma/client.js';
 import { type EventRow, eventInsertSql } from '../events/sql.js';
 import type { SqlRunner } from '../../db/sql.js';
 import type { Actor } from '../shared/access.js';
@@ -82,9 +82,30 @@ export function lockCallRequestRow(tx: SqlRunner, id: string): Promise<{ id: str
   return tx.$queryRaw`SELECT "id"::text AS "id" FROM "CallRequest" WHERE "id" = ${id}::uuid FOR UPDATE`;
 }
 
-/** Locks one conversation's row for the rest of the transaction; answers its id (none when it is not there). */
-export function lockConversationRow(tx: SqlRunner, id: string): Promise<{ id: string }[]> {
-  return tx.$queryRaw`SELECT "id"::text AS "id" FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+/** Locks one conversation's row for the rest of the transaction and answers it (null when it is not there). */
+export async function lockConversationRow(tx: SqlRunner, id: string): Promise<Conversation | null> {
+  const rows = await tx.$queryRaw<Conversation[]>`
+    SELECT "id"::text AS "id", "orgId"::text AS "orgId", "botId"::text AS "botId", "tags", "medium"::text AS "medium",
+           "toNumber", "fromNumber", "summary", "topic", "duration", "startTime", "endTime", "status"::text AS "status", "archived"
+    FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+/**
+ * Appends a turn after the last one of its conversation (the caller holds the conversation's lock, so the next seq
+ * is its own); answers the stored row.
+ */
+export async function insertConversationMessage(
+  tx: SqlRunner,
+  row: Omit<ConversationMessage, 'seq'>,
+): Promise<ConversationMessage> {
+  const rows = await tx.$queryRaw<ConversationMessage[]>`
+    INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "keyVersion", "original", "at")
+    SELECT ${row.id}::uuid, ${row.conversationId}::uuid, COALESCE(MAX("seq"), 0) + 1, ${row.role}, ${row.text}, ${row.keyVersion},
+           ${row.original}, ${row.at.toISOString()}::timestamp(3)
+    FROM "ConversationMessage" WHERE "conversationId" = ${row.conversationId}::uuid
+    RETURNING "id"::text AS "id", "conversationId"::text AS "conversationId", "seq", "role", "text", "keyVersion", "original", "at"`;
+  return rows[0]!;
 }
 
 // ---- dispatch (callDispatch.ts)
