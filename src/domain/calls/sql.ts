@@ -95,10 +95,7 @@ export async function lockConversationRow(tx: SqlRunner, id: string): Promise<Co
  * Appends a turn after the last one of its conversation (the caller holds the conversation's lock, so the next seq
  * is its own); answers the stored row.
  */
-export async function insertConversationMessage(
-  tx: SqlRunner,
-  row: Omit<ConversationMessage, 'seq'>,
-): Promise<ConversationMessage> {
+export async function insertConversationMessage(tx: SqlRunner, row: Omit<ConversationMessage, 'seq'>): Promise<ConversationMessage> {
   const rows = await tx.$queryRaw<ConversationMessage[]>`
     INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "keyVersion", "original", "at")
     SELECT ${row.id}::uuid, ${row.conversationId}::uuid, COALESCE(MAX("seq"), 0) + 1, ${row.role}, ${row.text}, ${row.keyVersion},
