@@ -426,15 +426,13 @@ export async function exportAccessLog(deps: DomainDeps, actor: Actor, input: unk
     : await reachableOrganizationIds(deps.db, { orgId: actor.orgId, withChildren: actor.ownerIsAccount });
   const first = await read(orgIds[0]!, undefined);
   return (async function* pages() {
-    let rows = first;
-    for (let i = 0; i < orgIds.length;) {
-      if (rows.length > 0) yield rows.map(entryView);
-      if (rows.length < EXPORT_PAGE) {
-        i++;
-        if (i < orgIds.length) rows = await read(orgIds[i]!, undefined);
-      } else {
+    for (const [i, orgId] of orgIds.entries()) {
+      let rows = i === 0 ? first : await read(orgId, undefined);
+      for (;;) {
+        if (rows.length > 0) yield rows.map(entryView);
+        if (rows.length < EXPORT_PAGE) break; // the organization's last page
         const last = rows.at(-1)!;
-        rows = await read(orgIds[i]!, { at: last.at, seq: last.seq });
+        rows = await read(orgId, { at: last.at, seq: last.seq });
       }
     }
   })();

@@ -5,8 +5,7 @@
 // organization's own, else its account's, else off (inheritedSettings.ts). GET|PUT
 // /v1/organizations/{orgId}/redaction and their GraphQL twins; event redaction_policy.updated. A policy applies to
 // turns written after it: what is stored is never rewritten by a change of policy.
-import type { CountryCode } from 'libphonenumber-js/max';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import type { SqlRunner } from '../../db/sql.js';
 import { recordSettingsChange } from '../events/log.js';

@@ -85,10 +85,13 @@
     } catch {
       /* not JSON: the status says what happened */
     }
-    if (!answer.ok || !envelope || envelope.success !== true) {
-      throw new ApiError(answer.status, typeof envelope?.message === 'string' ? envelope.message : `The service answered ${answer.status}`);
-    }
+    if (!answer.ok || !envelope || envelope.success !== true) throw refusal(answer.status, envelope);
     return envelope.data;
+  }
+
+  /** What a refused call throws: the envelope's message, else the status. @param {number} status @param {any} envelope */
+  function refusal(status, envelope) {
+    return new ApiError(status, typeof envelope?.message === 'string' ? envelope.message : `The service answered ${status}`);
   }
 
   /**
@@ -140,6 +143,37 @@
     } catch (error) {
       showError(error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /**
+   * Paging by cursor for a list with First page and Next page buttons (`<prefix>-first`, `<prefix>-next`): the
+   * cursors of the pages seen, the current one last; `load` shows the page of `cursor()`.
+   * @param {string} prefix @param {() => Promise<void>} load
+   */
+  function cursorPager(prefix, load) {
+    /** @type {(string | null)[]} */
+    let cursors = [null];
+    const first = /** @type {HTMLButtonElement} */ (el(`${prefix}-first`));
+    const nextButton = /** @type {HTMLButtonElement} */ (el(`${prefix}-next`));
+    first.addEventListener('click', () => {
+      cursors = [null];
+      void run(load);
+    });
+    return {
+      cursor: () => cursors[cursors.length - 1],
+      reset: () => {
+        cursors = [null];
+      },
+      /** After a page is shown: Next goes to `next` (none on the last page). @param {string | null} next */
+      shown(next) {
+        nextButton.disabled = !next;
+        nextButton.onclick = () => {
+          if (next) cursors.push(next);
+          void run(load);
+        };
+        first.disabled = cursors.length === 1;
+      },
+    };
   }
 
   // ---- dates -------------------------------------------------------------------------------------
@@ -205,8 +239,8 @@
     acting = null;
     hideSecret();
     // nothing of the last session stays in the page
-    suppressionCursors = [null];
-    accessLogCursors = [null];
+    suppressionPager.reset();
+    accessLogPager.reset();
     for (const id of [
       'org-details',
       'children-rows',
@@ -316,7 +350,7 @@
   /** Keys, OAuth clients and the week of a child (or of the own organization again). @param {{ id: string, name: string, timezone: string }} org */
   function actFor(org) {
     acting = org;
-    accessLogCursors = [null];
+    accessLogPager.reset();
     return run(async () => {
       await loadActing();
       showStatus(`Showing ${org.name}.`);
@@ -726,8 +760,7 @@
   // ---- transcripts: the redaction policy, retention, the access log ------------------------------
 
   const ACCESS_LOG_PAGE = 20;
-  /** @type {(string | null)[]} */
-  let accessLogCursors = [null];
+  const accessLogPager = cursorPager('access-log', loadAccessLog);
   const SOURCE_LABEL = { own: 'its own', account: "its account's", default: 'the default' };
 
   async function loadTranscripts() {
@@ -784,7 +817,7 @@
     el('access-log-denied').hidden = allowed;
     el('access-log-body').hidden = !allowed;
     if (!allowed || !acting) return;
-    const cursor = accessLogCursors[accessLogCursors.length - 1];
+    const cursor = accessLogPager.cursor();
     const page = await rest(
       'GET',
       `/v1/access-log?orgId=${encodeURIComponent(acting.id)}&limit=${ACCESS_LOG_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
@@ -802,19 +835,8 @@
     );
     if (page.entries.length === 0)
       el('access-log-rows').append(h('tr', {}, [h('td', { text: 'No transcript read yet.', attrs: { colspan: '5' } })]));
-    const next = page.pagination.nextCursor;
-    const nextButton = /** @type {HTMLButtonElement} */ (el('access-log-next'));
-    nextButton.disabled = !next;
-    nextButton.onclick = () => {
-      if (next) accessLogCursors.push(next);
-      void run(loadAccessLog);
-    };
-    /** @type {HTMLButtonElement} */ (el('access-log-first')).disabled = accessLogCursors.length === 1;
+    accessLogPager.shown(page.pagination.nextCursor);
   }
-  el('access-log-first').addEventListener('click', () => {
-    accessLogCursors = [null];
-    void run(loadAccessLog);
-  });
   // the whole log of the organization, as the API streams it, saved as a file (the credential goes in a header, so
   // the page fetches it and hands the browser what it got)
   el('access-log-export').addEventListener(
@@ -827,19 +849,7 @@
           credentials: 'omit',
           cache: 'no-store',
         });
-        if (!answer.ok) {
-          /** @type {any} */
-          let envelope = null;
-          try {
-            envelope = await answer.json();
-          } catch {
-            /* not JSON */
-          }
-          throw new ApiError(
-            answer.status,
-            typeof envelope?.message === 'string' ? envelope.message : `The service answered ${answer.status}`,
-          );
-        }
+        if (!answer.ok) throw refusal(answer.status, await answer.json().catch(() => null));
         const url = URL.createObjectURL(await answer.blob());
         const link = h('a', { attrs: { href: url, download: `access-log-${acting.id}.ndjson` } });
         document.body.append(link);
@@ -853,8 +863,7 @@
   // ---- calls: the calling policy, calls at once, the do-not-call list -----------------------------
 
   const SUPPRESSIONS_PAGE = 20;
-  /** @type {(string | null)[]} */
-  let suppressionCursors = [null];
+  const suppressionPager = cursorPager('suppressions', loadSuppressions);
 
   async function loadCalls() {
     await Promise.all([loadPolicy(), loadSuppressions()]);
@@ -895,24 +904,13 @@
       capacity.limit === null
         ? `${capacity.inProgress} in progress (no cap of its own: each location's applies), ${capacity.queuedDue} due and waiting.`
         : `${capacity.inProgress} of ${capacity.limit} in progress, ${capacity.queuedDue} due and waiting.`;
-    const cursor = suppressionCursors[suppressionCursors.length - 1];
+    const cursor = suppressionPager.cursor();
     const page = await rest('GET', `/v1/suppressions?limit=${SUPPRESSIONS_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     el('suppressions-rows').replaceChildren(...page.suppressions.map(suppressionRow));
     if (page.suppressions.length === 0)
       el('suppressions-rows').append(h('tr', {}, [h('td', { text: 'No numbers listed.', attrs: { colspan: '6' } })]));
-    const next = page.pagination.nextCursor;
-    const nextButton = /** @type {HTMLButtonElement} */ (el('suppressions-next'));
-    nextButton.disabled = !next;
-    nextButton.onclick = () => {
-      if (next) suppressionCursors.push(next);
-      void run(loadSuppressions);
-    };
-    /** @type {HTMLButtonElement} */ (el('suppressions-first')).disabled = suppressionCursors.length === 1;
+    suppressionPager.shown(page.pagination.nextCursor);
   }
-  el('suppressions-first').addEventListener('click', () => {
-    suppressionCursors = [null];
-    void run(loadSuppressions);
-  });
 
   /** @param {any} entry */
   function suppressionRow(entry) {
@@ -963,7 +961,7 @@
       const added = await rest('POST', '/v1/suppressions', body);
       form('suppression-form').reset();
       showStatus(`Listed ${added.number}: it will not be called.`);
-      suppressionCursors = [null];
+      suppressionPager.reset();
       await loadSuppressions();
     });
   });
