@@ -179,15 +179,33 @@ export interface LoadResult {
   refused: number;
 }
 
-/** Loads the server at `port`; with `checkRefusals`, every answer that is not a 2xx is looked at (costs the load generator a little). */
-export async function load(port: number, req: Request, connections: number, seconds: number, checkRefusals = false): Promise<LoadResult> {
+/** How a load runs besides its request, connections and length. */
+export interface LoadOptions {
+  /** Every answer that is not a 2xx is looked at (costs the load generator a little). */
+  checkRefusals?: boolean;
+  /** Requests per second over all connections (default: as fast as the server answers). */
+  rate?: number;
+  /** The load stops when this settles, or after its seconds, whichever is first. */
+  until?: Promise<unknown>;
+}
+
+/** Loads the server at `port` for at most `seconds`. */
+export async function load(
+  port: number,
+  req: Request,
+  connections: number,
+  seconds: number,
+  options: LoadOptions = {},
+): Promise<LoadResult> {
+  const { checkRefusals = false, rate, until } = options;
   let badRefusals = 0;
   let refused = 0;
   const rotation = req.rotation ?? { turn: 0 };
-  const result = await autocannon({
+  const run = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
     duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
     timeout: 10,
     requests: [
       {
@@ -210,9 +228,11 @@ export async function load(port: number, req: Request, connections: number, seco
           : {}),
       },
     ],
-  } as autocannon.Options);
+  } as autocannon.Options) as unknown as Promise<autocannon.Result> & { stop(): void };
+  void until?.finally(() => run.stop());
+  const result = await run;
   return {
-    rps: result['2xx'] / seconds,
+    rps: result['2xx'] / Math.min(seconds, result.duration),
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

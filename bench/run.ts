@@ -9,7 +9,8 @@
 //   part, bench/largeAccount.ts, on PostgreSQL), BENCH_ONLY=large-account (that part alone), BENCH_ONLY=flows
 //   (webhooks, calls and the calling-policy change, bench/flows.ts, on PostgreSQL, alone; with BENCH_FLOWS=webhooks,
 //   calls or policy, that one only, calls with the policy change), BENCH_ONLY=governance (transcript reads and turn
-//   writes, bench/governance.ts, on PostgreSQL, alone), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that
+//   writes, bench/governance.ts, then a retention purge under load, bench/retentionPurge.ts, on PostgreSQL, alone;
+//   BENCH_GOVERNANCE=speed or purge, that one only), BENCH_ONLY=embedded or BENCH_ONLY=postgres (that
 //   part alone); a part run alone prints its targets and leaves bench/RESULTS.md as it is. BENCH_DATABASE (ocs_bench)
 //   names the PostgreSQL part's database, BENCH_LARGE_DATABASE (ocs_bench_large) the large-account part's and
 //   BENCH_FLOWS_DATABASE (ocs_bench_flows) the flows part's: runs side by side must not drop each other's.
@@ -22,6 +23,7 @@ import pg from 'pg';
 import { flowsPart } from './flows.js';
 import { governancePart } from './governance.js';
 import { largeAccountPart } from './largeAccount.js';
+import { retentionPurgePart } from './retentionPurge.js';
 import {
   load,
   type LoadResult,
@@ -159,13 +161,13 @@ async function overloadRuns(service: Running, name: string, request: Request, ro
   // the same load generator work on every run (each answer's status and headers looked at), and the
   // /healthz probe started and its first answer in before the 400 connections start, so that neither
   // lands on the overloaded runs alone and biases the ratio
-  let previous = await load(service.port, request, connections, seconds, true);
+  let previous = await load(service.port, request, connections, seconds, { checkRefusals: true });
   const runs: { r: LoadResult; ratio: number; at50: number; health: ProbeResult }[] = [];
   for (let round = 0; round < overloadRounds; round++) {
     const probe = await startProbe(service.port, 10);
-    const r = await load(service.port, request, overloadConnections, 10, true);
+    const r = await load(service.port, request, overloadConnections, 10, { checkRefusals: true });
     const health = await probe.result;
-    const next = await load(service.port, request, connections, seconds, true);
+    const next = await load(service.port, request, connections, seconds, { checkRefusals: true });
     const at50 = (previous.rps + next.rps) / 2;
     runs.push({ r, ratio: r.rps / at50, at50, health });
     log(
@@ -665,7 +667,12 @@ async function main() {
   const started = new Date();
   const largeAccount = () => largeAccountPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
   const flows = () => flowsPart({ postgresAdmin, seconds, rounds, connections, log, report, target });
-  const governance = () => governancePart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+  const governance = async () => {
+    if (process.env.BENCH_GOVERNANCE !== 'purge')
+      await governancePart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+    if (process.env.BENCH_GOVERNANCE !== 'speed')
+      await retentionPurgePart({ postgresAdmin, seconds, rounds, connections, log, report, target });
+  };
   const only = process.env.BENCH_ONLY;
   if (only === 'large-account' || only === 'flows' || only === 'postgres' || only === 'embedded' || only === 'governance') {
     if (only === 'embedded') {
