@@ -17,9 +17,9 @@
 //              statements), each turn opened with its organization's data key (unwrapped once, by the master
 //              key of TRANSCRIPT_MASTER_KEYS, then kept), answered as JSON: the read without its access-log entry,
 //              without authentication;
-//   turnWrite — POST /<conversationId> {role, text}: a turn appended as said, in clear, with its event: one
-//              transaction locking the conversation (the next seq is then its own), inserting the turn and the
-//              event row: the least work a turn's write needs, without redaction, sealing or checks.
+//   turnWrite — POST /<conversationId> {role, text}: a turn appended as said, in clear, with its event, in one
+//              statement (the conversation's lastSeq moved on under its row lock is the turn's seq; the turn and
+//              the event row inserted): the least work a turn's write needs, without redaction, sealing or checks.
 // Prints {"msg":"listening","port":…} once ready.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -160,35 +160,22 @@ if (mode === 'constant') {
   handle = async (url, text) => {
     const conversationId = url.slice(1);
     const input = JSON.parse(text) as { role: string; text: string };
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const locked = await client.query<{ orgId: string }>(`SELECT "orgId" FROM "Conversation" WHERE "id" = $1 FOR UPDATE`, [
-        conversationId,
-      ]);
-      if (!locked.rows[0]) {
-        await client.query('ROLLBACK');
-        return { status: 404, body: '{}' };
-      }
-      const { rows } = await client.query<{ seq: number; at: Date }>(
-        `WITH m AS (
-           INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "at")
-           SELECT gen_random_uuid(), $1::uuid, COALESCE(MAX("seq"), 0) + 1, $2, $3, now() FROM "ConversationMessage" WHERE "conversationId" = $1::uuid
-           RETURNING "seq", "at")
-         INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "subjectType", "subjectId", "data")
-         SELECT gen_random_uuid(), 'conversation.message_added', $4::uuid, now(), 'apiKey', 'conversation', $1::text,
-                jsonb_build_object('seq', m."seq", 'role', $2::text, 'length', length($3::text)) FROM m
-         RETURNING (SELECT "seq" FROM m) AS "seq", now() AS "at"`,
-        [conversationId, input.role, input.text, locked.rows[0].orgId],
-      );
-      await client.query('COMMIT');
-      return { status: 200, body: JSON.stringify({ success: true, data: { ...rows[0], role: input.role, text: input.text } }) };
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
+    // the conversation's counter moved on under its row lock gives the turn its seq: turns at once each get their own
+    const { rows } = await pool.query<{ seq: number; at: Date }>(
+      `WITH c AS (
+         UPDATE "Conversation" SET "lastSeq" = "lastSeq" + 1 WHERE "id" = $1::uuid RETURNING "orgId", "lastSeq"),
+       m AS (
+         INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "at")
+         SELECT gen_random_uuid(), $1::uuid, c."lastSeq", $2, $3, now() FROM c
+         RETURNING "seq", "at")
+       INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "subjectType", "subjectId", "data")
+       SELECT gen_random_uuid(), 'conversation.message_added', c."orgId", now(), 'apiKey', 'conversation', $1::text,
+              jsonb_build_object('seq', m."seq", 'role', $2::text, 'length', length($3::text)) FROM m, c
+       RETURNING (SELECT "seq" FROM m) AS "seq", now() AS "at"`,
+      [conversationId, input.role, input.text],
+    );
+    if (!rows[0]) return { status: 404, body: '{}' };
+    return { status: 200, body: JSON.stringify({ success: true, data: { ...rows[0], role: input.role, text: input.text } }) };
   };
 } else {
   throw new Error('usage: baseline.ts constant|prisma|callCreate|deliver|transcriptRead|turnWrite');

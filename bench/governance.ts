@@ -4,7 +4,8 @@
 //     same read without the entry (bench/baseline.ts transcriptRead: the rows read and opened, nothing else);
 //   - a turn written with redaction (the organization's policy: e-mail addresses and phone numbers, originals
 //     kept) and sealing (POST /v1/conversations/{id}/messages) against a turn written as said, in clear, with its
-//     event (bench/baseline.ts turnWrite), over 50 conversations in turn.
+//     event, in one statement (bench/baseline.ts turnWrite), over 50 conversations in turn.
+// bench/retentionPurge.ts follows it (BENCH_GOVERNANCE=speed or purge: one of the two).
 // BENCH_GOVERNANCE_DATABASE (ocs_bench_governance) names its database.
 import { randomBytes } from 'node:crypto';
 import { type BenchPart, freshDemoDatabase, load, type LoadResult, median, type Request, startScript, startService } from './lib.js';

@@ -235,4 +235,32 @@ describe('the list filters', () => {
     expect(gql.body.data.conversationsConnection.totalCount).toBe(expected.filter((c: Conversation) => c.status === 'CLOSED').length);
     expect((await t.rest('GET', '/v1/conversations?medium=FAX')).status).toBe(400);
   });
+
+  it("reads a turn's instant back as written whatever the process's time zone, and a policy set a moment before applies", async () => {
+    t.clock.set(NOW);
+    const id = await open(t);
+    const previous = process.env.TZ;
+    // the turns are read in one statement that builds them as JSON: an instant without its zone would be read in
+    // the process's (14 hours off here)
+    process.env.TZ = 'Pacific/Kiritimati';
+    try {
+      const at = '2026-03-02T14:59:58.123Z';
+      const written = await t.rest('POST', `/v1/conversations/${id}/messages`, {
+        json: { role: 'caller', text: 'mail me at a@b.example', at },
+      });
+      expect(written.body.data.at).toBe(at);
+      const put = await t.rest('PUT', `/v1/organizations/${t.demo.organizations.clinic.id}/redaction`, { json: { emails: true } });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      await t.rest('POST', `/v1/conversations/${id}/messages`, { json: { role: 'caller', text: 'or at c@d.example' } });
+      const read = await t.rest('GET', `/v1/conversations/${id}`);
+      expect(read.body.data.transcript.messages.map((m: { at: string; text: string }) => [m.at, m.text])).toEqual([
+        [at, 'mail me at a@b.example'],
+        [new Date(NOW).toISOString(), 'or at [email]'],
+      ]);
+    } finally {
+      if (previous === undefined) delete process.env.TZ;
+      else process.env.TZ = previous;
+      await t.rest('PUT', `/v1/organizations/${t.demo.organizations.clinic.id}/redaction`, { json: {} });
+    }
+  });
 });

@@ -17,14 +17,14 @@ import {
 } from './conversations.js';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
-import { recordEvent } from '../events/log.js';
+import { newEventRow, recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization, reachableInTransaction } from '../organizations/organizations.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import type { PatientWordsAnswerType } from '../shared/shownOnce.js';
-import { insertConversationMessage, lockConversationRow } from './sql.js';
+import { appendConversationMessage, conversationForTurn, conversationWithTurns, lockConversationRow } from './sql.js';
 import { type AccessLogSurface, recordTranscriptRead } from '../governance/accessLog.js';
 import { redactTranscript } from '../governance/redaction.js';
 import { turnRedaction } from '../governance/redactionPolicy.js';
@@ -271,39 +271,48 @@ export async function addConversationMessage(
   const id = uuidParam('conversationId', conversationId);
   const now = deps.clock();
   checkRecordedAt('at', data.at, now);
-  return deps.db.$transaction(async (tx) => {
-    const conversation = await lockConversation(tx, actor, id);
-    if (conversation.status !== 'OPEN') throw new Conflict(`Conversation ${id} has ended; no turns can be added`);
-    // the words are stored without card numbers and SSNs (governance/redaction.ts), sealed with the organization's
-    // data key (governance/transcriptKeys.ts), never in clear; the answer shows them as stored
-    // (and, as the organization's policy says, without e-mail addresses and phone numbers, the words as said kept
-    // sealed beside them: governance/redactionPolicy.ts)
-    const messageId = randomUUID();
-    const redaction = await turnRedaction(tx, conversation);
-    const { text: words, redacted } = redactTranscript(data.text, redaction.options);
-    const sealed = await deps.transcripts.seal(tx, conversation.orgId, messageId, words);
-    const original =
-      redaction.keepOriginals && redacted ? await deps.transcripts.seal(tx, conversation.orgId, messageId, data.text, 'original') : null;
-    const row = await insertConversationMessage(tx, {
+  // no transaction: the conversation is read, the words redacted and sealed, then the turn and its event are
+  // appended in one statement that also checks the conversation is still OPEN (appendConversationMessage)
+  const conversation = await conversationForTurn(deps.db, id);
+  if (!conversation || !(await canReach(deps, actor, conversation.orgId))) throw new NotFound('Conversation');
+  const ended = () => new Conflict(`Conversation ${id} has ended; no turns can be added`);
+  if (conversation.status !== 'OPEN') throw ended();
+  // the words are stored without card numbers and SSNs (governance/redaction.ts), sealed with the organization's
+  // data key (governance/transcriptKeys.ts), never in clear; the answer shows them as stored
+  // (and, as the organization's policy says, without e-mail addresses and phone numbers, the words as said kept
+  // sealed beside them: governance/redactionPolicy.ts)
+  const messageId = randomUUID();
+  const redaction = turnRedaction(conversation);
+  const { text: words, redacted } = redactTranscript(data.text, redaction.options);
+  const sealed = await deps.transcripts.seal(deps.db, conversation.orgId, messageId, words);
+  const original =
+    redaction.keepOriginals && redacted ? await deps.transcripts.seal(deps.db, conversation.orgId, messageId, data.text, 'original') : null;
+  const at = data.at ? new Date(data.at) : now;
+  // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
+  // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13);
+  // its seq is the one the statement gives the turn
+  const event = newEventRow(deps, actor, {
+    type: 'conversation.message_added',
+    orgId: conversation.orgId,
+    subject: { type: 'conversation', id },
+    data: { role: data.role, at: at.toISOString(), length: words.length },
+  });
+  const row = await appendConversationMessage(
+    deps.db,
+    {
       id: messageId,
       conversationId: id,
       role: data.role,
       text: sealed.text,
       keyVersion: sealed.keyVersion,
       original: original?.text ?? null,
-      at: data.at ? new Date(data.at) : now,
-    });
-    const view = messageView(row, words);
-    // the event names the turn, never its words: events and webhook deliveries are read without transcripts:read
-    // and without an access-log entry, so the text is read only through the logged reads (docs/decisions.md §13)
-    await recordEvent(tx, deps, actor, {
-      type: 'conversation.message_added',
-      orgId: conversation.orgId,
-      subject: { type: 'conversation', id },
-      data: { seq: view.seq, role: view.role, at: view.at, length: view.text.length },
-    });
-    return { ...view, textWithheld: false };
-  });
+      at,
+    },
+    event,
+  );
+  // ended (or erased) between the read and the append
+  if (!row) throw (await conversationForTurn(deps.db, id)) ? ended() : new NotFound('Conversation');
+  return { ...messageView(row, words), textWithheld: false };
 }
 
 /** Ends an OPEN conversation with its summary (409 when it already ended). Scope conversations:write. */
@@ -356,49 +365,37 @@ export async function getConversation(
   const id = uuidParam('conversationId', conversationId);
   const page = parseInput(transcriptQuery, query ?? {});
   if (page.unredacted) requireScope(actor, 'transcripts:read_unredacted');
-  const row = await deps.db.conversation.findUnique({ where: { id } });
-  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
-  await recordTranscriptRead(deps, actor, { orgId: row.orgId, conversationId: id, surface, unredacted: page.unredacted });
-  return {
-    conversation: conversationView(row),
-    transcript: await transcriptPage(deps, row.orgId, id, { ...page, field: 'cursor' }),
-  };
-}
-
-/**
- * A page of turns after the sealed position `cursor` (bound to the conversation); with `unredacted`, each turn whose
- * original was kept is answered as said.
- */
-export async function transcriptPage(
-  deps: ConversationDeps,
-  orgId: string,
-  conversationId: string,
-  page: { limit: number; cursor?: string | undefined; unredacted: boolean; field: string },
-): Promise<TranscriptPage> {
-  const { limit, cursor, field } = page;
   const key = pageCursorKey(deps.tokens.key);
-  const filters = { list: 'transcript', conversationId };
-  let after = 0;
-  if (cursor !== undefined) {
-    const position = openCursor(key, cursor, filters, field) as { s?: unknown };
-    if (typeof position?.s !== 'number' || !Number.isInteger(position.s))
-      throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
-    after = position.s;
-  }
-  const rows = await deps.db.conversationMessage.findMany({
-    where: { conversationId, seq: { gt: after } },
-    orderBy: { seq: 'asc' },
-    take: limit + 1,
-  });
+  const filters = { list: 'transcript', conversationId: id };
+  const after = page.cursor === undefined ? 0 : transcriptPosition(key, page.cursor, filters);
+  // the conversation and its page of turns in one statement; the turns are opened only once the read is logged
+  const found = await conversationWithTurns(deps.db, id, after, page.limit + 1);
+  if (!found || !(await canReach(deps, actor, found.conversation.orgId))) throw new NotFound('Conversation');
+  const { conversation, turns } = found;
+  await recordTranscriptRead(deps, actor, { orgId: conversation.orgId, conversationId: id, surface, unredacted: page.unredacted });
   // one after the other: the first opens the organization's data key, the others find it kept
   const messages: MessageView[] = [];
-  for (const row of rows.slice(0, limit)) {
+  for (const row of turns.slice(0, page.limit)) {
     const original = page.unredacted && row.original !== null ? row.original : null;
     const text =
       original !== null
-        ? await deps.transcripts.open(deps.db, orgId, row.id, { text: original, keyVersion: row.keyVersion }, 'original')
-        : await deps.transcripts.open(deps.db, orgId, row.id, row);
+        ? await deps.transcripts.open(deps.db, conversation.orgId, row.id, { text: original, keyVersion: row.keyVersion }, 'original')
+        : await deps.transcripts.open(deps.db, conversation.orgId, row.id, row);
     messages.push(messageView(row, text));
   }
-  return { messages, nextCursor: rows.length > limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null };
+  return {
+    conversation: conversationView(conversation),
+    transcript: {
+      messages,
+      nextCursor: turns.length > page.limit ? sealCursor(key, { s: messages.at(-1)!.seq }, filters) : null,
+    },
+  };
+}
+
+/** The seq a transcript cursor stands after (400 naming `cursor` when this service did not issue it for this list). */
+function transcriptPosition(key: ReturnType<typeof pageCursorKey>, cursor: string, filters: Record<string, string>): number {
+  const position = openCursor(key, cursor, filters, 'cursor') as { s?: unknown };
+  if (typeof position?.s !== 'number' || !Number.isInteger(position.s))
+    throw InvalidInput.of('cursor', 'is not a cursor this service issued (altered or made up); start again without it');
+  return position.s;
 }

@@ -3,8 +3,9 @@
 // the erasure's batches. The rest of its reads and writes go through Prisma's client.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { CallBatch, CallRequest, Conversation, ConversationMessage } from '../../generated/prisma/client.js';
-import { type EventRow, eventInsertSql } from '../events/sql.js';
-import type { SqlRunner } from '../../db/sql.js';
+import { type EventRow, eventInsertFromSql, eventInsertSql } from '../events/sql.js';
+import { jsonInstant, type SqlRunner } from '../../db/sql.js';
+import { redactionPolicyRowsJson } from '../governance/sql.js';
 import type { Actor } from '../shared/access.js';
 import type { ConversationPosition, ConversationRange, ConversationRowFilter } from './conversationPages.js';
 
@@ -82,27 +83,83 @@ export function lockCallRequestRow(tx: SqlRunner, id: string): Promise<{ id: str
   return tx.$queryRaw`SELECT "id"::text AS "id" FROM "CallRequest" WHERE "id" = ${id}::uuid FOR UPDATE`;
 }
 
+/** A conversation's columns as the domain reads them (ids as text). */
+const CONVERSATION_COLUMNS = Prisma.sql`"id"::text AS "id", "orgId"::text AS "orgId", "botId"::text AS "botId", "tags", "medium"::text AS "medium",
+           "toNumber", "fromNumber", "summary", "topic", "duration", "startTime", "endTime", "status"::text AS "status", "archived",
+           "lastSeq"`;
+
 /** Locks one conversation's row for the rest of the transaction and answers it (null when it is not there). */
 export async function lockConversationRow(tx: SqlRunner, id: string): Promise<Conversation | null> {
   const rows = await tx.$queryRaw<Conversation[]>`
-    SELECT "id"::text AS "id", "orgId"::text AS "orgId", "botId"::text AS "botId", "tags", "medium"::text AS "medium",
-           "toNumber", "fromNumber", "summary", "topic", "duration", "startTime", "endTime", "status"::text AS "status", "archived"
-    FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
+    SELECT ${CONVERSATION_COLUMNS} FROM "Conversation" WHERE "id" = ${id}::uuid FOR UPDATE`;
   return rows[0] ?? null;
 }
 
 /**
- * Appends a turn after the last one of its conversation (the caller holds the conversation's lock, so the next seq
- * is its own); answers the stored row.
+ * One conversation as it is now, unlocked, with the redaction policy rows of its organization and account (a turn's
+ * write reads both before it appends: governance/redactionPolicy.ts turnRedaction); null when it is not there.
  */
-export async function insertConversationMessage(tx: SqlRunner, row: Omit<ConversationMessage, 'seq'>): Promise<ConversationMessage> {
-  const rows = await tx.$queryRaw<ConversationMessage[]>`
-    INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "keyVersion", "original", "at")
-    SELECT ${row.id}::uuid, ${row.conversationId}::uuid, COALESCE(MAX("seq"), 0) + 1, ${row.role}, ${row.text}, ${row.keyVersion},
-           ${row.original}, ${row.at.toISOString()}::timestamp(3)
-    FROM "ConversationMessage" WHERE "conversationId" = ${row.conversationId}::uuid
-    RETURNING "id"::text AS "id", "conversationId"::text AS "conversationId", "seq", "role", "text", "keyVersion", "original", "at"`;
-  return rows[0]!;
+export async function conversationForTurn(db: SqlRunner, id: string): Promise<(Conversation & { redactionPolicies: unknown }) | null> {
+  const rows = await db.$queryRaw<(Conversation & { redactionPolicies: unknown })[]>`
+    SELECT ${CONVERSATION_COLUMNS}, ${redactionPolicyRowsJson(Prisma.sql`c."orgId"`)} AS "redactionPolicies"
+    FROM "Conversation" c WHERE c."id" = ${id}::uuid`;
+  return rows[0] ?? null;
+}
+
+/**
+ * One conversation and up to `take` of its turns after seq `after`, in seq order, in one statement (the turns as
+ * stored: sealed); null when the conversation is not there.
+ */
+export async function conversationWithTurns(
+  db: SqlRunner,
+  id: string,
+  after: number,
+  take: number,
+): Promise<{ conversation: Conversation; turns: ConversationMessage[] } | null> {
+  const rows = await db.$queryRaw<(Conversation & { turns: unknown })[]>`
+    SELECT ${CONVERSATION_COLUMNS}, (
+      SELECT COALESCE(json_agg(json_build_object('id', m."id", 'seq', m."seq", 'role', m."role", 'text', m."text",
+                                                 'keyVersion', m."keyVersion", 'original', m."original", 'at', ${jsonInstant(Prisma.sql`m."at"`)})
+                               ORDER BY m."seq"), '[]'::json)
+      FROM (SELECT * FROM "ConversationMessage" WHERE "conversationId" = c."id" AND "seq" > ${after} ORDER BY "seq" LIMIT ${take}) m
+    ) AS "turns"
+    FROM "Conversation" c WHERE c."id" = ${id}::uuid`;
+  const row = rows[0];
+  if (!row) return null;
+  const { turns, ...conversation } = row;
+  const parsed = (typeof turns === 'string' ? JSON.parse(turns) : turns) as (Omit<ConversationMessage, 'at' | 'conversationId'> & {
+    at: string;
+  })[];
+  return { conversation, turns: parsed.map((t) => ({ ...t, conversationId: id, at: new Date(t.at) })) };
+}
+
+/**
+ * Appends a turn to an OPEN conversation, with its event, in one statement (one transaction, no round trips to
+ * open and commit one). The conversation's lastSeq moves on and the turn takes it: turns written at once wait on
+ * the row's lock, and one that waited re-reads the moved value, so each has its own seq (a turn stored without
+ * moving it, by an older version or by hand, is passed by the MAX). The event's data gets the seq. Answers the
+ * stored row; none when the conversation is gone or no longer OPEN.
+ */
+export async function appendConversationMessage(
+  db: SqlRunner,
+  row: Omit<ConversationMessage, 'seq'>,
+  event: EventRow,
+): Promise<ConversationMessage | null> {
+  const rows = await db.$queryRaw<ConversationMessage[]>`
+    WITH c AS (
+      UPDATE "Conversation" SET "lastSeq" = GREATEST("lastSeq",
+        (SELECT COALESCE(MAX("seq"), 0) FROM "ConversationMessage" WHERE "conversationId" = ${row.conversationId}::uuid)) + 1
+      WHERE "id" = ${row.conversationId}::uuid AND "status" = 'OPEN'
+      RETURNING "lastSeq"),
+    m AS (
+      INSERT INTO "ConversationMessage" ("id", "conversationId", "seq", "role", "text", "keyVersion", "original", "at")
+      SELECT ${row.id}::uuid, ${row.conversationId}::uuid, c."lastSeq", ${row.role}, ${row.text}, ${row.keyVersion}, ${row.original},
+             ${row.at.toISOString()}::timestamp(3)
+      FROM c
+      RETURNING "id"::text AS "id", "conversationId"::text AS "conversationId", "seq", "role", "text", "keyVersion", "original", "at"),
+    ev AS (${eventInsertFromSql(event, Prisma.sql`m`, Prisma.sql`jsonb_build_object('seq', m."seq")`)})
+    SELECT m.* FROM m`;
+  return rows[0] ?? null;
 }
 
 // ---- dispatch (callDispatch.ts)

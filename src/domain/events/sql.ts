@@ -36,6 +36,21 @@ export function eventInsertSql(event: EventRow): Prisma.Sql {
 }
 
 /**
+ * The INSERT of one event's row for each row of `from` (a WITH of the same statement that yields one row or none):
+ * the event is written only when its subject's row was, and `dataFrom` (a jsonb object over `from`'s columns) is
+ * merged into its data, for what the statement itself decides (a turn's seq).
+ */
+export function eventInsertFromSql(event: EventRow, from: Prisma.Sql, dataFrom: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
+      SELECT ${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${event.occurredAt.toISOString()}::timestamp(3), ${event.actorKind},
+             ${event.actorId}, ${event.actorName}, ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb || ${dataFrom},
+             ${event.previous}::jsonb
+      FROM ${from}
+      RETURNING "id"`;
+}
+
+/**
  * Appends one event; with `look`, in the same statement, has the organization's availability looked at
  * again (its "AvailabilityStatus" due now, made when it has none); with `alsoQueue` (a job's INSERT), queues
  * that job in the same statement.

@@ -16,7 +16,7 @@ import { parseInput } from '../shared/errors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 import { inheritSettings, SETTING_SOURCES, type SettingSource } from './inheritedSettings.js';
 import type { RedactionOptions } from './redaction.js';
-import { redactionPolicyRows, type RedactionPolicyRow } from './sql.js';
+import { redactionPolicyRows, redactionPolicyRowsOf, type RedactionPolicyRow } from './sql.js';
 
 export const REDACTION_FIELDS = ['emails', 'phones', 'keepOriginals'] as const;
 export type RedactionField = (typeof REDACTION_FIELDS)[number];
@@ -126,14 +126,15 @@ function regionOf(numbers: readonly string[]): CountryCode {
 }
 
 /**
- * How a turn of a conversation is redacted under its organization's policy, read in the turn's transaction. The
- * region phone numbers are read in is the caller's number's, else the called line's, else the default.
+ * How a turn of a conversation is redacted under its organization's policy, from the policy rows read with the
+ * conversation (sql.ts redactionPolicyRowsJson). The region phone numbers are read in is the caller's number's, else
+ * the called line's, else the default.
  */
-export async function turnRedaction(
-  tx: SqlRunner,
-  conversation: { orgId: string; fromNumber: string; toNumber: string },
-): Promise<{ options: RedactionOptions; keepOriginals: boolean }> {
-  const policy = await effectiveRedactionPolicy(tx, conversation.orgId);
+export function turnRedaction(conversation: { orgId: string; fromNumber: string; toNumber: string; redactionPolicies: unknown }): {
+  options: RedactionOptions;
+  keepOriginals: boolean;
+} {
+  const policy = policyView(conversation.orgId, redactionPolicyRowsOf(conversation.redactionPolicies));
   return {
     options: {
       emails: policy.emails,

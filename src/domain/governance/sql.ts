@@ -1,7 +1,7 @@
 // Every SQL statement of the governance context: the access log's chain lock, its head, and the reads of
 // the list and of the verification. Column lists are written once, here.
 import { Prisma } from '../../generated/prisma/client.js';
-import type { SqlRunner } from '../../db/sql.js';
+import { jsonInstant, type SqlRunner } from '../../db/sql.js';
 
 /** An access-log row as stored (prisma/schema.prisma AccessLogEntry). */
 export interface AccessLogRow {
@@ -325,6 +325,25 @@ export function redactionPolicyRows(db: SqlRunner, orgId: string): Promise<Redac
   return db.$queryRaw<RedactionPolicyRow[]>`
     SELECT "orgId"::text AS "orgId", "emails", "phones", "keepOriginals", "updatedAt" FROM "RedactionPolicy"
     WHERE "orgId" = ${orgId}::uuid OR "orgId" = (SELECT "parentId" FROM "Organization" WHERE "id" = ${orgId}::uuid)`;
+}
+
+/**
+ * The same rows as a JSON array, for a statement that reads them beside what it is about (a turn's conversation:
+ * calls/sql.ts conversationForTurn): `orgId` names the organization (a column of that statement). Read back with
+ * redactionPolicyRowsOf.
+ */
+export function redactionPolicyRowsJson(orgId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT COALESCE(json_agg(json_build_object('orgId', p."orgId", 'emails', p."emails", 'phones', p."phones",
+                                               'keepOriginals', p."keepOriginals", 'updatedAt', ${jsonInstant(Prisma.sql`p."updatedAt"`)})), '[]'::json)
+    FROM "RedactionPolicy" p
+    WHERE p."orgId" = ${orgId} OR p."orgId" = (SELECT o."parentId" FROM "Organization" o WHERE o."id" = ${orgId}))`;
+}
+
+/** The rows of a redactionPolicyRowsJson column (the drivers answer json parsed or as text). */
+export function redactionPolicyRowsOf(json: unknown): RedactionPolicyRow[] {
+  const rows = (typeof json === 'string' ? JSON.parse(json) : json) as (Omit<RedactionPolicyRow, 'updatedAt'> & { updatedAt: string })[];
+  return rows.map((r) => ({ ...r, updatedAt: new Date(r.updatedAt) }));
 }
 
 /** The organizations a credential reaches, by id: its owner and, for an account, the account's children. */

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Conversation" ADD COLUMN     "lastSeq" INTEGER NOT NULL DEFAULT 0;
