@@ -25,6 +25,7 @@ import { methodsForPath, registerRoutes } from './rest/router.js';
 import { allRoutes } from './rest/routes/index.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { createMetrics } from './metrics/metrics.js';
+import { LANDING_ROUTES, registerLanding } from './portal/landing.js';
 import { PORTAL_PATH, PORTAL_ROUTES, registerPortal } from './portal/page.js';
 
 /** Longer than any id or name a path carries; a longer path segment is a 404 like any unknown path. */
@@ -98,6 +99,8 @@ export function createApp(deps: AppDeps) {
   registerApiDocs(app, allRoutes, { serverUrl: serverUrlFromAudience(deps.config.oauthAudience) });
   // the developer portal: a static page calling /graphql and /v1 with the key pasted into it (portal/page.ts)
   registerPortal(app);
+  // GET /: links to the pages above and the health check (portal/landing.ts)
+  registerLanding(app);
   registerRoutes(app, allRoutes);
 
   // the routes registered above besides /v1's
@@ -111,6 +114,7 @@ export function createApp(deps: AppDeps) {
     { method: 'POST', path: '/graphql' },
     ...API_DOCS_ROUTES,
     ...PORTAL_ROUTES,
+    ...LANDING_ROUTES,
   ];
   const known = [...allRoutes.map((r) => ({ method: r.method, path: r.path })), ...others];
 

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DatabaseLockedError } from './db/pgliteLock.js';
 import { createDemoData } from './demo/demoData.js';
 import { createDemoSchedule, demoGraphiqlVariables } from './demo/demoSchedule.js';
-import { createHttpServer, createRequestScheduler, listen } from './http/server.js';
+import { checkPortFree, createHttpServer, createRequestScheduler, listen, PortTakenError } from './http/server.js';
 import { createLogger, errorFields } from './logger.js';
 import { openRuntime } from './runtime.js';
 
@@ -19,6 +19,8 @@ const DURABLE_WORK_DELAY_MS = 1_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // before migrations and the demo data: a taken port stops the start with nothing made
+  await checkPortFree(config.port, config.host);
   const runtime = await openRuntime(config, logger);
   if (runtime.appliedMigrations.length) logger.info('migrations applied', { migrations: runtime.appliedMigrations });
 
@@ -71,7 +73,12 @@ async function main(): Promise<void> {
       : '  Demo credentials: not kept (pglite:memory); the key is below\n';
     process.stderr.write(
       `\n${demoCreated ? 'Demo data created on the embedded database.' : 'Embedded database.'}\n` +
-        (demoCreated ? `  Demo API key (account organization): ${demoKey}\n` : '') +
+        (demoCreated
+          ? `  Demo API key (account organization): ${demoKey}\n` +
+            `  Demo API key (Downtown clinic, the location with a week, closures and a special day): ${clinicKey}\n`
+          : '') +
+        `  Start page: ${base}/\n` +
+        `  Developer portal: ${base}/portal (paste a key; the Downtown clinic's shows its week)\n` +
         `  GraphiQL: ${base}/graphql (${runtime.deps.demoApiKey ? "the Downtown clinic's key in its headers, for a browser on this machine" : 'put an API key into its headers'})\n` +
         `  REST API docs: ${base}/v1/docs\n${where}\n`,
     );
@@ -139,7 +146,7 @@ function readDemoCredentials(file: string): { clinicKey?: string; clinicId?: str
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DatabaseLockedError) {
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof PortTakenError) {
     process.stderr.write(`${err.message}\n`);
   } else {
     process.stderr.write(`Failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -236,6 +236,18 @@ function densify(value: unknown): unknown {
   return value;
 }
 
+/** Whether a body sent as a form is a JSON object or array (no form's first field name starts with `{"` or `[`). */
+function looksLikeJson(text: string): boolean {
+  const start = text.trimStart();
+  if (!start.startsWith('{') && !start.startsWith('[')) return false;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null;
+  } catch {
+    return false;
+  }
+}
+
 export async function parseBody(source: BodySource): Promise<ParsedBody> {
   const bytes = await readLimited(source);
   // the media type is case-insensitive, a multipart boundary is not (RFC 2046 §5.1.1): keep it as sent
@@ -257,6 +269,13 @@ export async function parseBody(source: BodySource): Promise<ParsedBody> {
     } catch {
       throw new BodyError(400, 'The form body is not valid UTF-8');
     }
+    // a JSON document sent without its content type (curl -d sends this one): read as a form it would be one field
+    // named after the whole document, and refused as an unknown property that says nothing of the cause
+    if (looksLikeJson(text))
+      throw new BodyError(
+        415,
+        'The body is JSON but its Content-Type is application/x-www-form-urlencoded (what curl -d sends by default); send the header Content-Type: application/json',
+      );
     return { kind: 'form', value: formEntriesToObject(new URLSearchParams(text)) };
   }
   if (mediaType === 'multipart/form-data') {

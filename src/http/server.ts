@@ -17,7 +17,7 @@
 // keeps accepting new connections; past the queue's bound a request is answered 503 + Retry-After at once;
 // the health check (the route GET /healthz, whatever its query) starts at once.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { HttpLimits } from '../config.js';
 import { errorFields, type Logger } from '../logger.js';
 import type { RestErrorCode } from '../domain/shared/errorCodes.js';
@@ -99,14 +99,33 @@ export function createHttpServer(
 }
 
 /** Listens on `host:port` (0 = a free port) and answers the address actually bound. */
-export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+export function listen(server: NetServer, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortTakenError(port, host) : err);
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve(server.address() as AddressInfo);
     });
   });
+}
+
+/** Another process listens on the port the service was told to use: said in one line, with what to do. */
+export class PortTakenError extends Error {
+  constructor(port: number, host: string) {
+    super(`Port ${port} on ${host} is taken by another process: stop it, or set PORT to a free one (e.g. PORT=${port + 1} npm start)`);
+  }
+}
+
+/**
+ * Throws PortTakenError when `port` cannot be listened on now: checked before a start does its work (migrations,
+ * the demo data), so that a taken port stops it before anything is made. Port 0 (any free one) is never taken.
+ */
+export async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await listen(probe, port, host);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 
 /** The /v1 error envelope (rest/envelope.ts), written here without the app: these answers come before it. */

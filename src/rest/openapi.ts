@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SCOPES } from '../domain/shared/access.js';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../domain/shared/access.js';
 import { ERROR_CATALOGUE, REST_ERROR_CODES, restCodesOfStatus } from '../domain/shared/errorCodes.js';
 import { projectRoot } from '../projectRoot.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_METHODS } from '../idempotency/key.js';
@@ -238,11 +238,6 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', name: string, c
 }
 
 /** `office-hours:write` → "Write office hours" */
-function scopeDescription(scope: string): string {
-  const [resource = '', access = ''] = scope.split(':');
-  return `${access === 'write' ? 'Write' : 'Read'} ${resource.replace(/-/g, ' ')}`;
-}
-
 function successEnvelope(data: JsonSchema): JsonSchema {
   return {
     type: 'object',
@@ -457,13 +452,17 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     },
   };
   const paths: OpenApiDocument['paths'] = {};
-  for (const route of routes) {
+  // grouped by tag in TAG_DESCRIPTIONS' order (organizations first), whatever order the route files are listed in:
+  // Swagger UI shows the groups in the order it meets them
+  const tagOrder = Object.keys(TAG_DESCRIPTIONS);
+  const byTag = [...routes].sort((a, b) => tagOrder.indexOf(a.tag) - tagOrder.indexOf(b.tag));
+  for (const route of byTag) {
     if (!Object.hasOwn(TAG_DESCRIPTIONS, route.tag))
       throw new Error(`OpenAPI: the tag "${route.tag}" of ${route.method} ${route.path} has no description`);
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operationOf(route, routes, schemas);
   }
   Object.assign(paths, structuredClone(servicePaths));
-  const tags = [...[...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name]! })), ...SERVICE_TAGS];
+  const tags = [...[...new Set(byTag.map((r) => r.tag))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name]! })), ...SERVICE_TAGS];
   return {
     openapi: '3.1.0',
     info: {
@@ -520,7 +519,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
           type: 'oauth2',
           description: 'Client credentials; the token request also names the service `audience`. Send the token as a bearer token.',
           flows: {
-            clientCredentials: { tokenUrl: '/oauth/token', scopes: Object.fromEntries(SCOPES.map((s) => [s, scopeDescription(s)])) },
+            clientCredentials: { tokenUrl: '/oauth/token', scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]])) },
           },
         },
       },

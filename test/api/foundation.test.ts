@@ -19,6 +19,23 @@ describe('envelope and routing', () => {
     expect(res.body).toEqual({ success: false, data: {}, code: 'not_found', message: expect.stringContaining('/v1/nothing-here') });
   });
 
+  it('answers / with the links a newcomer starts from: a page for a browser, JSON otherwise', async () => {
+    const page = await t.rest('GET', '/', { token: null, headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    for (const href of ['/v1/docs', '/v1/openapi.json', '/graphql', '/portal', '/healthz']) expect(page.body).toContain(`href="${href}"`);
+    const json = await t.rest('GET', '/', { token: null });
+    expect(json.status).toBe(200);
+    expect(json.body).toEqual({
+      name: 'Office Communications Service',
+      links: { docs: '/v1/docs', openapi: '/v1/openapi.json', graphql: '/graphql', portal: '/portal', health: '/healthz' },
+    });
+    const post = await t.rest('POST', '/', { token: null });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+  });
+
   it('answers 405 with Allow for a wrong method', async () => {
     const res = await t.rest('DELETE', `/v1/organizations/${t.demo.organizations.clinic.id}/disable`);
     expect(res.status).toBe(405);
@@ -47,6 +64,21 @@ describe('request bodies on a write route', () => {
     expect(res.body).toEqual({ success: false, data: {}, code: 'malformed_request', message: 'The body is not valid JSON' });
     const org = await t.db.prisma.organization.findUniqueOrThrow({ where: { id: t.demo.organizations.clinic.id } });
     expect(org.communicationsEnabled).toBe(true);
+  });
+
+  it('says to send Content-Type: application/json when JSON comes as a form (curl -d), and changes nothing', async () => {
+    const closures = `/v1/organizations/${t.demo.organizations.clinic.id}/closures`;
+    const body = JSON.stringify({ description: 'Staff training', startAt: '2026-12-01T09:00:00Z', endAt: '2026-12-01T12:00:00Z' });
+    const before = await t.db.prisma.closure.count();
+    const res = await t.rest('POST', closures, { raw: { body, contentType: 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ success: false, code: 'unsupported_media_type' });
+    expect(res.body.message).toContain('send the header Content-Type: application/json');
+    expect(await t.db.prisma.closure.count()).toBe(before);
+    // a form is still a form
+    const form = await t.rest('POST', path(), { form: {} });
+    expect(form.status).toBe(200);
+    await t.rest('POST', `/v1/organizations/${t.demo.organizations.clinic.id}/enable`);
   });
 
   it('answers 413 in the envelope over 1 MiB', async () => {

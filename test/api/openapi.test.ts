@@ -128,6 +128,23 @@ describe('GET /v1/openapi.json', () => {
     );
   });
 
+  it("lists Organizations first, each tag's operations together, and says what each scope lets a credential do", async () => {
+    const doc = (await openApiDocument()) as unknown as {
+      tags: { name: string }[];
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+      components: { securitySchemes: { oauth2: { flows: { clientCredentials: { scopes: Record<string, string> } } } } };
+    };
+    expect(doc.tags[0]!.name).toBe('Organizations');
+    // the order Swagger UI shows: each tag's operations in one run, tags in the order of the document's list
+    const seen = Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? []));
+    const runs = seen.filter((tag, i) => tag !== seen[i - 1]);
+    expect(runs).toEqual([...new Set(runs)]);
+    expect(runs).toEqual(doc.tags.map((t) => t.name).filter((name) => runs.includes(name)));
+    const scopes = doc.components.securitySchemes.oauth2.flows.clientCredentials.scopes;
+    expect(scopes['calls:dispatch']).toMatch(/^Run calls as an agent runtime/);
+    expect(scopes['transcripts:read_unredacted']).toContain('behind redactions');
+  });
+
   it('documents every example so that it matches its own schema', async () => {
     const validator = new OpenApiValidator(await openApiDocument());
     for (const route of allRoutes) {

@@ -2,7 +2,8 @@
 // configuration errors, `npm run seed -- --json`, `npm run admin`, and the migrations drift check.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SCOPES } from '../../src/domain/shared/access.js';
@@ -26,6 +27,18 @@ describe('npm start on an embedded database', () => {
       expect(key).toBeDefined();
       expect(first.output().stderr).toContain(`GraphiQL: ${first.baseUrl}/graphql`);
       expect(first.output().stderr).toContain(`REST API docs: ${first.baseUrl}/v1/docs`);
+      expect(first.output().stderr).toContain(`Start page: ${first.baseUrl}/`);
+      expect(first.output().stderr).toContain(`Developer portal: ${first.baseUrl}/portal`);
+      // the clinic's key too: the account's reaches no week of its own, so the portal would show seven closed days
+      const clinicKey = /Demo API key \(Downtown clinic[^)]*\): (svc-sk-v2-[0-9A-Za-z]{43})/.exec(first.output().stderr)?.[1];
+      const week = await fetch(`${first.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${clinicKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { organization { name } } }' }),
+      });
+      expect(((await week.json()) as { data: { viewer: { organization: { name: string } } } }).data.viewer.organization.name).toBe(
+        'Bright Smiles Downtown',
+      );
       expect(first.output().stderr).toContain(
         `Demo credentials (API keys, OAuth clients, ids): ${join(scratch, 'db1', 'demo-credentials.json')}`,
       );
@@ -144,6 +157,23 @@ describe('npm start on an embedded database', () => {
       await expect(fetch(`${server.baseUrl}/healthz`)).rejects.toThrow();
     } finally {
       await server.stop();
+    }
+  });
+
+  it('stops on a taken port with one line saying to set PORT, before it makes anything', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const dir = join(scratch, 'taken', 'pglite');
+    try {
+      const res = await runScript('src/server.ts', [], { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `pglite:${dir}` });
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim().split('\n')).toEqual([
+        `Port ${port} on 127.0.0.1 is taken by another process: stop it, or set PORT to a free one (e.g. PORT=${port + 1} npm start)`,
+      ]);
+      expect(existsSync(join(scratch, 'taken', 'demo-credentials.json'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 

@@ -39,6 +39,35 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** What each scope lets a credential do, as the OpenAPI document's OAuth flow lists them. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'organizations:read': 'Read organizations, their redaction and retention settings',
+  'organizations:write': 'Change organizations (switch communications off and on) and their settings',
+  'closures:read': 'Read closures and special days',
+  'closures:write': 'Create, change and delete closures and special days',
+  'office-hours:read': 'Read office hours and availability',
+  'office-hours:write': 'Replace office hours',
+  'templates:read': 'Read workflow templates',
+  'templates:write': 'Create and change workflow templates',
+  'bots:read': 'Read bots and export their workflows',
+  'phone-numbers:write': "Change phone numbers' greetings and bots",
+  'insurances:read': 'Read accepted insurances',
+  'insurances:write': 'Change accepted insurances',
+  'call-requests:read': 'Read call requests, batches and the calling policy',
+  'call-requests:write': 'Place and cancel call requests and batches; change the calling policy and suppressions',
+  'calls:dispatch': 'Run calls as an agent runtime: claim due calls under a lease, start them and report their outcome',
+  'conversations:read': "Read conversations' list fields (not their words)",
+  'conversations:write': 'Record conversations and their turns',
+  'transcripts:read': "Read conversations' words (each read is in the access log)",
+  'transcripts:read_unredacted': 'Read the words as said behind redactions, where the policy keeps them (logged as such)',
+  'access-log:read': 'Read, export and verify the transcript access log',
+  'erasure:write': "Erase a patient's data on request and follow the erasure",
+  'events:read': 'Read the event log',
+  'webhooks:read': 'Read webhook endpoints and their deliveries',
+  'webhooks:write': 'Create, change, test and delete webhook endpoints',
+  'credentials:write': 'Create and manage API keys and OAuth clients, within what this credential holds',
+};
+
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }

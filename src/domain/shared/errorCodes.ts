@@ -194,6 +194,24 @@ export const ERROR_CATALOGUE = [
       'from replays, so it was not kept.',
     action: 'Query the result to see it; the mutation is not run again. Asked for as JSON, a replay answers the object without its secret.',
   },
+  {
+    rest: null,
+    graphql: 'GRAPHQL_PARSE_FAILED',
+    status: 400,
+    when:
+      'GraphQL only: the document is not GraphQL (a syntax error; the message gives the line and column). 400 to a client that ' +
+      'accepts `application/graphql-response+json`, 200 with `errors` to one that accepts only `application/json`.',
+    action: 'Fix the document where the message points; sending it again unchanged fails again.',
+  },
+  {
+    rest: null,
+    graphql: 'GRAPHQL_VALIDATION_FAILED',
+    status: 400,
+    when:
+      'GraphQL only: the document parses but does not fit the schema (an unknown field or argument, a missing required ' +
+      'argument, too deep or too many aliases). 400 or 200 as for `GRAPHQL_PARSE_FAILED`.',
+    action: 'Check the document against `schema.graphql` (or GraphiQL, which underlines what does not fit).',
+  },
 ] as const satisfies readonly ErrorCodeEntry[];
 
 type Entry = (typeof ERROR_CATALOGUE)[number];
