@@ -17,7 +17,7 @@ import { API_SECURITY_HEADERS } from './http/securityHeaders.js';
 import { envelope, NOT_HTTP } from './http/server.js';
 import { useTransport } from './http/transport.js';
 import { pathOf } from './http/requestTarget.js';
-import { API_DOCS_ROUTES, DOCS_PATH, registerApiDocs } from './rest/docsPage.js';
+import { API_DOCS_ROUTES, DOCS_PATH, OPENAPI_PATH, registerApiDocs } from './rest/docsPage.js';
 import { errorBody } from './rest/envelope.js';
 import { serverUrlFromAudience } from './rest/openapi.js';
 import { sendRestError } from './rest/errors.js';
@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps) {
 
   // one registry per app (metrics/metrics.ts), served at GET /metrics
   const metrics = createMetrics(deps);
-  const pagePrefixes = [`${DOCS_PATH}`, PORTAL_PATH];
+  const pagePrefixes = [`${DOCS_PATH}`, PORTAL_PATH, OPENAPI_PATH];
   // the request's id, log line and metrics, security headers, CORS, the pages' compression (http/transport.ts)
   useTransport(app, deps, {
     observe: (request) => metrics.requests.observe(request),

@@ -88,9 +88,13 @@ export async function createDemoSchedule(deps: ScheduleDeps, demo: DemoData, now
   };
 }
 
-/** GraphiQL's Variables for the demo: the clinic, and the local week holding `now` (Monday 00:00 to the next Monday) as UTC instants. */
+/**
+ * GraphiQL's Variables for the demo: the clinic, and three local weeks from the Monday of the week holding `now` (as UTC
+ * instants): they hold the demo's training afternoon (the next weekday) and its special Saturday (8 to 14 days ahead),
+ * so that the Week example shows CLOSURE and the special day whatever the day the demo was made.
+ */
 export function demoGraphiqlVariables(clinicId: string, now: Date, timezone = 'America/New_York'): Record<string, string> {
   const monday = DateTime.fromJSDate(now, { zone: timezone }).startOf('week');
   const utc = (at: DateTime) => at.toUTC().toFormat("yyyy-MM-dd'T'HH:mm:ss'Z'");
-  return { id: clinicId, from: utc(monday), to: utc(monday.plus({ weeks: 1 })) };
+  return { id: clinicId, from: utc(monday), to: utc(monday.plus({ weeks: 3 })) };
 }

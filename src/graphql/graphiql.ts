@@ -23,7 +23,8 @@ query Viewer {
       name
       timezone
       isAccount
-      children { id name timezone }
+      childCount
+      childrenConnection(first: 20) { edges { node { id name timezone } } pageInfo { hasNextPage endCursor } }
     }
   }
 }
@@ -59,7 +60,9 @@ query Availability($id: ID!) {
 }
 
 # A week view in one call: the intervals covering [from, to), in UTC,
-# exact across daylight-saving changes (at most 31 days).
+# exact across daylight-saving changes (at most 31 days). On the demo,
+# the Variables hold three weeks: the training afternoon (CLOSURE) and
+# the flu-shot Saturday (its special hours) are in them.
 query Week($id: ID!, $from: DateTime!, $to: DateTime!) {
   organization(id: $id) {
     availabilityTimeline(from: $from, to: $to, medium: PHONE) {

@@ -73,8 +73,9 @@ export function pages(): (request: FastifyRequest, reply: FastifyReply, payload:
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     if (reply.hasHeader('content-encoding')) return payload;
     const isHtml = type.startsWith('text/html');
-    // JSON on /graphql is an API answer, not a page: left alone
-    if (type.startsWith('application/json') && !request.url.startsWith('/v1/docs')) return payload;
+    // JSON on /graphql is an API answer, not a page: left alone (the OpenAPI document, a file of its own, is not)
+    if (type.startsWith('application/json') && !request.url.startsWith('/v1/docs') && !request.url.startsWith('/v1/openapi.json'))
+      return payload;
     const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (bytes.byteLength === 0) return payload;
     const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;

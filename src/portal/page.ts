@@ -110,7 +110,7 @@ function portalHtml(script: string, stylesheet: string): string {
         <section id="secret" class="secret" aria-labelledby="secret-title" hidden tabindex="-1">
           <h2 id="secret-title">Copy the secret now</h2>
           <p id="secret-what"></p>
-          <p>It is shown only this once: the service keeps only a hash of it.</p>
+          <p id="secret-kept"></p>
           <label for="secret-value">Secret</label>
           <div class="row">
             <input id="secret-value" readonly spellcheck="false" />

@@ -18,7 +18,13 @@ describe('the demo schedule', () => {
     expect([await db.officeHours.count(), await db.specialHours.count(), await db.closure.count()]).toEqual([0, 0, 0]);
   });
 
-  for (const now of ['2026-11-24T17:00:00Z', '2026-12-31T23:30:00Z', '2027-03-13T12:00:00Z']) {
+  for (const now of [
+    '2026-11-24T17:00:00Z',
+    '2026-11-27T21:30:00Z',
+    '2026-12-31T23:30:00Z',
+    '2027-03-13T12:00:00Z',
+    '2027-03-14T23:00:00Z',
+  ]) {
     it(`gives the clinic a week, closures and a special day ahead, showing every state (now = ${now})`, async () => {
       t.clock.set(now);
       const clinic = t.demo.organizations.clinic.id;
@@ -38,8 +44,8 @@ describe('the demo schedule', () => {
         ['SUNDAY', true, null, null, []],
       ]);
 
-      const from = new Date(Math.floor(Date.parse(now) / 1000) * 1000).toISOString();
-      const to = new Date(Date.parse(now) + 21 * 86_400_000).toISOString();
+      // the range GraphiQL's Week example is opened with holds them all
+      const { from, to } = demoGraphiqlVariables(clinic, new Date(now));
       const intervals = (await t.rest('GET', `/v1/organizations/${clinic}/availability/timeline?from=${from}&to=${to}&medium=PHONE`)).body
         .data.intervals;
       expect(new Set(intervals.map((i: Interval) => i.state))).toEqual(new Set(['OPEN', 'BREAK', 'CLOSED', 'CLOSURE']));
@@ -53,9 +59,9 @@ describe('the demo schedule', () => {
     });
   }
 
-  it("fills GraphiQL's Variables with the clinic and this local week, so every example runs with ▶ alone", () => {
+  it("fills GraphiQL's Variables with the clinic and three local weeks from this Monday, so every example runs with ▶ alone", () => {
     const variables = demoGraphiqlVariables('4b1c…', new Date('2026-11-25T03:00:00Z')); // Tuesday 22:00 in New York
-    expect(variables).toEqual({ id: '4b1c…', from: '2026-11-23T05:00:00Z', to: '2026-11-30T05:00:00Z' });
+    expect(variables).toEqual({ id: '4b1c…', from: '2026-11-23T05:00:00Z', to: '2026-12-14T05:00:00Z' });
     const options = graphiqlOptions('svc-sk-demo', variables);
     expect(JSON.parse(options.defaultTabs![0]!.variables!)).toEqual(variables);
     expect(options.defaultTabs![0]!.headers).toContain('Bearer svc-sk-demo');

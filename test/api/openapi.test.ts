@@ -1,6 +1,7 @@
 // GET /v1/openapi.json is a valid OpenAPI 3.1 document of exactly the routes the app serves, with the
 // real shape of every answer, that passes Redocly's recommended lint; GET /v1/docs shows it; both are
 // public. (That every answer of the suite matches the document is checked by the harness: t.rest.)
+import { brotliDecompressSync } from 'node:zlib';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -265,6 +266,20 @@ describe('GET /v1/openapi.json', () => {
     expect(JSON.stringify(doc)).not.toContain('#/$defs/');
     const result = await new Validator().validate(structuredClone(doc));
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).toEqual([]);
+  });
+
+  it('is sent compressed to a client that accepts it, with an ETag that revalidates', async () => {
+    const res = await t.fetch('/v1/openapi.json', { headers: { 'accept-encoding': 'br, gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-encoding')).toBe('br');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const plain = await t.fetch('/v1/openapi.json');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const text = await plain.text();
+    expect(JSON.parse(brotliDecompressSync(bytes).toString('utf8'))).toEqual(JSON.parse(text));
+    expect(bytes.byteLength).toBeLessThan(Buffer.byteLength(text) / 4);
+    const again = await t.fetch('/v1/openapi.json', { headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
   });
 
   it('needs no credential, and answers 405 to another method', async () => {

@@ -136,6 +136,7 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await expect.poll(secretShown, { timeout: 10_000 }).toMatch(/^svc-sk-v2-/);
     restricted = await secretShown();
     expect(await page.locator('#secret-what').innerText()).toContain('closures:read');
+    expect(await page.locator('#secret-kept').innerText()).toContain('keeps only a hash');
     await page.getByRole('button', { name: 'Copy' }).click();
     await expect.poll(() => page.locator('#secret-copied').innerText()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(restricted);
@@ -235,6 +236,8 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await page.getByLabel('Description (optional)').fill('Test receiver');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await expect.poll(secretShown, { timeout: 10_000 }).toMatch(/^whsec_/);
+    // a signing secret is kept encrypted (it signs every delivery), not as a hash
+    expect(await page.locator('#secret-kept').innerText()).toContain('keeps it encrypted');
     await page.getByRole('button', { name: 'I have saved it' }).click();
     await page.getByRole('button', { name: `Send a test event to ${receiver.url}` }).click();
     await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 10_000 }).toContain('webhook.test');

@@ -372,9 +372,16 @@
 
   // ---- the secret, shown once --------------------------------------------------------------------
 
-  /** @param {string} what @param {string} secret */
-  function showSecret(what, secret) {
+  /**
+   * @param {string} what @param {string} secret
+   * @param {'hashed' | 'encrypted'} kept how the service keeps it: a credential as a hash, a signing secret encrypted
+   */
+  function showSecret(what, secret, kept = 'hashed') {
     el('secret-what').textContent = what;
+    el('secret-kept').textContent =
+      kept === 'hashed'
+        ? 'It is shown only this once: the service keeps only a hash of it.'
+        : 'It is shown only this once: the service keeps it encrypted, to sign with, and never shows it again.';
     input('secret-value').value = secret;
     el('secret-copied').textContent = '';
     const section = el('secret');
@@ -678,7 +685,11 @@
             run(async () => {
               const rotated = await rest('POST', `${path}/rotate-secret`, {});
               showStatus(`Rotated the signing secret of ${endpoint.url}.`);
-              showSecret(`The new signing secret of ${rotated.url}; the previous one still signs for 24 hours.`, rotated.secret);
+              showSecret(
+                `The new signing secret of ${rotated.url}; the previous one still signs for 24 hours.`,
+                rotated.secret,
+                'encrypted',
+              );
               await loadWebhooks();
             }),
           undefined,
@@ -752,7 +763,7 @@
       const created = await rest('POST', '/v1/webhook-endpoints', body);
       form('webhook-form').reset();
       showStatus(`Added the endpoint ${created.url}.`);
-      showSecret(`The signing secret of ${created.url} (Standard Webhooks).`, created.secret);
+      showSecret(`The signing secret of ${created.url} (Standard Webhooks).`, created.secret, 'encrypted');
       await loadWebhooks();
     });
   });
