@@ -232,6 +232,13 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
   });
 
   it('adds a webhook endpoint, sends it a test event and shows the delivery', async () => {
+    // a refusal is shown where the eye is, not only at the top of a long page
+    await page.getByLabel('URL (https://)').fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText(), { timeout: 10_000 }).toContain('url');
+    const box = (await page.getByRole('alert').boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(page.viewportSize()!.height);
     await page.getByLabel('URL (https://)').fill(receiver.url);
     await page.getByLabel('Description (optional)').fill('Test receiver');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -242,8 +249,8 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await page.getByRole('button', { name: `Send a test event to ${receiver.url}` }).click();
     await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 10_000 }).toContain('webhook.test');
     await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(0);
-    await page.getByRole('button', { name: `Deliveries of ${receiver.url}` }).click();
-    await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 10_000 }).toContain('delivered');
+    // the list looks again by itself while a delivery is pending: its outcome appears without a click
+    await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 15_000 }).toContain('delivered');
     await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
     await expect.poll(() => page.locator('#webhooks-rows').innerText(), { timeout: 10_000 }).toContain('Disabled');
     await shot('09-webhooks');

@@ -725,8 +725,15 @@
     ]);
   }
 
-  /** @param {any} endpoint */
-  async function showDeliveries(endpoint) {
+  /** The next look at deliveries still pending (one panel, one timer). @type {ReturnType<typeof setTimeout> | undefined} */
+  let deliveriesRefresh;
+  /**
+   * Shows an endpoint's recent deliveries; while one is pending it looks again every 2 s (at most `refreshes` times),
+   * so that a delivery's outcome appears without a click.
+   * @param {any} endpoint @param {number} refreshes
+   */
+  async function showDeliveries(endpoint, refreshes = 15) {
+    clearTimeout(deliveriesRefresh);
     const { deliveries } = await rest('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/deliveries`);
     el('deliveries-title').textContent = `Recent deliveries to ${endpoint.url}`;
     el('deliveries-rows').replaceChildren(
@@ -746,8 +753,15 @@
     if (deliveries.length === 0)
       el('deliveries-rows').append(h('tr', {}, [h('td', { text: 'No deliveries yet.', attrs: { colspan: '6' } })]));
     el('deliveries').hidden = false;
+    if (refreshes > 0 && deliveries.some((/** @type {any} */ d) => d.status === 'pending'))
+      deliveriesRefresh = setTimeout(() => {
+        if (!el('deliveries').hidden) void run(() => showDeliveries(endpoint, refreshes - 1));
+      }, 2_000);
   }
-  el('deliveries-close').addEventListener('click', () => (el('deliveries').hidden = true));
+  el('deliveries-close').addEventListener('click', () => {
+    clearTimeout(deliveriesRefresh);
+    el('deliveries').hidden = true;
+  });
 
   form('webhook-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -818,8 +832,9 @@
         phones: input('redaction-phones').checked,
         keepOriginals: input('redaction-originals').checked,
       });
-      showStatus(`The redaction policy of ${acting.name} is saved; it applies to the turns written from now on.`);
+      // the status once the page shows what was saved (the sources beside each setting)
       await loadGovernance();
+      showStatus(`The redaction policy of ${acting.name} is saved; it applies to the turns written from now on.`);
     });
   });
 
