@@ -8,7 +8,17 @@
 // bench/retentionPurge.ts follows it (BENCH_GOVERNANCE=speed or purge: one of the two).
 // BENCH_GOVERNANCE_DATABASE (ocs_bench_governance) names its database.
 import { randomBytes } from 'node:crypto';
-import { type BenchPart, freshDemoDatabase, load, type LoadResult, median, type Request, startScript, startService } from './lib.js';
+import {
+  type BenchPart,
+  freshDemoDatabase,
+  load,
+  type LoadResult,
+  median,
+  type Request,
+  restCaller,
+  startScript,
+  startService,
+} from './lib.js';
 
 interface Demo {
   organizations: Record<'clinic', { id: string; apiKey: string }>;
@@ -34,13 +44,7 @@ export async function governancePart(part: BenchPart): Promise<void> {
   });
   const writeBaseline = await startScript('bench/baseline.ts', ['turnWrite'], { BENCH_POSTGRES_URL: dbUrl });
   try {
-    const base = `http://127.0.0.1:${service.port}`;
-    const headers = { authorization: `Bearer ${clinic.apiKey}`, 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    };
+    const { headers, call } = restCaller(service.port, clinic.apiKey);
     await call('PUT', `/v1/organizations/${clinic.id}/redaction`, { emails: true, phones: true, keepOriginals: true });
     const conversation = async () =>
       (await call('POST', '/v1/conversations', { botId: demo.bots.clinic[0], medium: 'PHONE', fromNumber: '+14155550100' }))

@@ -243,6 +243,21 @@ export async function load(
   };
 }
 
+/** A /v1 caller of the service at `port` with an API key: answers the envelope's data, throws on a refusal. */
+export function restCaller(port: number, apiKey: string) {
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: Record<string, unknown> }).data;
+  };
+  return { headers, call };
+}
+
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -9,7 +9,7 @@
 // BENCH_PURGE_DATABASE (ocs_bench_purge) names its database.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { type BenchPart, freshDemoDatabase, load, type LoadResult, startService } from './lib.js';
+import { type BenchPart, freshDemoDatabase, load, type LoadResult, restCaller, startService } from './lib.js';
 
 interface Demo {
   organizations: Record<'clinic', { id: string; apiKey: string }>;
@@ -34,13 +34,7 @@ export async function retentionPurgePart(part: BenchPart): Promise<void> {
   await db.connect();
   const service = await startService({ DATABASE_URL: dbUrl, TRANSCRIPT_MASTER_KEYS: `bench:${randomBytes(32).toString('base64')}` });
   try {
-    const base = `http://127.0.0.1:${service.port}`;
-    const headers = { authorization: `Bearer ${clinic.apiKey}`, 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-      return ((await res.json()) as { data: Record<string, unknown> }).data;
-    };
+    const { headers, call } = restCaller(service.port, clinic.apiKey);
     // transcripts go after 30 days; conversations, their records, stay (the purge deletes turns only)
     await call('PUT', `/v1/organizations/${clinic.id}/retention`, { transcriptsDays: 30, conversationsDays: 3650 });
     // the service's first sweep (queued at start) has purged what there was: the old turns arrive after it
