@@ -113,5 +113,8 @@ export function answerProblems(target: FuzzTarget, url: URL, answer: Answer): st
     if (answer.status < 300) return typeof body.access_token === 'string' ? [] : ['a token answer without access_token'];
     return typeof body.error === 'string' ? [] : ['an OAuth error without error'];
   }
+  // the start page (portal/landing.ts) answers its links, not the /v1 envelope
+  if (path === '/' && answer.status === 200)
+    return typeof body.name === 'string' && isObject(body.links) ? [] : ['a start page answer without its links'];
   return envelopeProblems(answer.status, body);
 }
