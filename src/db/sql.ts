@@ -17,6 +17,11 @@ export function jsonInstant(column: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`to_char(${column}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/** A json column of a raw statement's row (the drivers answer it parsed, or as its text). */
+export function jsonColumn<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
 /** The migrations recorded as applied and not rolled back (migrations.ts compares them with prisma/migrations). */
 export function appliedMigrations(
   db: Pick<Prisma.TransactionClient, '$queryRaw'>,

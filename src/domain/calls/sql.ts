@@ -4,7 +4,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { CallBatch, CallRequest, Conversation, ConversationMessage } from '../../generated/prisma/client.js';
 import { type EventRow, eventInsertFromSql, eventInsertSql } from '../events/sql.js';
-import { jsonInstant, type SqlRunner } from '../../db/sql.js';
+import { jsonColumn, jsonInstant, type SqlRunner } from '../../db/sql.js';
 import { redactionPolicyRowsJson } from '../governance/sql.js';
 import type { Actor } from '../shared/access.js';
 import type { ConversationPosition, ConversationRange, ConversationRowFilter } from './conversationPages.js';
@@ -127,9 +127,7 @@ export async function conversationWithTurns(
   const row = rows[0];
   if (!row) return null;
   const { turns, ...conversation } = row;
-  const parsed = (typeof turns === 'string' ? JSON.parse(turns) : turns) as (Omit<ConversationMessage, 'at' | 'conversationId'> & {
-    at: string;
-  })[];
+  const parsed = jsonColumn<(Omit<ConversationMessage, 'at' | 'conversationId'> & { at: string })[]>(turns);
   return { conversation, turns: parsed.map((t) => ({ ...t, conversationId: id, at: new Date(t.at) })) };
 }
 

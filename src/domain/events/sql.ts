@@ -29,9 +29,8 @@ export interface EventRow {
  */
 export function eventInsertSql(event: EventRow): Prisma.Sql {
   return Prisma.sql`
-      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
-      VALUES (${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${event.occurredAt.toISOString()}::timestamp(3), ${event.actorKind},
-              ${event.actorId}, ${event.actorName}, ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb, ${event.previous}::jsonb)
+      INSERT INTO "Event" ${EVENT_COLUMNS}
+      VALUES (${eventValues(event, Prisma.sql`${event.data}::jsonb`)})
       RETURNING "id"`;
 }
 
@@ -42,12 +41,18 @@ export function eventInsertSql(event: EventRow): Prisma.Sql {
  */
 export function eventInsertFromSql(event: EventRow, from: Prisma.Sql, dataFrom: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
-      INSERT INTO "Event" ("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")
-      SELECT ${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${event.occurredAt.toISOString()}::timestamp(3), ${event.actorKind},
-             ${event.actorId}, ${event.actorName}, ${event.subjectType}, ${event.subjectId}, ${event.data}::jsonb || ${dataFrom},
-             ${event.previous}::jsonb
+      INSERT INTO "Event" ${EVENT_COLUMNS}
+      SELECT ${eventValues(event, Prisma.sql`${event.data}::jsonb || ${dataFrom}`)}
       FROM ${from}
       RETURNING "id"`;
+}
+
+const EVENT_COLUMNS = Prisma.sql`("id", "type", "orgId", "occurredAt", "actorKind", "actorId", "actorName", "subjectType", "subjectId", "data", "previous")`;
+
+/** An event row's values in EVENT_COLUMNS' order, its data as `data`. */
+function eventValues(event: EventRow, data: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`${event.id}::uuid, ${event.type}, ${event.orgId}::uuid, ${event.occurredAt.toISOString()}::timestamp(3), ${event.actorKind},
+              ${event.actorId}, ${event.actorName}, ${event.subjectType}, ${event.subjectId}, ${data}, ${event.previous}::jsonb`;
 }
 
 /**

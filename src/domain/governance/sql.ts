@@ -1,7 +1,7 @@
 // Every SQL statement of the governance context: the access log's chain lock, its head, and the reads of
 // the list and of the verification. Column lists are written once, here.
 import { Prisma } from '../../generated/prisma/client.js';
-import { jsonInstant, type SqlRunner } from '../../db/sql.js';
+import { jsonColumn, jsonInstant, type SqlRunner } from '../../db/sql.js';
 
 /** An access-log row as stored (prisma/schema.prisma AccessLogEntry). */
 export interface AccessLogRow {
@@ -342,7 +342,7 @@ export function redactionPolicyRowsJson(orgId: Prisma.Sql): Prisma.Sql {
 
 /** The rows of a redactionPolicyRowsJson column (the drivers answer json parsed or as text). */
 export function redactionPolicyRowsOf(json: unknown): RedactionPolicyRow[] {
-  const rows = (typeof json === 'string' ? JSON.parse(json) : json) as (Omit<RedactionPolicyRow, 'updatedAt'> & { updatedAt: string })[];
+  const rows = jsonColumn<(Omit<RedactionPolicyRow, 'updatedAt'> & { updatedAt: string })[]>(json);
   return rows.map((r) => ({ ...r, updatedAt: new Date(r.updatedAt) }));
 }
 
