@@ -250,6 +250,26 @@ describe('subscription availabilityChanged', () => {
     expect(s.received.at(-1)?.event).toBe('complete');
   });
 
+  it('sends its first event without another read: a stream starts even while every later read stalls', async () => {
+    t.clock.set('2026-03-09T15:30:00Z');
+    const readModel = t.deps.readModel;
+    const schedule = readModel.schedule.bind(readModel);
+    let reads = 0;
+    // the read that checks the arguments answers; every read after it waits (a database queue that does not move)
+    readModel.schedule = (orgId, fromMs) => (reads++ === 0 ? schedule(orgId, fromMs) : new Promise(() => {}));
+    try {
+      const s = await watch();
+      expect(s.status).toBe(200);
+      const first = await Promise.race([
+        s.next(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no first event within 1 s')), 1000)),
+      ]);
+      expect(first.data.data.availabilityChanged).toMatchObject({ at: '2026-03-09T15:30:00Z' });
+    } finally {
+      readModel.schedule = schedule;
+    }
+  });
+
   it('refuses, before streaming, what the availability query refuses', async () => {
     const foreign = await watch({ org: t.demo.organizations.other.id });
     expect((await foreign.next()).data.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -12,7 +12,7 @@
 import { type Change, SCHEDULE_KINDS } from '../../changes/change.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { Availability, Medium } from './availability.js';
-import { answerFromSchedule, availabilityFromSchedule, availabilityQuerySchema, loadSchedule } from './availabilityQuery.js';
+import { answerFromSchedule, availabilityQuerySchema, loadSchedule } from './availabilityQuery.js';
 import type { ScheduleDeps } from './deps.js';
 import { parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
@@ -46,10 +46,16 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     private readonly medium: Medium,
     private readonly phoneNumberId: string | null | undefined,
     private readonly options: WatchOptions,
+    first: { availability: Availability; untilMs: number; now: number },
   ) {
     // every change is heard, this instance's at once and the others' from the event log (even after a
     // time when the log could not be read: it is then read from where it was)
     this.unsubscribe = deps.changes.subscribe({ onChange: (change) => this.onChange(change) });
+    // the first answer is the one computed when the arguments were checked: it is ready before the stream
+    // is handed out, so that its first event never waits for a read queued behind other work; the step
+    // after it reads again, for a change made between that read and the subscription above (an answer
+    // equal to the first is not sent twice)
+    this.deliver(first.availability, first.untilMs, first.now, true);
     this.refresh(false);
   }
 
@@ -78,6 +84,11 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
       this.phoneNumberId,
     );
     if (this.finished) return;
+    this.deliver(answer, untilMs, now, recheck);
+  }
+
+  /** Sends `answer` unless it equals the last one sent, and sets the wake-ups that follow it. */
+  private deliver(answer: Availability, untilMs: number, now: number, recheck: boolean): void {
     const key = JSON.stringify({ ...answer, at: undefined, localTime: undefined });
     if (key !== this.lastKey) {
       this.lastKey = key;
@@ -166,6 +177,7 @@ export async function watchAvailability(
   requireScope(actor, 'office-hours:read');
   const org = await loadReachableOrganization(deps, actor, uuidParam('orgId', orgId));
   const now = deps.clock().getTime();
-  availabilityFromSchedule(await loadSchedule(deps, org.id, now), now, parsed.medium, parsed.phoneNumberId); // a foreign phone number: 404 now
-  return new AvailabilityWatch(deps, actor.orgId, org.id, parsed.medium, parsed.phoneNumberId, options);
+  // a foreign phone number: 404 now; else the stream's first answer
+  const first = answerFromSchedule(await loadSchedule(deps, org.id, now), now, parsed.medium, parsed.phoneNumberId);
+  return new AvailabilityWatch(deps, actor.orgId, org.id, parsed.medium, parsed.phoneNumberId, options, { ...first, now });
 }
