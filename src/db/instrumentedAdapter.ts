@@ -27,7 +27,16 @@ export interface StatementEvent {
 
 export interface DatabaseObserver {
   onStatement(event: StatementEvent): void;
+  /**
+   * Events were committed to the log: after the commit of a transaction that inserted into "Event", or
+   * after such a statement outside a transaction. The job queue looks at once for the webhooks they call
+   * for, whatever the write was (not every write publishes a change that would wake it).
+   */
+  onEventsCommitted?(): void;
 }
+
+/** A statement that appends to the event log (Prisma's INSERT, or one of the log's own statements). */
+const EVENT_INSERT = /INSERT INTO (?:"public"\.)?"Event"/;
 
 export interface InstrumentOptions {
   gate: DatabaseGate;
@@ -83,6 +92,10 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 class Instrumented {
   constructor(private readonly options: InstrumentOptions) {}
 
+  private eventsCommitted(): void {
+    for (const observer of this.options.observers) observer.onEventsCommitted?.();
+  }
+
   /** Runs one statement: in a new slot (outside a transaction) or in the transaction's. */
   async statement<T>(query: SqlQuery, inTransaction: boolean, run: () => Promise<T>): Promise<T> {
     const { gate, statementTimeoutMs, observers } = this.options;
@@ -120,6 +133,13 @@ class Instrumented {
     }
   }
 
+  /** A statement outside a transaction: committed once it answered. */
+  private async alone<T>(q: SqlQuery, run: () => Promise<T>): Promise<T> {
+    const result = await this.statement(q, false, run);
+    if (EVENT_INSERT.test(q.sql)) this.eventsCommitted();
+    return result;
+  }
+
   transaction(tx: Transaction, release: () => void): Transaction {
     let done = false;
     const finish = () => {
@@ -128,16 +148,32 @@ class Instrumented {
         release();
       }
     };
+    // events appended in this transaction: told once it committed (by commit(), or a COMMIT statement)
+    let wroteEvents = false;
+    const committed = () => {
+      if (wroteEvents) {
+        wroteEvents = false;
+        this.eventsCommitted();
+      }
+    };
+    const inside = async <T>(q: SqlQuery, run: () => Promise<T>): Promise<T> => {
+      const result = await this.statement(q, true, run);
+      if (EVENT_INSERT.test(q.sql)) wroteEvents = true;
+      else if (/^\s*COMMIT\b/i.test(q.sql)) committed();
+      return result;
+    };
     // arrow functions: `this` is the Instrumented, not the handler
     return new Proxy(tx, {
       get: (target, property, receiver) => {
-        if (property === 'queryRaw') return (q: SqlQuery) => this.statement(q, true, () => target.queryRaw(q));
-        if (property === 'executeRaw') return (q: SqlQuery) => this.statement(q, true, () => target.executeRaw(q));
+        if (property === 'queryRaw') return (q: SqlQuery) => inside(q, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery) => inside(q, () => target.executeRaw(q));
         if (property === 'commit' || property === 'rollback') {
           const end = property === 'commit' ? () => target.commit() : () => target.rollback();
           return async () => {
             try {
-              return await end();
+              const result = await end();
+              if (property === 'commit') committed();
+              return result;
             } finally {
               finish();
             }
@@ -151,8 +187,8 @@ class Instrumented {
   adapter(inner: SqlDriverAdapter): SqlDriverAdapter {
     return new Proxy(inner, {
       get: (target, property, receiver) => {
-        if (property === 'queryRaw') return (q: SqlQuery): Promise<SqlResultSet> => this.statement(q, false, () => target.queryRaw(q));
-        if (property === 'executeRaw') return (q: SqlQuery): Promise<number> => this.statement(q, false, () => target.executeRaw(q));
+        if (property === 'queryRaw') return (q: SqlQuery): Promise<SqlResultSet> => this.alone(q, () => target.queryRaw(q));
+        if (property === 'executeRaw') return (q: SqlQuery): Promise<number> => this.alone(q, () => target.executeRaw(q));
         if (property === 'startTransaction') {
           return async (...args: Parameters<SqlDriverAdapter['startTransaction']>) => {
             const release = await this.options.gate.acquire();
