@@ -2,7 +2,9 @@
 // does not degrade another. The clinic gets the worst schedule the rules allow (the most breaks every day, with
 // the longest texts, and the most timed closures within one timeline's range), then sends its whole per-minute
 // budget of 31-day timelines at once, over REST and GraphQL; meanwhile another organization reads its
-// availability and writes an insurance's notes, one request after the other. Against what it sees with the server
+// availability and writes an insurance's notes, one request after the other, each write's event delivered to a
+// webhook receiver of its own (in this process; its delivery time is the receiver's arrival minus the event's
+// occurredAt, on the one clock of this machine). Against what it sees with the server
 // quiet (the larger of the quiet runs just before and just after the burst, so that a machine whose speed drifts
 // during the test is not read as unfairness), each of its requests keeps
 // - its p99 within 2× plus a pause of the machine's own (a collection of garbage, a turn of the OS scheduler on two
@@ -21,7 +23,8 @@
 // its answers takes neither the measuring client's turns on the CPU nor the service's.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { constants, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -32,7 +35,9 @@ vi.setConfig({ testTimeout: 180_000 });
 
 const scratch = mkdtempSync(join(tmpdir(), 'ocs-fairness-'));
 let server: RunningServer | undefined;
+const receivers: ReturnType<typeof createServer>[] = [];
 afterAll(async () => {
+  for (const receiver of receivers) receiver.close();
   // a server still busy with the burst (it failed) is not waited for
   if (server) await Promise.race([server.stop('SIGKILL'), new Promise((r) => setTimeout(r, 5_000))]);
   rmSync(scratch, { recursive: true, force: true });
@@ -106,9 +111,29 @@ function compare(before: number[], during: number[], after: number[]) {
 }
 
 describe('one organization at its worst legal pattern', () => {
-  it("keeps another organization's median and p99 on availability and on a write within 2× of their quiet values (the p99 plus the machine's pause)", async () => {
+  it("keeps another organization's median and p99 on availability and on a write, and the p99 of its webhook deliveries, within 2× of their quiet values (the p99 plus the machine's pause)", async () => {
     const dir = join(scratch, 'pglite');
-    server = await startServer({ DATABASE_URL: `pglite:${dir}`, RATE_LIMIT_PER_MINUTE: String(BUDGET) });
+    // the receiver of the other organization's webhooks: on 127.0.0.1, so private targets are allowed here
+    const arrivals: { at: number; occurredAt: number }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        const at = Date.now();
+        const occurred = /"occurredAt":"([^"]+)"/.exec(body);
+        if (occurred) arrivals.push({ at, occurredAt: Date.parse(occurred[1]!) });
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receivers.push(receiver);
+    server = await startServer({
+      DATABASE_URL: `pglite:${dir}`,
+      RATE_LIMIT_PER_MINUTE: String(BUDGET),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    });
     const { baseUrl } = server;
     const demo = JSON.parse(readFileSync(join(scratch, 'demo-credentials.json'), 'utf8'));
     const noisy = { id: demo.organizations.clinic.id as string, key: demo.organizations.clinic.apiKey as string };
@@ -153,15 +178,31 @@ describe('one organization at its worst legal pattern', () => {
     for (const closure of closures) expect(closure.status, closure.text.slice(0, 300)).toBe(200);
     setupAgent.destroy();
 
-    // the other organization: an availability read and a write (an insurance's notes), one after the other
+    // the other organization: an availability read and a write (an insurance's notes), one after the other; each
+    // write's event goes to its webhook endpoint
+    const endpoint = await call(baseUrl, 'POST', '/v1/webhook-endpoints', quiet.key, {
+      url: `http://127.0.0.1:${(receivers[0]!.address() as AddressInfo).port}/hooks`,
+      eventTypes: ['insurance.updated'],
+    });
+    expect(endpoint.status, endpoint.text.slice(0, 300)).toBe(200);
     let flip = 0;
     const insurance = demo.insurances.other[0] as string;
     const read = () => call(baseUrl, 'GET', `/v1/organizations/${quiet.id}/availability?medium=PHONE`, quiet.key);
     const write = () =>
       call(baseUrl, 'PATCH', `/v1/organizations/${quiet.id}/insurances/${insurance}`, quiet.key, { notes: `Checked ${flip++}` });
+    /** The delivery times of the events that occurred from `sinceMs` on, once each has arrived. */
+    const deliveries = async (sinceMs: number, expected: number) => {
+      const deadline = Date.now() + 20_000;
+      const since = () => arrivals.filter((a) => a.occurredAt >= sinceMs);
+      while (since().length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(since().length, 'every write was delivered').toBeGreaterThanOrEqual(expected);
+      return since().map((a) => a.at - a.occurredAt);
+    };
     const measure = async (samples: number, until: () => boolean = () => false) => {
       const reads: number[] = [];
       const writes: number[] = [];
+      const startedAt = Date.now() - 1; // occurredAt is to the millisecond
+      const wasDelivered = arrivals.length;
       while (reads.length < samples && !until()) {
         const r = await read();
         expect(r.status, r.text.slice(0, 300)).toBe(200);
@@ -170,7 +211,9 @@ describe('one organization at its worst legal pattern', () => {
         expect(w.status, w.text.slice(0, 300)).toBe(200);
         writes.push(w.ms);
       }
-      return { reads, writes };
+      const delivered = await deliveries(startedAt, writes.length);
+      expect(arrivals.length - wasDelivered).toBe(writes.length); // each once
+      return { reads, writes, delivered };
     };
     // both organizations' first requests (a schedule loaded, a document compiled) are one-offs, not the pattern
     const warmFrom = new Date(fromMs).toISOString();
@@ -222,6 +265,7 @@ describe('one organization at its worst legal pattern', () => {
       const report = {
         read: compare(before.reads, during.reads, after.reads),
         write: compare(before.writes, during.writes, after.writes),
+        delivery: compare(before.delivered, during.delivered, after.delivered),
         burst: burst
           ? [...new Set(burst.map((a) => a.status))].map((status) => `${status}×${burst!.filter((a) => a.status === status).length}`)
           : 'unfinished',
@@ -232,8 +276,10 @@ describe('one organization at its worst legal pattern', () => {
       expect(burst!.filter((a) => a.status === 200).length).toBeGreaterThan(0);
       expect(burst!.filter((a) => a.status !== 200 && !(a.status === 429 && a.retryAfter !== null))).toEqual([]);
       expect(during.reads.length).toBeGreaterThanOrEqual(10);
-      for (const seen of [report.read, report.write]) {
+      for (const seen of [report.read, report.write, report.delivery]) {
         expect(seen.p99.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.p99.quiet + seen.pause);
+      }
+      for (const seen of [report.read, report.write]) {
         expect(seen.median.burst, JSON.stringify(report)).toBeLessThanOrEqual(2 * seen.median.quiet + TURNS * report.read.median.quiet + 1);
       }
     } finally {
