@@ -3,7 +3,8 @@
 //   - availability and organization reads on both surfaces, closure writes with idempotency keys (one in four
 //     sent twice: a replay), office-hours writes, live subscriptions opened and dropped, webhooks to a local
 //     receiver (bench/receiver.mjs), call requests placed and worked by the reference runtime (agent/simulator.ts);
-//   - every SOAK_SAMPLE_SECONDS: the service's RSS (from /proc) and heap (its /metrics), the database's size on
+//   - every SOAK_SAMPLE_SECONDS: the service's RSS (from /proc) and heap in use (its /metrics; each minute's least,
+//     the heap after a collection, is what the slope is drawn through), the database's size on
 //     disk (the PGlite folder, or pg_database_size), the pending jobs (ocs_jobs_pending);
 //   - per minute: p99 per request kind, errors (a 5xx, a refusal that is not a 429/503 with Retry-After, a
 //     transport error), streams without a first event within 1 s and within 10 s;
@@ -12,7 +13,7 @@
 //     left, the webhooks delivered against those expected.
 // Settings: SOAK_MINUTES (10), SOAK_RATE (100 requests a second, subscriptions and calls included),
 // SOAK_POSTGRES_URL (an admin URL: the run uses a fresh database ocs_soak beside it; without it, a fresh PGlite
-// folder), SOAK_WARMUP_MINUTES (2), SOAK_COOLDOWN_MINUTES (5), SOAK_SAMPLE_SECONDS (10). It prints a table per
+// folder), SOAK_WARMUP_MINUTES (2), SOAK_COOLDOWN_MINUTES (5), SOAK_SAMPLE_SECONDS (5). It prints a table per
 // minute and a summary, and writes the summary as JSON to SOAK_OUT (bench/soak-result.json; ignored by git).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const RATE = Number(process.env.SOAK_RATE ?? 100);
 const WARMUP_MINUTES = Number(process.env.SOAK_WARMUP_MINUTES ?? 2);
 const COOLDOWN_MINUTES = Number(process.env.SOAK_COOLDOWN_MINUTES ?? 5);
-const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 5);
 const POSTGRES_ADMIN = process.env.SOAK_POSTGRES_URL;
 const OUT = process.env.SOAK_OUT ?? join(root, 'bench/soak-result.json');
 
@@ -37,15 +38,18 @@ interface Demo {
   phoneNumbers: { clinic: string[] };
 }
 
-/** The kinds of request in the mix, with their share of SOAK_RATE. */
+/**
+ * The kinds of request in the mix, with their share of SOAK_RATE (per cent): a dashboard's day, mostly reads,
+ * writes a few a second (issue 39's run: about 0.9 idempotent replays and 1.5 calls a second).
+ */
 const MIX = {
-  'rest availability': 30,
-  'rest organization': 15,
-  'graphql availability': 15,
-  'graphql organization': 10,
-  'closure write': 12,
-  'office-hours write': 3,
-  'call request': 2,
+  'rest availability': 36,
+  'rest organization': 20,
+  'graphql availability': 18,
+  'graphql organization': 16.5,
+  'closure write': 4,
+  'office-hours write': 1,
+  'call request': 1.5,
   subscription: 3,
 } as const;
 type Kind = keyof typeof MIX;
@@ -113,6 +117,33 @@ function folderBytes(dir: string): number {
   return total;
 }
 
+const TABLE_SIZES = `SELECT relname AS name, pg_total_relation_size(relid)::float8 / 1048576 AS mib
+  FROM pg_stat_user_tables WHERE schemaname = 'public'`;
+
+/** Each table's size on disk with its indexes and TOAST (MiB), read from the database itself. */
+async function tableSizes(pgClient: pg.Client | undefined, dataDir: string): Promise<Map<string, number>> {
+  let rows: { name: string; mib: number }[];
+  if (pgClient) rows = (await pgClient.query<{ name: string; mib: number }>(TABLE_SIZES)).rows;
+  else {
+    // the folder, while no service holds it
+    const { PGlite } = await import('@electric-sql/pglite');
+    const db = await PGlite.create({ dataDir });
+    rows = (await db.query<{ name: string; mib: number }>(TABLE_SIZES)).rows;
+    await db.close();
+  }
+  return new Map(rows.map((r) => [r.name, Number(r.mib)]));
+}
+
+/** Each minute's sample with the least heap (the heap after a collection). */
+function perMinuteLow(samples: Sample[]): Sample[] {
+  const low = new Map<number, Sample>();
+  for (const s of samples) {
+    const m = Math.floor(s.atMinute);
+    if (!low.has(m) || s.heapMiB < low.get(m)!.heapMiB) low.set(m, s);
+  }
+  return [...low.values()];
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -145,10 +176,12 @@ async function main(): Promise<void> {
     await first.stop();
     demo = JSON.parse(readFileSync(join(dir, 'demo-credentials.json'), 'utf8')) as Demo;
   }
+  const tablesBefore = POSTGRES_ADMIN ? undefined : await tableSizes(undefined, dataDir);
   const receiver = await startScript('bench/receiver.mjs', []);
   const service = await startService({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' });
   const pgClient = POSTGRES_ADMIN ? new pg.Client({ connectionString: databaseUrl }) : undefined;
   await pgClient?.connect();
+  const tablesAtStart = tablesBefore ?? (await tableSizes(pgClient, dataDir));
   const base = `http://127.0.0.1:${service.port}`;
   const clinic = demo.organizations.clinic;
   const headers = { authorization: `Bearer ${clinic.apiKey}`, 'content-type': 'application/json' };
@@ -192,7 +225,7 @@ async function main(): Promise<void> {
     runtime.stderr?.on('data', (d) => (runtimeErr = (runtimeErr + String(d)).slice(-2000)));
 
     const samples: Sample[] = [];
-    const started = performance.now();
+    let started = performance.now();
     const minuteOf = () => (performance.now() - started) / 60_000;
     const sample = async (atMinute: number): Promise<Sample> => {
       const metricsText = await (await fetch(`${base}/metrics`)).text();
@@ -207,7 +240,20 @@ async function main(): Promise<void> {
         pendingJobs: metric(metricsText, 'ocs_jobs_pending'),
       };
     };
-    const before = await sample(0);
+    /**
+     * The heap in use swings with every collection; what stays is its low point, right after one. So an idle
+     * figure is the least of samples every 2 s for `seconds`, and the slopes are drawn through each minute's least.
+     */
+    const idleSample = async (seconds: number): Promise<Sample> => {
+      const taken: Sample[] = [];
+      for (let i = 0; i < seconds / 2; i++) {
+        taken.push(await sample(minuteOf()));
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      return taken.reduce((low, s) => (s.heapMiB < low.heapMiB ? s : low));
+    };
+    const before = await idleSample(30);
+    started = performance.now(); // the load's minutes count from here
     log(`before the load: RSS ${fmt(before.rssMiB)} MiB, heap ${fmt(before.heapMiB)} MiB, disk ${fmt(before.diskMiB)} MiB`);
 
     const minutes: Minute[] = [];
@@ -372,8 +418,8 @@ async function main(): Promise<void> {
     printMinute(printed, minutes[printed], samples);
     log(`load done; cooling down ${COOLDOWN_MINUTES} min…`);
     runtime.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MINUTES * 60_000));
-    const after = await sample(minuteOf());
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, COOLDOWN_MINUTES * 60_000 - 30_000)));
+    const after = await idleSample(30);
 
     const steady = samples.filter((s) => s.atMinute >= WARMUP_MINUTES && s.atMinute <= loadEnd);
     const stats = (await (await fetch(`http://127.0.0.1:${receiver.port}/stats`)).json()) as { count: number; distinct: number };
@@ -387,7 +433,7 @@ async function main(): Promise<void> {
       streams: all.reduce((a, m) => a + m.streams, 0),
       streamsWithoutFirstEventIn1s: all.reduce((a, m) => a + m.noFirstIn1s, 0),
       streamsWithoutFirstEventIn10s: all.reduce((a, m) => a + m.noFirstIn10s, 0),
-      heapSlopeMiBPerMin: slope(steady.map((s) => [s.atMinute, s.heapMiB])),
+      heapSlopeMiBPerMin: slope(perMinuteLow(steady).map((s) => [s.atMinute, s.heapMiB])),
       rssSlopeMiBPerMin: slope(steady.map((s) => [s.atMinute, s.rssMiB])),
       diskMiBPerMin: slope(steady.map((s) => [s.atMinute, s.diskMiB])),
       heapMiB: { before: before.heapMiB, end: atEnd.heapMiB, after: after.heapMiB },
@@ -396,6 +442,10 @@ async function main(): Promise<void> {
       pendingJobs: { before: before.pendingJobs, end: atEnd.pendingJobs, after: after.pendingJobs },
       webhooks: stats,
       callsWorked,
+      // where the embedded folder's bytes are: the tables (base) or the write-ahead log (pg_wal)
+      folderMiB: pgClient
+        ? undefined
+        : Object.fromEntries(['base', 'pg_wal'].map((part) => [part, folderBytes(join(dataDir, part)) / 2 ** 20])),
       jobsByKind: pgClient
         ? Object.fromEntries(
             (
@@ -420,6 +470,20 @@ async function main(): Promise<void> {
       `disk ${summary.diskMiBPerMin.toFixed(2)} MiB/min; pending jobs ${after.pendingJobs} after (${before.pendingJobs} before); streams without a first event in 1 s: ${summary.streamsWithoutFirstEventIn1s} of ${summary.streams}; errors ${summary.errors}`,
     );
     log(`runtime stderr (tail): ${runtimeErr}`);
+    await service.stop();
+    // what the load left on disk, per table (with its indexes), and per 1,000 requests of it
+    const tablesAtEnd = await tableSizes(pgClient, dataDir);
+    const requests = Math.max(1, summary.requests);
+    const growth = [...tablesAtEnd]
+      .map(([name, mib]) => ({ name, mib, grew: mib - (tablesAtStart.get(name) ?? 0) }))
+      .sort((a, b) => b.grew - a.grew)
+      .slice(0, 12);
+    log('');
+    log('table                        MiB now   grew  KiB per 1,000 requests');
+    for (const t of growth)
+      log(
+        `${t.name.padEnd(28)} ${fmt(t.mib).padStart(7)} ${fmt(t.grew).padStart(6)}  ${fmt((t.grew * 1024 * 1000) / requests).padStart(8)}`,
+      );
   } finally {
     runtime?.kill('SIGKILL');
     await pgClient?.end();

@@ -10,7 +10,7 @@ import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/client.js';
-import { startEmbeddedVacuum } from './db/embeddedVacuum.js';
+import { startEmbeddedMaintenance } from './db/embeddedMaintenance.js';
 import { applyMigrations, migrationsUpToDate } from './db/migrations.js';
 import { loadSigningKey } from './auth/signingKey.js';
 import type { AppDeps } from './deps.js';
@@ -125,10 +125,10 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     jobs.alsoRun(() => availabilityEvents.runDue());
     deps.jobs = jobs;
     closers.push(() => jobs.stop());
-    // the embedded database has no autovacuum (single-user mode): the process vacuums what churns (db/embeddedVacuum.ts)
+    // the embedded database has neither autovacuum nor a checkpointer (single-user mode): the process vacuums what
+    // churns and checkpoints (db/embeddedMaintenance.ts)
     if (database.kind === 'pglite') {
-      const stopVacuum = startEmbeddedVacuum(deps, (err) => logger.warn('vacuum failed', { error: String(err) }));
-      closers.push(stopVacuum);
+      closers.push(startEmbeddedMaintenance(deps, (err) => logger.warn('embedded database maintenance failed', { error: String(err) })));
     }
     return { database, deps, changes, appliedMigrations, close };
   } catch (err) {

@@ -1,8 +1,8 @@
 // The embedded database has no autovacuum (PGlite runs PostgreSQL in single-user mode): the process
 // vacuums the tables whose dead rows pass autovacuum's own threshold, on the app's clock
-// (src/db/embeddedVacuum.ts). Run on both databases: the rule is PostgreSQL's and holds on either.
+// and checkpoints (src/db/embeddedMaintenance.ts). Run on both databases: the rule is PostgreSQL's and holds on either.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmbeddedVacuum, tablesToVacuum, VACUUM_INTERVAL_MS } from '../../src/db/embeddedVacuum.js';
+import { MAINTENANCE_INTERVAL_MS, startEmbeddedMaintenance, tablesToVacuum } from '../../src/db/embeddedMaintenance.js';
 import { useTestApp } from '../support/testApp.js';
 
 const t = useTestApp();
@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 describe('vacuum on the embedded database', () => {
-  it('vacuums, on the clock, a table whose dead rows pass 50 + 20 % of its live ones, and leaves a quiet one', async () => {
+  it('vacuums, on the clock, a table whose dead rows pass 50 + 20 % of its live ones (not a quiet one), then checkpoints', async () => {
     await churn('VacuumProbe', 500);
     await churn('VacuumQuiet', 10); // 10 dead rows: under the threshold
     expect((await deadRows('VacuumProbe')).dead).toBe(500);
@@ -39,11 +39,19 @@ describe('vacuum on the embedded database', () => {
     expect(due).not.toContain('VacuumQuiet');
 
     const errors: unknown[] = [];
-    const stop = startEmbeddedVacuum({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, (err) => errors.push(err));
+    const stop = startEmbeddedMaintenance({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt }, (err) => errors.push(err));
     try {
       expect(await deadRows('VacuumProbe')).toEqual({ dead: 500, vacuumed: false }); // nothing before its time
-      t.clock.advance(VACUUM_INTERVAL_MS);
+      // the write-ahead log so far: the round's checkpoint moves the redo point past it (the log before can go)
+      const { lsn } = (await t.deps.db.$queryRawUnsafe<{ lsn: string }[]>('SELECT pg_current_wal_lsn()::text AS lsn'))[0]!;
+      const checkpointed = async () =>
+        (
+          await t.deps.db.$queryRawUnsafe<{ past: boolean }[]>('SELECT (redo_lsn >= $1::pg_lsn) AS past FROM pg_control_checkpoint()', lsn)
+        )[0]!.past;
+      expect(await checkpointed()).toBe(false);
+      t.clock.advance(MAINTENANCE_INTERVAL_MS);
       await expect.poll(async () => (await deadRows('VacuumProbe')).vacuumed).toBe(true);
+      await expect.poll(checkpointed).toBe(true);
       expect((await deadRows('VacuumProbe')).dead).toBe(0);
       expect(await deadRows('VacuumQuiet')).toEqual({ dead: 10, vacuumed: false });
       expect(t.clock.pendingWakeUps).toBe(1); // the next round is set
