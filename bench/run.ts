@@ -16,7 +16,7 @@
 //   BENCH_FLOWS_DATABASE (ocs_bench_flows) the flows part's: runs side by side must not drop each other's.
 //   BENCH_SERVICE_FLAGS: more Node flags for the service processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -723,8 +723,11 @@ async function main() {
     '## Details',
     '',
   ];
-  const text = [...header, ...report].join('\n') + '\n';
-  writeFileSync(join(root, 'bench/RESULTS.md'), text);
+  // the soak's figures (npm run soak, copied by hand between the markers) are kept: a soak is not part of this run
+  const resultsPath = join(root, 'bench/RESULTS.md');
+  const soak = /<!-- soak -->[\s\S]*<!-- \/soak -->/.exec(existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '')?.[0];
+  const text = [...header, ...report, ...(soak ? ['', soak] : [])].join('\n') + '\n';
+  writeFileSync(resultsPath, text);
   process.stdout.write(text);
 }
 
