@@ -75,11 +75,6 @@ function withDeadline(work: Promise<void>, ms: number): Promise<void> {
  * process's resident memory drops by about 115 MB, queries are as fast).
  */
 const SHARED_BUFFERS = ['-c', 'shared_buffers=16MB'];
-/**
- * The write-ahead log a checkpoint keeps for reuse (db/embeddedMaintenance.ts checkpoints every minute): two
- * 16 MB segments rather than the server's 80 MB, a small service's minutes of writes.
- */
-const WAL_KEPT = ['-c', 'min_wal_size=32MB', '-c', 'max_wal_size=64MB'];
 
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   const limits = options.limits ?? DEFAULT_DATABASE_LIMITS;
@@ -99,7 +94,10 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       pglite = await PGlite.create({
         ...(inMemory ? {} : { dataDir: target }),
         ...(loadDataDir ? { loadDataDir } : {}),
-        startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS, ...WAL_KEPT],
+        // max_wal_size stays PostgreSQL's 1 GB: a standalone backend cannot checkpoint on its own when the log passes it,
+        // and PGlite then waits forever inside the commit (measured with 64 MB). The maintenance round's checkpoint every
+        // minute (db/embeddedMaintenance.ts) keeps the log far below it.
+        startParams: [...PGlite.defaultStartParams, ...SHARED_BUFFERS],
       });
       adapterFactory = new PrismaPGlite(pglite);
     } catch (err) {

@@ -6,7 +6,8 @@
 //   statement so that the single connection is never held for long;
 // - the checkpointer: a standalone backend checkpoints only when asked (or at shutdown), so the write-ahead
 //   log is never recycled and pg_wal gains a 16 MB segment every few minutes. The process checkpoints after
-//   each round, and the segments before it are removed or recycled (min_wal_size bounds what is kept).
+//   each round, and the segments before it are removed or recycled (min_wal_size bounds what is kept;
+//   db/client.ts says why max_wal_size stays 1 GB).
 // A round every MAINTENANCE_INTERVAL_MS. On PostgreSQL the server does both and nothing here runs.
 import type { Db } from './client.js';
 
