@@ -1,5 +1,6 @@
 // Two projects: every test on the embedded database (PGlite), and the API tests again on PostgreSQL
 // when TEST_DATABASE_URL is set. One database per test file, reset between cases (test/support).
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -23,6 +24,9 @@ export default defineConfig({
     // own app, database and clock from test/support (testApp.ts), and no test mocks a module (the one test that
     // needs a fresh process has a project of its own, below).
     isolate: false,
+    // one worker per core: Vitest's default leaves one core idle (cores − 1), and on a two-core machine that is half
+    // of it. Each file's app, database and clock are its own, so files on two cores only share the machine's time.
+    maxWorkers: Math.max(2, availableParallelism()),
     testTimeout: 30_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,

@@ -77,7 +77,9 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.createTemplate': 'POST /v1/templates',
   'Mutation.updateTemplate': 'PUT /v1/templates/:templateId',
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
+  'Mutation.createInsurance': 'POST /v1/organizations/:orgId/insurances',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
+  'Mutation.deleteInsurance': 'DELETE /v1/organizations/:orgId/insurances/:insuranceId',
   // nested fields: the REST read of the same data for one parent
   'CallBatch.callRequests': 'GET /v1/call-batches/:callBatchId/call-requests',
   'Organization.parent': 'GET /v1/organizations/:orgId',

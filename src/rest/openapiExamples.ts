@@ -157,6 +157,14 @@ const insurance = {
   createdAt,
   updatedAt: createdAt,
 };
+const addedInsurance = {
+  ...insurance,
+  id: '5d0c3c9e-2f61-4d6b-9a0e-7c1f8b2a4e10',
+  name: 'Cigna',
+  type: 'EPO',
+  status: 'CONDITIONAL',
+  notes: 'Referral needed for specialists.',
+};
 
 const failedCall = {
   callRequestId: ids.callRequest,
@@ -514,6 +522,8 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/phone-numbers': { phoneNumbers: [phoneNumber] },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ...phoneNumber, botId: ids.afterHours },
   'GET /v1/organizations/:orgId/insurances': { insurances: [insurance] },
+  'POST /v1/organizations/:orgId/insurances': addedInsurance,
+  'DELETE /v1/organizations/:orgId/insurances/:insuranceId': { id: ids.deltaDental, deleted: true },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': { ...insurance, status: 'CONDITIONAL', notes: 'Pre-authorization required' },
   'GET /v1/call-requests/:callRequestId': failedCall,
   'GET /v1/call-requests': {
@@ -765,6 +775,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/organizations/:orgId/disable': {},
   'POST /v1/organizations/:orgId/enable': {},
   'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },
+  'POST /v1/organizations/:orgId/insurances': {
+    name: addedInsurance.name,
+    type: addedInsurance.type,
+    status: addedInsurance.status,
+    notes: addedInsurance.notes,
+  },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
     status: 'CONDITIONAL',
     notes: 'In network for cleanings; implants need a pre-authorization.',

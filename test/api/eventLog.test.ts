@@ -504,6 +504,24 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
   },
+  'POST /v1/organizations/:orgId/insurances': {
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/insurances`, {
+        name: 'Cigna',
+        type: 'EPO',
+        status: 'ACCEPTED',
+      })),
+    type: 'insurance.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.insurance.findFirstOrThrow({ where: { orgId: clinic(t), name: 'Cigna' } })).id,
+  },
+  'DELETE /v1/organizations/:orgId/insurances/:insuranceId': {
+    run: async (t, token) =>
+      void (await restOk(t, token, 'DELETE', `/v1/organizations/${clinic(t)}/insurances/${t.demo.insurances.clinic[0]}`)),
+    type: 'insurance.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.insurances.clinic[0]!,
+  },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
     run: async (t, token) =>
       void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}/insurances/${t.demo.insurances.clinic[0]}`, {
@@ -835,6 +853,30 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'phone_number.attached',
     orgId: clinic,
     subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
+  },
+  createInsurance: {
+    run: async (t, token) =>
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($o: ID!) { createInsurance(orgId: $o, input: {name: "Cigna", type: EPO, status: ACCEPTED}) { id } }',
+        {
+          o: clinic(t),
+        },
+      )),
+    type: 'insurance.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.insurance.findFirstOrThrow({ where: { orgId: clinic(t), name: 'Cigna' } })).id,
+  },
+  deleteInsurance: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!, $i: ID!) { deleteInsurance(orgId: $o, insuranceId: $i) }', {
+        o: clinic(t),
+        i: t.demo.insurances.clinic[0],
+      })),
+    type: 'insurance.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.insurances.clinic[0]!,
   },
   updateInsurance: {
     run: async (t, token) =>

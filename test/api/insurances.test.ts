@@ -287,3 +287,157 @@ describe('GraphQL insurances', () => {
     expect((await deltaDental()).type).toBe('PPO');
   });
 });
+
+describe('the lifecycle: create, filter, delete (REST and GraphQL, one domain)', () => {
+  const CREATE = `mutation ($orgId: ID!, $input: CreateInsuranceInput!) { createInsurance(orgId: $orgId, input: $input) { ${SELECTION} } }`;
+  const DELETE = 'mutation ($orgId: ID!, $insuranceId: ID!) { deleteInsurance(orgId: $orgId, insuranceId: $insuranceId) }';
+  const FILTERED = `query ($id: ID!, $type: InsuranceType, $status: InsuranceStatus) {
+    organization(id: $id) { insurances(type: $type, status: $status) { name } } }`;
+  const create = (json: unknown, orgId = clinicId(), token?: string) =>
+    t.rest('POST', `/v1/organizations/${orgId}/insurances`, { json, ...(token ? { token } : {}) });
+  const names = async (query = '') =>
+    ((await t.rest('GET', `/v1/organizations/${clinicId()}/insurances${query}`)).body.data.insurances as { name: string }[]).map(
+      (i) => i.name,
+    );
+
+  it('creates an insurance with every field, trims its name, lists it by name and answers it on both surfaces', async () => {
+    const res = await create({ name: '  Cigna ', type: 'EPO', status: 'CONDITIONAL', notes: 'Referral needed' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      id: expect.any(String),
+      orgId: clinicId(),
+      name: 'Cigna',
+      type: 'EPO',
+      status: 'CONDITIONAL',
+      notes: 'Referral needed',
+      createdAt: isoInstant,
+      updatedAt: isoInstant,
+    });
+    expect(await names()).toEqual(['Aetna', 'Cigna', 'Delta Dental']);
+    const gql = await t.gql(CREATE, { orgId: clinicId(), input: { name: 'Humana', type: 'MEDICARE', status: 'CAN_FILE', notes: null } });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.createInsurance).toMatchObject({ name: 'Humana', type: 'MEDICARE', status: 'CAN_FILE', notes: '' });
+    const listed = await t.gql(LIST, { id: clinicId() });
+    expect(listed.body.data.organization.insurances.map((i: { name: string }) => i.name)).toEqual([
+      'Aetna',
+      'Cigna',
+      'Delta Dental',
+      'Humana',
+    ]);
+  });
+
+  it('keeps one insurance per name and type: a second is a 409 naming the first, a new type is another insurance', async () => {
+    const first = await create({ name: 'Aetna', type: 'PPO', status: 'ACCEPTED' }); // the demo's Aetna is an HMO
+    expect(first.status).toBe(200);
+    const again = await create({ name: 'Aetna', type: 'PPO', status: 'IN_NETWORK' });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ success: false, code: 'conflict' });
+    expect(again.body.message).toBe(
+      `The organization already has an insurance named "Aetna" of type PPO (${first.body.data.id}); change that one instead`,
+    );
+    const gql = await t.gql(CREATE, { orgId: clinicId(), input: { name: 'Aetna', type: 'HMO', status: 'ACCEPTED' } });
+    expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
+    expect(gql.body.errors[0].message).toContain(t.demo.insurances.clinic[1]);
+    // a change of type onto an existing name and type is the same conflict, and changes nothing
+    const moved = await patch({ json: { type: 'HMO' } }, clinicId(), first.body.data.id);
+    expect(moved.status).toBe(409);
+    expect(moved.body.message).toContain(`named "Aetna" of type HMO (${t.demo.insurances.clinic[1]})`);
+    expect(await names('?type=PPO')).toEqual(['Aetna', 'Delta Dental']);
+    // the same name in another organization is that organization's business
+    const otherOrg = await create(
+      { name: 'Aetna', type: 'HMO', status: 'ACCEPTED' },
+      t.demo.organizations.other.id,
+      t.demo.organizations.other.apiKey,
+    );
+    expect(otherOrg.status).toBe(200);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    ['no name', { type: 'PPO', status: 'ACCEPTED' }, 'name: must be a string'],
+    ['a name of spaces', { name: '   ', type: 'PPO', status: 'ACCEPTED' }, 'name: must not be empty'],
+    ['a name over 200 characters', { name: 'n'.repeat(201), type: 'PPO', status: 'ACCEPTED' }, 'name: must be at most 200 characters'],
+    ['a name with a NUL', { name: 'A\u0000', type: 'PPO', status: 'ACCEPTED' }, 'name: must not contain NUL'],
+    ['no type', { name: 'Cigna', status: 'ACCEPTED' }, 'type: must be one of PPO, HMO, EPO, MEDICAID, MEDICARE'],
+    ['no status', { name: 'Cigna', type: 'PPO' }, 'status: must be one of IN_NETWORK'],
+    [
+      'notes over 2000 characters',
+      { name: 'Cigna', type: 'PPO', status: 'ACCEPTED', notes: 'n'.repeat(2001) },
+      'notes: must be at most 2000',
+    ],
+    ['an unknown field', { name: 'Cigna', type: 'PPO', status: 'ACCEPTED', id: MISSING }, 'id'],
+  ];
+  for (const [name, body, message] of invalid) {
+    it(`answers 400 for ${name} on both surfaces, and stores nothing`, async () => {
+      const res = await create(body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(message);
+      if (name !== 'an unknown field' && name !== 'no type' && name !== 'no status' && name !== 'no name') {
+        const gql = await t.gql(CREATE, { orgId: clinicId(), input: body });
+        expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+        expect(gql.body.errors[0].message).toContain(message);
+      }
+      expect(await names()).toEqual(['Aetna', 'Delta Dental']);
+    });
+  }
+
+  it('filters by type and by status, alone or together, on both surfaces; an unknown value is a 400 naming it', async () => {
+    await create({ name: 'Cigna', type: 'PPO', status: 'ACCEPTED' });
+    expect(await names('?type=PPO')).toEqual(['Cigna', 'Delta Dental']);
+    expect(await names('?status=ACCEPTED')).toEqual(['Aetna', 'Cigna']);
+    expect(await names('?type=PPO&status=ACCEPTED')).toEqual(['Cigna']);
+    expect(await names('?type=MEDICAID')).toEqual([]);
+    const gql = await t.gql(FILTERED, { id: clinicId(), type: 'PPO', status: 'ACCEPTED' });
+    expect(gql.body.data.organization.insurances).toEqual([{ name: 'Cigna' }]);
+    const unfiltered = await t.gql(FILTERED, { id: clinicId(), type: null });
+    expect(unfiltered.body.data.organization.insurances).toHaveLength(3);
+    const bad = await t.rest('GET', `/v1/organizations/${clinicId()}/insurances?type=POS`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('type: must be one of PPO, HMO, EPO, MEDICAID, MEDICARE');
+    const unknown = await t.rest('GET', `/v1/organizations/${clinicId()}/insurances?plan=PPO`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('plan');
+  });
+
+  it('deletes an insurance once (a second delete is a 404), on both surfaces', async () => {
+    const [delta, aetna] = t.demo.insurances.clinic;
+    const res = await t.rest('DELETE', path(clinicId(), delta!));
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: delta, deleted: true });
+    expect(await names()).toEqual(['Aetna']);
+    const twice = await t.rest('DELETE', path(clinicId(), delta!));
+    expect(twice.status).toBe(404);
+    const gql = await t.gql(DELETE, { orgId: clinicId(), insuranceId: aetna });
+    expect(gql.body.data).toEqual({ deleteInsurance: true });
+    const gqlTwice = await t.gql(DELETE, { orgId: clinicId(), insuranceId: aetna });
+    expect(gqlTwice.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(await names()).toEqual([]);
+    // deleted, the name and type are free again
+    expect((await create({ name: 'Aetna', type: 'HMO', status: 'ACCEPTED' })).status).toBe(200);
+  });
+
+  it("never creates in or deletes from another tenant's organization: 404 exactly like a missing one", async () => {
+    const other = t.demo.organizations.other.id;
+    const foreignCreate = await create({ name: 'Sneaky', type: 'PPO', status: 'ACCEPTED' }, other);
+    const missingCreate = await create({ name: 'Sneaky', type: 'PPO', status: 'ACCEPTED' }, MISSING);
+    expect(foreignCreate.status).toBe(404);
+    expect(foreignCreate.body).toEqual(missingCreate.body);
+    const foreignDelete = await t.rest('DELETE', path(clinicId(), t.demo.insurances.other[0]!));
+    const missingDelete = await t.rest('DELETE', path(clinicId(), MISSING));
+    expect(foreignDelete.status).toBe(404);
+    expect(foreignDelete.body).toEqual(missingDelete.body);
+    expect((await t.rest('DELETE', path(other, t.demo.insurances.other[0]!))).status).toBe(404);
+    const theirs = await t.rest('GET', `/v1/organizations/${other}/insurances`, { token: t.demo.organizations.other.apiKey });
+    expect(theirs.body.data.insurances.map((i: { name: string }) => i.name)).toEqual(['AOK']);
+  });
+
+  it('refuses creates and deletes to a read-only credential (403 / FORBIDDEN), changing nothing', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const created = await create({ name: 'Cigna', type: 'PPO', status: 'ACCEPTED' }, clinicId(), token);
+    expect(created.status).toBe(403);
+    const deleted = await t.rest('DELETE', path(clinicId(), t.demo.insurances.clinic[0]!), { token });
+    expect(deleted.status).toBe(403);
+    const gql = await t.gql(DELETE, { orgId: clinicId(), insuranceId: t.demo.insurances.clinic[0] }, { token });
+    expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await names()).toEqual(['Aetna', 'Delta Dental']);
+  });
+});

@@ -115,7 +115,7 @@ describe('credentials and webhook endpoints per organization, under concurrent c
   const ROOM = 5;
   const HOOK = 'http://127.0.0.1:9/hook';
   // the documented limits (docs/decisions.md §10), spelt out so that the test states them
-  const LIMIT = { apiKeys: 100, oauthClients: 100, webhookEndpoints: 20 } as const;
+  const LIMIT = { apiKeys: 100, oauthClients: 100, webhookEndpoints: 20, insurances: 200 } as const;
 
   /** The outcome of each create: `ok`, or `rest:<status>:<message>` / `gql:<code>:<message>`. */
   type Answer = { status: number; body?: { message?: string; errors?: { message: string; extensions?: { code?: string } }[] } };
@@ -243,5 +243,49 @@ describe('credentials and webhook endpoints per organization, under concurrent c
       expect(refused).toMatch(new RegExp(`^(rest:409|gql:CONFLICT):.*at most ${LIMIT.webhookEndpoints} webhook endpoints`));
     }
     expect(await t.db.prisma.webhookEndpoint.count({ where: { orgId } })).toBe(LIMIT.webhookEndpoints);
+  });
+
+  it(`keeps insurances at ${LIMIT.insurances} and one per name and type, with creates racing on both surfaces`, async () => {
+    const orgId = t.demo.organizations.clinic.id;
+    const have = await t.db.prisma.insurance.count({ where: { orgId } });
+    await t.db.prisma.insurance.createMany({
+      data: Array.from({ length: LIMIT.insurances - ROOM - have }, (_, i) => ({
+        orgId,
+        name: `Bulk ${i}`,
+        type: 'PPO',
+        status: 'ACCEPTED',
+      })),
+    });
+    // distinct names: only the limit stops them
+    let n = 0;
+    const outcomes = await race(
+      () => t.rest('POST', `/v1/organizations/${orgId}/insurances`, { json: { name: `Racer ${n++}`, type: 'HMO', status: 'ACCEPTED' } }),
+      () =>
+        t.gql('mutation($o: ID!, $n: String!) { createInsurance(orgId: $o, input: {name: $n, type: HMO, status: ACCEPTED}) { id } }', {
+          o: orgId,
+          n: `Racer ${n++}`,
+        }),
+    );
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(ROOM);
+    for (const refused of outcomes.filter((o) => o !== 'ok')) {
+      expect(refused).toMatch(new RegExp(`^(rest:409|gql:CONFLICT):.*at most ${LIMIT.insurances} insurances`));
+    }
+    expect(await t.db.prisma.insurance.count({ where: { orgId } })).toBe(LIMIT.insurances);
+    expect((await t.rest('GET', `/v1/organizations/${orgId}/insurances`)).body.data.insurances).toHaveLength(LIMIT.insurances);
+  });
+
+  it('lets one of many same-named creates through (the others 409 naming the first), with room to spare', async () => {
+    const orgId = t.demo.organizations.clinic.id;
+    const outcomes = await race(
+      () => t.rest('POST', `/v1/organizations/${orgId}/insurances`, { json: { name: 'Twin', type: 'EPO', status: 'ACCEPTED' } }),
+      () =>
+        t.gql('mutation($o: ID!) { createInsurance(orgId: $o, input: {name: "Twin", type: EPO, status: ACCEPTED}) { id } }', { o: orgId }),
+    );
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    const [kept] = await t.db.prisma.insurance.findMany({ where: { orgId, name: 'Twin' } });
+    for (const refused of outcomes.filter((o) => o !== 'ok')) {
+      expect(refused).toMatch(/^(rest:409|gql:CONFLICT):.*already has an insurance named "Twin" of type EPO/);
+      expect(refused).toContain(kept!.id);
+    }
   });
 });

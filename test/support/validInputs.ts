@@ -217,7 +217,14 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
     body: { botId: f.demo.bots.clinic[0] },
   }),
-  'GET /v1/organizations/{orgId}/insurances': (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/organizations/{orgId}/insurances': (f) => ({ params: { orgId: f.clinic }, query: { type: 'PPO', status: 'IN_NETWORK' } }),
+  'POST /v1/organizations/{orgId}/insurances': (f) => ({
+    params: { orgId: f.clinic },
+    body: { name: 'Cigna', type: 'EPO', status: 'CONDITIONAL', notes: 'Referral needed' },
+  }),
+  'DELETE /v1/organizations/{orgId}/insurances/{insuranceId}': (f) => ({
+    params: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0]! },
+  }),
   'PATCH /v1/organizations/{orgId}/insurances/{insuranceId}': (f) => ({
     params: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0]! },
     body: { type: 'PPO', status: 'IN_NETWORK', notes: 'Verify the member id' },
@@ -526,6 +533,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: mutation('$orgId: ID!, $closureId: ID!', 'deleteClosure(orgId: $orgId, closureId: $closureId)', ''),
     variables: { orgId: f.clinic, closureId: await f.closureId() },
   }),
+  'Mutation.deleteInsurance': (f) => ({
+    query: mutation('$orgId: ID!, $insuranceId: ID!', 'deleteInsurance(orgId: $orgId, insuranceId: $insuranceId)', ''),
+    variables: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0] },
+  }),
   'Mutation.deleteSpecialHours': async (f) => ({
     query: mutation('$orgId: ID!, $specialHoursId: ID!', 'deleteSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId)', ''),
     variables: { orgId: f.clinic, specialHoursId: await f.specialHoursId() },
@@ -610,6 +621,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
       'updateClosure(orgId: $orgId, closureId: $closureId, input: $input)',
     ),
     variables: { orgId: f.clinic, closureId: await f.closureId(), input: CLOSURE },
+  }),
+  'Mutation.createInsurance': (f) => ({
+    query: mutation('$orgId: ID!, $input: CreateInsuranceInput!', 'createInsurance(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { name: 'Cigna', type: 'EPO', status: 'CONDITIONAL', notes: 'Referral needed' } },
   }),
   'Mutation.updateInsurance': (f) => ({
     query: mutation(

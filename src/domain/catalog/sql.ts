@@ -36,3 +36,8 @@ export function lockTemplate(tx: SqlRunner, orgId: string, id: string): Promise<
 export function lockInsurance(tx: SqlRunner, orgId: string, id: string): Promise<Insurance[]> {
   return tx.$queryRaw`SELECT * FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${orgId}::uuid FOR UPDATE`;
 }
+
+/** Deletes one organization's insurance and answers it as it was (none when it is not there). */
+export function deleteInsuranceRow(tx: SqlRunner, orgId: string, id: string): Promise<Insurance[]> {
+  return tx.$queryRaw`DELETE FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${orgId}::uuid RETURNING *`;
+}

@@ -120,6 +120,11 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
   'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/insurances': {
+    ids: { orgId: 'org' },
+    body: () => ({ name: 'Matrix insurance', type: 'EPO', status: 'ACCEPTED' }),
+  },
+  'DELETE /v1/organizations/:orgId/insurances/:insuranceId': { ids: { orgId: 'org', insuranceId: 'insurance' } },
   'PATCH /v1/organizations/:orgId/insurances/:insuranceId': {
     ids: { orgId: 'org', insuranceId: 'insurance' },
     body: () => ({ status: 'CONDITIONAL', notes: 'Matrix' }),
@@ -446,6 +451,15 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.deleteSpecialHours': {
     ids: { orgId: 'org', specialHoursId: 'special' },
     query: 'mutation($orgId: ID!, $specialHoursId: ID!) { deleteSpecialHours(orgId: $orgId, specialHoursId: $specialHoursId) }',
+  },
+  'Mutation.createInsurance': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: CreateInsuranceInput!) { createInsurance(orgId: $orgId, input: $input) { id } }',
+    variables: { input: { name: 'Matrix insurance', type: 'EPO', status: 'ACCEPTED' } },
+  },
+  'Mutation.deleteInsurance': {
+    ids: { orgId: 'org', insuranceId: 'insurance' },
+    query: 'mutation($orgId: ID!, $insuranceId: ID!) { deleteInsurance(orgId: $orgId, insuranceId: $insuranceId) }',
   },
   'Mutation.updateInsurance': {
     ids: { orgId: 'org', insuranceId: 'insurance' },

@@ -1,4 +1,8 @@
+import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
+  createInsurance,
+  deleteInsurance,
+  INSURANCE_NAME_MAX,
   INSURANCE_NOTES_MAX,
   INSURANCE_STATUSES,
   INSURANCE_TYPES,
@@ -42,15 +46,54 @@ const UpdateInsuranceInput = builder.inputType('UpdateInsuranceInput', {
   }),
 });
 
+const CreateInsuranceInput = builder.inputType('CreateInsuranceInput', {
+  description: 'A new insurance acceptance setting; one per name and type in an organization.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: `The insurance name, trimmed; 1..${INSURANCE_NAME_MAX} characters.` }),
+    type: t.field({ type: InsuranceTypeEnum, required: true, description: 'The plan type.' }),
+    status: t.field({ type: InsuranceStatusEnum, required: true, description: 'Whether and how the insurance is accepted.' }),
+    notes: t.string({ description: `Free-text notes, at most ${INSURANCE_NOTES_MAX} characters (default "").` }),
+  }),
+});
+
 builder.prismaObjectFields(OrganizationRef, (t) => ({
   insurances: t.field({
     type: [InsuranceRef],
-    description: "The organization's insurance acceptance settings, by name. Scope insurances:read.",
-    resolve: async (org, _args, ctx) => listInsurances(ctx.deps, await ctx.actor(), org.id),
+    description:
+      "The organization's insurance acceptance settings, by name; only those of a type and/or status when given. Scope insurances:read.",
+    args: {
+      type: t.arg({ type: InsuranceTypeEnum, description: 'Only insurances of this plan type.' }),
+      status: t.arg({ type: InsuranceStatusEnum, description: 'Only insurances with this acceptance status.' }),
+    },
+    resolve: async (org, args, ctx) => listInsurances(ctx.deps, await ctx.actor(), org.id, args),
   }),
 }));
 
 builder.mutationFields((t) => ({
+  createInsurance: t.field({
+    type: InsuranceRef,
+    description: `Adds an insurance acceptance setting; CONFLICT when the organization has one of that name and type, or has ${LIST_LIMITS.insurances} (the most it may have). Scope insurances:write.`,
+    args: {
+      orgId: t.arg.id({ required: true, description: 'The organization.' }),
+      input: t.arg({
+        type: CreateInsuranceInput,
+        required: true,
+        description: 'The insurance; checked by the same rules as POST /v1/organizations/{orgId}/insurances.',
+      }),
+    },
+    resolve: async (_root, args, ctx) =>
+      // checked once, in the domain; notes: null is no notes
+      createInsurance(ctx.deps, await ctx.actor(), String(args.orgId), { ...args.input, notes: args.input.notes ?? undefined }),
+  }),
+  deleteInsurance: t.boolean({
+    description: 'Deletes an insurance of the organization; true when it was deleted (a missing one is NOT_FOUND). Scope insurances:write.',
+    args: {
+      orgId: t.arg.id({ required: true, description: 'The organization.' }),
+      insuranceId: t.arg.id({ required: true, description: 'The insurance of that organization.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      (await deleteInsurance(ctx.deps, await ctx.actor(), String(args.orgId), String(args.insuranceId))).deleted,
+  }),
   updateInsurance: t.field({
     type: InsuranceRef,
     description:
