@@ -45,6 +45,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   deleteClosure: 'closures:write',
   createTemplate: 'templates:write',
   updateTemplate: 'templates:write',
+  deleteTemplate: 'templates:write',
   disableOrganization: 'organizations:write',
   enableOrganization: 'organizations:write',
   setOfficeHours: 'office-hours:write',

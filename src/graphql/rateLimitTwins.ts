@@ -9,6 +9,7 @@ import type { Budget } from '../ratelimit/limiter.js';
 export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.organization': 'GET /v1/organizations/:orgId',
   'Query.templates': 'GET /v1/templates',
+  'Query.template': 'GET /v1/templates/:templateId',
   'Query.bot': 'GET /v1/bots/:botId/workflows',
   'Query.conversations': 'GET /v1/conversations',
   'Query.conversationsConnection': 'GET /v1/conversations',
@@ -76,6 +77,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.setOfficeHours': 'POST /v1/organizations/:orgId/office-hours',
   'Mutation.createTemplate': 'POST /v1/templates',
   'Mutation.updateTemplate': 'PUT /v1/templates/:templateId',
+  'Mutation.deleteTemplate': 'DELETE /v1/templates/:templateId',
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
   'Mutation.createInsurance': 'POST /v1/organizations/:orgId/insurances',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',

@@ -479,7 +479,9 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/oauth-clients/:id/revoke': { ...oauthClient, revokedAt: '2026-03-03T09:00:00.000Z' },
   'GET /v1/templates': { templates: [templateSummary] },
   'POST /v1/templates': { ...template, id: ids.bookAppointment },
+  'GET /v1/templates/:templateId': template,
   'PUT /v1/templates/:templateId': { ...template, version: 2 },
+  'DELETE /v1/templates/:templateId': { id: template.id, deleted: true },
   'GET /v1/organizations/:orgId/bots': {
     bots: [
       { id: ids.frontDesk, name: 'Front desk', createdAt },

@@ -490,6 +490,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
   },
+  'DELETE /v1/templates/:templateId': {
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/templates/${t.demo.templates.clinic[0]}`)),
+    type: 'template.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.templates.clinic[0]!,
+  },
   'PUT /v1/templates/:templateId': {
     run: async (t, token) =>
       void (await restOk(t, token, 'PUT', `/v1/templates/${t.demo.templates.clinic[0]}`, { description: 'Changed' })),
@@ -834,6 +840,13 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'template.created',
     orgId: clinic,
     subjectId: async (t) => (await t.deps.db.workflowTemplate.findFirstOrThrow({ where: { orgId: clinic(t), name: 'After hours' } })).id,
+  },
+  deleteTemplate: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { deleteTemplate(id: $id) }', { id: t.demo.templates.clinic[0] })),
+    type: 'template.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.templates.clinic[0]!,
   },
   updateTemplate: {
     run: async (t, token) =>

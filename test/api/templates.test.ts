@@ -520,3 +520,98 @@ describe('invalid template input: the same verdict on REST and GraphQL', () => {
     expect(res.body.data.workflow.steps).toHaveLength(100);
   });
 });
+
+describe('one template, filters and delete (REST and GraphQL)', () => {
+  const names = async (query: string) =>
+    ((await t.rest('GET', `/v1/templates${query}`)).body.data.templates as { name: string }[]).map((tpl) => tpl.name);
+  const gqlNames = async (variables: Record<string, unknown>) => {
+    const res = await t.gql(
+      'query($m: Medium, $a: OfficeHoursAvailability) { templates(medium: $m, officeHoursAvailability: $a) { name } }',
+      variables,
+    );
+    return (res.body.data.templates as { name: string }[]).map((tpl) => tpl.name);
+  };
+  const [book, message, billing] = ['Book an appointment', 'Take a message', 'Answer billing questions'];
+
+  it('gets one template with its workflow, exactly as GraphQL and the update answer it', async () => {
+    const id = t.demo.templates.clinic[1]!;
+    const res = await t.rest('GET', `/v1/templates/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual(await restTemplate(id));
+    expect(res.body.data.workflow.title).toBe('Take a message');
+    const gql = await t.gql(`query($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`, { id });
+    expect(gql.body.data.template).toEqual(res.body.data);
+  });
+
+  it("answers another organization's template exactly like a missing one (404 / NOT_FOUND), and 400 for a malformed id", async () => {
+    const foreign = await t.rest('GET', `/v1/templates/${t.demo.templates.other[0]}`);
+    const missing = await t.rest('GET', '/v1/templates/00000000-0000-4000-8000-000000000000');
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    const gql = await t.gql('query($id: ID!) { template(id: $id) { id } }', { id: t.demo.templates.other[0] });
+    expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const malformed = await t.rest('GET', '/v1/templates/book');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('templateId: must be a UUID');
+    // the account's key sees the account's own templates, not a child's
+    const account = await t.rest('GET', `/v1/templates/${t.demo.templates.clinic[0]}`, { token: t.demo.organizations.account.apiKey });
+    expect(account.status).toBe(404);
+  });
+
+  it('filters by medium (those naming it and those naming none) and by office hours (those for it and for any time)', async () => {
+    expect(await names('?medium=PHONE')).toEqual([book, message]);
+    expect(await names('?medium=CHAT')).toEqual([book, billing]);
+    expect(await names('?medium=GHL')).toEqual([book]);
+    expect(await names('?officeHoursAvailability=CLOSED')).toEqual([message, billing]);
+    expect(await names('?officeHoursAvailability=OPEN')).toEqual([book, billing]);
+    expect(await names('?medium=PHONE&officeHoursAvailability=CLOSED')).toEqual([message]);
+    expect(await gqlNames({ m: 'PHONE', a: 'CLOSED' })).toEqual([message]);
+    expect(await gqlNames({ m: 'CHAT' })).toEqual([book, billing]);
+    expect(await gqlNames({ m: null, a: null })).toEqual([book, message, billing]);
+    const bad = await t.rest('GET', '/v1/templates?medium=FAX');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('medium: must be one of CHAT, PHONE, GHL, SMS');
+    const badTime = await t.rest('GET', '/v1/templates?officeHoursAvailability=open');
+    expect(badTime.status).toBe(400);
+    expect(badTime.body.message).toBe('officeHoursAvailability: must be OPEN or CLOSED');
+  });
+
+  it('deletes a template once on either surface (a second delete is a 404), and the list no longer has it', async () => {
+    const [first, second] = t.demo.templates.clinic;
+    const res = await t.rest('DELETE', `/v1/templates/${first}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: first, deleted: true });
+    expect((await t.rest('DELETE', `/v1/templates/${first}`)).status).toBe(404);
+    expect((await t.rest('GET', `/v1/templates/${first}`)).status).toBe(404);
+    const gql = await t.gql('mutation($id: ID!) { deleteTemplate(id: $id) }', { id: second });
+    expect(gql.body.data).toEqual({ deleteTemplate: true });
+    const again = await t.gql('mutation($id: ID!) { deleteTemplate(id: $id) }', { id: second });
+    expect(again.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(await names('')).toEqual([billing]);
+  });
+
+  it("never deletes another organization's template, and refuses a read-only credential (403 / FORBIDDEN)", async () => {
+    const foreign = await t.rest('DELETE', `/v1/templates/${t.demo.templates.other[0]}`);
+    expect(foreign.status).toBe(404);
+    const token = await t.accessToken('clinicReadOnly');
+    expect((await t.rest('DELETE', `/v1/templates/${t.demo.templates.clinic[0]}`, { token })).status).toBe(403);
+    const gql = await t.gql('mutation($id: ID!) { deleteTemplate(id: $id) }', { id: t.demo.templates.clinic[0] }, { token });
+    expect(gql.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(await names('')).toEqual([book, message, billing]);
+    const theirs = await t.rest('GET', '/v1/templates', { token: t.demo.organizations.other.apiKey });
+    expect(theirs.body.data.templates).toHaveLength(1);
+  });
+
+  it('lets one of two deletes at the same instant win; the other is a 404, never an error', async () => {
+    const id = t.demo.templates.clinic[0]!;
+    const answers = await Promise.all([
+      t.rest('DELETE', `/v1/templates/${id}`),
+      t.gql('mutation($id: ID!) { deleteTemplate(id: $id) }', { id }),
+    ]);
+    const ok = [answers[0].status === 200, answers[1].body.data?.deleteTemplate === true];
+    expect(ok.filter(Boolean)).toHaveLength(1);
+    if (!ok[0]) expect(answers[0].status).toBe(404);
+    if (!ok[1]) expect(answers[1].body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect(await t.db.prisma.event.count({ where: { type: 'template.deleted', subjectId: id } })).toBe(1);
+  });
+});

@@ -195,7 +195,9 @@ const END_CONVERSATION = { status: 'CLOSED', summary: 'Booked a visit', topic: '
 
 /** Every /v1 operation, by its OpenAPI method and path. */
 export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promise<RestRequest>> = {
-  'GET /v1/templates': () => ({}),
+  'GET /v1/templates': () => ({ query: { medium: 'PHONE', officeHoursAvailability: 'OPEN' } }),
+  'GET /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! } }),
+  'DELETE /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! } }),
   'POST /v1/templates': () => ({ body: TEMPLATE }),
   'PUT /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! }, body: TEMPLATE }),
   'GET /v1/organizations/{orgId}/bots': (f) => ({ params: { orgId: f.clinic } }),
@@ -533,6 +535,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: mutation('$orgId: ID!, $closureId: ID!', 'deleteClosure(orgId: $orgId, closureId: $closureId)', ''),
     variables: { orgId: f.clinic, closureId: await f.closureId() },
   }),
+  'Mutation.deleteTemplate': (f) => ({
+    query: mutation('$id: ID!', 'deleteTemplate(id: $id)', ''),
+    variables: { id: f.demo.templates.clinic[0] },
+  }),
   'Mutation.deleteInsurance': (f) => ({
     query: mutation('$orgId: ID!, $insuranceId: ID!', 'deleteInsurance(orgId: $orgId, insuranceId: $insuranceId)', ''),
     variables: { orgId: f.clinic, insuranceId: f.demo.insurances.clinic[0] },
@@ -744,6 +750,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     variables: { id: await f.callBatchId() },
   }),
   'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.template': (f) => ({ query: query('$id: ID!', 'template(id: $id)'), variables: { id: f.demo.templates.clinic[0] } }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
   'Query.callRequest': (f) => ({
     query: query('$id: ID!', 'callRequest(id: $id)'),

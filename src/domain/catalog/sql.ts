@@ -41,3 +41,4 @@ export function lockInsurance(tx: SqlRunner, orgId: string, id: string): Promise
 export function deleteInsuranceRow(tx: SqlRunner, orgId: string, id: string): Promise<Insurance[]> {
   return tx.$queryRaw`DELETE FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${orgId}::uuid RETURNING *`;
 }
+

@@ -94,6 +94,22 @@ export const updateTemplateInputSchema = z.strictObject(
 /** POST /v1/templates, Mutation.createTemplate: the same fields (still closed), `name` required. */
 export const createTemplateInputSchema = updateTemplateInputSchema.extend({ name: templateFields.name });
 
+/**
+ * Query of GET /v1/templates and the arguments of GraphQL `templates`: the templates usable on a medium
+ * (those naming it, and those naming none: every medium) and at a time of day (those for it, and those
+ * for any time). One value each.
+ */
+export const listTemplatesInput = z.strictObject({
+  medium: z
+    .enum(MEDIUMS, { error: `must be one of ${MEDIUMS.join(', ')}` })
+    .optional()
+    .describe('Only templates usable on this medium: those naming it and those naming none.'),
+  officeHoursAvailability: z
+    .enum(OFFICE_HOURS_AVAILABILITIES, { error: 'must be OPEN or CLOSED' })
+    .optional()
+    .describe('Only templates usable then: those for it and those for any time.'),
+});
+
 export type UpdateTemplateInput = z.output<typeof updateTemplateInputSchema>;
 export type CreateTemplateInput = z.output<typeof createTemplateInputSchema>;
 
@@ -141,6 +157,7 @@ export const templateSummaryResponse = viewSchema<TemplateSummary>()(
 export const templateListResponse = viewSchema<{ templates: TemplateSummary[] }>()(
   z.object({ templates: z.array(templateSummaryResponse).describe('Oldest first.') }),
 );
+export const deletedTemplateResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 export const templateResponse = viewSchema<TemplateView>()(
   z
     .object({
@@ -201,20 +218,66 @@ const storedVariables = (vars: { name: string; description?: string | undefined 
 const ownTemplates = (actor: Actor) => ({ orgId: actor.orgId });
 const listOrder = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
 
-/** GET /v1/templates: the credential owner's templates, oldest first, without workflows. */
-export async function listTemplates(deps: DomainDeps, actor: Actor): Promise<TemplateSummary[]> {
+/** The filters of a list (query strings as sent, or GraphQL arguments; null is no filter) as a `where`. */
+function listWhere(actor: Actor, filters: unknown): Prisma.WorkflowTemplateWhereInput {
+  const { medium, officeHoursAvailability } = parseInput(listTemplatesInput, withoutNulls(filters));
+  return {
+    ...ownTemplates(actor),
+    AND: [
+      ...(medium ? [{ OR: [{ applicableMediums: { has: medium } }, { applicableMediums: { isEmpty: true } }] }] : []),
+      ...(officeHoursAvailability ? [{ OR: [{ officeHoursAvailability }, { officeHoursAvailability: null }] }] : []),
+    ],
+  };
+}
+
+const withoutNulls = (value: unknown): unknown =>
+  value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) : value;
+
+/** GET /v1/templates: the credential owner's templates, oldest first, without workflows; filtered when asked. */
+export async function listTemplates(deps: DomainDeps, actor: Actor, filters: unknown = {}): Promise<TemplateSummary[]> {
   const { db } = deps;
   requireScope(actor, 'templates:read');
-  const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
+  const rows = await db.workflowTemplate.findMany({ where: listWhere(actor, filters), orderBy: listOrder });
   return rows.map(summaryOf);
 }
 
 /** Query.templates: the same list, with each template's workflow. */
-export async function listTemplatesWithWorkflows(deps: DomainDeps, actor: Actor): Promise<TemplateView[]> {
+export async function listTemplatesWithWorkflows(deps: DomainDeps, actor: Actor, filters: unknown = {}): Promise<TemplateView[]> {
   const { db } = deps;
   requireScope(actor, 'templates:read');
-  const rows = await db.workflowTemplate.findMany({ where: ownTemplates(actor), orderBy: listOrder });
+  const rows = await db.workflowTemplate.findMany({ where: listWhere(actor, filters), orderBy: listOrder });
   return rows.map(viewOf);
+}
+
+/** GET /v1/templates/{id}, Query.template: one template of the credential owner's organization, with its workflow. */
+export async function getTemplate(deps: DomainDeps, actor: Actor, templateId: string): Promise<TemplateView> {
+  requireScope(actor, 'templates:read');
+  const id = uuidParam('templateId', templateId);
+  const row = await deps.db.workflowTemplate.findFirst({ where: { id, ...ownTemplates(actor) } });
+  if (!row) throw new NotFound('Template');
+  return viewOf(row);
+}
+
+/**
+ * DELETE /v1/templates/{id}, Mutation.deleteTemplate. Bots keep the workflows imported from it (an import
+ * copies the definition, it does not refer to the template). A second delete is a 404.
+ */
+export async function deleteTemplate(deps: DomainDeps, actor: Actor, templateId: string): Promise<{ id: string; deleted: true }> {
+  requireScope(actor, 'templates:write');
+  const id = uuidParam('templateId', templateId);
+  await deps.db.$transaction(async (tx) => {
+    // locked first: of two deletes at once, the second finds nothing (a 404, not an error)
+    if ((await lockTemplate(tx, actor.orgId, id)).length === 0) throw new NotFound('Template');
+    const deleted = await tx.workflowTemplate.delete({ where: { id } });
+    await recordEvent(tx, deps, actor, {
+      type: 'template.deleted',
+      orgId: actor.orgId,
+      subject: { type: 'template', id },
+      data: viewOf(deleted),
+    });
+  });
+  deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
+  return { id, deleted: true };
 }
 
 export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: unknown): Promise<TemplateView> {

@@ -43,6 +43,7 @@ export const EVENT_TYPES = [
   'closure.deleted',
   'template.created',
   'template.updated',
+  'template.deleted',
   'phone_number.attached',
   'insurance.created',
   'insurance.updated',

@@ -208,6 +208,8 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/templates': { ids: {} },
   'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
   'PUT /v1/templates/:templateId': { ids: { templateId: 'template' }, body: () => ({ description: 'Matrix description', workflow }) },
+  'GET /v1/templates/:templateId': { ids: { templateId: 'template' } },
+  'DELETE /v1/templates/:templateId': { ids: { templateId: 'template' } },
 };
 
 /** Root fields as "Query.field" / "Mutation.field" / "Subscription.field", Organization's fields as "Organization.field". */
@@ -317,6 +319,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
       'query($orgId: ID, $botId: ID) { conversationsConnection(first: 5, orgId: $orgId, botId: $botId, includeArchived: true) { totalCount edges { cursor node { conversationId orgId } } } }',
   },
   'Query.templates': { ids: {}, query: '{ templates { id name } }' },
+  'Query.template': { ids: { id: 'template' }, query: 'query($id: ID!) { template(id: $id) { id name workflow { title } } }' },
   'Query.erasureRequest': {
     ids: { id: 'erasureRequest' },
     query: 'query($id: ID!) { erasureRequest(id: $id) { erasureRequestId status } }',
@@ -476,6 +479,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query: 'mutation($input: TemplateInput!) { createTemplate(input: $input) { id } }',
     variables: { input: { name: 'Matrix template' } },
   },
+  'Mutation.deleteTemplate': { ids: { id: 'template' }, query: 'mutation($id: ID!) { deleteTemplate(id: $id) }' },
   'Mutation.updateTemplate': {
     ids: { id: 'template' },
     query: 'mutation($id: ID!, $input: TemplateInput!) { updateTemplate(id: $id, input: $input) { id version } }',

@@ -1,10 +1,12 @@
-// Workflow templates (spec §2, §4 "Templates"): Query.templates, Mutation.createTemplate/updateTemplate,
+// Workflow templates (spec §2, §4 "Templates"): Query.templates/template, Mutation.createTemplate/updateTemplate/deleteTemplate,
 // and the workflow types shared with bot workflows (graphql/schema/catalog/bot.ts).
 // The input types mirror the REST body; their leaves are permissive (plain strings and ints) so that the
 // domain's zod schema, the same one REST uses, decides what is valid and says why.
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
   createTemplate,
+  deleteTemplate,
+  getTemplate,
   listTemplatesWithWorkflows,
   type TemplateVariable,
   type TemplateView,
@@ -195,8 +197,24 @@ const TemplateInput = builder.inputType('TemplateInput', {
 builder.queryFields((t) => ({
   templates: t.field({
     type: [WorkflowTemplateType],
-    description: "Workflow templates of the credential owner's organization, oldest first, with their workflows. Scope templates:read.",
-    resolve: async (_root, _args, ctx) => listTemplatesWithWorkflows(ctx.deps, await ctx.actor()),
+    description:
+      "Workflow templates of the credential owner's organization, oldest first, with their workflows; only those usable on a medium and/or at a time when given (as GET /v1/templates). Scope templates:read.",
+    args: {
+      medium: t.arg({ type: MediumEnum, description: 'Only templates usable on this medium: those naming it and those naming none.' }),
+      officeHoursAvailability: t.arg({
+        type: OfficeHoursAvailabilityEnum,
+        description: 'Only templates usable then: those for it and those for any time.',
+      }),
+    },
+    resolve: async (_root, args, ctx) => listTemplatesWithWorkflows(ctx.deps, await ctx.actor(), args),
+  }),
+  template: t.field({
+    type: WorkflowTemplateType,
+    nullable: true,
+    description:
+      "One template of the credential owner's organization, with its workflow (another organization's is NOT_FOUND, like a missing one). Scope templates:read.",
+    args: { id: t.arg.id({ required: true, description: 'Template id.' }) },
+    resolve: async (_root, args, ctx) => getTemplate(ctx.deps, await ctx.actor(), String(args.id)),
   }),
 }));
 
@@ -216,5 +234,11 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: TemplateInput, required: true, description: 'The fields to change.' }),
     },
     resolve: async (_root, args, ctx) => updateTemplate(ctx.deps, await ctx.actor(), String(args.id), args.input),
+  }),
+  deleteTemplate: t.boolean({
+    description:
+      "Deletes a template of the credential owner's organization; true when it was deleted (a missing one is NOT_FOUND). Bots keep workflows imported from it. Scope templates:write.",
+    args: { id: t.arg.id({ required: true, description: 'Template id.' }) },
+    resolve: async (_root, args, ctx) => (await deleteTemplate(ctx.deps, await ctx.actor(), String(args.id))).deleted,
   }),
 }));

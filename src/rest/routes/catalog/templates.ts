@@ -2,7 +2,11 @@ import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
   createTemplate,
   createTemplateInputSchema,
+  deletedTemplateResponse,
+  deleteTemplate,
+  getTemplate,
   listTemplates,
+  listTemplatesInput,
   templateListResponse,
   templateResponse,
   updateTemplate,
@@ -16,10 +20,22 @@ export const templateRoutes = [
     path: '/v1/templates',
     tag: 'Templates',
     summary: "List the credential owner organization's workflow templates",
-    description: 'Oldest first. The list items carry no `workflow`; GraphQL `templates` includes it.',
+    description:
+      'Oldest first. The list items carry no `workflow` (`GET /v1/templates/{templateId}` and GraphQL `templates` include it). `medium` keeps the templates usable on that medium (those naming it and those naming none); `officeHoursAvailability` those usable then (`OPEN` or `CLOSED`, and those for any time).',
     scope: 'templates:read',
+    query: listTemplatesInput,
     response: templateListResponse,
-    handler: async ({ actor, deps }) => ({ data: { templates: await listTemplates(deps, actor) } }),
+    handler: async ({ actor, deps, query }) => ({ data: { templates: await listTemplates(deps, actor, query) } }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/templates/:templateId',
+    tag: 'Templates',
+    summary: 'Get one workflow template, with its workflow',
+    description: "A template outside the credential owner's organization is a 404, like a missing one.",
+    scope: 'templates:read',
+    response: templateResponse,
+    handler: async ({ actor, deps, params }) => ({ data: await getTemplate(deps, actor, params.templateId!) }),
   }),
   defineRoute({
     method: 'POST',
@@ -44,5 +60,16 @@ export const templateRoutes = [
     body: updateTemplateInputSchema,
     response: templateResponse,
     handler: async ({ actor, deps, params, body }) => ({ data: await updateTemplate(deps, actor, params.templateId!, body) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/v1/templates/:templateId',
+    tag: 'Templates',
+    summary: 'Delete a workflow template',
+    description:
+      "Bots keep workflows imported from it (an import copies the definition). A template outside the credential owner's organization, or already deleted, is a 404. Event `template.deleted`.",
+    scope: 'templates:write',
+    response: deletedTemplateResponse,
+    handler: async ({ actor, deps, params }) => ({ data: await deleteTemplate(deps, actor, params.templateId!) }),
   }),
 ];
