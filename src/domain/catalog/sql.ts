@@ -41,4 +41,3 @@ export function lockInsurance(tx: SqlRunner, orgId: string, id: string): Promise
 export function deleteInsuranceRow(tx: SqlRunner, orgId: string, id: string): Promise<Insurance[]> {
   return tx.$queryRaw`DELETE FROM "Insurance" WHERE "id" = ${id}::uuid AND "orgId" = ${orgId}::uuid RETURNING *`;
 }
-
