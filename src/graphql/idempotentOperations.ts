@@ -40,6 +40,7 @@ export type ForwardToYoga = (actor?: Promise<Actor>) => Promise<Response>;
  */
 export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   attachPhoneNumber: 'phone-numbers:write',
+  updatePhoneNumber: 'phone-numbers:write',
   createClosure: 'closures:write',
   updateClosure: 'closures:write',
   deleteClosure: 'closures:write',

@@ -79,6 +79,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.updateTemplate': 'PUT /v1/templates/:templateId',
   'Mutation.deleteTemplate': 'DELETE /v1/templates/:templateId',
   'Mutation.attachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/attach',
+  'Mutation.updatePhoneNumber': 'PATCH /v1/phone-numbers/:phoneNumberId',
+  'Query.phoneNumber': 'GET /v1/phone-numbers/:phoneNumberId',
   'Mutation.createInsurance': 'POST /v1/organizations/:orgId/insurances',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
   'Mutation.deleteInsurance': 'DELETE /v1/organizations/:orgId/insurances/:insuranceId',

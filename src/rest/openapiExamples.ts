@@ -127,6 +127,10 @@ const specialDay = {
   close: '12:00',
   breaks: [],
 };
+const greetingChange = {
+  customClosedGreeting: 'Downtown main line is closed for the holidays; we reopen on Monday at 8.',
+  speed: 1.1,
+};
 const phoneNumber = {
   id: ids.mainLine,
   orgId: ids.clinic,
@@ -523,6 +527,8 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/organizations/:orgId/enable': { status: 'enabled', changed: true },
   'GET /v1/organizations/:orgId/phone-numbers': { phoneNumbers: [phoneNumber] },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ...phoneNumber, botId: ids.afterHours },
+  'GET /v1/phone-numbers/:phoneNumberId': phoneNumber,
+  'PATCH /v1/phone-numbers/:phoneNumberId': { ...phoneNumber, ...greetingChange },
   'GET /v1/organizations/:orgId/insurances': { insurances: [insurance] },
   'POST /v1/organizations/:orgId/insurances': addedInsurance,
   'DELETE /v1/organizations/:orgId/insurances/:insuranceId': { id: ids.deltaDental, deleted: true },
@@ -777,6 +783,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/organizations/:orgId/disable': {},
   'POST /v1/organizations/:orgId/enable': {},
   'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },
+  'PATCH /v1/phone-numbers/:phoneNumberId': greetingChange,
   'POST /v1/organizations/:orgId/insurances': {
     name: addedInsurance.name,
     type: addedInsurance.type,

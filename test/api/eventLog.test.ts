@@ -503,6 +503,13 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
   },
+  'PATCH /v1/phone-numbers/:phoneNumberId': {
+    run: async (t, token) =>
+      void (await restOk(t, token, 'PATCH', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[0]}`, { customGreeting: 'Hello again' })),
+    type: 'phone_number.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[0]!,
+  },
   'POST /v1/phone-numbers/:phoneNumberId/attach': {
     run: async (t, token) =>
       void (await restOk(t, token, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}/attach`, { botId: t.demo.bots.clinic[0] })),
@@ -856,6 +863,15 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'template.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
+  },
+  updatePhoneNumber: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($p: ID!) { updatePhoneNumber(phoneNumberId: $p, input: {speed: 1.2}) { id } }', {
+        p: t.demo.phoneNumbers.clinic[0],
+      })),
+    type: 'phone_number.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[0]!,
   },
   attachPhoneNumber: {
     run: async (t, token) =>

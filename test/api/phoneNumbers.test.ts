@@ -251,3 +251,142 @@ describe('GraphQL phone numbers', () => {
     expect((await billingLine()).botId).toBeNull();
   });
 });
+
+describe('one phone number and its settings (GET / PATCH /v1/phone-numbers/{id}, GraphQL phoneNumber / updatePhoneNumber)', () => {
+  const UPDATE = `mutation ($id: ID!, $input: UpdatePhoneNumberInput!) { updatePhoneNumber(phoneNumberId: $id, input: $input) { ${SELECTION} } }`;
+  const mainLine = () => t.demo.phoneNumbers.clinic[0]!;
+  const patchNumber = (json: unknown, id = mainLine(), token?: string) =>
+    t.rest('PATCH', `/v1/phone-numbers/${id}`, { json, ...(token ? { token } : {}) });
+  const current = async (id = mainLine()) => (await t.rest('GET', `/v1/phone-numbers/${id}`)).body.data;
+
+  it('answers one number with every field, the same on both surfaces and as listed', async () => {
+    const res = await t.rest('GET', `/v1/phone-numbers/${mainLine()}`);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data).sort()).toEqual([...FIELDS].sort());
+    const listed = (await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}/phone-numbers`)).body.data.phoneNumbers;
+    expect(listed.find((p: { id: string }) => p.id === mainLine())).toEqual(res.body.data);
+    const gql = await t.gql(`query ($id: ID!) { phoneNumber(id: $id) { ${SELECTION} } }`, { id: mainLine() });
+    expect(gql.body.data.phoneNumber).toEqual(res.body.data);
+  });
+
+  it('changes every setting at once, canonicalizing the numbers, and records what it replaced', async () => {
+    const before = await current();
+    const res = await patchNumber({
+      name: 'Front desk',
+      language: 'SPANISH',
+      voiceId: 'CALM_WARM',
+      speed: 0.7,
+      stability: 0,
+      similarity: 1,
+      style: 0.35,
+      customGreeting: 'Gracias por llamar',
+      customClosedGreeting: 'Estamos cerrados',
+      outbound: true,
+      verifiedCallerId: '+4402079460000', // a trunk 0 after the country code: kept without it
+      callbackForwardingNumber: '+14155552671',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      ...before,
+      name: 'Front desk',
+      language: 'SPANISH',
+      voiceId: 'CALM_WARM',
+      speed: 0.7,
+      stability: 0,
+      similarity: 1,
+      style: 0.35,
+      customGreeting: 'Gracias por llamar',
+      customClosedGreeting: 'Estamos cerrados',
+      outbound: true,
+      verifiedCallerId: '+442079460000',
+      callbackForwardingNumber: '+14155552671',
+      updatedAt: isoInstant,
+    });
+    const [event] = await t.db.prisma.event.findMany({ where: { type: 'phone_number.updated', subjectId: mainLine() } });
+    expect(event!.previous).toMatchObject({ name: before.name, speed: before.speed, customGreeting: before.customGreeting });
+    // "" clears a greeting and a number; only what is sent changes
+    const cleared = await patchNumber({ customGreeting: '', callbackForwardingNumber: '' });
+    expect(cleared.body.data).toMatchObject({ customGreeting: '', callbackForwardingNumber: '', name: 'Front desk', speed: 0.7 });
+  });
+
+  it('takes a form body, its numbers and booleans read from strings', async () => {
+    const res = await t.rest('PATCH', `/v1/phone-numbers/${mainLine()}`, { form: { speed: '1.2', outbound: 'true', name: 'Form line' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ speed: 1.2, outbound: true, name: 'Form line' });
+  });
+
+  const invalid: [string, Record<string, unknown>, string][] = [
+    ['speed 1e9', { speed: 1e9 }, 'speed: must be a number from 0.7 to 1.2'],
+    ['speed below its range', { speed: 0.69 }, 'speed: must be a number from 0.7 to 1.2'],
+    ['a negative stability', { stability: -0.1 }, 'stability: must be a number from 0 to 1'],
+    ['similarity over 1', { similarity: 1.01 }, 'similarity: must be a number from 0 to 1'],
+    ['style as a string', { style: 'high' }, 'style: must be a number from 0 to 1'],
+    ['an unknown voice', { voiceId: 'ROBOT' }, 'voiceId: must be one of FRIENDLY_BRIGHT, CALM_WARM, PROFESSIONAL_CLEAR'],
+    ['an unknown language', { language: 'KLINGON' }, 'language: must be one of ENGLISH, SPANISH, FRENCH, GERMAN'],
+    ['a greeting over 1000 characters', { customGreeting: 'g'.repeat(1001) }, 'customGreeting: must be at most 1000 characters'],
+    ['a greeting with a NUL', { customClosedGreeting: 'closed\u0000' }, 'customClosedGreeting: must not contain NUL'],
+    ['a caller id that is not E.164', { verifiedCallerId: '415-555-2671' }, 'verifiedCallerId: must be a phone number in E.164 form'],
+    [
+      'a forwarding number of no number plan',
+      { callbackForwardingNumber: '+999123456789' },
+      'callbackForwardingNumber: must be a phone number',
+    ],
+    ['outbound as a word', { outbound: 'yes' }, 'outbound: must be true or false'],
+    ['the number itself', { number: '+14155550000' }, 'number'],
+    ['nothing at all', {}, 'nothing to update'],
+  ];
+  for (const [name, body, message] of invalid) {
+    it(`answers 400 for ${name} on both surfaces, naming it, and changes nothing`, async () => {
+      const before = await current();
+      const res = await patchNumber(body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(message);
+      if (
+        name !== 'the number itself' &&
+        !['style as a string', 'an unknown voice', 'an unknown language', 'outbound as a word'].includes(name)
+      ) {
+        const gql = await t.gql(UPDATE, { id: mainLine(), input: body });
+        expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+        expect(gql.body.errors[0].message).toContain(message);
+      }
+      expect(await current()).toEqual(before);
+    });
+  }
+
+  it("answers another tenant's number exactly like a missing one (404 / NOT_FOUND), for reads and changes", async () => {
+    const foreign = t.demo.phoneNumbers.other[0]!;
+    const missing = await t.rest('GET', `/v1/phone-numbers/${MISSING}`);
+    const read = await t.rest('GET', `/v1/phone-numbers/${foreign}`);
+    expect(read.status).toBe(404);
+    expect(read.body).toEqual(missing.body);
+    const change = await patchNumber({ customGreeting: 'Hijacked' }, foreign);
+    expect(change.status).toBe(404);
+    const gql = await t.gql(UPDATE, { id: foreign, input: { customGreeting: 'Hijacked' } });
+    expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const theirs = await t.rest('GET', `/v1/phone-numbers/${foreign}`, { token: t.demo.organizations.other.apiKey });
+    expect(theirs.body.data.customGreeting).not.toBe('Hijacked');
+    // an account reaches its clinics' numbers
+    const account = await patchNumber({ name: 'Set by the account' }, mainLine(), t.demo.organizations.account.apiKey);
+    expect(account.status).toBe(200);
+  });
+
+  it('refuses a change to a read-only credential (403 / FORBIDDEN)', async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    expect((await patchNumber({ speed: 1 }, mainLine(), token)).status).toBe(403);
+    expect((await t.gql(UPDATE, { id: mainLine(), input: { speed: 1 } }, { token })).body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  it("puts a new open greeting into the number's availability at once (the read model hears of the change)", async () => {
+    const clinic = t.demo.organizations.clinic.id;
+    await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
+      json: { dayOfWeek: 'MONDAY', isClosed: false, open: '09:00', close: '17:00', breaks: [] },
+    });
+    const greeting = async () =>
+      (await t.rest('GET', `/v1/organizations/${clinic}/availability?at=2026-03-09T14:30:00Z&medium=PHONE&phoneNumberId=${mainLine()}`))
+        .body.data.greeting;
+    const before = await greeting(); // read once, so that the read model holds the number
+    expect((await patchNumber({ customGreeting: 'Welcome to the new front desk' })).status).toBe(200);
+    expect(await greeting()).toBe('Welcome to the new front desk');
+    expect(before).not.toBe('Welcome to the new front desk');
+  });
+});

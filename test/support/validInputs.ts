@@ -18,6 +18,21 @@ const CALLING_POLICY = {
   requireConsentFor: ['marketing'],
   retry: { on: ['busy', 'no_answer'], maxAttempts: 2, intervalsMinutes: [30] },
 };
+/** Every setting of a phone number (docs/rest.md). */
+const PHONE_SETTINGS = {
+  name: 'Main line',
+  language: 'SPANISH',
+  voiceId: 'CALM_WARM',
+  speed: 1.1,
+  stability: 0.4,
+  similarity: 0.8,
+  style: 0.2,
+  customGreeting: 'Thanks for calling',
+  customClosedGreeting: 'We are closed',
+  outbound: true,
+  verifiedCallerId: '+14155552671',
+  callbackForwardingNumber: '+14155552672',
+};
 const hoursAfter = (hours: number) => new Date(Date.parse(NOW) + hours * 3_600_000).toISOString().replace('.000Z', 'Z');
 
 export interface RestRequest {
@@ -215,6 +230,8 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'POST /v1/organizations/{orgId}/disable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'POST /v1/organizations/{orgId}/enable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'GET /v1/organizations/{orgId}/phone-numbers': (f) => ({ params: { orgId: f.clinic } }),
+  'GET /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
+  'PATCH /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! }, body: PHONE_SETTINGS }),
   'POST /v1/phone-numbers/{phoneNumberId}/attach': (f) => ({
     params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! },
     body: { botId: f.demo.bots.clinic[0] },
@@ -457,6 +474,13 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.addConversationMessage': async (f) => ({
     query: mutation('$id: ID!, $text: String!, $at: String', 'addConversationMessage(id: $id, role: caller, text: $text, at: $at)'),
     variables: { id: await f.conversationId(), text: 'Hello', at: NOW },
+  }),
+  'Mutation.updatePhoneNumber': (f) => ({
+    query: mutation(
+      '$phoneNumberId: ID!, $input: UpdatePhoneNumberInput!',
+      'updatePhoneNumber(phoneNumberId: $phoneNumberId, input: $input)',
+    ),
+    variables: { phoneNumberId: f.demo.phoneNumbers.clinic[0], input: PHONE_SETTINGS },
   }),
   'Mutation.attachPhoneNumber': (f) => ({
     query: mutation('$botId: ID!, $phoneNumberId: ID!', 'attachPhoneNumber(botId: $botId, phoneNumberId: $phoneNumberId)'),
@@ -750,6 +774,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     variables: { id: await f.callBatchId() },
   }),
   'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
+  'Query.phoneNumber': (f) => ({ query: query('$id: ID!', 'phoneNumber(id: $id)'), variables: { id: f.demo.phoneNumbers.clinic[0] } }),
   'Query.template': (f) => ({ query: query('$id: ID!', 'template(id: $id)'), variables: { id: f.demo.templates.clinic[0] } }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
   'Query.callRequest': (f) => ({

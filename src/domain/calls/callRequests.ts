@@ -4,9 +4,9 @@
 // the polling budget and the minimum poll interval (ratelimit/callRequestPolling.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { e164Schema } from '../shared/e164.js';
 import { absentToUndefined, integerFromString } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
-import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { ScheduleDeps } from '../schedule/deps.js';
 import type { CallRequest, Prisma, Suppression } from '../../generated/prisma/client.js';
 import { dropJobs, enqueueJob, jobInsertSql } from '../../jobs/queue.js';
@@ -56,17 +56,6 @@ export const EXPIRE_JOB = 'call_request.expire';
 export const LEASE_JOB = 'call_request.lease';
 
 const instant = z.iso.datetime().describe('UTC instant, ISO 8601');
-
-/**
- * An E.164 number (`+` and 8 to 15 digits) that libphonenumber-js knows as a valid number, kept in its one
- * canonical spelling: `+4402079460000` (a trunk 0 after the country code) is `+442079460000`, as the
- * suppression list stores it, so that no spelling of a listed number escapes the list.
- */
-export const e164Schema = z
-  .string({ error: 'must be a phone number in E.164 form, e.g. +14155552671' })
-  .regex(/^\+[1-9]\d{6,14}$/, { error: 'must be a phone number in E.164 form, e.g. +14155552671', abort: true })
-  .refine((n) => isValidPhoneNumber(n), { error: 'is not a valid phone number (no such number plan)', abort: true })
-  .transform((n) => parsePhoneNumberFromString(n)!.number);
 
 const instantInput = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),

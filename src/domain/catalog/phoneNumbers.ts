@@ -1,5 +1,5 @@
-// Phone numbers (spec §2 "Phone number", §4): listing an organization's numbers and attaching a
-// number to a bot of the same organization.
+// Phone numbers (spec §2 "Phone number", §4): listing an organization's numbers, reading one, changing its
+// settings (what its voice says and how), and attaching a number to a bot of the same organization.
 import { z } from 'zod';
 import type { DomainDeps } from '../shared/deps.js';
 import type { PhoneNumber } from '../../generated/prisma/client.js';
@@ -10,10 +10,60 @@ import { batchOf } from '../shared/batch.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { viewSchema } from '../shared/viewSchema.js';
-import { lockBotForShare, phoneNumberOwner } from './sql.js';
+import { e164Schema } from '../shared/e164.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
+import { lockBotForShare, lockPhoneNumber, phoneNumberOwner } from './sql.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
 export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
+
+/**
+ * The voice settings' ranges (the specification leaves them open): those of the speech engines these settings
+ * name (stability, similarity boost and style exaggeration from 0 to 1; speed from 0.7 to 1.2 times normal).
+ */
+export const VOICE_RANGES = { speed: [0.7, 1.2], stability: [0, 1], similarity: [0, 1], style: [0, 1] } as const;
+export const PHONE_NUMBER_NAME_MAX = 200;
+export const GREETING_MAX = 1000;
+
+const ranged = ([min, max]: readonly [number, number]) =>
+  z
+    .number({ error: `must be a number from ${min} to ${max}` })
+    .min(min, { error: `must be a number from ${min} to ${max}` })
+    .max(max, { error: `must be a number from ${min} to ${max}` });
+const text = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE });
+const numberOrNone = z.union([z.literal(''), e164Schema], {
+  error: 'must be a phone number in E.164 form, e.g. +14155552671, or "" for none',
+});
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/**
+ * Body of PATCH /v1/phone-numbers/{phoneNumberId} and the GraphQL UpdatePhoneNumberInput: only the provided
+ * settings change; a body naming none is a 400. Greetings and the name take "" to clear; the two numbers take
+ * E.164 (kept in canonical form) or "" for none.
+ */
+export const updatePhoneNumberInput = z
+  .strictObject({
+    name: text(PHONE_NUMBER_NAME_MAX).optional(),
+    language: z.enum(LANGUAGES, { error: oneOf(LANGUAGES) }).optional(),
+    voiceId: z.enum(VOICE_IDS, { error: oneOf(VOICE_IDS) }).optional(),
+    speed: ranged(VOICE_RANGES.speed).optional(),
+    stability: ranged(VOICE_RANGES.stability).optional(),
+    similarity: ranged(VOICE_RANGES.similarity).optional(),
+    style: ranged(VOICE_RANGES.style).optional(),
+    customGreeting: text(GREETING_MAX).optional(),
+    customClosedGreeting: text(GREETING_MAX).optional(),
+    outbound: z.boolean({ error: 'must be true or false' }).optional(),
+    verifiedCallerId: numberOrNone.optional(),
+    callbackForwardingNumber: numberOrNone.optional(),
+  })
+  .refine((input) => Object.values(input).some((v) => v !== undefined), {
+    error: 'nothing to update: send at least one setting',
+  });
+export type UpdatePhoneNumberInput = z.input<typeof updatePhoneNumberInput>;
 
 /** Body of POST /v1/phone-numbers/{phoneNumberId}/attach and the GraphQL attachPhoneNumber arguments. */
 export const attachPhoneNumberInput = z.strictObject({
@@ -103,6 +153,47 @@ export async function listPhoneNumbers(deps: DomainDeps, actor: Actor, orgId: st
   const org = await loadReachableOrganization(deps, actor, orgId);
   const rows = await batchOf(deps).phoneNumbers.load(org.id); // oldest first
   return rows.map(phoneNumberView);
+}
+
+/** One phone number within the caller's reach (another tenant's is a 404, like a missing one). Scope organizations:read. */
+export async function getPhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string): Promise<PhoneNumberView> {
+  requireScope(actor, 'organizations:read');
+  const id = uuidParam('phoneNumberId', phoneNumberId);
+  const [owner] = await phoneNumberOwner(deps.db, id);
+  if (!owner || !reaches(actor, { id: owner.orgId, parentId: owner.parentId })) throw new NotFound('Phone number');
+  const row = await deps.db.phoneNumber.findUnique({ where: { id } });
+  if (!row) throw new NotFound('Phone number');
+  return phoneNumberView(row);
+}
+
+/**
+ * Changes the provided settings of a phone number within the caller's reach; event phone_number.updated
+ * with the values replaced. The greetings feed availability answers, so a change is published to the read
+ * model. Scope phone-numbers:write.
+ */
+export async function updatePhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string, input: unknown): Promise<PhoneNumberView> {
+  requireScope(actor, 'phone-numbers:write');
+  const id = uuidParam('phoneNumberId', phoneNumberId);
+  const changes = parseInput(updatePhoneNumberInput, input ?? {});
+  const { view, changed } = await deps.db.$transaction(async (tx) => {
+    // locked and read first: the event records the values it replaces, and reach is decided in the same statement
+    const [locked] = await lockPhoneNumber(tx, id);
+    if (!locked || !reaches(actor, { id: locked.orgId, parentId: locked.parentId })) throw new NotFound('Phone number');
+    const before = phoneNumberView(locked);
+    const view = phoneNumberView(await tx.phoneNumber.update({ where: { id }, data: changes }));
+    const previous = changedFields(before, view);
+    if (previous)
+      await recordEvent(tx, deps, actor, {
+        type: 'phone_number.updated',
+        orgId: locked.orgId,
+        subject: { type: 'phone_number', id },
+        data: view,
+        previous,
+      });
+    return { view, changed: previous !== null };
+  });
+  if (changed) deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  return view;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Every SQL statement of the catalog context (templates, workflows, phone numbers, insurances); the rest
 // of its reads and writes go through Prisma's client.
-import type { Insurance } from '../../generated/prisma/client.js';
+import type { Insurance, PhoneNumber } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
 
 /** A row's organization and that organization's parent: reach is decided from them in the statement that locks the row. */
@@ -25,6 +25,13 @@ export function phoneNumberOwner(tx: SqlRunner, phoneNumberId: string): Promise<
   return tx.$queryRaw`
     SELECT p."orgId"::text AS "orgId", o."parentId"::text AS "parentId", p."botId"::text AS "botId"
     FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid`;
+}
+
+/** Locks a phone number (FOR UPDATE) and reads it with its organization's parent (none when it is not there). */
+export function lockPhoneNumber(tx: SqlRunner, phoneNumberId: string): Promise<(PhoneNumber & { parentId: string | null })[]> {
+  return tx.$queryRaw`
+    SELECT p.*, o."parentId"::text AS "parentId"
+    FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid FOR UPDATE OF p`;
 }
 
 /** Locks one organization's template; answers its id (none when it is not there). */

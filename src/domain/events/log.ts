@@ -45,6 +45,7 @@ export const EVENT_TYPES = [
   'template.updated',
   'template.deleted',
   'phone_number.attached',
+  'phone_number.updated',
   'insurance.created',
   'insurance.updated',
   'insurance.deleted',

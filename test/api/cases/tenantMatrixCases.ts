@@ -119,6 +119,8 @@ export const REST_CASES: Record<string, RestCase> = {
   'POST /v1/bots/:botId/workflows/import': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
+  'GET /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' } },
+  'PATCH /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' }, body: () => ({ customGreeting: 'Matrix greeting' }) },
   'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/insurances': {
     ids: { orgId: 'org' },
@@ -469,6 +471,12 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query:
       'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
     variables: { input: { status: 'NOT_ACCEPTED' } },
+  },
+  'Query.phoneNumber': { ids: { id: 'phone' }, query: 'query($id: ID!) { phoneNumber(id: $id) { id number customGreeting } }' },
+  'Mutation.updatePhoneNumber': {
+    ids: { phoneNumberId: 'phone' },
+    query:
+      'mutation($phoneNumberId: ID!) { updatePhoneNumber(phoneNumberId: $phoneNumberId, input: {customGreeting: "Matrix greeting"}) { id } }',
   },
   'Mutation.attachPhoneNumber': {
     ids: { phoneNumberId: 'phone', botId: 'bot' },

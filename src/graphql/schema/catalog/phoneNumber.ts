@@ -1,4 +1,15 @@
-import { attachPhoneNumber, LANGUAGES, listPhoneNumbers, type PhoneNumberView, VOICE_IDS } from '../../../domain/catalog/phoneNumbers.js';
+import {
+  attachPhoneNumber,
+  getPhoneNumber,
+  GREETING_MAX,
+  LANGUAGES,
+  listPhoneNumbers,
+  PHONE_NUMBER_NAME_MAX,
+  type PhoneNumberView,
+  updatePhoneNumber,
+  VOICE_IDS,
+  VOICE_RANGES,
+} from '../../../domain/catalog/phoneNumbers.js';
 import { builder } from '../../builder.js';
 import { OrganizationRef } from '../organizations/organization.js';
 
@@ -46,7 +57,51 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
   }),
 }));
 
+const range = (field: keyof typeof VOICE_RANGES) => `${VOICE_RANGES[field][0]} to ${VOICE_RANGES[field][1]}`;
+
+const UpdatePhoneNumberInput = builder.inputType('UpdatePhoneNumberInput', {
+  description: 'Only the provided settings change; at least one is required. Checked by the same rules as PATCH /v1/phone-numbers/{id}.',
+  fields: (t) => ({
+    name: t.string({ description: `Display name, at most ${PHONE_NUMBER_NAME_MAX} characters.` }),
+    language: t.field({ type: LanguageEnum, description: 'The language the bot answers in.' }),
+    voiceId: t.field({ type: VoiceIdEnum, description: 'The voice the bot speaks with.' }),
+    speed: t.float({ description: `Voice speed, ${range('speed')}.` }),
+    stability: t.float({ description: `Voice stability, ${range('stability')}.` }),
+    similarity: t.float({ description: `Voice similarity, ${range('similarity')}.` }),
+    style: t.float({ description: `Voice style, ${range('style')}.` }),
+    customGreeting: t.string({ description: `The greeting while the office is open, at most ${GREETING_MAX} characters; "" clears it.` }),
+    customClosedGreeting: t.string({
+      description: `The greeting while the office is closed, at most ${GREETING_MAX} characters; "" clears it.`,
+    }),
+    outbound: t.boolean({ description: 'Whether the number places outbound calls.' }),
+    verifiedCallerId: t.string({ description: 'The verified caller id (E.164), or "" for none.' }),
+    callbackForwardingNumber: t.string({ description: 'Where callbacks are forwarded (E.164), or "" for none.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  phoneNumber: t.field({
+    type: PhoneNumberRef,
+    nullable: true,
+    description: "A phone number within the caller's reach (NOT_FOUND otherwise). Scope organizations:read.",
+    args: { id: t.arg.id({ required: true, description: 'Phone number id.' }) },
+    resolve: async (_root, args, ctx) => getPhoneNumber(ctx.deps, await ctx.actor(), String(args.id)),
+  }),
+}));
+
 builder.mutationFields((t) => ({
+  updatePhoneNumber: t.field({
+    type: PhoneNumberRef,
+    description:
+      "Changes the provided settings of a phone number within the caller's reach (NOT_FOUND otherwise); a value out of range is BAD_USER_INPUT naming it. Scope phone-numbers:write.",
+    args: {
+      phoneNumberId: t.arg.id({ required: true, description: 'The phone number.' }),
+      input: t.arg({ type: UpdatePhoneNumberInput, required: true, description: 'The settings to change.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      // the input goes to the domain as sent (omitted fields absent), where it is validated once
+      updatePhoneNumber(ctx.deps, await ctx.actor(), String(args.phoneNumberId), { ...args.input }),
+  }),
   attachPhoneNumber: t.field({
     type: PhoneNumberRef,
     description:
