@@ -41,6 +41,9 @@ export type ForwardToYoga = (actor?: Promise<Actor>) => Promise<Response>;
 export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   attachPhoneNumber: 'phone-numbers:write',
   updatePhoneNumber: 'phone-numbers:write',
+  registerPhoneNumber: 'phone-numbers:write',
+  detachPhoneNumber: 'phone-numbers:write',
+  deletePhoneNumber: 'phone-numbers:write',
   createClosure: 'closures:write',
   updateClosure: 'closures:write',
   deleteClosure: 'closures:write',

@@ -151,6 +151,16 @@ const phoneNumber = {
   customGreeting: 'Thanks for calling Downtown main line, how can I help?',
   customClosedGreeting: 'Downtown main line is closed right now; leave a message and we will call you back.',
 };
+const registeredNumber = {
+  ...phoneNumber,
+  id: '6a1e4c2b-8d3f-4b7a-9c5e-1f2a3b4c5d6e',
+  number: '+14155552671',
+  name: 'Downtown after-hours line',
+  botId: null,
+  verifiedCallerId: '+14155552671',
+  customGreeting: '',
+  customClosedGreeting: '',
+};
 const insurance = {
   id: ids.deltaDental,
   orgId: ids.clinic,
@@ -528,6 +538,9 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/organizations/:orgId/phone-numbers': { phoneNumbers: [phoneNumber] },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ...phoneNumber, botId: ids.afterHours },
   'GET /v1/phone-numbers/:phoneNumberId': phoneNumber,
+  'POST /v1/organizations/:orgId/phone-numbers': registeredNumber,
+  'POST /v1/phone-numbers/:phoneNumberId/detach': { ...phoneNumber, botId: null },
+  'DELETE /v1/phone-numbers/:phoneNumberId': { id: ids.mainLine, deleted: true },
   'PATCH /v1/phone-numbers/:phoneNumberId': { ...phoneNumber, ...greetingChange },
   'GET /v1/organizations/:orgId/insurances': { insurances: [insurance] },
   'POST /v1/organizations/:orgId/insurances': addedInsurance,
@@ -784,6 +797,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/organizations/:orgId/enable': {},
   'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },
   'PATCH /v1/phone-numbers/:phoneNumberId': greetingChange,
+  'POST /v1/organizations/:orgId/phone-numbers': {
+    number: registeredNumber.number,
+    name: registeredNumber.name,
+    verifiedCallerId: registeredNumber.verifiedCallerId,
+  },
   'POST /v1/organizations/:orgId/insurances': {
     name: addedInsurance.name,
     type: addedInsurance.type,

@@ -503,6 +503,25 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
   },
+  'POST /v1/organizations/:orgId/phone-numbers': {
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/phone-numbers`, { number: '+14155552671' })),
+    type: 'phone_number.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.phoneNumber.findFirstOrThrow({ where: { number: '+14155552671' } })).id,
+  },
+  'POST /v1/phone-numbers/:phoneNumberId/detach': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[0]}/detach`)),
+    type: 'phone_number.detached',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[0]!,
+  },
+  'DELETE /v1/phone-numbers/:phoneNumberId': {
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}`)),
+    type: 'phone_number.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
+  },
   'PATCH /v1/phone-numbers/:phoneNumberId': {
     run: async (t, token) =>
       void (await restOk(t, token, 'PATCH', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[0]}`, { customGreeting: 'Hello again' })),
@@ -863,6 +882,31 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'template.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
+  },
+  registerPhoneNumber: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!) { registerPhoneNumber(orgId: $o, input: {number: "+14155552671"}) { id } }', {
+        o: clinic(t),
+      })),
+    type: 'phone_number.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.phoneNumber.findFirstOrThrow({ where: { number: '+14155552671' } })).id,
+  },
+  detachPhoneNumber: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($p: ID!) { detachPhoneNumber(phoneNumberId: $p) { id } }', {
+        p: t.demo.phoneNumbers.clinic[0],
+      })),
+    type: 'phone_number.detached',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[0]!,
+  },
+  deletePhoneNumber: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($p: ID!) { deletePhoneNumber(phoneNumberId: $p) }', { p: t.demo.phoneNumbers.clinic[1] })),
+    type: 'phone_number.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.phoneNumbers.clinic[1]!,
   },
   updatePhoneNumber: {
     run: async (t, token) =>

@@ -390,3 +390,133 @@ describe('one phone number and its settings (GET / PATCH /v1/phone-numbers/{id},
     expect(before).not.toBe('Welcome to the new front desk');
   });
 });
+
+describe('registering, detaching and removing a number', () => {
+  const REGISTER = `mutation ($orgId: ID!, $input: RegisterPhoneNumberInput!) { registerPhoneNumber(orgId: $orgId, input: $input) { ${SELECTION} } }`;
+  const clinic = () => t.demo.organizations.clinic.id;
+  const register = (json: unknown, orgId = clinic(), token?: string) =>
+    t.rest('POST', `/v1/organizations/${orgId}/phone-numbers`, { json, ...(token ? { token } : {}) });
+  const numbers = async (orgId = clinic()) =>
+    ((await t.rest('GET', `/v1/organizations/${orgId}/phone-numbers`)).body.data.phoneNumbers as { number: string }[]).map((p) => p.number);
+
+  it('registers a number with its settings, in canonical form, answering for a bot of the organization', async () => {
+    const res = await register({ number: '+4402079460000', botId: t.demo.bots.clinic[1], name: 'London line', speed: 0.9 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      orgId: clinic(),
+      botId: t.demo.bots.clinic[1],
+      number: '+442079460000',
+      name: 'London line',
+      speed: 0.9,
+      language: 'ENGLISH',
+      voiceId: 'FRIENDLY_BRIGHT',
+      customGreeting: '',
+    });
+    expect(await numbers()).toContain('+442079460000');
+    const gql = await t.gql(REGISTER, { orgId: clinic(), input: { number: '+14155552671' } });
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.registerPhoneNumber).toMatchObject({ number: '+14155552671', botId: null });
+  });
+
+  it('registers a number once across the service: a second registration, by anyone, is a 409 naming no owner', async () => {
+    expect((await register({ number: '+14155552671' })).status).toBe(200);
+    const again = await register({ number: '+1 (415) 555-2671'.replace(/[ ()-]/g, '') });
+    expect(again.status).toBe(409);
+    const elsewhere = await register({ number: '+14155552671' }, t.demo.organizations.other.id, t.demo.organizations.other.apiKey);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.message).toBe('This number is already registered');
+    expect(elsewhere.body).toEqual({ ...again.body, requestId: elsewhere.body.requestId });
+    const gql = await t.gql(REGISTER, { orgId: clinic(), input: { number: '+14155552671' } });
+    expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
+  });
+
+  it('lets exactly one of many registrations of one number at the same instant through, across tenants', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        i % 2 === 0
+          ? register({ number: '+14155552699' })
+          : register({ number: '+14155552699' }, t.demo.organizations.other.id, t.demo.organizations.other.apiKey),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(9);
+    expect(await t.db.prisma.phoneNumber.count({ where: { number: '+14155552699' } })).toBe(1);
+  });
+
+  const invalid: [string, Record<string, unknown>, number, string][] = [
+    ['no number', { name: 'Nameless' }, 400, 'number: must be a phone number in E.164 form'],
+    ['a number of no number plan', { number: '+999123456789' }, 400, 'number: is not a valid phone number'],
+    ['a local spelling', { number: '(415) 555-2671' }, 400, 'number: must be a phone number in E.164 form'],
+    ['speed 1e9', { number: '+14155552671', speed: 1e9 }, 400, 'speed: must be a number from 0.7 to 1.2'],
+    ['a malformed bot id', { number: '+14155552671', botId: 'front-desk' }, 400, 'botId: must be a UUID'],
+  ];
+  for (const [name, body, status, message] of invalid) {
+    it(`answers ${status} for ${name}, registering nothing`, async () => {
+      const res = await register(body);
+      expect(res.status).toBe(status);
+      expect(res.body.message).toContain(message);
+      expect(await numbers()).toHaveLength(2);
+    });
+  }
+
+  it("refuses another tenant's bot (404, like a missing one) and another location's bot (400 naming botId)", async () => {
+    const foreign = await register({ number: '+14155552671', botId: t.demo.bots.other[0] });
+    expect(foreign.status).toBe(404);
+    const account = t.demo.organizations.account.apiKey;
+    const sibling = await register({ number: '+14155552671', botId: t.demo.bots.clinic2[0] }, clinic(), account);
+    expect(sibling.status).toBe(400);
+    expect(sibling.body.message).toBe('botId: must be a bot of the same organization');
+    expect((await register({ number: '+14155552671' }, t.demo.organizations.other.id)).status).toBe(404);
+    expect(await numbers()).toHaveLength(2);
+  });
+
+  it('detaches a number from its bot (once: a second detach changes nothing), on both surfaces', async () => {
+    const main = t.demo.phoneNumbers.clinic[0]!;
+    const res = await t.rest('POST', `/v1/phone-numbers/${main}/detach`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.botId).toBeNull();
+    const gql = await t.gql('mutation ($p: ID!) { detachPhoneNumber(phoneNumberId: $p) { botId } }', { p: main });
+    expect(gql.body.data.detachPhoneNumber).toEqual({ botId: null });
+    expect(await t.db.prisma.event.count({ where: { type: 'phone_number.detached', subjectId: main } })).toBe(1);
+    expect((await t.rest('POST', `/v1/phone-numbers/${t.demo.phoneNumbers.other[0]}/detach`)).status).toBe(404);
+  });
+
+  it('removes a number, but not while a queued call uses it as caller id (409 with how many); past calls keep the id', async () => {
+    t.clock.set('2026-03-02T15:00:00Z');
+    const main = t.demo.phoneNumbers.clinic[0]!;
+    const call = await t.rest('POST', '/v1/call-requests', {
+      json: { botId: t.demo.bots.clinic[0], phoneNumberId: main, to: '+15005550006' },
+    });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const refused = await t.rest('DELETE', `/v1/phone-numbers/${main}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe('1 call request is queued or in progress with this number as caller id; cancel them first');
+    const gqlRefused = await t.gql('mutation ($p: ID!) { deletePhoneNumber(phoneNumberId: $p) }', { p: main });
+    expect(gqlRefused.body.errors[0].extensions.code).toBe('CONFLICT');
+    const id = call.body.data.callRequestId ?? call.body.data.id;
+    expect((await t.rest('POST', `/v1/call-requests/${id}/cancel`)).status).toBe(200);
+    const res = await t.rest('DELETE', `/v1/phone-numbers/${main}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: main, deleted: true });
+    expect((await t.rest('DELETE', `/v1/phone-numbers/${main}`)).status).toBe(404);
+    expect((await t.rest('GET', `/v1/call-requests/${id}`)).body.data.status).toBe('canceled');
+    // a call placed with the removed number is a 404 naming it, never a call without a caller id
+    const later = await t.rest('POST', '/v1/call-requests', {
+      json: { botId: t.demo.bots.clinic[0], phoneNumberId: main, to: '+15005550006' },
+    });
+    expect(later.status).toBe(404);
+  });
+
+  it("never removes another tenant's number; refuses a read-only credential", async () => {
+    const foreign = await t.rest('DELETE', `/v1/phone-numbers/${t.demo.phoneNumbers.other[0]}`);
+    expect(foreign.status).toBe(404);
+    const token = await t.accessToken('clinicReadOnly');
+    expect((await t.rest('DELETE', `/v1/phone-numbers/${t.demo.phoneNumbers.clinic[1]}`, { token })).status).toBe(403);
+    expect((await register({ number: '+14155552671' }, clinic(), token)).status).toBe(403);
+    expect(await numbers()).toHaveLength(2);
+    const theirs = await t.rest('GET', `/v1/organizations/${t.demo.organizations.other.id}/phone-numbers`, {
+      token: t.demo.organizations.other.apiKey,
+    });
+    expect(theirs.body.data.phoneNumbers).toHaveLength(1);
+  });
+});

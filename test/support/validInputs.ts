@@ -230,6 +230,12 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'POST /v1/organizations/{orgId}/disable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'POST /v1/organizations/{orgId}/enable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'GET /v1/organizations/{orgId}/phone-numbers': (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/organizations/{orgId}/phone-numbers': (f) => ({
+    params: { orgId: f.clinic },
+    body: { number: '+14155552671', botId: f.demo.bots.clinic[0], ...PHONE_SETTINGS },
+  }),
+  'POST /v1/phone-numbers/{phoneNumberId}/detach': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
+  'DELETE /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
   'GET /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
   'PATCH /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! }, body: PHONE_SETTINGS }),
   'POST /v1/phone-numbers/{phoneNumberId}/attach': (f) => ({
@@ -474,6 +480,18 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.addConversationMessage': async (f) => ({
     query: mutation('$id: ID!, $text: String!, $at: String', 'addConversationMessage(id: $id, role: caller, text: $text, at: $at)'),
     variables: { id: await f.conversationId(), text: 'Hello', at: NOW },
+  }),
+  'Mutation.registerPhoneNumber': (f) => ({
+    query: mutation('$orgId: ID!, $input: RegisterPhoneNumberInput!', 'registerPhoneNumber(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { number: '+14155552671', botId: f.demo.bots.clinic[0], ...PHONE_SETTINGS } },
+  }),
+  'Mutation.detachPhoneNumber': (f) => ({
+    query: mutation('$phoneNumberId: ID!', 'detachPhoneNumber(phoneNumberId: $phoneNumberId)'),
+    variables: { phoneNumberId: f.demo.phoneNumbers.clinic[0] },
+  }),
+  'Mutation.deletePhoneNumber': (f) => ({
+    query: mutation('$phoneNumberId: ID!', 'deletePhoneNumber(phoneNumberId: $phoneNumberId)', ''),
+    variables: { phoneNumberId: f.demo.phoneNumbers.clinic[0] },
   }),
   'Mutation.updatePhoneNumber': (f) => ({
     query: mutation(

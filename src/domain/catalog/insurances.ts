@@ -7,6 +7,7 @@ import type { Insurance } from '../../generated/prisma/client.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import { Conflict, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
+import { withoutNulls } from '../shared/inputParams.js';
 import { batchOf } from '../shared/batch.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
@@ -186,9 +187,6 @@ async function assertNameFree(tx: Prisma.TransactionClient, orgId: string, name:
   if (clash)
     throw new Conflict(`The organization already has an insurance named "${name}" of type ${type} (${clash.id}); change that one instead`);
 }
-
-const withoutNulls = (value: unknown): unknown =>
-  value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) : value;
 
 /**
  * Updates the provided fields of one insurance of the organization. An insurance of another

@@ -4,15 +4,17 @@ import { z } from 'zod';
 import type { DomainDeps } from '../shared/deps.js';
 import type { PhoneNumber } from '../../generated/prisma/client.js';
 import { type Actor, reaches, requireScope } from '../shared/access.js';
-import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { uuidParam } from '../shared/ids.js';
 import { batchOf } from '../shared/batch.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { e164Schema } from '../shared/e164.js';
+import { isUniqueViolation } from '../shared/databaseErrors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
-import { lockBotForShare, lockPhoneNumber, phoneNumberOwner } from './sql.js';
+import { liveCallsUsingNumber, lockBotForShare, lockPhoneNumber, phoneNumberOwner } from './sql.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
 export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
@@ -40,29 +42,41 @@ const numberOrNone = z.union([z.literal(''), e164Schema], {
 });
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
 
+const settings = {
+  name: text(PHONE_NUMBER_NAME_MAX).optional(),
+  language: z.enum(LANGUAGES, { error: oneOf(LANGUAGES) }).optional(),
+  voiceId: z.enum(VOICE_IDS, { error: oneOf(VOICE_IDS) }).optional(),
+  speed: ranged(VOICE_RANGES.speed).optional(),
+  stability: ranged(VOICE_RANGES.stability).optional(),
+  similarity: ranged(VOICE_RANGES.similarity).optional(),
+  style: ranged(VOICE_RANGES.style).optional(),
+  customGreeting: text(GREETING_MAX).optional(),
+  customClosedGreeting: text(GREETING_MAX).optional(),
+  outbound: z.boolean({ error: 'must be true or false' }).optional(),
+  verifiedCallerId: numberOrNone.optional(),
+  callbackForwardingNumber: numberOrNone.optional(),
+};
+
+/**
+ * Body of POST /v1/organizations/{orgId}/phone-numbers and the GraphQL RegisterPhoneNumberInput: the number
+ * (E.164 of a real number plan, kept in canonical form), optionally the bot of the organization it answers
+ * for, and any settings (the rest take their defaults).
+ */
+export const registerPhoneNumberInput = z.strictObject({
+  number: e164Schema,
+  botId: z.uuid({ error: 'must be a UUID' }).optional(),
+  ...settings,
+});
+export type RegisterPhoneNumberInput = z.input<typeof registerPhoneNumberInput>;
+
 /**
  * Body of PATCH /v1/phone-numbers/{phoneNumberId} and the GraphQL UpdatePhoneNumberInput: only the provided
  * settings change; a body naming none is a 400. Greetings and the name take "" to clear; the two numbers take
  * E.164 (kept in canonical form) or "" for none.
  */
-export const updatePhoneNumberInput = z
-  .strictObject({
-    name: text(PHONE_NUMBER_NAME_MAX).optional(),
-    language: z.enum(LANGUAGES, { error: oneOf(LANGUAGES) }).optional(),
-    voiceId: z.enum(VOICE_IDS, { error: oneOf(VOICE_IDS) }).optional(),
-    speed: ranged(VOICE_RANGES.speed).optional(),
-    stability: ranged(VOICE_RANGES.stability).optional(),
-    similarity: ranged(VOICE_RANGES.similarity).optional(),
-    style: ranged(VOICE_RANGES.style).optional(),
-    customGreeting: text(GREETING_MAX).optional(),
-    customClosedGreeting: text(GREETING_MAX).optional(),
-    outbound: z.boolean({ error: 'must be true or false' }).optional(),
-    verifiedCallerId: numberOrNone.optional(),
-    callbackForwardingNumber: numberOrNone.optional(),
-  })
-  .refine((input) => Object.values(input).some((v) => v !== undefined), {
-    error: 'nothing to update: send at least one setting',
-  });
+export const updatePhoneNumberInput = z.strictObject(settings).refine((input) => Object.values(input).some((v) => v !== undefined), {
+  error: 'nothing to update: send at least one setting',
+});
 export type UpdatePhoneNumberInput = z.input<typeof updatePhoneNumberInput>;
 
 /** Body of POST /v1/phone-numbers/{phoneNumberId}/attach and the GraphQL attachPhoneNumber arguments. */
@@ -98,6 +112,7 @@ export const phoneNumberSchema = viewSchema<PhoneNumberView>()(
     })
     .meta({ id: 'PhoneNumber' }),
 );
+export const deletedPhoneNumberResponse = viewSchema<{ id: string; deleted: true }>()(z.object({ id: z.uuid(), deleted: z.literal(true) }));
 export const phoneNumberListResponse = viewSchema<{ phoneNumbers: PhoneNumberView[] }>()(
   z.object({ phoneNumbers: z.array(phoneNumberSchema).describe('Oldest first.') }),
 );
@@ -194,6 +209,97 @@ export async function updatePhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
   });
   if (changed) deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
   return view;
+}
+
+/** The answer to a number that is already registered: the same to every tenant, naming no owner. */
+const ALREADY_REGISTERED = 'This number is already registered';
+
+/**
+ * Registers a number the organization owns. A number is registered once across the service: a second
+ * registration, by anyone, is a 409 that says no more than that (whose it is stays theirs). At most
+ * LIST_LIMITS.phoneNumbers per organization, counted under its lock. Scope phone-numbers:write.
+ */
+export async function registerPhoneNumber(deps: DomainDeps, actor: Actor, orgId: string, input: unknown): Promise<PhoneNumberView> {
+  requireScope(actor, 'phone-numbers:write');
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const { botId, ...data } = parseInput(registerPhoneNumberInput, input ?? {});
+  const view = await deps.db
+    .$transaction(async (tx) => {
+      await lockOrganizationForLimit(tx, org.id);
+      assertRoomFor('phoneNumbers', await tx.phoneNumber.count({ where: { orgId: org.id } }));
+      if (botId !== undefined) {
+        const [bot] = await lockBotForShare(tx, botId.toLowerCase());
+        if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
+        if (bot.orgId !== org.id) throw InvalidInput.of('botId', 'must be a bot of the same organization');
+      }
+      // the unique index decides between two registrations at once; this read answers the common case first
+      if (await tx.phoneNumber.findFirst({ where: { number: data.number }, select: { id: true } })) throw new Conflict(ALREADY_REGISTERED);
+      const view = phoneNumberView(await tx.phoneNumber.create({ data: { ...data, orgId: org.id, botId: botId?.toLowerCase() ?? null } }));
+      await recordEvent(tx, deps, actor, {
+        type: 'phone_number.created',
+        orgId: org.id,
+        subject: { type: 'phone_number', id: view.id },
+        data: view,
+      });
+      return view;
+    }, LIMIT_TRANSACTION_OPTIONS)
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new Conflict(ALREADY_REGISTERED);
+      throw error;
+    });
+  deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  return view;
+}
+
+/** Detaches a number from its bot (it stays registered, answering for no bot). Event phone_number.detached. */
+export async function detachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string): Promise<PhoneNumberView> {
+  requireScope(actor, 'phone-numbers:write');
+  const id = uuidParam('phoneNumberId', phoneNumberId);
+  const { view, changed } = await deps.db.$transaction(async (tx) => {
+    const [locked] = await lockPhoneNumber(tx, id);
+    if (!locked || !reaches(actor, { id: locked.orgId, parentId: locked.parentId })) throw new NotFound('Phone number');
+    if (locked.botId === null) return { view: phoneNumberView(locked), changed: false };
+    const view = phoneNumberView(await tx.phoneNumber.update({ where: { id }, data: { botId: null } }));
+    await recordEvent(tx, deps, actor, {
+      type: 'phone_number.detached',
+      orgId: locked.orgId,
+      subject: { type: 'phone_number', id },
+      data: view,
+      previous: { botId: locked.botId },
+    });
+    return { view, changed: true };
+  });
+  if (changed) deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  return view;
+}
+
+/**
+ * Removes a number. Refused (409, with how many) while calls waiting or in progress use it as their caller
+ * id: cancel them first. Past calls keep the id they were placed with. Event phone_number.deleted.
+ */
+export async function deletePhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string): Promise<{ id: string; deleted: true }> {
+  requireScope(actor, 'phone-numbers:write');
+  const id = uuidParam('phoneNumberId', phoneNumberId);
+  const orgId = await deps.db.$transaction(async (tx) => {
+    const [locked] = await lockPhoneNumber(tx, id);
+    if (!locked || !reaches(actor, { id: locked.orgId, parentId: locked.parentId })) throw new NotFound('Phone number');
+    // counted with the number locked; a call placed after the delete commits finds no number (a 404)
+    const [{ live }] = (await liveCallsUsingNumber(tx, id)) as [{ live: number }];
+    if (live > 0)
+      throw new Conflict(
+        `${live} call request${live === 1 ? ' is' : 's are'} queued or in progress with this number as caller id; cancel them first`,
+      );
+    await tx.phoneNumber.delete({ where: { id } });
+    await recordEvent(tx, deps, actor, {
+      type: 'phone_number.deleted',
+      orgId: locked.orgId,
+      subject: { type: 'phone_number', id },
+      data: phoneNumberView(locked),
+    });
+    return locked.orgId;
+  });
+  deps.changes.publish({ kind: 'phoneNumbers', orgId });
+  return { id, deleted: true };
 }
 
 /**

@@ -34,6 +34,13 @@ export function lockPhoneNumber(tx: SqlRunner, phoneNumberId: string): Promise<(
     FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid FOR UPDATE OF p`;
 }
 
+/** How many call requests are queued or in progress with this number as their caller id. */
+export function liveCallsUsingNumber(tx: SqlRunner, phoneNumberId: string): Promise<{ live: number }[]> {
+  return tx.$queryRaw`
+    SELECT count(*)::int AS "live" FROM "CallRequest"
+    WHERE "phoneNumberId" = ${phoneNumberId}::uuid AND "status" IN ('queued', 'in_progress')`;
+}
+
 /** Locks one organization's template; answers its id (none when it is not there). */
 export function lockTemplate(tx: SqlRunner, orgId: string, id: string): Promise<{ id: string }[]> {
   return tx.$queryRaw`SELECT id FROM "WorkflowTemplate" WHERE id = ${id}::uuid AND "orgId" = ${orgId}::uuid FOR UPDATE`;

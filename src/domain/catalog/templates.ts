@@ -13,6 +13,7 @@ import { NotFound, parseInput } from '../shared/errors.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { uuidParam } from '../shared/ids.js';
+import { withoutNulls } from '../shared/inputParams.js';
 import {
   canonicalTemplateWorkflow,
   nonBlankField,
@@ -229,9 +230,6 @@ function listWhere(actor: Actor, filters: unknown): Prisma.WorkflowTemplateWhere
     ],
   };
 }
-
-const withoutNulls = (value: unknown): unknown =>
-  value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) : value;
 
 /** GET /v1/templates: the credential owner's templates, oldest first, without workflows; filtered when asked. */
 export async function listTemplates(deps: DomainDeps, actor: Actor, filters: unknown = {}): Promise<TemplateSummary[]> {

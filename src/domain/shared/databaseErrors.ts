@@ -34,3 +34,16 @@ function lastLine(text: string): string {
   const lines = text.trim().split('\n');
   return lines[lines.length - 1]!.trim();
 }
+
+/**
+ * True when the error is a unique index refusing a row (Prisma's P2002, or PostgreSQL's 23505 from a raw
+ * statement), also when wrapped: the index, not a read before the insert, decides between two writes at once.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'P2002' || code === '23505') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

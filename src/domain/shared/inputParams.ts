@@ -46,3 +46,7 @@ export const cursorParam = z.preprocess(
     .max(PAGE_CURSOR_MAX_LENGTH, { error: `must be at most ${PAGE_CURSOR_MAX_LENGTH} characters` })
     .optional(),
 );
+
+/** An object of filters without its null and undefined entries (GraphQL sends an omitted argument as null: no filter). */
+export const withoutNulls = (value: unknown): unknown =>
+  value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) : value;

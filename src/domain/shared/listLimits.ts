@@ -1,8 +1,8 @@
 // The lists the service answers whole (no paging) stay bounded because writes stop at a limit: a create
 // past it is a 409 naming the limit, on both surfaces. Lists that can grow without bound are paged
-// instead (conversations, an account's children). Bots and phone numbers are not created through the
-// service; office hours are at most one per weekday. Every limit of an organization is
-// counted under one lock of its row (lockOrganizationForLimit), in the transaction that inserts.
+// instead (conversations, an account's children). Bots are not created through the service; office hours
+// are at most one per weekday. Every limit of an organization is counted under one lock of its row
+// (lockOrganizationForLimit), in the transaction that inserts.
 import type { Prisma } from '../../generated/prisma/client.js';
 import { Conflict } from './errors.js';
 import { lockOrganizationNoKeyUpdate } from './sql.js';
@@ -23,6 +23,8 @@ export const LIST_LIMITS = {
   oauthClients: 100,
   /** Webhook endpoints per organization. */
   webhookEndpoints: 20,
+  /** Phone numbers registered per organization. */
+  phoneNumbers: 100,
   /** Insurance acceptance settings per organization. */
   insurances: 200,
   /** Call batches in progress per organization (not yet completed; up to 5,000 calls each). */
@@ -37,6 +39,7 @@ const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string, rem
   oauthClients: ['An organization', 'OAuth clients', 'revoke one first'],
   webhookEndpoints: ['An organization', 'webhook endpoints', 'delete one first'],
   insurances: ['An organization', 'insurances', 'delete some before adding more'],
+  phoneNumbers: ['An organization', 'phone numbers', 'remove one first'],
   callBatches: ['An organization', 'call batches in progress', 'wait for one to complete, or cancel one'],
 };
 

@@ -47,6 +47,10 @@ const LEASE = '5d1c2f0e-7a8b-4c9d-8e1f-0a1b2c3d4e5f';
 
 const workflow = { title: 'Matrix workflow', steps: [{ title: 'Greet', order: 1 }] };
 
+/** A number no test has registered yet (registration is once across the service). */
+let numbers = 0;
+const nextNumber = () => `+1415555${String(2000 + (numbers++ % 7000)).padStart(4, '0')}`;
+
 /** Keyed like the route registry: "METHOD /v1/path/:param". */
 export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId': { ids: { orgId: 'org' } },
@@ -120,6 +124,9 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
   'GET /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' } },
+  'POST /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' }, body: () => ({ number: nextNumber() }) },
+  'POST /v1/phone-numbers/:phoneNumberId/detach': { ids: { phoneNumberId: 'phone' } },
+  'DELETE /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' } },
   'PATCH /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' }, body: () => ({ customGreeting: 'Matrix greeting' }) },
   'GET /v1/organizations/:orgId/insurances': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/insurances': {
@@ -471,6 +478,25 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query:
       'mutation($orgId: ID!, $insuranceId: ID!, $input: UpdateInsuranceInput!) { updateInsurance(orgId: $orgId, insuranceId: $insuranceId, input: $input) { id } }',
     variables: { input: { status: 'NOT_ACCEPTED' } },
+  },
+  'Mutation.registerPhoneNumber': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!, $input: RegisterPhoneNumberInput!) { registerPhoneNumber(orgId: $orgId, input: $input) { id } }',
+    variables: {
+      input: {
+        get number() {
+          return nextNumber();
+        },
+      },
+    },
+  },
+  'Mutation.detachPhoneNumber': {
+    ids: { phoneNumberId: 'phone' },
+    query: 'mutation($phoneNumberId: ID!) { detachPhoneNumber(phoneNumberId: $phoneNumberId) { id botId } }',
+  },
+  'Mutation.deletePhoneNumber': {
+    ids: { phoneNumberId: 'phone' },
+    query: 'mutation($phoneNumberId: ID!) { deletePhoneNumber(phoneNumberId: $phoneNumberId) }',
   },
   'Query.phoneNumber': { ids: { id: 'phone' }, query: 'query($id: ID!) { phoneNumber(id: $id) { id number customGreeting } }' },
   'Mutation.updatePhoneNumber': {

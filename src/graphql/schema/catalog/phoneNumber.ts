@@ -1,6 +1,10 @@
+import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
   attachPhoneNumber,
+  deletePhoneNumber,
+  detachPhoneNumber,
   getPhoneNumber,
+  registerPhoneNumber,
   GREETING_MAX,
   LANGUAGES,
   listPhoneNumbers,
@@ -59,23 +63,38 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
 
 const range = (field: keyof typeof VOICE_RANGES) => `${VOICE_RANGES[field][0]} to ${VOICE_RANGES[field][1]}`;
 
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The settings a registration may set and an update may change (the same domain rules check both). */
+const settingFields = (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => ({
+  name: t.string({ description: `Display name, at most ${PHONE_NUMBER_NAME_MAX} characters.` }),
+  language: t.field({ type: LanguageEnum, description: 'The language the bot answers in.' }),
+  voiceId: t.field({ type: VoiceIdEnum, description: 'The voice the bot speaks with.' }),
+  speed: t.float({ description: `Voice speed, ${range('speed')}.` }),
+  stability: t.float({ description: `Voice stability, ${range('stability')}.` }),
+  similarity: t.float({ description: `Voice similarity, ${range('similarity')}.` }),
+  style: t.float({ description: `Voice style, ${range('style')}.` }),
+  customGreeting: t.string({ description: `The greeting while the office is open, at most ${GREETING_MAX} characters; "" clears it.` }),
+  customClosedGreeting: t.string({
+    description: `The greeting while the office is closed, at most ${GREETING_MAX} characters; "" clears it.`,
+  }),
+  outbound: t.boolean({ description: 'Whether the number places outbound calls.' }),
+  verifiedCallerId: t.string({ description: 'The verified caller id (E.164), or "" for none.' }),
+  callbackForwardingNumber: t.string({ description: 'Where callbacks are forwarded (E.164), or "" for none.' }),
+});
+
 const UpdatePhoneNumberInput = builder.inputType('UpdatePhoneNumberInput', {
   description: 'Only the provided settings change; at least one is required. Checked by the same rules as PATCH /v1/phone-numbers/{id}.',
+  fields: settingFields,
+});
+
+const RegisterPhoneNumberInput = builder.inputType('RegisterPhoneNumberInput', {
+  description:
+    'A number the organization owns, with any settings. Checked by the same rules as POST /v1/organizations/{orgId}/phone-numbers.',
   fields: (t) => ({
-    name: t.string({ description: `Display name, at most ${PHONE_NUMBER_NAME_MAX} characters.` }),
-    language: t.field({ type: LanguageEnum, description: 'The language the bot answers in.' }),
-    voiceId: t.field({ type: VoiceIdEnum, description: 'The voice the bot speaks with.' }),
-    speed: t.float({ description: `Voice speed, ${range('speed')}.` }),
-    stability: t.float({ description: `Voice stability, ${range('stability')}.` }),
-    similarity: t.float({ description: `Voice similarity, ${range('similarity')}.` }),
-    style: t.float({ description: `Voice style, ${range('style')}.` }),
-    customGreeting: t.string({ description: `The greeting while the office is open, at most ${GREETING_MAX} characters; "" clears it.` }),
-    customClosedGreeting: t.string({
-      description: `The greeting while the office is closed, at most ${GREETING_MAX} characters; "" clears it.`,
-    }),
-    outbound: t.boolean({ description: 'Whether the number places outbound calls.' }),
-    verifiedCallerId: t.string({ description: 'The verified caller id (E.164), or "" for none.' }),
-    callbackForwardingNumber: t.string({ description: 'Where callbacks are forwarded (E.164), or "" for none.' }),
+    number: t.string({ required: true, description: 'The number, E.164 (kept in canonical form); registered once across the service.' }),
+    botId: t.id({ description: 'A bot of the same organization the number answers for.' }),
+    ...settingFields(t),
   }),
 });
 
@@ -90,6 +109,31 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
+  registerPhoneNumber: t.field({
+    type: PhoneNumberRef,
+    description: `Registers a number the organization owns; CONFLICT when it is already registered (naming no owner) or the organization has ${LIST_LIMITS.phoneNumbers} numbers. Scope phone-numbers:write.`,
+    args: {
+      orgId: t.arg.id({ required: true, description: 'The organization.' }),
+      input: t.arg({ type: RegisterPhoneNumberInput, required: true, description: 'The number and its settings.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      registerPhoneNumber(ctx.deps, await ctx.actor(), String(args.orgId), {
+        ...args.input,
+        botId: args.input.botId == null ? undefined : String(args.input.botId),
+      }),
+  }),
+  detachPhoneNumber: t.field({
+    type: PhoneNumberRef,
+    description:
+      "Detaches a phone number from its bot; it stays registered. NOT_FOUND outside the caller's reach. Scope phone-numbers:write.",
+    args: { phoneNumberId: t.arg.id({ required: true, description: 'The phone number.' }) },
+    resolve: async (_root, args, ctx) => detachPhoneNumber(ctx.deps, await ctx.actor(), String(args.phoneNumberId)),
+  }),
+  deletePhoneNumber: t.boolean({
+    description: 'Removes a phone number; CONFLICT while calls queued or in progress use it as their caller id. Scope phone-numbers:write.',
+    args: { phoneNumberId: t.arg.id({ required: true, description: 'The phone number.' }) },
+    resolve: async (_root, args, ctx) => (await deletePhoneNumber(ctx.deps, await ctx.actor(), String(args.phoneNumberId))).deleted,
+  }),
   updatePhoneNumber: t.field({
     type: PhoneNumberRef,
     description:

@@ -1,7 +1,12 @@
 import {
   attachPhoneNumber,
   attachPhoneNumberInput,
+  deletedPhoneNumberResponse,
+  deletePhoneNumber,
+  detachPhoneNumber,
   getPhoneNumber,
+  registerPhoneNumber,
+  registerPhoneNumberInput,
   listPhoneNumbers,
   updatePhoneNumber,
   updatePhoneNumberInput,
@@ -9,6 +14,7 @@ import {
   phoneNumberListResponse,
   phoneNumberSchema,
 } from '../../../domain/catalog/phoneNumbers.js';
+import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import { defineRoute } from '../../route.js';
 
 export const phoneNumberRoutes = [
@@ -21,6 +27,21 @@ export const phoneNumberRoutes = [
     scope: 'organizations:read',
     response: phoneNumberListResponse,
     handler: async ({ actor, deps, params }) => ({ data: { phoneNumbers: await listPhoneNumbers(deps, actor, params.orgId!) } }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/phone-numbers',
+    tag: 'Phone numbers',
+    summary: 'Register a phone number the organization owns',
+    description:
+      '`number` (E.164 of a real number plan, kept in canonical form) is required; `botId` (a bot of the same organization) and any setting of `PATCH /v1/phone-numbers/{id}` are optional. A number is registered once across the service: a second registration is a 409 that names no owner. Event `phone_number.created`.',
+    errors: {
+      409: `The number is already registered, or the organization has ${LIST_LIMITS.phoneNumbers} numbers, the most it may have.`,
+    },
+    scope: 'phone-numbers:write',
+    body: registerPhoneNumberInput,
+    response: phoneNumberSchema,
+    handler: async ({ actor, deps, params, body }) => ({ data: await registerPhoneNumber(deps, actor, params.orgId!, body) }),
   }),
   defineRoute({
     method: 'GET',
@@ -57,5 +78,28 @@ export const phoneNumberRoutes = [
       data: await attachPhoneNumber(deps, actor, params.phoneNumberId!, body),
       message: 'Phone number attached',
     }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/phone-numbers/:phoneNumberId/detach',
+    tag: 'Phone numbers',
+    summary: 'Detach a phone number from its bot',
+    description:
+      'The number stays registered and answers for no bot until attached again; detaching a detached number changes nothing. Event `phone_number.detached`.',
+    scope: 'phone-numbers:write',
+    response: phoneNumberSchema,
+    handler: async ({ actor, deps, params }) => ({ data: await detachPhoneNumber(deps, actor, params.phoneNumberId!) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/v1/phone-numbers/:phoneNumberId',
+    tag: 'Phone numbers',
+    summary: 'Remove a phone number',
+    description:
+      'Refused while call requests queued or in progress use it as their caller id (409 with how many; cancel them first). Past calls keep the id. Event `phone_number.deleted`.',
+    errors: { 409: 'Calls queued or in progress use the number as their caller id.' },
+    scope: 'phone-numbers:write',
+    response: deletedPhoneNumberResponse,
+    handler: async ({ actor, deps, params }) => ({ data: await deletePhoneNumber(deps, actor, params.phoneNumberId!) }),
   }),
 ];

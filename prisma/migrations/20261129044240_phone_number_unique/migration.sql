@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "PhoneNumber_number_key" ON "PhoneNumber"("number");
