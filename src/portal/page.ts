@@ -290,6 +290,26 @@ function portalHtml(script: string, stylesheet: string): string {
           </div>
         </section>
 
+        <section id="numbers" aria-labelledby="numbers-title">
+          <h2 id="numbers-title">Phone numbers and greetings</h2>
+          <p class="note" id="numbers-denied" hidden>This credential cannot read phone numbers (scope <code>organizations:read</code>).</p>
+          <div id="numbers-body">
+            <table aria-label="Phone numbers">
+              <thead><tr><th scope="col">Number</th><th scope="col">Name</th><th scope="col">Greeting while open</th><th scope="col">Greeting while closed</th><th scope="col">Actions</th></tr></thead>
+              <tbody id="numbers-rows"></tbody>
+            </table>
+            <form id="greeting-form" class="panel" hidden>
+              <h3 id="greeting-title">Greetings</h3>
+              <label for="greeting-open">Greeting while the office is open ("" for none)</label>
+              <textarea id="greeting-open" name="customGreeting" maxlength="1000" rows="2"></textarea>
+              <label for="greeting-closed">Greeting while the office is closed ("" for none)</label>
+              <textarea id="greeting-closed" name="customClosedGreeting" maxlength="1000" rows="2"></textarea>
+              <button type="submit">Save greetings</button>
+              <button type="button" class="secondary" data-cancel>Cancel</button>
+            </form>
+          </div>
+        </section>
+
         <section id="week" aria-labelledby="week-title">
           <h2 id="week-title">Availability this week</h2>
           <p class="note" id="week-denied" hidden>This credential cannot read availability (scope <code>office-hours:read</code>).</p>

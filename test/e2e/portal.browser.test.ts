@@ -278,6 +278,31 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     expect(((await after.json()) as { data: { suppressions: unknown[] } }).data.suppressions).toHaveLength(0);
   });
 
+  it("changes a location's greeting: the numbers list and the service say it", async () => {
+    await page.getByRole('button', { name: 'Manage Bright Smiles Downtown' }).click();
+    await expect.poll(() => page.locator('#numbers-rows').innerText(), { timeout: 10_000 }).toContain('Downtown main line');
+    await page.getByRole('button', { name: 'Edit the greetings of Downtown main line' }).click();
+    await page.getByLabel('Greeting while the office is closed ("" for none)').fill('Closed for the holidays; back on Monday at 8.');
+    await page.getByRole('button', { name: 'Save greetings' }).click();
+    await expect
+      .poll(() => page.locator('#numbers-rows').innerText(), { timeout: 10_000 })
+      .toContain('Closed for the holidays; back on Monday at 8.');
+    await shot('09c-greetings');
+    const children = (await (await api(`/v1/organizations/${orgId}/children?limit=50`, demoKey)).json()) as {
+      data: { children: { id: string; name: string }[] };
+    };
+    const downtown = children.data.children.find((c) => c.name === 'Bright Smiles Downtown')!;
+    const numbers = (await (await api(`/v1/organizations/${downtown.id}/phone-numbers`, demoKey)).json()) as {
+      data: { phoneNumbers: { name: string; customClosedGreeting: string }[] };
+    };
+    expect(numbers.data.phoneNumbers.find((n) => n.name === 'Downtown main line')!.customClosedGreeting).toBe(
+      'Closed for the holidays; back on Monday at 8.',
+    );
+    await page.getByRole('button', { name: 'Back to Bright Smiles Dental Group' }).click();
+    await expect.poll(() => page.locator('#week-zone').innerText(), { timeout: 10_000 }).toContain('Bright Smiles Dental Group');
+    expect(problems).toEqual([]);
+  });
+
   it('sets the redaction policy, shows retention and who read which transcript, and downloads the access log', async () => {
     // a transcript of the account, read once through the API: one access-log entry
     const created = await api('/v1/conversations', demoKey, { method: 'POST', body: JSON.stringify({ orgId, medium: 'CHAT' }) });

@@ -255,9 +255,10 @@
       'redaction-source',
       'retention-details',
       'access-log-rows',
+      'numbers-rows',
     ])
       el(id).replaceChildren();
-    for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form']) el(id).hidden = true;
+    for (const id of ['deliveries', 'roll-form', 'rotate-form', 'client-scopes-form', 'greeting-form']) el(id).hidden = true;
     el('portal').hidden = true;
     el('signin').hidden = false;
     input('signin-key').value = '';
@@ -367,7 +368,7 @@
       );
       note.hidden = false;
     } else note.hidden = true;
-    await Promise.all([loadKeys(), loadClients(), loadWeek(), loadCalls(), loadTranscripts()]);
+    await Promise.all([loadKeys(), loadClients(), loadNumbers(), loadWeek(), loadCalls(), loadTranscripts()]);
   }
 
   // ---- the secret, shown once --------------------------------------------------------------------
@@ -1094,6 +1095,66 @@
     }
   }
   el('week-medium').addEventListener('change', () => void run(loadWeek));
+
+  // ---- phone numbers and their greetings ---------------------------------------------------------
+
+  /** The number whose greetings the form edits. @type {any} */
+  let greetingNumber = null;
+
+  async function loadNumbers() {
+    const allowed = holds('organizations:read') && !!acting;
+    el('numbers-denied').hidden = allowed;
+    el('numbers-body').hidden = !allowed;
+    el('greeting-form').hidden = true;
+    if (!allowed || !acting) return;
+    const { phoneNumbers } = await rest('GET', `/v1/organizations/${encodeURIComponent(acting.id)}/phone-numbers`);
+    el('numbers-rows').replaceChildren(...phoneNumbers.map(numberRow));
+    if (phoneNumbers.length === 0)
+      el('numbers-rows').append(h('tr', {}, [h('td', { text: 'No phone numbers.', attrs: { colspan: '5' } })]));
+  }
+
+  /** @param {any} number */
+  function numberRow(number) {
+    const actions = h('td', { className: 'actions' });
+    if (holds('phone-numbers:write'))
+      actions.append(
+        button(
+          'Edit greetings',
+          () => {
+            greetingNumber = number;
+            el('greeting-title').textContent = `Greetings of ${number.name || number.number}`;
+            /** @type {HTMLTextAreaElement} */ (el('greeting-open')).value = number.customGreeting;
+            /** @type {HTMLTextAreaElement} */ (el('greeting-closed')).value = number.customClosedGreeting;
+            el('greeting-form').hidden = false;
+            el('greeting-open').focus();
+          },
+          'secondary',
+          `Edit the greetings of ${number.name || number.number}`,
+        ),
+      );
+    return h('tr', {}, [
+      h('td', {}, [h('code', { text: number.number })]),
+      h('td', { text: number.name }),
+      h('td', { text: number.customGreeting || '—' }),
+      h('td', { text: number.customClosedGreeting || '—' }),
+      actions,
+    ]);
+  }
+
+  form('greeting-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const number = greetingNumber;
+    if (!number) return;
+    void run(async () => {
+      await rest('PATCH', `/v1/phone-numbers/${encodeURIComponent(number.id)}`, {
+        customGreeting: /** @type {HTMLTextAreaElement} */ (el('greeting-open')).value,
+        customClosedGreeting: /** @type {HTMLTextAreaElement} */ (el('greeting-closed')).value,
+      });
+      greetingNumber = null;
+      await Promise.all([loadNumbers(), loadWeek()]);
+      showStatus(`Saved the greetings of ${number.name || number.number}.`);
+    });
+  });
 
   // ---- start -------------------------------------------------------------------------------------
 
