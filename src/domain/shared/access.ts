@@ -50,7 +50,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'templates:read': 'Read workflow templates',
   'templates:write': 'Create and change workflow templates',
   'bots:read': 'Read bots and export their workflows',
-  'phone-numbers:write': "Change phone numbers' greetings and bots",
+  'phone-numbers:write': 'Register, change, attach, detach and remove phone numbers',
   'insurances:read': 'Read accepted insurances',
   'insurances:write': 'Change accepted insurances',
   'call-requests:read': 'Read call requests, batches and the calling policy',
