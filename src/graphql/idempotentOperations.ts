@@ -50,6 +50,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   createTemplate: 'templates:write',
   updateTemplate: 'templates:write',
   deleteTemplate: 'templates:write',
+  updateOrganization: 'organizations:write',
   disableOrganization: 'organizations:write',
   enableOrganization: 'organizations:write',
   setOfficeHours: 'office-hours:write',

@@ -69,6 +69,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.rotateOAuthClientSecret': 'POST /v1/oauth-clients/:id/rotate-secret',
   'Mutation.setOAuthClientScopes': 'PUT /v1/oauth-clients/:id/scopes',
   'Mutation.revokeOAuthClient': 'POST /v1/oauth-clients/:id/revoke',
+  'Mutation.updateOrganization': 'PATCH /v1/organizations/:orgId',
   'Mutation.disableOrganization': 'POST /v1/organizations/:orgId/disable',
   'Mutation.enableOrganization': 'POST /v1/organizations/:orgId/enable',
   'Mutation.createClosure': 'POST /v1/organizations/:orgId/closures',

@@ -516,6 +516,18 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     createdAt,
     updatedAt: createdAt,
   },
+  'PATCH /v1/organizations/:orgId': {
+    id: ids.clinic,
+    name: 'Bright Smiles Downtown (Main Street)',
+    timezone: 'America/Chicago',
+    isAccount: false,
+    communicationsEnabled: true,
+    parentId: ids.account,
+    childCount: 0,
+    childIds: [],
+    createdAt,
+    updatedAt: createdAt,
+  },
   'GET /v1/organizations/:orgId/children': {
     children: [
       {
@@ -793,6 +805,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
       },
     ],
   },
+  'PATCH /v1/organizations/:orgId': { name: 'Bright Smiles Downtown (Main Street)', timezone: 'America/Chicago' },
   'POST /v1/organizations/:orgId/disable': {},
   'POST /v1/organizations/:orgId/enable': {},
   'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },

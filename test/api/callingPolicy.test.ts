@@ -315,6 +315,31 @@ describe('a policy change', () => {
     expect(back.body.data?.dueAt, JSON.stringify(back.body)).toBe(before);
   });
 
+  it('re-times officeHoursOnly requests when the organization moves to another time zone, as a new request would be', async () => {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+    await setPolicy(t, clinic, allDay());
+    for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+      const res = await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
+        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
+      });
+      expect(res.status).toBe(200);
+    }
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    const input = { officeHoursOnly: true, notBefore: '2026-03-02T23:30:00Z', notAfter: '2026-03-09T23:00:00Z' };
+    const queued = await place(t, input);
+    expect(queued.dueAt).toBe('2026-03-03T14:00:00.000Z'); // Tuesday 09:00 in New York
+    const moved = await t.rest('PATCH', `/v1/organizations/${clinic}`, { json: { timezone: 'Europe/London' } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    t.clock.set('2026-03-02T15:00:11Z'); // past the polling interval of a queued request
+    const after = await t.rest('GET', `/v1/call-requests/${queued.callRequestId}`);
+    expect(after.body.data).toMatchObject({ status: 'queued', dueAt: '2026-03-03T09:00:00.000Z' }); // Tuesday 09:00 in London
+    expect((await place(t, input)).dueAt).toBe('2026-03-03T09:00:00.000Z');
+  });
+
   it('re-evaluates every queued request of a large queue, batch after batch, and leaves claimed ones as they are', async () => {
     t.clock.set(NOW);
     const clinic = t.demo.organizations.clinic;

@@ -471,6 +471,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: seededClosure,
   },
+  'PATCH /v1/organizations/:orgId': {
+    run: async (t, token) => void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}`, { timezone: 'America/Chicago' })),
+    type: 'organization.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   'POST /v1/organizations/:orgId/disable': {
     run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/disable`)),
     type: 'organization.disabled',
@@ -845,6 +851,15 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'special_hours.deleted',
     orgId: clinic,
     subjectId: seededClosure,
+  },
+  updateOrganization: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { updateOrganization(orgId: $id, input: {name: "Renamed"}) { id } }', {
+        id: clinic(t),
+      })),
+    type: 'organization.updated',
+    orgId: clinic,
+    subjectId: clinic,
   },
   disableOrganization: {
     run: async (t, token) =>

@@ -259,3 +259,73 @@ describe('GraphQL organizations', () => {
     expect(await enabled(ids().clinic.id)).toBe(true);
   });
 });
+
+describe('PATCH /v1/organizations/{orgId} and updateOrganization: a new name or time zone', () => {
+  const UPDATE =
+    'mutation ($orgId: ID!, $input: UpdateOrganizationInput!) { updateOrganization(orgId: $orgId, input: $input) { id name timezone } }';
+  const patchOrg = (id: string, json: unknown, token?: string) =>
+    t.rest('PATCH', `/v1/organizations/${id}`, { json, ...(token ? { token } : {}) });
+  const events = (id: string) =>
+    t.db.prisma.event.findMany({ where: { type: 'organization.updated', subjectId: id }, orderBy: { seq: 'asc' } });
+
+  it('renames and moves an organization on either surface; the event keeps the old values; the answers follow at once', async () => {
+    const clinic = ids().clinic.id;
+    await getOrg(clinic); // read once: the read model holds it
+    const res = await patchOrg(clinic, { name: '  Main Street  ', timezone: 'Australia/Lord_Howe' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: clinic, name: 'Main Street', timezone: 'Australia/Lord_Howe', updatedAt: isoInstant });
+    expect((await getOrg(clinic)).body.data).toMatchObject({ name: 'Main Street', timezone: 'Australia/Lord_Howe' });
+    const [event] = await events(clinic);
+    expect(event!.previous).toEqual({ name: 'Bright Smiles Downtown', timezone: 'America/New_York' });
+    // availability reads the wall clock of the new zone (Lord Howe: UTC+11 in March, daylight time)
+    const now = await t.rest('GET', `/v1/organizations/${clinic}/availability?at=2026-03-02T00:00:00Z&medium=CHAT`);
+    expect(now.body.data).toMatchObject({ timezone: 'Australia/Lord_Howe', localTime: '2026-03-02T11:00' });
+    const gql = await t.gql(UPDATE, { orgId: clinic, input: { timezone: 'America/Havana' } });
+    expect(gql.body.data.updateOrganization).toEqual({ id: clinic, name: 'Main Street', timezone: 'America/Havana' });
+    // the account lists its child under the new name
+    const children = await t.rest('GET', `/v1/organizations/${ids().account.id}/children`, { token: ids().account.apiKey });
+    expect(children.body.data.children.map((c: { name: string }) => c.name)).toContain('Main Street');
+  });
+
+  it('writes nothing for a name and zone it already has (no event)', async () => {
+    const clinic = ids().clinic.id;
+    const res = await patchOrg(clinic, { name: 'Bright Smiles Downtown', timezone: 'America/New_York' });
+    expect(res.status).toBe(200);
+    expect(await events(clinic)).toHaveLength(0);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    ['a zone that does not exist', { timezone: 'Mars/Olympus_Mons' }, 'timezone: must be an IANA time zone'],
+    ['an offset instead of a zone', { timezone: '+05:00' }, 'timezone: must be an IANA time zone'],
+    ['an empty name', { name: '   ' }, 'name: must not be empty'],
+    ['a name over 200 characters', { name: 'n'.repeat(201) }, 'name: must be at most 200 characters'],
+    ['a NUL in the name', { name: 'Main\u0000Street' }, 'name: must not contain NUL'],
+    ['nothing to change', {}, 'nothing to update'],
+    ['another field', { isAccount: true }, 'isAccount'],
+  ];
+  for (const [name, body, message] of invalid) {
+    it(`answers 400 for ${name} on both surfaces, changing nothing`, async () => {
+      const clinic = ids().clinic.id;
+      const res = await patchOrg(clinic, body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(message);
+      if (name !== 'another field') {
+        const gql = await t.gql(UPDATE, { orgId: clinic, input: body });
+        expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      }
+      expect((await getOrg(clinic)).body.data).toMatchObject({ name: 'Bright Smiles Downtown', timezone: 'America/New_York' });
+    });
+  }
+
+  it("answers another tenant's organization like a missing one (404), and refuses a read-only credential (403)", async () => {
+    const foreign = await patchOrg(ids().other.id, { name: 'Taken over' });
+    const missing = await patchOrg(MISSING, { name: 'Taken over' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    const token = await t.accessToken('clinicReadOnly');
+    expect((await patchOrg(ids().clinic.id, { name: 'Read only' }, token)).status).toBe(403);
+    expect((await getOrg(ids().other.id, ids().other.apiKey)).body.data.name).not.toBe('Taken over');
+    // an account renames its location
+    expect((await patchOrg(ids().clinic.id, { name: 'Renamed by the account' }, ids().account.apiKey)).status).toBe(200);
+  });
+});

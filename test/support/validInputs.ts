@@ -222,6 +222,7 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
   }),
   'GET /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic } }),
+  'PATCH /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic }, body: { name: 'Main Street', timezone: 'America/Chicago' } }),
   'GET /v1/organizations/{orgId}/children': (f) => ({
     params: { orgId: f.demo.organizations.account.id },
     query: { limit: '10' },
@@ -592,6 +593,10 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.deleteWebhookEndpoint': async (f) => ({
     query: mutation('$id: ID!', 'deleteWebhookEndpoint(id: $id)', ''),
     variables: { id: await f.endpointId() },
+  }),
+  'Mutation.updateOrganization': (f) => ({
+    query: mutation('$orgId: ID!, $input: UpdateOrganizationInput!', 'updateOrganization(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { name: 'Main Street', timezone: 'America/Chicago' } },
   }),
   'Mutation.disableOrganization': (f) => ({
     query: mutation('$orgId: ID!', 'disableOrganization(orgId: $orgId)'),

@@ -32,6 +32,7 @@ export const HOURS_CHANGED_JOB = 'availability_inputs.changed';
 /** The event catalogue (docs/rest.md "Event catalogue"). A prefix such as `closure.*` selects a family when filtering. */
 export const EVENT_TYPES = [
   'organization.created',
+  'organization.updated',
   'organization.disabled',
   'organization.enabled',
   'office_hours.updated',
@@ -173,7 +174,7 @@ export async function recordEvent(
   const row = eventRowOf(deps, actor, event);
   // a write that can change the organization's availability has it looked at again, committed with the write (AVAILABILITY_INPUTS,
   // above), and what its hours timed timed again (HOURS_CHANGED_JOB)
-  const hours = AVAILABILITY_INPUTS.has(familyOf(event.type));
+  const hours = changesAvailability(event);
   const retime = hours
     ? jobInsertSql(
         row.occurredAt,
@@ -187,13 +188,17 @@ export async function recordEvent(
 
 const familyOf = (type: string) => `${type.slice(0, type.indexOf('.'))}.*`;
 
+/** Whether an event's write can change its organization's availability: an input's, or a move to another time zone. */
+const changesAvailability = (event: NewEvent) =>
+  AVAILABILITY_INPUTS.has(familyOf(event.type)) || (event.type === 'organization.updated' && event.previous?.timezone !== undefined);
+
 /**
  * The row recordEvent appends, for a write that appends it in a statement of its own (eventInsertSql in
  * events/sql.ts). Such a statement does not have availability looked at again: an event of a family that
  * changes availability (AVAILABILITY_INPUTS) is refused here and goes through recordEvent.
  */
 export function newEventRow(deps: Pick<DomainDeps, 'clock'>, actor: Actor | EventActor | null, event: NewEvent): EventRow {
-  if (AVAILABILITY_INPUTS.has(familyOf(event.type))) throw new Error(`${event.type} changes availability: record it with recordEvent`);
+  if (changesAvailability(event)) throw new Error(`${event.type} changes availability: record it with recordEvent`);
   return eventRowOf(deps, actor, event);
 }
 

@@ -1,5 +1,5 @@
-// Organizations: reading one within reach, paging an account's children, and switching communications
-// off and on (spec §3, docs/decisions.md §3). Organizations are read from the read model (one statement on a
+// Organizations: reading one within reach, paging an account's children, renaming one or moving it to another
+// time zone, and switching communications off and on (spec §3, docs/decisions.md §3). Organizations are read from the read model (one statement on a
 // miss, none when warm); a record carries a child count and the first few child ids, never all of them,
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
@@ -11,10 +11,12 @@ import { type Actor, canReach, reaches, requireScope } from '../shared/access.js
 import type { DomainDeps } from '../shared/deps.js';
 import { Forbidden, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
+import { isValidTimezone } from '../shared/localTime.js';
 import { uuidParam } from '../shared/ids.js';
 import { openCursor, PAGE_CURSOR_MAX_LENGTH, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
-import { childrenAfter as childRows } from './sql.js';
+import { childrenAfter as childRows, lockOrganization } from './sql.js';
 
 export interface OrganizationView {
   id: string;
@@ -324,4 +326,70 @@ export async function reachableInTransaction(tx: Prisma.TransactionClient, actor
   if (!actor.ownerIsAccount) return false;
   const org = await tx.organization.findUnique({ where: { id: orgId }, select: { id: true, parentId: true } });
   return reaches(actor, org);
+}
+
+export const ORGANIZATION_NAME_MAX = 200;
+
+/**
+ * Body of PATCH /v1/organizations/{orgId} and the GraphQL UpdateOrganizationInput: a new name (trimmed, 1..200
+ * characters) and/or an IANA time zone. A body naming neither is a 400.
+ */
+export const updateOrganizationInput = z
+  .strictObject({
+    name: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, { error: 'must not be empty' })
+      .max(ORGANIZATION_NAME_MAX, { error: `must be at most ${ORGANIZATION_NAME_MAX} characters` })
+      .refine(isStorableText, { error: UNSTORABLE_TEXT_MESSAGE })
+      .optional(),
+    timezone: z
+      .string({ error: 'must be an IANA time zone, e.g. America/New_York' })
+      .max(64, { error: 'must be an IANA time zone, e.g. America/New_York' })
+      .refine(isValidTimezone, {
+        error: 'must be an IANA time zone, e.g. America/New_York',
+      })
+      .optional(),
+  })
+  .refine((input) => input.name !== undefined || input.timezone !== undefined, { error: 'nothing to update: send name or timezone' });
+
+/**
+ * Renames an organization or moves it to another time zone. A new zone changes what its hours mean: availability, live streams and the due
+ * instants of calls timed by its hours are computed again, as after a change of its hours; the event keeps
+ * the old zone. Scope organizations:write.
+ */
+export async function updateOrganization(
+  deps: DomainDeps,
+  actor: Actor,
+  orgId: string,
+  input: unknown,
+): Promise<{ view: OrganizationView; record: OrganizationRecord }> {
+  requireScope(actor, 'organizations:write');
+  const org = await loadReachableOrganization(deps, actor, orgId);
+  const changes = parseInput(updateOrganizationInput, input ?? {});
+  const parentWithinReach = await canReach(deps, actor, org.parentId);
+  const result = await deps.db.$transaction(async (tx) => {
+    const [locked] = await lockOrganization(tx, org.id);
+    if (!locked) throw new NotFound('Organization');
+    const current: OrganizationRecord = { ...org, ...locked };
+    // a name or zone it already has changes nothing: no write, no event
+    const data = Object.fromEntries(
+      Object.entries(changes).filter(([field, value]) => value !== undefined && value !== locked[field as 'name']),
+    );
+    if (Object.keys(data).length === 0) return { record: current, changed: false };
+    const updated = await tx.organization.update({ where: { id: org.id }, data, select: { name: true, timezone: true, updatedAt: true } });
+    const record: OrganizationRecord = { ...current, ...updated };
+    const view = organizationView(actor, record, parentWithinReach);
+    await recordEvent(tx, deps, actor, {
+      type: 'organization.updated',
+      orgId: org.id,
+      subject: { type: 'organization', id: org.id },
+      data: view,
+      previous: Object.fromEntries(Object.keys(data).map((field) => [field, locked[field as 'name']])),
+    });
+    return { record, changed: true };
+  });
+  // the account's record holds its children's ids, not their names: only this organization's record changed
+  if (result.changed) deps.changes.publish({ kind: 'organization', orgId: org.id });
+  return { view: organizationView(actor, result.record, parentWithinReach), record: result.record };
 }

@@ -31,3 +31,8 @@ export function childrenAfter(
     ORDER BY o."createdAt", o."id"
     LIMIT ${take}`;
 }
+
+/** Locks an organization's row (FOR UPDATE) and reads its name and zone (none when it is not there). */
+export function lockOrganization(db: SqlRunner, orgId: string): Promise<{ name: string; timezone: string; updatedAt: Date }[]> {
+  return db.$queryRaw`SELECT "name", "timezone", "updatedAt" FROM "Organization" WHERE "id" = ${orgId}::uuid FOR UPDATE`;
+}

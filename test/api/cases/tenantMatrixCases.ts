@@ -55,6 +55,7 @@ const nextNumber = () => `+1415555${String(2000 + (numbers++ % 7000)).padStart(4
 export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/children': { ids: { orgId: 'org' } },
+  'PATCH /v1/organizations/:orgId': { ids: { orgId: 'org' }, body: () => ({ name: 'Matrix name' }) },
   'POST /v1/organizations/:orgId/disable': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/enable': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/closures': { ids: { orgId: 'org' } },
@@ -407,6 +408,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
 
+  'Mutation.updateOrganization': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { updateOrganization(orgId: $orgId, input: {name: "Matrix name"}) { id name } }',
+  },
   'Mutation.disableOrganization': {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }',

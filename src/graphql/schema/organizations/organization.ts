@@ -5,6 +5,7 @@ import {
   childrenWithinReach,
   loadReachableOrganization,
   readOrganization,
+  updateOrganization,
   reachableOrganizations,
   setCommunications,
 } from '../../../domain/organizations/organizations.js';
@@ -105,7 +106,26 @@ const CommunicationsChange = builder.objectRef<{ status: string; changed: boolea
   }),
 });
 
+const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
+  description: 'A new name and/or time zone; at least one. Checked by the same rules as PATCH /v1/organizations/{orgId}.',
+  fields: (t) => ({
+    name: t.string({ description: 'The name, trimmed; 1..200 characters.' }),
+    timezone: t.string({ description: 'An IANA time zone, e.g. America/New_York.' }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  updateOrganization: t.field({
+    type: OrganizationRef,
+    description:
+      'Renames an organization or moves it to another time zone (its availability, live streams and hours-timed queued calls follow the new zone). Scope organizations:write.',
+    args: {
+      orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }),
+      input: t.arg({ type: UpdateOrganizationInput, required: true, description: 'What to change.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      (await updateOrganization(ctx.deps, await ctx.actor(), String(args.orgId), { ...args.input })).record,
+  }),
   disableOrganization: t.field({
     type: CommunicationsChange,
     description:

@@ -9,6 +9,8 @@ import {
   listChildrenInput,
   organizationResponse,
   setCommunications,
+  updateOrganization,
+  updateOrganizationInput,
 } from '../../../domain/organizations/organizations.js';
 import { defineRoute } from '../../route.js';
 
@@ -23,6 +25,18 @@ export const organizationRoutes = [
       "Carries `childCount` (the child organizations within the caller's reach) rather than every child: page through them with GET /v1/organizations/{orgId}/children. `childIds` is deprecated and holds at most the first 100.",
     response: organizationResponse,
     handler: async ({ actor, deps, params }) => ({ data: await getOrganization(deps, actor, params.orgId!) }),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/v1/organizations/:orgId',
+    tag: 'Organizations',
+    summary: 'Rename an organization or move it to another time zone',
+    description:
+      'Body: `name` (trimmed, 1..200 characters) and/or `timezone` (an IANA time zone). A new zone changes what its hours mean at once: availability answers, live streams and the due instants of queued calls timed by its hours follow it. A value it already has changes nothing (no event). Event `organization.updated`, with the old values in `previous`.',
+    scope: 'organizations:write',
+    body: updateOrganizationInput,
+    response: organizationResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: (await updateOrganization(deps, actor, params.orgId!, body)).view }),
   }),
   defineRoute({
     method: 'GET',
