@@ -51,6 +51,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   updateTemplate: 'templates:write',
   deleteTemplate: 'templates:write',
   updateOrganization: 'organizations:write',
+  createLocation: 'organizations:write',
   disableOrganization: 'organizations:write',
   enableOrganization: 'organizations:write',
   setOfficeHours: 'office-hours:write',

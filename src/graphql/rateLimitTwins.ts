@@ -70,6 +70,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.setOAuthClientScopes': 'PUT /v1/oauth-clients/:id/scopes',
   'Mutation.revokeOAuthClient': 'POST /v1/oauth-clients/:id/revoke',
   'Mutation.updateOrganization': 'PATCH /v1/organizations/:orgId',
+  'Mutation.createLocation': 'POST /v1/organizations/:orgId/children',
   'Mutation.disableOrganization': 'POST /v1/organizations/:orgId/disable',
   'Mutation.enableOrganization': 'POST /v1/organizations/:orgId/enable',
   'Mutation.createClosure': 'POST /v1/organizations/:orgId/closures',

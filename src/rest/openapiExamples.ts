@@ -516,6 +516,18 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     createdAt,
     updatedAt: createdAt,
   },
+  'POST /v1/organizations/:orgId/children': {
+    id: '7c3e5a1b-9d2f-4e6a-8b0c-2d4f6a8c0e13',
+    name: 'Bright Smiles Uptown',
+    timezone: 'America/New_York',
+    isAccount: false,
+    communicationsEnabled: true,
+    parentId: ids.account,
+    childCount: 0,
+    childIds: [],
+    createdAt,
+    updatedAt: createdAt,
+  },
   'PATCH /v1/organizations/:orgId': {
     id: ids.clinic,
     name: 'Bright Smiles Downtown (Main Street)',
@@ -899,6 +911,20 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     maxConcurrentCalls: 10,
     requireConsentFor: ['marketing'],
     retry: recallRetry,
+  },
+  'POST /v1/organizations/:orgId/children': {
+    name: 'Bright Smiles Uptown',
+    timezone: 'America/New_York',
+    officeHours: [
+      ...['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({
+        dayOfWeek,
+        isClosed: false,
+        open: '08:00',
+        close: '18:00',
+      })),
+      { dayOfWeek: 'SATURDAY', isClosed: true },
+      { dayOfWeek: 'SUNDAY', isClosed: true },
+    ],
   },
   'PUT /v1/organizations/:orgId/office-hours': {
     officeHours: [

@@ -22,10 +22,12 @@ interface Write {
   run(t: TestApp, token: string): Promise<void>;
   type: string;
   /** The organization and subject the event is about. */
-  orgId(t: TestApp): string;
+  orgId(t: TestApp): string | Promise<string>;
   subjectId(t: TestApp): string | Promise<string>;
   /** GraphQL: act with the clinic's API key instead of its OAuth client (credentials:write needs every scope). */
   withApiKey?: boolean;
+  /** Act with the account's API key (a write only an account may make: a new location). */
+  asAccount?: boolean;
 }
 
 const closureBody = {
@@ -471,6 +473,17 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: seededClosure,
   },
+  'POST /v1/organizations/:orgId/children': {
+    asAccount: true,
+    run: async (t, token) =>
+      void (await restOk(t, token, 'POST', `/v1/organizations/${t.demo.organizations.account.id}/children`, {
+        name: 'Uptown',
+        timezone: 'America/Chicago',
+      })),
+    type: 'organization.created',
+    orgId: async (t) => (await t.deps.db.organization.findFirstOrThrow({ where: { name: 'Uptown' } })).id,
+    subjectId: async (t) => (await t.deps.db.organization.findFirstOrThrow({ where: { name: 'Uptown' } })).id,
+  },
   'PATCH /v1/organizations/:orgId': {
     run: async (t, token) => void (await restOk(t, token, 'PATCH', `/v1/organizations/${clinic(t)}`, { timezone: 'America/Chicago' })),
     type: 'organization.updated',
@@ -852,11 +865,31 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     orgId: clinic,
     subjectId: seededClosure,
   },
+  createLocation: {
+    asAccount: true,
+    run: async (t, token) =>
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($a: ID!) { createLocation(accountId: $a, input: {name: "Uptown", timezone: "America/Chicago"}) { organization { id } } }',
+        {
+          a: t.demo.organizations.account.id,
+        },
+      )),
+    type: 'organization.created',
+    orgId: async (t) => (await t.deps.db.organization.findFirstOrThrow({ where: { name: 'Uptown' } })).id,
+    subjectId: async (t) => (await t.deps.db.organization.findFirstOrThrow({ where: { name: 'Uptown' } })).id,
+  },
   updateOrganization: {
     run: async (t, token) =>
-      void (await gqlOk(t, token, 'mutation($id: ID!) { updateOrganization(orgId: $id, input: {name: "Renamed"}) { id } }', {
-        id: clinic(t),
-      })),
+      void (await gqlOk(
+        t,
+        token,
+        'mutation($id: ID!) { updateOrganization(orgId: $id, input: {name: "Renamed"}) { organization { id } } }',
+        {
+          id: clinic(t),
+        },
+      )),
     type: 'organization.updated',
     orgId: clinic,
     subjectId: clinic,
@@ -1163,15 +1196,15 @@ async function expectOneEvent(t: TestApp, write: Write, token: string, credentia
   const heard = heardFromLog(events);
   for (const change of published) expect(heard, `${change} is published but its event does not stand for it`).toContain(change);
   const event = events[0]!;
-  expect(event.orgId).toBe(write.orgId(t));
+  expect(event.orgId).toBe(await write.orgId(t));
   expect(event.subjectId).toBe(await write.subjectId(t));
   expect({ kind: event.actorKind, id: event.actorId, name: event.actorName }).toEqual(credential);
   expect(event.occurredAt.toISOString()).toBe(t.clock.now().toISOString());
   return event;
 }
 
-async function apiKeyActor(t: TestApp) {
-  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { hash: hashSecret(t.demo.organizations.clinic.apiKey) } });
+async function apiKeyActor(t: TestApp, who: 'clinic' | 'account' = 'clinic') {
+  const key = await t.deps.db.apiKey.findFirstOrThrow({ where: { hash: hashSecret(t.demo.organizations[who].apiKey) } });
   return { kind: 'apiKey', id: key.id, name: key.name };
 }
 
@@ -1193,7 +1226,8 @@ describe('the event log', () => {
     it('appends exactly one event with its type, subject and the API key as actor', async () => {
       t.clock.set('2026-03-02T15:00:00Z');
       await write.before?.(t);
-      await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
+      if (write.asAccount) await expectOneEvent(t, write, t.demo.organizations.account.apiKey, await apiKeyActor(t, 'account'));
+      else await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
     });
   });
 
@@ -1201,7 +1235,8 @@ describe('the event log', () => {
     it('appends exactly one event with its type, subject and the OAuth client (or API key) as actor', async () => {
       t.clock.set('2026-03-02T15:00:00Z');
       await write.before?.(t);
-      if (write.withApiKey) await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
+      if (write.asAccount) await expectOneEvent(t, write, t.demo.organizations.account.apiKey, await apiKeyActor(t, 'account'));
+      else if (write.withApiKey) await expectOneEvent(t, write, t.demo.organizations.clinic.apiKey, await apiKeyActor(t));
       else await expectOneEvent(t, write, await t.accessToken('clinic'), await oauthActor(t));
     });
   });

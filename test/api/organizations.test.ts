@@ -262,7 +262,7 @@ describe('GraphQL organizations', () => {
 
 describe('PATCH /v1/organizations/{orgId} and updateOrganization: a new name or time zone', () => {
   const UPDATE =
-    'mutation ($orgId: ID!, $input: UpdateOrganizationInput!) { updateOrganization(orgId: $orgId, input: $input) { id name timezone } }';
+    'mutation ($orgId: ID!, $input: UpdateOrganizationInput!) { updateOrganization(orgId: $orgId, input: $input) { organization { id name timezone } } }';
   const patchOrg = (id: string, json: unknown, token?: string) =>
     t.rest('PATCH', `/v1/organizations/${id}`, { json, ...(token ? { token } : {}) });
   const events = (id: string) =>
@@ -281,7 +281,7 @@ describe('PATCH /v1/organizations/{orgId} and updateOrganization: a new name or 
     const now = await t.rest('GET', `/v1/organizations/${clinic}/availability?at=2026-03-02T00:00:00Z&medium=CHAT`);
     expect(now.body.data).toMatchObject({ timezone: 'Australia/Lord_Howe', localTime: '2026-03-02T11:00' });
     const gql = await t.gql(UPDATE, { orgId: clinic, input: { timezone: 'America/Havana' } });
-    expect(gql.body.data.updateOrganization).toEqual({ id: clinic, name: 'Main Street', timezone: 'America/Havana' });
+    expect(gql.body.data.updateOrganization).toEqual({ organization: { id: clinic, name: 'Main Street', timezone: 'America/Havana' } });
     // the account lists its child under the new name
     const children = await t.rest('GET', `/v1/organizations/${ids().account.id}/children`, { token: ids().account.apiKey });
     expect(children.body.data.children.map((c: { name: string }) => c.name)).toContain('Main Street');
@@ -327,5 +327,109 @@ describe('PATCH /v1/organizations/{orgId} and updateOrganization: a new name or 
     expect((await getOrg(ids().other.id, ids().other.apiKey)).body.data.name).not.toBe('Taken over');
     // an account renames its location
     expect((await patchOrg(ids().clinic.id, { name: 'Renamed by the account' }, ids().account.apiKey)).status).toBe(200);
+  });
+});
+
+describe('POST /v1/organizations/{accountId}/children and createLocation: a new location', () => {
+  const CREATE =
+    'mutation ($a: ID!, $input: CreateLocationInput!) { createLocation(accountId: $a, input: $input) { organization { id name timezone parent { id } } } }';
+  const account = () => ids().account;
+  const create = (json: unknown, accountId = account().id, token = account().apiKey) =>
+    t.rest('POST', `/v1/organizations/${accountId}/children`, { json, token });
+  const WEEK = [
+    ...['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'].map((dayOfWeek) => ({
+      dayOfWeek,
+      isClosed: false,
+      open: '08:00',
+      close: '18:00',
+    })),
+    { dayOfWeek: 'SATURDAY', isClosed: true },
+    { dayOfWeek: 'SUNDAY', isClosed: true },
+  ];
+
+  it('creates a location with its week in one request; the account reaches it at once; its availability uses that week', async () => {
+    await getOrg(account().id, account().apiKey); // the account's record is held by the read model
+    const res = await create({ name: ' Bright Smiles Uptown ', timezone: 'America/Chicago', officeHours: WEEK });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({
+      name: 'Bright Smiles Uptown',
+      timezone: 'America/Chicago',
+      isAccount: false,
+      parentId: account().id,
+      childCount: 0,
+    });
+    const id = res.body.data.id as string;
+    expect((await getOrg(id, account().apiKey)).status).toBe(200);
+    expect((await getOrg(account().id, account().apiKey)).body.data.childCount).toBe(3);
+    // Monday 2026-03-09 07:30 in Chicago (13:30Z) is before its opening; 08:30 is open
+    const at = (instant: string) =>
+      t.rest('GET', `/v1/organizations/${id}/availability?at=${instant}&medium=CHAT`, { token: account().apiKey });
+    expect((await at('2026-03-09T12:30:00Z')).body.data.state).toBe('CLOSED');
+    expect((await at('2026-03-09T13:30:00Z')).body.data.state).toBe('OPEN');
+    const events = await t.db.prisma.event.findMany({ where: { orgId: id }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['organization.created', 'office_hours.updated']);
+    // GraphQL, without a week: every day closed until set
+    const gql = await t.gql(
+      CREATE,
+      { a: account().id, input: { name: 'Lakeside North', timezone: 'Pacific/Chatham' } },
+      { token: account().apiKey },
+    );
+    expect(gql.body.errors).toBeUndefined();
+    expect(gql.body.data.createLocation.organization).toMatchObject({
+      name: 'Lakeside North',
+      timezone: 'Pacific/Chatham',
+      parent: { id: account().id },
+    });
+  });
+
+  it('refuses a location under a location (409), and under another tenant or a sibling exactly like a missing account (404)', async () => {
+    const under = await create({ name: 'Nested', timezone: 'America/Chicago' }, ids().clinic.id);
+    expect(under.status).toBe(409);
+    expect(under.body.message).toBe('A location cannot have locations: only an account organization has children');
+    const own = await create({ name: 'Nested', timezone: 'America/Chicago' }, ids().clinic.id, ids().clinic.apiKey);
+    expect(own.status).toBe(409);
+    const foreign = await create({ name: 'Sneaky', timezone: 'America/Chicago' }, account().id, ids().other.apiKey);
+    const missing = await create({ name: 'Sneaky', timezone: 'America/Chicago' }, MISSING, ids().other.apiKey);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect((await create({ name: 'Sneaky', timezone: 'America/Chicago' }, account().id, ids().clinic.apiKey)).status).toBe(404);
+    expect(await t.db.prisma.organization.count({ where: { parentId: account().id } })).toBe(2);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    ['a zone that does not exist', { name: 'Uptown', timezone: 'Mars/Olympus_Mons' }, 'timezone: must be an IANA time zone'],
+    ['no zone', { name: 'Uptown' }, 'timezone: must be an IANA time zone'],
+    ['no name', { timezone: 'America/Chicago' }, 'name: must be a string'],
+    [
+      'a week missing a day',
+      { name: 'Uptown', timezone: 'America/Chicago', officeHours: WEEK.slice(1) },
+      'officeHours: must hold all seven days; missing MONDAY',
+    ],
+    [
+      'a day that closes before it opens',
+      { name: 'Uptown', timezone: 'America/Chicago', officeHours: [{ ...WEEK[0], open: '18:00', close: '08:00' }, ...WEEK.slice(1)] },
+      'officeHours.0',
+    ],
+    ['another field', { name: 'Uptown', timezone: 'America/Chicago', isAccount: true }, 'isAccount'],
+  ];
+  for (const [name, body, message] of invalid) {
+    it(`answers 400 for ${name}, and makes nothing (no location without its week)`, async () => {
+      const res = await create(body);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(message);
+      expect(await t.db.prisma.organization.count({ where: { parentId: account().id } })).toBe(2);
+    });
+  }
+
+  it('needs office-hours:write for a week as well as organizations:write, and makes nothing without it', async () => {
+    const keys = await t.rest('POST', '/v1/api-keys', {
+      token: account().apiKey,
+      json: { name: 'Locations only', scopes: ['organizations:write', 'organizations:read'] },
+    });
+    expect(keys.status).toBe(200);
+    const narrow = keys.body.data.apiKey as string;
+    expect((await create({ name: 'With a week', timezone: 'America/Chicago', officeHours: WEEK }, account().id, narrow)).status).toBe(403);
+    expect((await create({ name: 'Without a week', timezone: 'America/Chicago' }, account().id, narrow)).status).toBe(200);
+    expect(await t.db.prisma.organization.count({ where: { name: 'With a week' } })).toBe(0);
   });
 });

@@ -222,6 +222,11 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
   }),
   'GET /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/organizations/{orgId}/children': (f) => ({
+    params: { orgId: f.demo.organizations.account.id },
+    body: { name: 'Uptown', timezone: 'America/Chicago', officeHours: WEEK },
+    token: f.demo.organizations.account.apiKey,
+  }),
   'PATCH /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic }, body: { name: 'Main Street', timezone: 'America/Chicago' } }),
   'GET /v1/organizations/{orgId}/children': (f) => ({
     params: { orgId: f.demo.organizations.account.id },
@@ -593,6 +598,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.deleteWebhookEndpoint': async (f) => ({
     query: mutation('$id: ID!', 'deleteWebhookEndpoint(id: $id)', ''),
     variables: { id: await f.endpointId() },
+  }),
+  'Mutation.createLocation': (f) => ({
+    query: mutation('$accountId: ID!, $input: CreateLocationInput!', 'createLocation(accountId: $accountId, input: $input)'),
+    variables: { accountId: f.demo.organizations.account.id, input: { name: 'Uptown', timezone: 'America/Chicago', officeHours: WEEK } },
+    token: f.demo.organizations.account.apiKey,
   }),
   'Mutation.updateOrganization': (f) => ({
     query: mutation('$orgId: ID!, $input: UpdateOrganizationInput!', 'updateOrganization(orgId: $orgId, input: $input)'),

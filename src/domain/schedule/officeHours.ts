@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ScheduleDeps } from './deps.js';
+import type { Prisma } from '../../generated/prisma/client.js';
 import { ensureOfficeHoursDay, lockOfficeHoursDay, lockOfficeHoursWeek } from './sql.js';
 import { type Actor, requireScope } from '../shared/access.js';
 import type { DayOfWeek } from './availability.js';
@@ -338,52 +339,61 @@ export async function setWeeklyHours(
   const data = parseInput(setWeeklyHoursSchema, input);
   requireScope(actor, 'office-hours:write');
   const org = await loadReachableOrganization(deps, actor, orgId);
+  const result = await db.$transaction((tx) => writeWeek(tx, deps, actor, org.id, data), { maxWait: 15_000, timeout: 15_000 });
+  if (result.changed) deps.changes.publish({ kind: 'officeHours', orgId: org.id });
+  return result.week;
+}
+
+/**
+ * Writes a whole week inside the caller's transaction (setWeeklyHours, a new location with its hours): the
+ * days created if missing, then locked, updated and their breaks replaced, and one `office_hours.updated`
+ * event when anything changed. The caller publishes the change once its transaction committed.
+ */
+export async function writeWeek(
+  tx: Prisma.TransactionClient,
+  deps: Pick<ScheduleDeps, 'clock'>,
+  actor: Actor,
+  orgId: string,
+  data: z.output<typeof setWeeklyHoursSchema>,
+): Promise<{ week: { officeHours: OfficeHoursView[] }; changed: boolean }> {
   const byDay = new Map(data.officeHours.map((d) => [d.dayOfWeek, d]));
   const order = (a: { dayOfWeek: DayOfWeek }, b: { dayOfWeek: DayOfWeek }) =>
     DAYS_OF_WEEK.indexOf(a.dayOfWeek) - DAYS_OF_WEEK.indexOf(b.dayOfWeek);
-
-  const result = await db.$transaction(
-    async (tx) => {
-      for (const day of DAYS_OF_WEEK) {
-        await ensureOfficeHoursDay(tx, org.id, day, randomUUID());
-      }
-      // locked in one order (by day), as the per-day write locks its one day: writers never wait on each other in a circle
-      await lockOfficeHoursWeek(tx, org.id);
-      const before = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
-      for (const row of before) {
-        const day = byDay.get(row.dayOfWeek)!;
-        await tx.officeHours.update({
-          where: { id: row.id },
-          data: { isClosed: day.isClosed, open: day.isClosed ? null : day.open!, close: day.isClosed ? null : day.close! },
-        });
-      }
-      await tx.officeBreak.deleteMany({ where: { officeHoursId: { in: before.map((r) => r.id) } } });
-      const breaks = before.flatMap((row) =>
-        (byDay.get(row.dayOfWeek)!.breaks ?? []).map((b) => ({
-          officeHoursId: row.id,
-          start: b.start,
-          end: b.end,
-          reason: b.reason,
-          greeting: b.greeting,
-        })),
-      );
-      if (breaks.length > 0) await tx.officeBreak.createMany({ data: breaks });
-      const after = (await tx.officeHours.findMany({ where: { orgId: org.id }, include: { breaks: true } })).sort(order);
-      const week = { officeHours: after.map(officeHoursView) };
-      const previous = changedFields({ officeHours: before.map(officeHoursView) }, week);
-      if (previous) {
-        await recordEvent(tx, deps, actor, {
-          type: 'office_hours.updated',
-          orgId: org.id,
-          subject: { type: 'office_hours', id: org.id },
-          data: week,
-          previous,
-        });
-      }
-      return { week, changed: previous !== null };
-    },
-    { maxWait: 15_000, timeout: 15_000 },
+  for (const day of DAYS_OF_WEEK) {
+    await ensureOfficeHoursDay(tx, orgId, day, randomUUID());
+  }
+  // locked in one order (by day), as the per-day write locks its one day: writers never wait on each other in a circle
+  await lockOfficeHoursWeek(tx, orgId);
+  const before = (await tx.officeHours.findMany({ where: { orgId }, include: { breaks: true } })).sort(order);
+  for (const row of before) {
+    const day = byDay.get(row.dayOfWeek)!;
+    await tx.officeHours.update({
+      where: { id: row.id },
+      data: { isClosed: day.isClosed, open: day.isClosed ? null : day.open!, close: day.isClosed ? null : day.close! },
+    });
+  }
+  await tx.officeBreak.deleteMany({ where: { officeHoursId: { in: before.map((r) => r.id) } } });
+  const breaks = before.flatMap((row) =>
+    (byDay.get(row.dayOfWeek)!.breaks ?? []).map((b) => ({
+      officeHoursId: row.id,
+      start: b.start,
+      end: b.end,
+      reason: b.reason,
+      greeting: b.greeting,
+    })),
   );
-  if (result.changed) deps.changes.publish({ kind: 'officeHours', orgId: org.id });
-  return result.week;
+  if (breaks.length > 0) await tx.officeBreak.createMany({ data: breaks });
+  const after = (await tx.officeHours.findMany({ where: { orgId }, include: { breaks: true } })).sort(order);
+  const week = { officeHours: after.map(officeHoursView) };
+  const previous = changedFields({ officeHours: before.map(officeHoursView) }, week);
+  if (previous) {
+    await recordEvent(tx, deps, actor, {
+      type: 'office_hours.updated',
+      orgId,
+      subject: { type: 'office_hours', id: orgId },
+      data: week,
+      previous,
+    });
+  }
+  return { week, changed: previous !== null };
 }

@@ -17,6 +17,7 @@ import { closureRoutes } from './schedule/closures.js';
 import { officeHoursRoutes } from './schedule/officeHours.js';
 import { specialHoursRoutes } from './schedule/specialHours.js';
 import { availabilityRoutes } from './schedule/availability.js';
+import { locationRoutes } from './schedule/locations.js';
 import { eventRoutes } from './events/events.js';
 import { webhookEndpointRoutes } from './events/webhookEndpoints.js';
 import { apiKeyRoutes } from './credentials/apiKeys.js';
@@ -28,6 +29,7 @@ export const allRoutes: readonly RouteDef[] = [
   ...templateRoutes,
   ...botRoutes,
   ...organizationRoutes,
+  ...locationRoutes,
   ...phoneNumberRoutes,
   ...insuranceRoutes,
   ...callRequestRoutes,

@@ -56,6 +56,7 @@ export const REST_CASES: Record<string, RestCase> = {
   'GET /v1/organizations/:orgId': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/children': { ids: { orgId: 'org' } },
   'PATCH /v1/organizations/:orgId': { ids: { orgId: 'org' }, body: () => ({ name: 'Matrix name' }) },
+  'POST /v1/organizations/:orgId/children': { ids: { orgId: 'org' }, body: () => ({ name: 'Matrix location', timezone: 'Europe/Berlin' }) },
   'POST /v1/organizations/:orgId/disable': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/enable': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/closures': { ids: { orgId: 'org' } },
@@ -408,9 +409,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   },
   'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
 
+  'Mutation.createLocation': {
+    ids: { accountId: 'org' },
+    query:
+      'mutation($accountId: ID!) { createLocation(accountId: $accountId, input: {name: "Matrix location", timezone: "Europe/Berlin"}) { organization { id } } }',
+  },
   'Mutation.updateOrganization': {
     ids: { orgId: 'org' },
-    query: 'mutation($orgId: ID!) { updateOrganization(orgId: $orgId, input: {name: "Matrix name"}) { id name } }',
+    query: 'mutation($orgId: ID!) { updateOrganization(orgId: $orgId, input: {name: "Matrix name"}) { organization { id name } } }',
   },
   'Mutation.disableOrganization': {
     ids: { orgId: 'org' },

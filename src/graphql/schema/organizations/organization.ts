@@ -9,7 +9,7 @@ import {
   reachableOrganizations,
   setCommunications,
 } from '../../../domain/organizations/organizations.js';
-import { CHILD_IDS_LIMIT } from '../../../domain/shared/readModel.js';
+import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../../../domain/shared/readModel.js';
 import { builder } from '../../builder.js';
 import { PageInfoRef } from '../calls/conversation.js';
 
@@ -106,6 +106,23 @@ const CommunicationsChange = builder.objectRef<{ status: string; changed: boolea
   }),
 });
 
+/**
+ * What a mutation that writes an organization answers. The organization is nullable inside it: an error in one of
+ * its fields (a bad argument to availabilityTimeline, say) must null that organization, not the whole answer, or
+ * a write that happened would read as one that was refused.
+ */
+export const OrganizationPayload = builder.objectRef<{ organization: OrganizationRecord }>('OrganizationPayload').implement({
+  description: 'The organization as written.',
+  fields: (t) => ({
+    organization: t.field({
+      type: OrganizationRef,
+      nullable: true,
+      description: 'The organization after the write (null only when one of its selected fields failed; the write happened).',
+      resolve: (payload) => payload.organization,
+    }),
+  }),
+});
+
 const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
   description: 'A new name and/or time zone; at least one. Checked by the same rules as PATCH /v1/organizations/{orgId}.',
   fields: (t) => ({
@@ -116,15 +133,16 @@ const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
 
 builder.mutationFields((t) => ({
   updateOrganization: t.field({
-    type: OrganizationRef,
+    type: OrganizationPayload,
     description:
       'Renames an organization or moves it to another time zone (its availability, live streams and hours-timed queued calls follow the new zone). Scope organizations:write.',
     args: {
       orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }),
       input: t.arg({ type: UpdateOrganizationInput, required: true, description: 'What to change.' }),
     },
-    resolve: async (_root, args, ctx) =>
-      (await updateOrganization(ctx.deps, await ctx.actor(), String(args.orgId), { ...args.input })).record,
+    resolve: async (_root, args, ctx) => ({
+      organization: (await updateOrganization(ctx.deps, await ctx.actor(), String(args.orgId), { ...args.input })).record,
+    }),
   }),
   disableOrganization: t.field({
     type: CommunicationsChange,

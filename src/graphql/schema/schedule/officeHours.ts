@@ -8,9 +8,10 @@ import {
   setWeeklyHours,
   setWeeklyHoursSchema,
 } from '../../../domain/schedule/officeHours.js';
+import { createLocation } from '../../../domain/schedule/locations.js';
 import { builder } from '../../builder.js';
 import { DayOfWeekEnum } from '../enums.js';
-import { OrganizationRef } from '../organizations/organization.js';
+import { OrganizationPayload, OrganizationRef } from '../organizations/organization.js';
 
 export const OfficeBreakRef = builder.objectRef<OfficeBreakView>('OfficeBreak').implement({
   description:
@@ -85,7 +86,37 @@ const SetWeeklyHoursInput = builder.inputType('SetWeeklyHoursInput', {
   }),
 });
 
+const CreateLocationInput = builder.inputType('CreateLocationInput', {
+  description: 'A new location of an account. Checked by the same rules as POST /v1/organizations/{orgId}/children.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'The name, trimmed; 1..200 characters.' }),
+    timezone: t.string({ required: true, description: 'An IANA time zone, e.g. America/New_York.' }),
+    officeHours: t.field({
+      type: [SetOfficeHoursInput],
+      description: 'Optional: its week, the seven days each once (needs office-hours:write); made with the location or not at all.',
+    }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  createLocation: t.field({
+    type: OrganizationPayload,
+    description:
+      'Creates a location of an account, with its week when given (both or neither; a week also needs office-hours:write); CONFLICT under a location. Scope organizations:write.',
+    args: {
+      accountId: t.arg.id({ required: true, description: 'The account organization (UUID).' }),
+      input: t.arg({ type: CreateLocationInput, required: true, description: 'The location.' }),
+    },
+    resolve: async (_root, args, ctx) => ({
+      organization: (
+        await createLocation(ctx.deps, await ctx.actor(), String(args.accountId), {
+          name: args.input.name,
+          timezone: args.input.timezone,
+          ...(args.input.officeHours == null ? {} : { officeHours: args.input.officeHours }),
+        })
+      ).record,
+    }),
+  }),
   setWeeklyHours: t.field({
     type: [OfficeHoursRef],
     description: 'Sets all seven days in one write, atomically (one change, one event); answers Monday..Sunday. Scope office-hours:write.',
