@@ -421,6 +421,20 @@ const callBatchInProgress = {
   },
 };
 
+/** The demo's Downtown clinic as GET /v1/organizations/{id} answers it. */
+const clinicOrganization = {
+  id: ids.clinic,
+  name: 'Bright Smiles Downtown',
+  timezone: 'America/New_York',
+  isAccount: false,
+  communicationsEnabled: true,
+  parentId: ids.account,
+  childCount: 0,
+  childIds: [],
+  createdAt,
+  updatedAt: createdAt,
+};
+
 export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'POST /v1/erasure-requests': erasureRequest,
   'GET /v1/erasure-requests/:erasureRequestId': {
@@ -504,42 +518,13 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   },
   'GET /v1/bots/:botId/workflows': { workflows: [workflow] },
   'POST /v1/bots/:botId/workflows/import': { workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d74' }] },
-  'GET /v1/organizations/:orgId': {
-    id: ids.clinic,
-    name: 'Bright Smiles Downtown',
-    timezone: 'America/New_York',
-    isAccount: false,
-    communicationsEnabled: true,
-    parentId: ids.account,
-    childCount: 0,
-    childIds: [],
-    createdAt,
-    updatedAt: createdAt,
-  },
+  'GET /v1/organizations/:orgId': clinicOrganization,
   'POST /v1/organizations/:orgId/children': {
+    ...clinicOrganization,
     id: '7c3e5a1b-9d2f-4e6a-8b0c-2d4f6a8c0e13',
     name: 'Bright Smiles Uptown',
-    timezone: 'America/New_York',
-    isAccount: false,
-    communicationsEnabled: true,
-    parentId: ids.account,
-    childCount: 0,
-    childIds: [],
-    createdAt,
-    updatedAt: createdAt,
   },
-  'PATCH /v1/organizations/:orgId': {
-    id: ids.clinic,
-    name: 'Bright Smiles Downtown (Main Street)',
-    timezone: 'America/Chicago',
-    isAccount: false,
-    communicationsEnabled: true,
-    parentId: ids.account,
-    childCount: 0,
-    childIds: [],
-    createdAt,
-    updatedAt: createdAt,
-  },
+  'PATCH /v1/organizations/:orgId': { ...clinicOrganization, name: 'Bright Smiles Downtown (Main Street)', timezone: 'America/Chicago' },
   'GET /v1/organizations/:orgId/children': {
     children: [
       {

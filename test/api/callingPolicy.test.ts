@@ -249,6 +249,23 @@ describe("the callee's calling hours", () => {
 });
 
 describe('a policy change', () => {
+  /** At NOW: the clinic open 09:00–17:00 on weekdays, calls allowed all day, and a queue working the calls' durable work. */
+  async function weekdayHoursAllDayPolicy() {
+    t.clock.set(NOW);
+    const clinic = t.demo.organizations.clinic.id;
+    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
+    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
+    await setPolicy(t, clinic, allDay());
+    for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
+      const res = await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
+        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
+      });
+      expect(res.status).toBe(200);
+    }
+    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    return { clinic, queue };
+  }
+
   it('re-evaluates queued requests as durable work: earlier when widened, expired outside_call_window when none is left', async () => {
     t.clock.set(NOW);
     const clinic = t.demo.organizations.clinic.id;
@@ -275,18 +292,7 @@ describe('a policy change', () => {
   });
 
   it("re-times officeHoursOnly requests when the organization's hours change (a closure here), as a new request would be", async () => {
-    t.clock.set(NOW);
-    const clinic = t.demo.organizations.clinic.id;
-    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
-    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
-    await setPolicy(t, clinic, allDay());
-    for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
-      const res = await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
-        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
-      });
-      expect(res.status).toBe(200);
-    }
-    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    const { clinic, queue } = await weekdayHoursAllDayPolicy();
     // after hours on Monday: due at the next opening (Tuesday 09:00 in New York)
     const input = { officeHoursOnly: true, notBefore: '2026-03-02T23:30:00Z', notAfter: '2026-03-09T23:00:00Z' };
     const queued = await place(t, input);
@@ -316,18 +322,7 @@ describe('a policy change', () => {
   });
 
   it('re-times officeHoursOnly requests when the organization moves to another time zone, as a new request would be', async () => {
-    t.clock.set(NOW);
-    const clinic = t.demo.organizations.clinic.id;
-    const queue = new JobQueue({ db: t.deps.db, clock: t.clock.now, wakeAt: t.clock.wakeAt });
-    for (const [kind, handler] of Object.entries(callRequestJobHandlers(t.deps))) queue.handle(kind, handler);
-    await setPolicy(t, clinic, allDay());
-    for (const dayOfWeek of ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY']) {
-      const res = await t.rest('POST', `/v1/organizations/${clinic}/office-hours`, {
-        json: { dayOfWeek, isClosed: false, open: '09:00', close: '17:00' },
-      });
-      expect(res.status).toBe(200);
-    }
-    for (let i = 0; i < 5 && (await queue.runDue()) > 0; i++);
+    const { clinic, queue } = await weekdayHoursAllDayPolicy();
     const input = { officeHoursOnly: true, notBefore: '2026-03-02T23:30:00Z', notAfter: '2026-03-09T23:00:00Z' };
     const queued = await place(t, input);
     expect(queued.dueAt).toBe('2026-03-03T14:00:00.000Z'); // Tuesday 09:00 in New York
