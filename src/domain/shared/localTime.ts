@@ -56,8 +56,13 @@ export function resolveZone(timezone: string): IANAZone {
   return zone;
 }
 
+/**
+ * Whether a name is a zone of the IANA database. An offset (`+05:00`) is not one, though newer engines (Node.js
+ * 24's Intl) accept it as a time zone: it has no rules for daylight saving time, and accepting it on one Node.js
+ * and not another would make the same request valid or not by the runtime. IANA names begin with a letter.
+ */
 export function isValidTimezone(timezone: string): boolean {
-  return resolvedZones.has(timezone) || IANAZone.isValidZone(timezone);
+  return /^[A-Za-z]/.test(timezone) && (resolvedZones.has(timezone) || IANAZone.isValidZone(timezone));
 }
 
 /** The wall clock of `zone` at one instant. */
