@@ -526,20 +526,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   },
   'PATCH /v1/organizations/:orgId': { ...clinicOrganization, name: 'Bright Smiles Downtown (Main Street)', timezone: 'America/Chicago' },
   'GET /v1/organizations/:orgId/children': {
-    children: [
-      {
-        id: ids.clinic,
-        name: 'Bright Smiles Downtown',
-        timezone: 'America/New_York',
-        isAccount: false,
-        communicationsEnabled: true,
-        parentId: ids.account,
-        childCount: 0,
-        childIds: [],
-        createdAt,
-        updatedAt: createdAt,
-      },
-    ],
+    children: [clinicOrganization],
     pagination: { limit: 1, totalCount: 2, nextCursor: 'eyJwIjp7InQiOjE3NzI0NjAzMTE0ODIsImkiOiIxIn0sImYiOiJ4In0.c2FtcGxlLWN1cnNvcg' },
   },
   'POST /v1/organizations/:orgId/disable': { status: 'disabled', changed: true },

@@ -14,7 +14,7 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { e164Schema } from '../shared/e164.js';
 import { isUniqueViolation } from '../shared/databaseErrors.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../shared/storableText.js';
-import { liveCallsUsingNumber, lockBotForShare, lockPhoneNumber, phoneNumberOwner } from './sql.js';
+import { liveCallsUsingNumber, lockBotForShare, lockPhoneNumber, phoneNumberOwner, phoneNumberWithParent } from './sql.js';
 
 export const LANGUAGES = ['ENGLISH', 'SPANISH', 'FRENCH', 'GERMAN'] as const;
 export const VOICE_IDS = ['FRIENDLY_BRIGHT', 'CALM_WARM', 'PROFESSIONAL_CLEAR'] as const;
@@ -174,10 +174,9 @@ export async function listPhoneNumbers(deps: DomainDeps, actor: Actor, orgId: st
 export async function getPhoneNumber(deps: DomainDeps, actor: Actor, phoneNumberId: string): Promise<PhoneNumberView> {
   requireScope(actor, 'organizations:read');
   const id = uuidParam('phoneNumberId', phoneNumberId);
-  const [owner] = await phoneNumberOwner(deps.db, id);
-  if (!owner || !reaches(actor, { id: owner.orgId, parentId: owner.parentId })) throw new NotFound('Phone number');
-  const row = await deps.db.phoneNumber.findUnique({ where: { id } });
-  if (!row) throw new NotFound('Phone number');
+  // one statement: the number and the parent its reach is decided from
+  const [row] = await phoneNumberWithParent(deps.db, id);
+  if (!row || !reaches(actor, { id: row.orgId, parentId: row.parentId })) throw new NotFound('Phone number');
   return phoneNumberView(row);
 }
 

@@ -27,7 +27,14 @@ export function phoneNumberOwner(tx: SqlRunner, phoneNumberId: string): Promise<
     FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid`;
 }
 
-/** Locks a phone number (FOR UPDATE) and reads it with its organization's parent (none when it is not there). */
+/** A phone number with its organization's parent (none when it is not there): reach is decided from them. */
+export function phoneNumberWithParent(db: SqlRunner, phoneNumberId: string): Promise<(PhoneNumber & { parentId: string | null })[]> {
+  return db.$queryRaw`
+    SELECT p.*, o."parentId"::text AS "parentId"
+    FROM "PhoneNumber" p JOIN "Organization" o ON o."id" = p."orgId" WHERE p."id" = ${phoneNumberId}::uuid`;
+}
+
+/** The same, the phone number's row locked (FOR UPDATE) until the transaction ends. */
 export function lockPhoneNumber(tx: SqlRunner, phoneNumberId: string): Promise<(PhoneNumber & { parentId: string | null })[]> {
   return tx.$queryRaw`
     SELECT p.*, o."parentId"::text AS "parentId"

@@ -7,7 +7,6 @@ import { type Actor, requireScope } from '../shared/access.js';
 import { Conflict, parseInput } from '../shared/errors.js';
 import { recordEvent } from '../events/log.js';
 import type { OrganizationRecord } from '../shared/readModel.js';
-import { isValidTimezone } from '../shared/localTime.js';
 import {
   loadReachableOrganization,
   organizationView,
@@ -17,8 +16,6 @@ import {
 import type { ScheduleDeps } from './deps.js';
 import { setWeeklyHoursSchema, writeWeek } from './officeHours.js';
 
-const ZONE_ERROR = 'must be an IANA time zone, e.g. America/New_York';
-
 /**
  * Body of POST /v1/organizations/{accountId}/children and the GraphQL CreateLocationInput: a name, an IANA time
  * zone, and optionally the seven days of its week, as PUT /v1/organizations/{id}/office-hours takes them.
@@ -26,7 +23,7 @@ const ZONE_ERROR = 'must be an IANA time zone, e.g. America/New_York';
 export const createLocationInput = z
   .strictObject({
     name: updateOrganizationInput.shape.name.unwrap(),
-    timezone: z.string({ error: ZONE_ERROR }).max(64, { error: ZONE_ERROR }).refine(isValidTimezone, { error: ZONE_ERROR }),
+    timezone: updateOrganizationInput.shape.timezone.unwrap(),
     // checked below by the week's own schema (the seven days, each once), named under officeHours as the PUT names them
     officeHours: z
       .unknown()
