@@ -10,6 +10,7 @@ import type { Bot, Organization } from '../generated/prisma/client.js';
 import { apiKeyView } from '../domain/credentials/apiKeys.js';
 import { ADMIN_ACTOR, recordEvent } from '../domain/events/log.js';
 import { clientView } from '../domain/credentials/oauthClients.js';
+import { botView } from '../domain/catalog/bots.js';
 import { generateApiKey, generateClientId, generateClientSecret, hashSecret } from '../crypto/secrets.js';
 
 // a client or a transaction (the demo data set is written in one)
@@ -167,7 +168,7 @@ export async function adminCreateBot(deps: DomainDeps, orgId: string, name: stri
       type: 'bot.created',
       orgId: bot.orgId,
       subject: { type: 'bot', id: bot.id },
-      data: { id: bot.id, orgId: bot.orgId, name: bot.name, createdAt: bot.createdAt.toISOString() },
+      data: { ...botView(bot), workflows: 0 },
     });
     return bot;
   });

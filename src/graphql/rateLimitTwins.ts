@@ -10,7 +10,7 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Query.organization': 'GET /v1/organizations/:orgId',
   'Query.templates': 'GET /v1/templates',
   'Query.template': 'GET /v1/templates/:templateId',
-  'Query.bot': 'GET /v1/bots/:botId/workflows',
+  'Query.bot': 'GET /v1/bots/:botId',
   'Query.conversations': 'GET /v1/conversations',
   'Query.conversationsConnection': 'GET /v1/conversations',
   'Query.events': 'GET /v1/events',
@@ -85,6 +85,9 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.registerPhoneNumber': 'POST /v1/organizations/:orgId/phone-numbers',
   'Mutation.detachPhoneNumber': 'POST /v1/phone-numbers/:phoneNumberId/detach',
   'Mutation.deletePhoneNumber': 'DELETE /v1/phone-numbers/:phoneNumberId',
+  'Mutation.createBot': 'POST /v1/organizations/:orgId/bots',
+  'Mutation.updateBot': 'PATCH /v1/bots/:botId',
+  'Mutation.deleteBot': 'DELETE /v1/bots/:botId',
   'Query.phoneNumber': 'GET /v1/phone-numbers/:phoneNumberId',
   'Mutation.createInsurance': 'POST /v1/organizations/:orgId/insurances',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',
@@ -104,12 +107,6 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Organization.availabilityTimeline': 'GET /v1/organizations/:orgId/availability/timeline',
   'Bot.workflows': 'GET /v1/bots/:botId/workflows',
 };
-
-/**
- * Nested fields already paid for when they sit directly under a root field: `bot(id) { workflows }` is
- * the one REST request GET /v1/bots/:botId/workflows, counted by Query.bot (the only root field of type Bot).
- */
-export const PAID_BY_ROOT: ReadonlySet<string> = new Set(['Bot.workflows']);
 
 /** Query.callRequest shares the owner's per-second polling budget with GET /v1/call-requests/:callRequestId. */
 const POLLING_FIELDS = new Set(['Query.callRequest']);

@@ -36,7 +36,7 @@ import type { Decision, RateLimiter } from '../ratelimit/limiter.js';
 import type { GraphQLContext } from './context.js';
 import { domainErrorExtensions } from './errors.js';
 import { executionArgs, type OperationStep } from './operationSteps.js';
-import { budgetOfNestedField, budgetOfRootField, type FieldBudget, PAID_BY_ROOT } from './rateLimitTwins.js';
+import { budgetOfNestedField, budgetOfRootField, type FieldBudget } from './rateLimitTwins.js';
 
 /** `extensions.rateLimit` of every executed GraphQL answer (docs/graphql.md "Limits and cost"). */
 export interface RateLimitExtension {
@@ -172,13 +172,11 @@ export async function limitRootField(
   await budgetsOf(ctx).draw(orgId, budgetOfRootField(typeName, fieldName), args);
 }
 
-function wrap(field: GraphQLField<unknown, GraphQLContext>, budget: FieldBudget, paidByRoot: boolean): void {
+function wrap(field: GraphQLField<unknown, GraphQLContext>, budget: FieldBudget): void {
   const resolve = field.resolve ?? defaultFieldResolver;
   field.resolve = async (parent, args: Record<string, unknown>, ctx: GraphQLContext, info) => {
     const actor = await ctx.actor(); // after authentication: the owner is known
-    if (!(paidByRoot && info.path.prev?.prev === undefined)) {
-      await budgetsOf(ctx).draw(actor.orgId, budget, args);
-    }
+    await budgetsOf(ctx).draw(actor.orgId, budget, args);
     return resolve(parent, args, ctx, info);
   };
 }
@@ -189,13 +187,13 @@ export function withRateLimits(schema: GraphQLSchema): GraphQLSchema {
   for (const type of [schema.getQueryType(), schema.getMutationType()]) {
     if (!type) continue;
     for (const field of Object.values(type.getFields()) as GraphQLField<unknown, GraphQLContext>[])
-      wrap(field, budgetOfRootField(type.name, field.name), false);
+      wrap(field, budgetOfRootField(type.name, field.name));
   }
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields()) as GraphQLField<unknown, GraphQLContext>[]) {
       const budget = budgetOfNestedField(type.name, field.name);
-      if (budget) wrap(field, budget, PAID_BY_ROOT.has(`${type.name}.${field.name}`));
+      if (budget) wrap(field, budget);
     }
   }
   // a subscription counts once, when it starts (its events are not requests)

@@ -26,9 +26,21 @@ const ids = {
   erasure: 'e3a5c7e9-1b3d-4f5a-8c7e-9a1b3c5d7e9f',
   callBatch: 'c5e7a9b1-3d5f-4e8a-8c2e-4a6b8d0f2c6d',
   batchCall: 'd6f8b0c2-4e6a-4f9b-9d3f-5b7c9e1a3d7e',
+  recallBot: 'e7a9c1d3-5f7b-4a0c-8e4a-6c8e0a2b4d8f',
 } as const;
 
 const createdAt = '2026-03-02T14:05:11.482Z';
+
+const frontDeskBot = {
+  id: ids.frontDesk,
+  orgId: ids.clinic,
+  name: 'Front desk',
+  enabled: true,
+  templateId: null,
+  templateVersion: null,
+  createdAt,
+  updatedAt: createdAt,
+};
 
 // the demo data's workflow steps, as the API answers them (a step without child steps has `childSteps: []`)
 const [identifyStep, offerStep] = sampleWorkflow('Book an appointment').steps.map((step) => ({
@@ -510,11 +522,21 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
   'GET /v1/templates/:templateId': template,
   'PUT /v1/templates/:templateId': { ...template, version: 2 },
   'DELETE /v1/templates/:templateId': { id: template.id, deleted: true },
-  'GET /v1/organizations/:orgId/bots': {
-    bots: [
-      { id: ids.frontDesk, name: 'Front desk', createdAt },
-      { id: ids.afterHours, name: 'After hours', createdAt },
-    ],
+  'GET /v1/organizations/:orgId/bots': { bots: [frontDeskBot, { ...frontDeskBot, id: ids.afterHours, name: 'After hours' }] },
+  'POST /v1/organizations/:orgId/bots': {
+    ...frontDeskBot,
+    id: ids.recallBot,
+    name: 'Recall caller',
+    templateId: ids.bookAppointment,
+    templateVersion: 1,
+  },
+  'GET /v1/bots/:botId': frontDeskBot,
+  'PATCH /v1/bots/:botId': { ...frontDeskBot, enabled: false, updatedAt: '2026-03-03T09:00:00.000Z' },
+  'DELETE /v1/bots/:botId': {
+    id: ids.afterHours,
+    deleted: true,
+    detachedPhoneNumbers: [ids.mainLine],
+    canceledCallRequests: [ids.callRequest],
   },
   'GET /v1/bots/:botId/workflows': { workflows: [workflow] },
   'POST /v1/bots/:botId/workflows/import': { workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d74' }] },
@@ -794,6 +816,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/organizations/:orgId/enable': {},
   'POST /v1/phone-numbers/:phoneNumberId/attach': { botId: ids.frontDesk },
   'PATCH /v1/phone-numbers/:phoneNumberId': greetingChange,
+  'POST /v1/organizations/:orgId/bots': { name: 'Recall caller', templateId: ids.bookAppointment },
+  'PATCH /v1/bots/:botId': { enabled: false },
   'POST /v1/organizations/:orgId/phone-numbers': {
     number: registeredNumber.number,
     name: registeredNumber.name,

@@ -522,6 +522,25 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: (t) => t.demo.templates.clinic[0]!,
   },
+  'POST /v1/organizations/:orgId/bots': {
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/bots`, { name: 'Recall caller' })),
+    type: 'bot.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.bot.findFirstOrThrow({ where: { orgId: clinic(t), name: 'Recall caller' } })).id,
+  },
+  'PATCH /v1/bots/:botId': {
+    run: async (t, token) => void (await restOk(t, token, 'PATCH', `/v1/bots/${t.demo.bots.clinic[0]}`, { enabled: false })),
+    type: 'bot.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[0]!,
+  },
+  'DELETE /v1/bots/:botId': {
+    // the bot without numbers or calls: nothing else is written
+    run: async (t, token) => void (await restOk(t, token, 'DELETE', `/v1/bots/${t.demo.bots.clinic[1]}`)),
+    type: 'bot.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
   'POST /v1/organizations/:orgId/phone-numbers': {
     run: async (t, token) =>
       void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/phone-numbers`, { number: '+14155552671' })),
@@ -948,6 +967,29 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'phone_number.detached',
     orgId: clinic,
     subjectId: (t) => t.demo.phoneNumbers.clinic[0]!,
+  },
+  createBot: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($o: ID!) { createBot(orgId: $o, input: {name: "Recall caller"}) { id } }', { o: clinic(t) })),
+    type: 'bot.created',
+    orgId: clinic,
+    subjectId: async (t) => (await t.deps.db.bot.findFirstOrThrow({ where: { orgId: clinic(t), name: 'Recall caller' } })).id,
+  },
+  updateBot: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($b: ID!) { updateBot(botId: $b, input: {name: "Reception"}) { id } }', {
+        b: t.demo.bots.clinic[0],
+      })),
+    type: 'bot.updated',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[0]!,
+  },
+  deleteBot: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($b: ID!) { deleteBot(botId: $b) { id } }', { b: t.demo.bots.clinic[1] })),
+    type: 'bot.deleted',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
   },
   deletePhoneNumber: {
     run: async (t, token) =>

@@ -215,7 +215,6 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'DELETE /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! } }),
   'POST /v1/templates': () => ({ body: TEMPLATE }),
   'PUT /v1/templates/{templateId}': (f) => ({ params: { templateId: f.demo.templates.clinic[0]! }, body: TEMPLATE }),
-  'GET /v1/organizations/{orgId}/bots': (f) => ({ params: { orgId: f.clinic } }),
   'GET /v1/bots/{botId}/workflows': (f) => ({ params: { botId: f.demo.bots.clinic[0]! } }),
   'POST /v1/bots/{botId}/workflows/import': (f) => ({
     params: { botId: f.demo.bots.clinic[0]! },
@@ -236,6 +235,20 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'POST /v1/organizations/{orgId}/disable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'POST /v1/organizations/{orgId}/enable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'GET /v1/organizations/{orgId}/phone-numbers': (f) => ({ params: { orgId: f.clinic } }),
+  'POST /v1/organizations/{orgId}/bots': (f) => ({
+    params: { orgId: f.clinic },
+    body: { name: 'Recall caller', enabled: true, templateId: f.demo.templates.clinic[0] },
+  }),
+  'GET /v1/organizations/{orgId}/bots': (f) => ({
+    params: { orgId: f.clinic },
+    query: { enabled: 'true', templateId: f.demo.templates.clinic[0]! },
+  }),
+  'GET /v1/bots/{botId}': (f) => ({ params: { botId: f.demo.bots.clinic[0]! } }),
+  'PATCH /v1/bots/{botId}': (f) => ({
+    params: { botId: f.demo.bots.clinic[0]! },
+    body: { name: 'Front desk', enabled: true, templateId: null },
+  }),
+  'DELETE /v1/bots/{botId}': (f) => ({ params: { botId: f.demo.bots.clinic[0]! }, query: { force: 'true' } }),
   'POST /v1/organizations/{orgId}/phone-numbers': (f) => ({
     params: { orgId: f.clinic },
     body: { number: '+14155552671', botId: f.demo.bots.clinic[0], ...PHONE_SETTINGS },
@@ -490,6 +503,22 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.registerPhoneNumber': (f) => ({
     query: mutation('$orgId: ID!, $input: RegisterPhoneNumberInput!', 'registerPhoneNumber(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: { number: '+14155552671', botId: f.demo.bots.clinic[0], ...PHONE_SETTINGS } },
+  }),
+  'Mutation.createBot': (f) => ({
+    query: mutation('$orgId: ID!, $input: CreateBotInput!', 'createBot(orgId: $orgId, input: $input)'),
+    variables: { orgId: f.clinic, input: { name: 'Recall caller', enabled: true, templateId: f.demo.templates.clinic[0] } },
+  }),
+  'Mutation.updateBot': (f) => ({
+    query: mutation('$botId: ID!, $input: UpdateBotInput!', 'updateBot(botId: $botId, input: $input)'),
+    variables: { botId: f.demo.bots.clinic[0], input: { name: 'Front desk', enabled: true } },
+  }),
+  'Mutation.deleteBot': (f) => ({
+    query: mutation('$botId: ID!', 'deleteBot(botId: $botId, force: true)', '{ id }'),
+    variables: { botId: f.demo.bots.clinic[0] },
+  }),
+  'Organization.bots': (f) => ({
+    query: query('$id: ID!, $template: ID', 'organization(id: $id)', '{ bots(enabled: true, templateId: $template) { id } }'),
+    variables: { id: f.clinic, template: f.demo.templates.clinic[0] },
   }),
   'Mutation.detachPhoneNumber': (f) => ({
     query: mutation('$phoneNumberId: ID!', 'detachPhoneNumber(phoneNumberId: $phoneNumberId)'),

@@ -337,7 +337,7 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
 /**
  * The organization calls are placed for, from their bot and caller id (a single call's, a batch's): both of one
  * organization within reach (else 404, as missing ones), the number attached to the bot (400), the organization
- * enabled (409).
+ * and the bot enabled (409).
  */
 export async function placingOrganization(
   deps: ScheduleDeps,
@@ -349,7 +349,7 @@ export async function placingOrganization(
   const botId = botIdInput.toLowerCase();
   const phoneNumberId = phoneNumberIdInput.toLowerCase();
   const [bot, number] = await Promise.all([
-    db.bot.findUnique({ where: { id: botId }, select: { id: true, orgId: true } }),
+    db.bot.findUnique({ where: { id: botId }, select: { id: true, orgId: true, enabled: true } }),
     db.phoneNumber.findUnique({ where: { id: phoneNumberId }, select: { id: true, orgId: true, botId: true } }),
   ]);
   if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
@@ -359,6 +359,7 @@ export async function placingOrganization(
     throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
   const org = await loadReachableOrganization(deps, actor, bot.orgId);
   if (!org.communicationsEnabled) throw new Conflict(`Organization ${org.id} has communications disabled; enable it before placing calls`);
+  if (!bot.enabled) throw new Conflict(`Bot ${bot.id} is disabled; enable it before placing calls`);
   return { org, botId, phoneNumberId };
 }
 
@@ -632,26 +633,47 @@ export async function cancelCallRequest(
     const row = await lockCallRequest(tx, id);
     if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
     const current = callRequestView(row, now).status;
-    if (!(current === 'queued' || (current === 'in_progress' && row.startedAt === null))) {
+    if (!cancelable(row, now)) {
       throw new Conflict(
         `Call request ${id} is ${current === 'in_progress' ? 'in progress (started)' : current}; only a call not yet started can be canceled`,
       );
     }
-    const updated = await tx.callRequest.update({
-      where: { id },
-      data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },
-    });
-    const view = callRequestView(updated, now);
-    await recordEvent(tx, deps, actor, {
-      type: 'call_request.canceled',
-      orgId: row.orgId,
-      subject: { type: 'call_request', id },
-      data: view,
-      previous: { status: current },
-    });
-    await endCallRequestWork(tx, deps, row);
-    return view;
+    return cancelLockedCallRequest(tx, deps, actor, row, now);
   });
+}
+
+/** Whether a request may still be canceled: queued, or claimed and not started. */
+export function cancelable(row: CallRequest, now: Date): boolean {
+  const current = callRequestView(row, now).status;
+  return current === 'queued' || (current === 'in_progress' && row.startedAt === null);
+}
+
+/**
+ * Cancels a request the transaction holds locked and found `cancelable`: its event, and the end of its durable
+ * work (a cancel of one request, and of a deleted bot's, go through here).
+ */
+export async function cancelLockedCallRequest(
+  tx: Prisma.TransactionClient,
+  deps: Pick<ScheduleDeps, 'clock'>,
+  actor: Actor,
+  row: CallRequest,
+  now: Date,
+): Promise<CallRequestView> {
+  const previousStatus = callRequestView(row, now).status;
+  const updated = await tx.callRequest.update({
+    where: { id: row.id },
+    data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },
+  });
+  const view = callRequestView(updated, now);
+  await recordEvent(tx, deps, actor, {
+    type: 'call_request.canceled',
+    orgId: row.orgId,
+    subject: { type: 'call_request', id: row.id },
+    data: view,
+    previous: { status: previousStatus },
+  });
+  await endCallRequestWork(tx, deps, row);
+  return view;
 }
 
 /**

@@ -272,6 +272,8 @@ export function pickDueWithinCapacity(
         SELECT c."id", c."orgId", c."to", c."dueAt" FROM "CallRequest" c
         WHERE c."orgId" = k."orgId" AND c."status" = 'queued' AND c."dueAt" <= ${iso(now)}::timestamp(3)
           AND c."expiresAt" > ${iso(now)}::timestamp(3) AND ${scope}
+          -- a disabled bot's calls wait (and a deleted one's expire); the demo's older requests name no bot
+          AND (c."botId" IS NULL OR EXISTS (SELECT 1 FROM "Bot" b WHERE b."id" = c."botId" AND b."enabled"))
         ORDER BY c."dueAt", c."id" LIMIT LEAST(${max}::int, GREATEST(0, COALESCE(k.cap - k.busy, ${max}::int)))
         FOR UPDATE OF c SKIP LOCKED
       ) c

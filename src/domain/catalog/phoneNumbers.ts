@@ -2,7 +2,7 @@
 // settings (what its voice says and how), and attaching a number to a bot of the same organization.
 import { z } from 'zod';
 import type { DomainDeps } from '../shared/deps.js';
-import type { PhoneNumber } from '../../generated/prisma/client.js';
+import type { PhoneNumber, Prisma } from '../../generated/prisma/client.js';
 import { type Actor, reaches, requireScope } from '../shared/access.js';
 import { Conflict, InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
@@ -258,17 +258,30 @@ export async function detachPhoneNumber(deps: DomainDeps, actor: Actor, phoneNum
     const [locked] = await lockPhoneNumber(tx, id);
     if (!locked || !reaches(actor, { id: locked.orgId, parentId: locked.parentId })) throw new NotFound('Phone number');
     if (locked.botId === null) return { view: phoneNumberView(locked), changed: false };
-    const view = phoneNumberView(await tx.phoneNumber.update({ where: { id }, data: { botId: null } }));
-    await recordEvent(tx, deps, actor, {
-      type: 'phone_number.detached',
-      orgId: locked.orgId,
-      subject: { type: 'phone_number', id },
-      data: view,
-      previous: { botId: locked.botId },
-    });
-    return { view, changed: true };
+    return { view: await detachLockedNumber(tx, deps, actor, locked), changed: true };
   });
   if (changed) deps.changes.publish({ kind: 'phoneNumbers', orgId: view.orgId });
+  return view;
+}
+
+/**
+ * Detaches a number the transaction holds locked and attached, with its event (detaching one number, and the
+ * numbers of a bot deleted, go through here). The caller publishes the change once the transaction committed.
+ */
+export async function detachLockedNumber(
+  tx: Prisma.TransactionClient,
+  deps: Pick<DomainDeps, 'clock'>,
+  actor: Actor,
+  locked: PhoneNumber,
+): Promise<PhoneNumberView> {
+  const view = phoneNumberView(await tx.phoneNumber.update({ where: { id: locked.id }, data: { botId: null } }));
+  await recordEvent(tx, deps, actor, {
+    type: 'phone_number.detached',
+    orgId: locked.orgId,
+    subject: { type: 'phone_number', id: locked.id },
+    data: view,
+    previous: { botId: locked.botId },
+  });
   return view;
 }
 

@@ -1,6 +1,6 @@
-// Every SQL statement of the catalog context (templates, workflows, phone numbers, insurances); the rest
+// Every SQL statement of the catalog context (bots, templates, workflows, phone numbers, insurances); the rest
 // of its reads and writes go through Prisma's client.
-import type { Insurance, PhoneNumber } from '../../generated/prisma/client.js';
+import type { Bot, Insurance, PhoneNumber } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
 
 /** A row's organization and that organization's parent: reach is decided from them in the statement that locks the row. */
@@ -18,6 +18,37 @@ export function lockBotForShare(tx: SqlRunner, botId: string): Promise<(OwnedRow
   return tx.$queryRaw`
     SELECT b."id", b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
     FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
+}
+
+/** A bot with its organization's parent (none when it is not there): reach is decided from them. */
+export function botWithParent(db: SqlRunner, botId: string): Promise<(Bot & { parentId: string | null })[]> {
+  return db.$queryRaw`
+    SELECT b.*, o."parentId"::text AS "parentId"
+    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid`;
+}
+
+/** The same, the bot's row locked (FOR UPDATE) until the transaction ends. */
+export function lockBot(tx: SqlRunner, botId: string): Promise<(Bot & { parentId: string | null })[]> {
+  return tx.$queryRaw`
+    SELECT b.*, o."parentId"::text AS "parentId"
+    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR UPDATE OF b`;
+}
+
+/**
+ * A bot's call requests queued or in progress, locked (a claim passes over them until the transaction ends;
+ * one a claim holds is waited for, so that what is counted is what the claim left), oldest first.
+ */
+export function lockLiveCallsOfBot(tx: SqlRunner, orgId: string, botId: string): Promise<{ id: string }[]> {
+  // the organization's pending requests by its (orgId, status) index; a bot's calls are its organization's
+  return tx.$queryRaw`
+    SELECT "id"::text AS "id" FROM "CallRequest" WHERE "orgId" = ${orgId}::uuid AND "status" IN ('queued', 'in_progress') AND "botId" = ${botId}::uuid
+    ORDER BY "createdAt", "id" FOR UPDATE`;
+}
+
+/** The bots created from a template (at most `limit`, oldest first): a template in use is not deleted. */
+export function botsOfTemplate(tx: SqlRunner, templateId: string, limit: number): Promise<{ id: string; name: string }[]> {
+  return tx.$queryRaw`
+    SELECT "id"::text AS "id", "name" FROM "Bot" WHERE "templateId" = ${templateId}::uuid ORDER BY "createdAt", "id" LIMIT ${limit}::int`;
 }
 
 /** A phone number's organization, that one's parent, and its bot. */

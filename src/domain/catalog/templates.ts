@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { DomainDeps } from '../shared/deps.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { type Actor, requireScope } from '../shared/access.js';
-import { NotFound, parseInput } from '../shared/errors.js';
+import { Conflict, MAX_NAMED, NotFound, parseInput, shownName } from '../shared/errors.js';
 import { changedFields, recordEvent } from '../events/log.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { uuidParam } from '../shared/ids.js';
@@ -24,7 +24,7 @@ import {
   templateWorkflowResponse,
 } from './workflowShape.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
-import { lockTemplate } from './sql.js';
+import { botsOfTemplate, lockTemplate } from './sql.js';
 
 export const MEDIUMS = ['CHAT', 'PHONE', 'GHL', 'SMS'] as const;
 export type Medium = (typeof MEDIUMS)[number];
@@ -257,8 +257,9 @@ export async function getTemplate(deps: DomainDeps, actor: Actor, templateId: st
 }
 
 /**
- * DELETE /v1/templates/{id}, Mutation.deleteTemplate. Bots keep the workflows imported from it (an import
- * copies the definition, it does not refer to the template). A second delete is a 404.
+ * DELETE /v1/templates/{id}, Mutation.deleteTemplate. Refused (409 naming them) while bots created from it refer
+ * to it: delete them or unlink them (PATCH /v1/bots/{id} with templateId null) first. Bots keep the workflows
+ * imported from it (an import copies the definition). A second delete is a 404.
  */
 export async function deleteTemplate(deps: DomainDeps, actor: Actor, templateId: string): Promise<{ id: string; deleted: true }> {
   requireScope(actor, 'templates:write');
@@ -266,6 +267,10 @@ export async function deleteTemplate(deps: DomainDeps, actor: Actor, templateId:
   await deps.db.$transaction(async (tx) => {
     // locked first: of two deletes at once, the second finds nothing (a 404, not an error)
     if ((await lockTemplate(tx, actor.orgId, id)).length === 0) throw new NotFound('Template');
+    // a bot made from it refers to its row (a foreign key): one that commits first is found here, one that
+    // commits later waited for this lock and then finds the template gone
+    const users = await botsOfTemplate(tx, id, MAX_NAMED + 1);
+    if (users.length > 0) throw new Conflict(templateInUse(id, users));
     const deleted = await tx.workflowTemplate.delete({ where: { id } });
     await recordEvent(tx, deps, actor, {
       type: 'template.deleted',
@@ -276,6 +281,16 @@ export async function deleteTemplate(deps: DomainDeps, actor: Actor, templateId:
   });
   deps.changes.publish({ kind: 'templates', orgId: actor.orgId });
   return { id, deleted: true };
+}
+
+/** `Template … is used by bots "A" (id), …`: the first few bots that refer to it, and whether there are more. */
+function templateInUse(id: string, bots: { id: string; name: string }[]): string {
+  const named = bots
+    .slice(0, MAX_NAMED)
+    .map((b) => `"${shownName(b.name)}" (${b.id})`)
+    .join(', ');
+  const more = bots.length > MAX_NAMED ? ' and more' : '';
+  return `Template ${id} is used by bot${bots.length === 1 ? '' : 's'} ${named}${more}; delete them or unlink them from it (PATCH /v1/bots/{id} with templateId null) first`;
 }
 
 export async function createTemplate(deps: DomainDeps, actor: Actor, rawInput: unknown): Promise<TemplateView> {

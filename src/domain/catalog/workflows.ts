@@ -1,5 +1,5 @@
-// Bots and their workflows (spec §2 "Workflow", §4 "Workflows"): listing an organization's bots,
-// exporting a bot's workflows in the portable form, and importing that form into another bot.
+// Bots' workflows (spec §2 "Workflow", §4 "Workflows"): exporting a bot's workflows in the portable form,
+// and importing that form into another bot (bots themselves: bots.ts).
 //
 // A bot is reachable when its organization is within the caller's reach (docs/decisions.md §2); any other bot
 // answers 404 exactly like a missing one. The import is the purpose the specification gives the export:
@@ -9,15 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { DomainDeps } from '../shared/deps.js';
-import { type Actor, canReach, reaches, requireScope } from '../shared/access.js';
+import { type Actor, reaches, requireScope } from '../shared/access.js';
 import { NotFound, parseInput } from '../shared/errors.js';
 import { assertRoomFor } from '../shared/listLimits.js';
 import { processTenantWork } from '../shared/tenantWork.js';
 import { uuidParam } from '../shared/ids.js';
-import { batchOf } from '../shared/batch.js';
 import { recordEvent } from '../events/log.js';
-import { loadReachableOrganization } from '../organizations/organizations.js';
-import type { WorkflowStep } from '../../generated/prisma/client.js';
+import type { Bot, WorkflowStep } from '../../generated/prisma/client.js';
 import {
   canonicalPortableWorkflow,
   type ChildStep,
@@ -27,15 +25,17 @@ import {
   type Step,
   portableWorkflowFields,
 } from './workflowShape.js';
-import { instantView, viewSchema } from '../shared/viewSchema.js';
-import { lockBotForUpdate } from './sql.js';
+import { viewSchema } from '../shared/viewSchema.js';
+import { botWithParent, lockBotForUpdate } from './sql.js';
 
 export const MAX_IMPORTED_WORKFLOWS = 100;
 
-export interface BotSummary {
-  id: string;
-  name: string;
-  createdAt: string;
+/** Loads a bot within the caller's reach (one statement: the bot and its organization's parent), or throws NotFound. No scope check: callers do that. */
+export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: string): Promise<Bot> {
+  const [bot] = await botWithParent(deps.db, uuidParam('botId', botId));
+  if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
+  const { parentId: _parentId, ...row } = bot;
+  return row;
 }
 
 /** A bot workflow in the portable export form of spec §2, with its id. */
@@ -44,12 +44,6 @@ export interface ExportedWorkflow extends PortableWorkflow {
 }
 
 // the documented answers (the OpenAPI document), checked against the view types
-export const botSummaryResponse = viewSchema<BotSummary>()(
-  z.object({ id: z.uuid(), name: z.string(), createdAt: instantView() }).meta({ id: 'Bot' }),
-);
-export const botListResponse = viewSchema<{ bots: BotSummary[] }>()(
-  z.object({ bots: z.array(botSummaryResponse).describe('Oldest first.') }),
-);
 export const exportedWorkflowResponse = viewSchema<ExportedWorkflow>()(
   z
     .object({ id: z.uuid(), ...portableWorkflowFields })
@@ -69,40 +63,6 @@ export const importWorkflowsInputSchema = z.strictObject(
 );
 
 export type ImportWorkflowsInput = z.output<typeof importWorkflowsInputSchema>;
-
-interface BotRow {
-  id: string;
-  orgId: string;
-  name: string;
-  createdAt: Date;
-}
-
-export function botSummary(row: BotRow): BotSummary {
-  return { id: row.id, name: row.name, createdAt: row.createdAt.toISOString() };
-}
-
-/** Loads a bot within the caller's reach, or throws NotFound. No scope check: callers do that. */
-export async function loadReachableBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotRow> {
-  const { db } = deps;
-  const id = uuidParam('botId', botId);
-  const bot = await db.bot.findUnique({ where: { id }, select: { id: true, orgId: true, name: true, createdAt: true } });
-  if (!bot || !(await canReach(deps, actor, bot.orgId))) throw new NotFound('Bot');
-  return bot;
-}
-
-/** GET /v1/organizations/{orgId}/bots, Organization.bots: oldest first. */
-export async function listBots(deps: DomainDeps, actor: Actor, orgId: string): Promise<BotSummary[]> {
-  requireScope(actor, 'bots:read');
-  const org = await loadReachableOrganization(deps, actor, orgId);
-  const rows = await batchOf(deps).bots.load(org.id); // oldest first
-  return rows.map(botSummary);
-}
-
-/** Query.bot(id). */
-export async function getBot(deps: DomainDeps, actor: Actor, botId: string): Promise<BotSummary> {
-  requireScope(actor, 'bots:read');
-  return botSummary(await loadReachableBot(deps, actor, botId));
-}
 
 /** The columns of a workflow step row that the portable form is built from. */
 type StepRow = Pick<
@@ -176,45 +136,10 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
     const last = await tx.workflow.aggregate({ where: { botId: id }, _max: { order: true } });
     const firstOrder = (last._max.order ?? 0) + 1;
 
-    // ids are made here so that workflows, steps and child steps go in with three statements
-    const workflowRows = workflows.map((wf, i) => ({
-      id: randomUUID(),
-      botId: id,
-      title: wf.title,
-      description: wf.description,
-      enabled: wf.enabled,
-      usageContext: wf.usageContext,
-      order: firstOrder + i,
-    }));
-    const stepRow = (workflowId: string, parentStepId: string | null, s: ChildStep) => ({
-      id: randomUUID(),
-      workflowId,
-      parentStepId,
-      title: s.title,
-      description: s.description,
-      instructions: s.instructions,
-      order: s.order,
-      examples: s.examples,
-      action: s.action,
-      templateName: s.actionMetadata?.templateName ?? null,
-      templateBody: s.actionMetadata?.templateBody ?? null,
-    });
-    const parents: ReturnType<typeof stepRow>[] = [];
-    const children: ReturnType<typeof stepRow>[] = [];
-    workflows.forEach((wf, i) => {
-      const workflowId = workflowRows[i]!.id;
-      for (const step of wf.steps) {
-        const parent = stepRow(workflowId, null, step);
-        parents.push(parent);
-        for (const child of step.childSteps) children.push(stepRow(workflowId, parent.id, child));
-      }
-    });
-    if (workflowRows.length) await tx.workflow.createMany({ data: workflowRows });
-    if (parents.length) await tx.workflowStep.createMany({ data: parents });
-    if (children.length) await tx.workflowStep.createMany({ data: children });
-    if (workflowRows.length === 0) return [];
+    const ids = await insertWorkflows(tx, id, firstOrder, workflows);
+    if (ids.length === 0) return [];
     // the answer is read in the transaction: the event's data is exactly what the caller gets
-    const imported = await readWorkflows(tx, { id: { in: workflowRows.map((w) => w.id) } });
+    const imported = await readWorkflows(tx, { id: { in: ids } });
     await recordEvent(tx, deps, actor, {
       type: 'workflows.imported',
       orgId: bot.orgId,
@@ -223,4 +148,52 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
     });
     return imported;
   }, TRANSACTION_OPTIONS);
+}
+
+/**
+ * Inserts workflows into a bot from `firstOrder` on, in three statements (workflows, steps, child steps: ids are
+ * made here); answers the new workflows' ids in order. Run within the transaction that holds the bot locked.
+ */
+export async function insertWorkflows(
+  tx: Pick<Db, 'workflow' | 'workflowStep'>,
+  botId: string,
+  firstOrder: number,
+  workflows: PortableWorkflow[],
+): Promise<string[]> {
+  const workflowRows = workflows.map((wf, i) => ({
+    id: randomUUID(),
+    botId,
+    title: wf.title,
+    description: wf.description,
+    enabled: wf.enabled,
+    usageContext: wf.usageContext,
+    order: firstOrder + i,
+  }));
+  const stepRow = (workflowId: string, parentStepId: string | null, s: ChildStep) => ({
+    id: randomUUID(),
+    workflowId,
+    parentStepId,
+    title: s.title,
+    description: s.description,
+    instructions: s.instructions,
+    order: s.order,
+    examples: s.examples,
+    action: s.action,
+    templateName: s.actionMetadata?.templateName ?? null,
+    templateBody: s.actionMetadata?.templateBody ?? null,
+  });
+  const parents: ReturnType<typeof stepRow>[] = [];
+  const children: ReturnType<typeof stepRow>[] = [];
+  workflows.forEach((wf, i) => {
+    const workflowId = workflowRows[i]!.id;
+    for (const step of wf.steps) {
+      const parent = stepRow(workflowId, null, step);
+      parents.push(parent);
+      for (const child of step.childSteps) children.push(stepRow(workflowId, parent.id, child));
+    }
+  });
+  if (workflowRows.length) await tx.workflow.createMany({ data: workflowRows });
+  if (parents.length) await tx.workflowStep.createMany({ data: parents });
+  if (children.length) await tx.workflowStep.createMany({ data: children });
+  return workflowRows.map((w) => w.id);
 }

@@ -56,6 +56,8 @@ export const EVENT_TYPES = [
   'availability.changed',
   'workflows.imported',
   'bot.created',
+  'bot.updated',
+  'bot.deleted',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',

@@ -40,9 +40,20 @@ function lastLine(text: string): string {
  * statement), also when wrapped: the index, not a read before the insert, decides between two writes at once.
  */
 export function isUniqueViolation(err: unknown): boolean {
+  return hasCode(err, 'P2002', '23505');
+}
+
+/**
+ * True when the error is a foreign key refusing a row (Prisma's P2003, or PostgreSQL's 23503), also when wrapped:
+ * the row it refers to went away between the read and the write.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return hasCode(err, 'P2003', '23503');
+}
+
+function hasCode(err: unknown, ...codes: string[]): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'P2002' || code === '23505') return true;
+    if (codes.includes((e as { code?: unknown }).code as string)) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

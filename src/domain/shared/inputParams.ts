@@ -13,21 +13,24 @@ export const integerFromString = (value: unknown) => {
   return typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
 };
 
+/** A REST query's boolean (`"true"`, `"false"`) as one; anything else as it came, for the schema to refuse. */
+function booleanFromString(value: unknown) {
+  const v = absentToUndefined(value);
+  return v === 'true' ? true : v === 'false' ? false : v;
+}
+
 function boundedInteger(min: number, max: number) {
   const error = `must be an integer between ${min} and ${max}`;
   return z.number({ error }).int({ error, abort: true }).min(min, { error }).max(max, { error });
 }
 
-/** An integer from min to max, `fallback` when absent (a page's `limit`). */
 /** A boolean, as JSON or as the query strings `true` and `false`; absent is false. */
-export const booleanParam = z.preprocess(
-  (value) => {
-    const v = absentToUndefined(value);
-    return v === 'true' ? true : v === 'false' ? false : v;
-  },
-  z.boolean({ error: 'must be true or false' }).default(false),
-);
+export const booleanParam = z.preprocess(booleanFromString, z.boolean({ error: 'must be true or false' }).default(false));
 
+/** A boolean filter, as JSON or as the query strings `true` and `false`; absent is no filter. */
+export const optionalBooleanParam = z.preprocess(booleanFromString, z.boolean({ error: 'must be true or false' }).optional());
+
+/** An integer from min to max, `fallback` when absent (a page's `limit`). */
 export function integerParam(min: number, max: number, fallback: number) {
   return z.preprocess(integerFromString, boundedInteger(min, max).default(fallback));
 }

@@ -27,6 +27,8 @@ export const LIST_LIMITS = {
   phoneNumbers: 100,
   /** Insurance acceptance settings per organization. */
   insurances: 200,
+  /** Bots per organization. */
+  bots: 100,
   /** Call batches in progress per organization (not yet completed; up to 5,000 calls each). */
   callBatches: 20,
 } as const;
@@ -40,6 +42,7 @@ const NAMES: Record<keyof typeof LIST_LIMITS, [owner: string, items: string, rem
   webhookEndpoints: ['An organization', 'webhook endpoints', 'delete one first'],
   insurances: ['An organization', 'insurances', 'delete some before adding more'],
   phoneNumbers: ['An organization', 'phone numbers', 'remove one first'],
+  bots: ['An organization', 'bots', 'delete one first'],
   callBatches: ['An organization', 'call batches in progress', 'wait for one to complete, or cancel one'],
 };
 

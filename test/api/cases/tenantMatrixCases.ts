@@ -121,6 +121,13 @@ export const REST_CASES: Record<string, RestCase> = {
     query: (ids) => ({ from: '2026-03-09T00:00:00Z', to: '2026-03-16T00:00:00Z', medium: 'PHONE', phoneNumberId: ids.phoneNumberId! }),
   },
   'GET /v1/organizations/:orgId/bots': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/bots': {
+    ids: { orgId: 'org', templateId: 'template' },
+    body: (ids) => ({ name: 'Matrix bot', templateId: ids.templateId }),
+  },
+  'GET /v1/bots/:botId': { ids: { botId: 'bot' } },
+  'PATCH /v1/bots/:botId': { ids: { botId: 'bot' }, body: () => ({ name: 'Matrix bot' }) },
+  'DELETE /v1/bots/:botId': { ids: { botId: 'bot' }, query: () => ({ force: 'true' }) },
   'GET /v1/bots/:botId/workflows': { ids: { botId: 'bot' } },
   'POST /v1/bots/:botId/workflows/import': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
@@ -508,6 +515,19 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.deletePhoneNumber': {
     ids: { phoneNumberId: 'phone' },
     query: 'mutation($phoneNumberId: ID!) { deletePhoneNumber(phoneNumberId: $phoneNumberId) }',
+  },
+  'Mutation.createBot': {
+    ids: { orgId: 'org', templateId: 'template' },
+    query:
+      'mutation($orgId: ID!, $templateId: ID) { createBot(orgId: $orgId, input: {name: "Matrix bot", templateId: $templateId}) { id } }',
+  },
+  'Mutation.updateBot': {
+    ids: { botId: 'bot' },
+    query: 'mutation($botId: ID!) { updateBot(botId: $botId, input: {name: "Matrix bot"}) { id name } }',
+  },
+  'Mutation.deleteBot': {
+    ids: { botId: 'bot' },
+    query: 'mutation($botId: ID!) { deleteBot(botId: $botId, force: true) { id detachedPhoneNumbers canceledCallRequests } }',
   },
   'Query.phoneNumber': { ids: { id: 'phone' }, query: 'query($id: ID!) { phoneNumber(id: $id) { id number customGreeting } }' },
   'Mutation.updatePhoneNumber': {

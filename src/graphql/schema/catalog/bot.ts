@@ -1,6 +1,9 @@
 // Bots and their workflows (spec §2 "Bot and organization", §4 "Workflows"): Query.bot(id) with its
 // workflows in the portable export form, and Organization.bots.
-import { type BotSummary, type ExportedWorkflow, exportBotWorkflows, getBot, listBots } from '../../../domain/catalog/workflows.js';
+import { type ExportedWorkflow, exportBotWorkflows } from '../../../domain/catalog/workflows.js';
+import { BOT_NAME_MAX, type BotView, createBot, getBot, listBots, updateBot } from '../../../domain/catalog/bots.js';
+import { type BotDeletion, deleteBot } from '../../../domain/calls/botDeletion.js';
+import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import { builder } from '../../builder.js';
 import { OrganizationRef } from '../organizations/organization.js';
 import { WorkflowStepType } from './template.js';
@@ -17,12 +20,22 @@ const BotWorkflowType = builder.objectRef<ExportedWorkflow>('BotWorkflow').imple
   }),
 });
 
-export const BotType = builder.objectRef<BotSummary>('Bot').implement({
+export const BotType = builder.objectRef<BotView>('Bot').implement({
   description: 'An AI agent that answers phone calls, SMS and chats for an organization.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Bot id (UUID).' }),
+    orgId: t.exposeID('orgId', { description: 'The organization the bot belongs to.' }),
     name: t.exposeString('name', { description: 'Bot name.' }),
+    enabled: t.exposeBoolean('enabled', {
+      description: 'A disabled bot takes no new calls; its queued calls wait until it is enabled again.',
+    }),
+    templateId: t.exposeID('templateId', { nullable: true, description: 'The template the bot was created from; null for none.' }),
+    templateVersion: t.exposeInt('templateVersion', {
+      nullable: true,
+      description: "That template's version when the bot was created from it.",
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the bot was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the bot was last changed.' }),
     workflows: t.field({
       type: [BotWorkflowType],
       description: 'Every workflow of the bot in the portable export form, ordered by order. Scope bots:read.',
@@ -44,7 +57,87 @@ builder.queryFields((t) => ({
 builder.prismaObjectFields(OrganizationRef, (t) => ({
   bots: t.field({
     type: [BotType],
-    description: "The organization's bots, oldest first. Scope bots:read.",
-    resolve: async (org, _args, ctx) => listBots(ctx.deps, await ctx.actor(), org.id),
+    description: "The organization's bots, oldest first; `enabled` and `templateId` keep only those that match. Scope bots:read.",
+    args: {
+      enabled: t.arg.boolean({ description: 'Only bots that are (true) or are not (false) enabled.' }),
+      templateId: t.arg.id({ description: 'Only bots created from this template (and not unlinked).' }),
+    },
+    resolve: async (org, args, ctx) =>
+      listBots(ctx.deps, await ctx.actor(), org.id, {
+        enabled: args.enabled,
+        templateId: args.templateId == null ? null : String(args.templateId),
+      }),
+  }),
+}));
+
+const CreateBotInput = builder.inputType('CreateBotInput', {
+  description: 'A new bot. Checked by the same rules as POST /v1/organizations/{orgId}/bots.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: `Bot name, trimmed, 1..${BOT_NAME_MAX} characters.` }),
+    enabled: t.boolean({ description: 'Whether it takes calls (default true).' }),
+    templateId: t.id({
+      description:
+        "A template of the credential owner's organization (read with templates:read): the bot starts with its workflow and refers to it.",
+    }),
+  }),
+});
+
+const UpdateBotInput = builder.inputType('UpdateBotInput', {
+  description: 'Only the provided fields change; at least one is required. Checked by the same rules as PATCH /v1/bots/{id}.',
+  fields: (t) => ({
+    name: t.string({ description: `Bot name, trimmed, 1..${BOT_NAME_MAX} characters.` }),
+    enabled: t.boolean({ description: 'false: no new calls, and its queued calls wait until it is enabled again.' }),
+    templateId: t.id({ description: 'Only null: unlinks the bot from its template (its workflows stay).' }),
+  }),
+});
+
+const BotDeletionType = builder.objectRef<BotDeletion>('BotDeletion').implement({
+  description: 'A bot deleted, with what `force` detached and canceled.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The bot deleted.' }),
+    deleted: t.exposeBoolean('deleted', { description: 'Always true.' }),
+    detachedPhoneNumbers: t.exposeIDList('detachedPhoneNumbers', { description: 'The phone numbers detached; they stay registered.' }),
+    canceledCallRequests: t.exposeIDList('canceledCallRequests', { description: 'The call requests canceled.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createBot: t.field({
+    type: BotType,
+    description: `Creates a bot in an organization within reach, empty or from a template; CONFLICT when it has ${LIST_LIMITS.bots} bots. Scope bots:write.`,
+    args: {
+      orgId: t.arg.id({ required: true, description: 'The organization.' }),
+      input: t.arg({ type: CreateBotInput, required: true, description: 'The bot.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      createBot(ctx.deps, await ctx.actor(), String(args.orgId), {
+        ...args.input,
+        templateId: args.input.templateId == null ? args.input.templateId : String(args.input.templateId),
+      }),
+  }),
+  updateBot: t.field({
+    type: BotType,
+    description:
+      "Renames a bot, switches it off or on, or unlinks it from its template; NOT_FOUND outside the caller's reach. Scope bots:write.",
+    args: {
+      botId: t.arg.id({ required: true, description: 'The bot.' }),
+      input: t.arg({ type: UpdateBotInput, required: true, description: 'What changes.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      // the input goes to the domain as sent (omitted fields absent, null as null), where it is validated once
+      updateBot(ctx.deps, await ctx.actor(), String(args.botId), {
+        ...args.input,
+        ...(args.input.templateId == null ? {} : { templateId: String(args.input.templateId) }),
+      }),
+  }),
+  deleteBot: t.field({
+    type: BotDeletionType,
+    description:
+      'Deletes a bot and its workflows; CONFLICT while numbers are attached or calls queued unless force (which detaches and cancels them, with phone-numbers:write and call-requests:write), and while a call of it is in progress. Scope bots:write.',
+    args: {
+      botId: t.arg.id({ required: true, description: 'The bot.' }),
+      force: t.arg.boolean({ description: 'Detach its numbers and cancel its calls not yet started rather than refuse.' }),
+    },
+    resolve: async (_root, args, ctx) => deleteBot(ctx.deps, await ctx.actor(), String(args.botId), { force: args.force }),
   }),
 }));

@@ -237,7 +237,7 @@ builder.mutationFields((t) => ({
   }),
   deleteTemplate: t.boolean({
     description:
-      "Deletes a template of the credential owner's organization; true when it was deleted (a missing one is NOT_FOUND). Bots keep workflows imported from it. Scope templates:write.",
+      "Deletes a template of the credential owner's organization; true when it was deleted (a missing one is NOT_FOUND; CONFLICT, naming them, while bots created from it refer to it). Bots keep workflows imported from it. Scope templates:write.",
     args: { id: t.arg.id({ required: true, description: 'Template id.' }) },
     resolve: async (_root, args, ctx) => (await deleteTemplate(ctx.deps, await ctx.actor(), String(args.id))).deleted,
   }),

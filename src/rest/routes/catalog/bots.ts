@@ -1,12 +1,23 @@
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
-  botListResponse,
   exportBotWorkflows,
   importBotWorkflows,
   importWorkflowsInputSchema,
-  listBots,
   workflowListResponse,
 } from '../../../domain/catalog/workflows.js';
+import {
+  BOT_NAME_MAX,
+  botListResponse,
+  botResponse,
+  createBot,
+  createBotInput,
+  getBot,
+  listBots,
+  listBotsInput,
+  updateBot,
+  updateBotInput,
+} from '../../../domain/catalog/bots.js';
+import { botDeletionResponse, deleteBot, deleteBotInput } from '../../../domain/calls/botDeletion.js';
 import { defineRoute } from '../../route.js';
 
 export const botRoutes = [
@@ -15,9 +26,58 @@ export const botRoutes = [
     path: '/v1/organizations/:orgId/bots',
     tag: 'Bots',
     summary: "List an organization's bots",
+    description: '`data` = `{bots: [bot]}`, oldest first. `enabled` (`true` or `false`) and `templateId` keep only the bots that match.',
     scope: 'bots:read',
+    query: listBotsInput,
     response: botListResponse,
-    handler: async ({ actor, deps, params }) => ({ data: { bots: await listBots(deps, actor, params.orgId!) } }),
+    handler: async ({ actor, deps, params, query }) => ({ data: { bots: await listBots(deps, actor, params.orgId!, query) } }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/bots',
+    tag: 'Bots',
+    summary: 'Create a bot',
+    description: `Body: \`name\` (required, trimmed, 1..${BOT_NAME_MAX} characters), \`enabled\` (default true), \`templateId\` (optional: a template of the credential owner's organization, read with \`templates:read\`; the bot starts with its workflow and keeps its id and version, and the template cannot be deleted while the bot refers to it). Event \`bot.created\`.`,
+    errors: { 409: `The organization has ${LIST_LIMITS.bots} bots, the most it may have.` },
+    scope: 'bots:write',
+    body: createBotInput,
+    response: botResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: await createBot(deps, actor, params.orgId!, body) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/bots/:botId',
+    tag: 'Bots',
+    summary: 'Get one bot',
+    description: "A bot that is missing or outside the caller's reach is a 404.",
+    scope: 'bots:read',
+    response: botResponse,
+    handler: async ({ actor, deps, params }) => ({ data: await getBot(deps, actor, params.botId!) }),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/v1/bots/:botId',
+    tag: 'Bots',
+    summary: 'Rename a bot, switch it off or on, or unlink it from its template',
+    description:
+      'Any of `name`, `enabled` (a disabled bot takes no new calls, 409; its queued calls wait, not handed out, until it is enabled again or they expire) and `templateId: null` (unlinks it from its template; its workflows stay). A body naming nothing is a 400. Event `bot.updated` with the values replaced.',
+    scope: 'bots:write',
+    body: updateBotInput,
+    response: botResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: await updateBot(deps, actor, params.botId!, body) }),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/v1/bots/:botId',
+    tag: 'Bots',
+    summary: 'Delete a bot',
+    description:
+      'Deletes the bot and its workflows; past conversations and calls keep its id. Refused (409 saying what) while phone numbers are attached to it or call requests are queued for it, unless `force=true`: then the numbers are detached (they stay registered) and the requests canceled, each with its event, and the answer lists them; that takes `phone-numbers:write` and `call-requests:write` as doing it by hand would. A call already started is never cut off: while one runs the delete is a 409, forced or not. Event `bot.deleted`.',
+    errors: { 409: 'Phone numbers are attached or calls queued (without force), or a call of the bot is in progress.' },
+    scope: 'bots:write',
+    query: deleteBotInput,
+    response: botDeletionResponse,
+    handler: async ({ actor, deps, params, query }) => ({ data: await deleteBot(deps, actor, params.botId!, query) }),
   }),
   defineRoute({
     method: 'GET',

@@ -67,7 +67,8 @@ export const templateRoutes = [
     tag: 'Templates',
     summary: 'Delete a workflow template',
     description:
-      "Bots keep workflows imported from it (an import copies the definition). A template outside the credential owner's organization, or already deleted, is a 404. Event `template.deleted`.",
+      "Refused (409 naming them) while bots created from it refer to it: delete them, or unlink them (`PATCH /v1/bots/{id}` with `templateId: null`), first. Bots keep the workflows they started with or imported (copies of the definition). A template outside the credential owner's organization, or already deleted, is a 404. Event `template.deleted`.",
+    errors: { 409: 'Bots created from the template refer to it.' },
     scope: 'templates:write',
     response: deletedTemplateResponse,
     handler: async ({ actor, deps, params }) => ({ data: await deleteTemplate(deps, actor, params.templateId!) }),
