@@ -28,7 +28,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/key.js';
 import { clientAddress } from '../http/clientAddress.js';
 import { cameFromThisMachine } from '../http/loopback.js';
 import '../http/appEnv.js';
-import { BodyError, readLimited } from '../http/body.js';
+import { assertJsonDepth, BodyError, readLimited } from '../http/body.js';
 import { headerAsSent } from '../http/repeatedFields.js';
 import { graphqlCodeOf } from '../domain/shared/errorCodes.js';
 import { answerGraphQLPost, type GraphQLPost } from './idempotentOperations.js';
@@ -252,10 +252,13 @@ async function graphQLRequest(
   const type = (headers.get('content-type') ?? '').toLowerCase();
   if ((type === '' || type.startsWith('application/x-www-form-urlencoded')) && /^\s*\{/.test(utf8.decode(bytes.subarray(0, 64))))
     headers.set('content-type', 'application/json');
+  const bodyText = utf8.decode(bytes);
+  // variables nested past any input's depth are refused before anything walks them
+  if ((headers.get('content-type') ?? '').toLowerCase().includes('json')) assertJsonDepth(bodyText);
   let request: Request | undefined;
   return {
     headers,
-    bodyText: utf8.decode(bytes),
+    bodyText,
     headersOnly: () => new RequestClass(url, { method: 'POST', headers }),
     request: () => {
       if (request) return request;

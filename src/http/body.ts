@@ -248,6 +248,30 @@ function looksLikeJson(text: string): boolean {
   }
 }
 
+/** How deep a JSON body may nest its arrays and objects: deeper than any field of any route, with room for metadata. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses (400) JSON text that nests arrays and objects deeper than MAX_JSON_DEPTH, read from the text before it
+ * is parsed: a parsed value that deep would be walked recursively later (validation, storage, an error message)
+ * until the stack runs out. Brackets inside strings do not count.
+ */
+export function assertJsonDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new BodyError(400, `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
 export async function parseBody(source: BodySource): Promise<ParsedBody> {
   const bytes = await readLimited(source);
   // the media type is case-insensitive, a multipart boundary is not (RFC 2046 §5.1.1): keep it as sent
@@ -255,8 +279,15 @@ export async function parseBody(source: BodySource): Promise<ParsedBody> {
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
   if (bytes.byteLength === 0 && !mediaType.startsWith('multipart/')) return { kind: 'none', value: undefined };
   if (mediaType === '' || mediaType === 'application/json' || mediaType.endsWith('+json')) {
+    let text: string;
     try {
-      return { kind: 'json', value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new BodyError(400, 'The body is not valid JSON');
+    }
+    assertJsonDepth(text);
+    try {
+      return { kind: 'json', value: JSON.parse(text) };
     } catch {
       throw new BodyError(400, 'The body is not valid JSON');
     }

@@ -262,6 +262,28 @@ describe('JSON bodies built to cost the server', () => {
     await refusedShortly(await post(closures(), nested(400_000, '{}')));
   });
 
+  // fields that take any JSON (a bulk list read item by item, a call's metadata) once reached a recursive walk
+  // (an error message, the database's serializer) that ran out of stack: a 500
+  it('a value nested 100,000 deep in a field that takes any JSON is refused by its depth, naming the bound', async () => {
+    const bodies: [string, string][] = [
+      ['/v1/suppressions/bulk', `{"numbers": [${nested(100_000)}]}`],
+      [
+        '/v1/call-requests',
+        `{"botId": "${t.demo.bots.clinic[0]}", "phoneNumberId": "${t.demo.phoneNumbers.clinic[0]}", "to": "+15005550006", "metadata": {"a": ${nested(100_000)}}}`,
+      ],
+    ];
+    for (const [path, body] of bodies) {
+      const res = await post(path, body);
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(400);
+      expect(JSON.parse(text).message).toBe('The body nests arrays and objects deeper than 64 levels');
+    }
+    // at the bound, the same body is read (and answered on its merits)
+    const atBound = await post('/v1/suppressions/bulk', `{"numbers": [${nested(62, '"+15005550006"')}]}`);
+    expect(atBound.status).toBe(400);
+    expect(await atBound.text()).toContain('numbers.0');
+  });
+
   it('an object nested 50,000 deep inside an array field is refused', async () => {
     const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;
     const res = await post(

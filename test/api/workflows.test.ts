@@ -1,7 +1,7 @@
 // Bots and their workflows through REST and GraphQL (spec §2 "Workflow", §4 "Workflows"): the list of an
 // organization's bots, the portable export of a bot's workflows, and its import into another bot.
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/testApp.js';
+import { useTestApp, type TestApp } from '../support/testApp.js';
 import type { Schemas } from '../support/apiTypes.js';
 import { graphql } from '../generated/index.js';
 import { demoExport } from './cases/demoWorkflow.js';
@@ -16,6 +16,16 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 const withoutId = ({ id: _id, ...rest }: { id: string }) => rest;
 
+/** What every demo bot of the clinic answers besides its id and name. */
+const demoBot = (t: TestApp) => ({
+  orgId: t.demo.organizations.clinic.id,
+  enabled: true,
+  templateId: null,
+  templateVersion: null,
+  createdAt: expect.stringMatching(ISO),
+  updatedAt: expect.stringMatching(ISO),
+});
+
 describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
   it("lists the organization's bots, oldest first", async () => {
     const res = await t.rest('GET', `/v1/organizations/${t.demo.organizations.clinic.id}/bots`);
@@ -24,18 +34,23 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
       success: true,
       data: {
         bots: [
-          { id: t.demo.bots.clinic[0], name: 'Front desk', createdAt: expect.stringMatching(ISO) },
-          { id: t.demo.bots.clinic[1], name: 'After hours', createdAt: expect.stringMatching(ISO) },
+          { id: t.demo.bots.clinic[0], name: 'Front desk', ...demoBot(t) },
+          { id: t.demo.bots.clinic[1], name: 'After hours', ...demoBot(t) },
         ],
       },
     });
-    const gql = await t.gql('query($id: ID!) { organization(id: $id) { bots { id name createdAt } } }', {
-      id: t.demo.organizations.clinic.id,
-    });
-    expect(gql.body.errors).toBeUndefined();
-    expect(gql.body.data.organization.bots.map((b: Schemas['Bot']) => ({ ...b, createdAt: new Date(b.createdAt).toISOString() }))).toEqual(
-      res.body.data.bots,
+    const gql = await t.gql(
+      'query($id: ID!) { organization(id: $id) { bots { id name orgId enabled templateId templateVersion createdAt updatedAt } } }',
+      { id: t.demo.organizations.clinic.id },
     );
+    expect(gql.body.errors).toBeUndefined();
+    expect(
+      gql.body.data.organization.bots.map((b: Schemas['Bot']) => ({
+        ...b,
+        createdAt: new Date(b.createdAt).toISOString(),
+        updatedAt: new Date(b.updatedAt).toISOString(),
+      })),
+    ).toEqual(res.body.data.bots);
   });
 
   it("lets an account organization list a child's bots", async () => {

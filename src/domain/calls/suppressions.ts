@@ -249,6 +249,15 @@ export async function addSuppression(deps: DomainDeps, actor: Actor, input: unkn
   return suppressionView(row);
 }
 
+/** A value that is not a number, as an error names it: a string's first 40 characters, else what it is. */
+function shownValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
+  return value === undefined ? 'nothing' : String(value);
+}
+
 /**
  * POST /v1/suppressions/bulk: up to 10,000 numbers, all or none. One invalid number refuses the whole
  * list (400 naming the first 20 bad rows by index) before anything is stored; the same number twice is one
@@ -262,7 +271,7 @@ export async function addSuppressions(deps: DomainDeps, actor: Actor, input: unk
   data.numbers.forEach((value, i) => {
     const number = normalizePhoneNumber(value);
     if (number) numbers.add(number);
-    else bad.push({ path: `numbers.${i}`, message: `${NUMBER_ERROR} (got ${JSON.stringify(value)?.slice(0, 40) ?? 'nothing'})` });
+    else bad.push({ path: `numbers.${i}`, message: `${NUMBER_ERROR} (got ${shownValue(value)})` });
   });
   // InvalidInput names the first 20 issues and counts the rest ("and 10 more issues")
   if (bad.length > 0) throw new InvalidInput(bad);
