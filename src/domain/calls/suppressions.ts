@@ -254,6 +254,7 @@ function shownValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
+  if (typeof value === 'object') return 'an object';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return value === undefined ? 'nothing' : `a value of type ${typeof value}`;
 }
