@@ -38,15 +38,18 @@ export function changeOfEventType(type: string): ChangeKind | null {
   }
 }
 
+/** The events of a location that change its account's record too (which counts its active children). */
+const CHILDREN_CHANGED: ReadonlySet<string> = new Set(['organization.created', 'organization.archived', 'organization.unarchived']);
+
 /**
- * The changes one event stands for: its type's, and for a new child organization also its account's (whose
- * record holds its children), named by the event's data.
+ * The changes one event stands for: its type's, and for a location made, archived or brought back also its
+ * account's (whose record counts its children), named by the event's data.
  */
 export function changesOfEvent(event: { type: string; orgId: string; parentId: string | null }): Change[] {
   const kind = changeOfEventType(event.type);
   if (!kind) return [];
   const changes: Change[] = [{ kind, orgId: event.orgId }];
-  if (event.type === 'organization.created' && event.parentId) changes.push({ kind: 'organization', orgId: event.parentId });
+  if (CHILDREN_CHANGED.has(event.type) && event.parentId) changes.push({ kind: 'organization', orgId: event.parentId });
   return changes;
 }
 

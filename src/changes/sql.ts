@@ -21,7 +21,7 @@ export async function lastEventSeq(db: SqlRunner): Promise<string | null> {
   return row?.seq ?? null;
 }
 
-/** What the change feed needs of an event: its type, organization, and an organization.created's parent. */
+/** What the change feed needs of an event: its type, organization, and the parent of a location made, archived or brought back. */
 export interface ChangeEventRow {
   seq: string;
   type: string;
@@ -34,7 +34,7 @@ export function unreadChangeEvents(db: SqlRunner, position: LogPosition, limit: 
   return db.$queryRaw`
     WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "type", "orgId", "data"`, limit)})
     SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId",
-           CASE WHEN "type" = 'organization.created' THEN "data"->>'parentId' END AS "parentId"
+           CASE WHEN "type" IN ('organization.created', 'organization.archived', 'organization.unarchived') THEN "data"->>'parentId' END AS "parentId"
     FROM ev ORDER BY "seq" LIMIT ${limit}`;
 }
 

@@ -56,6 +56,8 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   updateOrganization: 'organizations:write',
   createLocation: 'organizations:write',
   disableOrganization: 'organizations:write',
+  archiveOrganization: 'organizations:write',
+  unarchiveOrganization: 'organizations:write',
   enableOrganization: 'organizations:write',
   setOfficeHours: 'office-hours:write',
   createInsurance: 'insurances:write',

@@ -72,6 +72,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.updateOrganization': 'PATCH /v1/organizations/:orgId',
   'Mutation.createLocation': 'POST /v1/organizations/:orgId/children',
   'Mutation.disableOrganization': 'POST /v1/organizations/:orgId/disable',
+  'Mutation.archiveOrganization': 'POST /v1/organizations/:orgId/archive',
+  'Mutation.unarchiveOrganization': 'POST /v1/organizations/:orgId/unarchive',
   'Mutation.enableOrganization': 'POST /v1/organizations/:orgId/enable',
   'Mutation.createClosure': 'POST /v1/organizations/:orgId/closures',
   'Mutation.updateClosure': 'POST /v1/organizations/:orgId/closures/:closureId',

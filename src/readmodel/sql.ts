@@ -13,9 +13,15 @@ export function organizationRows(
     SELECT ${ORGANIZATION_COLUMNS},
            -- only an account organization has children (a parent must be one): a location reads none, since with
            -- one account holding most rows the planner's estimate for "parentId" = x would scan the whole table
-           CASE WHEN o."isAccount" THEN (SELECT count(*)::int FROM "Organization" c WHERE c."parentId" = o."id") ELSE 0 END AS "childCount",
-           CASE WHEN o."isAccount" THEN ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) END AS "firstChildIds"
+           COALESCE(k."childCount", 0) AS "childCount", COALESCE(k."archivedChildCount", 0) AS "archivedChildCount",
+           CASE WHEN o."isAccount" THEN ARRAY(SELECT c."id"::text FROM "Organization" c WHERE c."parentId" = o."id" AND c."archivedAt" IS NULL
+             ORDER BY c."createdAt", c."id" LIMIT ${CHILD_IDS_LIMIT}) END AS "firstChildIds"
     FROM "Organization" o
+    -- the active and archived children counted in one pass
+    LEFT JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE c."archivedAt" IS NULL)::int AS "childCount", count(*) FILTER (WHERE c."archivedAt" IS NOT NULL)::int AS "archivedChildCount"
+      FROM "Organization" c WHERE o."isAccount" AND c."parentId" = o."id"
+    ) k ON true
     WHERE o."id" = ANY(${[...ids]}::uuid[])`;
 }
 

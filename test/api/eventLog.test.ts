@@ -490,6 +490,22 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: clinic,
   },
+  'POST /v1/organizations/:orgId/archive': {
+    asAccount: true,
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/archive`)),
+    type: 'organization.archived',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  'POST /v1/organizations/:orgId/unarchive': {
+    asAccount: true,
+    before: async (t) =>
+      void (await t.rest('POST', `/v1/organizations/${clinic(t)}/archive`, { token: t.demo.organizations.account.apiKey })),
+    run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/unarchive`)),
+    type: 'organization.unarchived',
+    orgId: clinic,
+    subjectId: clinic,
+  },
   'POST /v1/organizations/:orgId/disable': {
     run: async (t, token) => void (await restOk(t, token, 'POST', `/v1/organizations/${clinic(t)}/disable`)),
     type: 'organization.disabled',
@@ -910,6 +926,28 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
         },
       )),
     type: 'organization.updated',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  archiveOrganization: {
+    asAccount: true,
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { archiveOrganization(orgId: $id) { organization { archivedAt } } }', {
+        id: clinic(t),
+      })),
+    type: 'organization.archived',
+    orgId: clinic,
+    subjectId: clinic,
+  },
+  unarchiveOrganization: {
+    asAccount: true,
+    before: async (t) =>
+      void (await t.rest('POST', `/v1/organizations/${clinic(t)}/archive`, { token: t.demo.organizations.account.apiKey })),
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($id: ID!) { unarchiveOrganization(orgId: $id) { organization { archivedAt } } }', {
+        id: clinic(t),
+      })),
+    type: 'organization.unarchived',
     orgId: clinic,
     subjectId: clinic,
   },

@@ -29,6 +29,7 @@ describe('GET /v1/organizations/{orgId}', () => {
         timezone: 'America/New_York',
         isAccount: false,
         communicationsEnabled: true,
+        archivedAt: null,
         parentId: null,
         childCount: 0,
         childIds: [],

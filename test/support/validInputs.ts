@@ -233,6 +233,12 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     token: f.demo.organizations.account.apiKey,
   }),
   'POST /v1/organizations/{orgId}/disable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
+  'POST /v1/organizations/{orgId}/archive': (f) => ({ params: { orgId: f.clinic }, body: {}, token: f.demo.organizations.account.apiKey }),
+  'POST /v1/organizations/{orgId}/unarchive': (f) => ({
+    params: { orgId: f.clinic },
+    body: {},
+    token: f.demo.organizations.account.apiKey,
+  }),
   'POST /v1/organizations/{orgId}/enable': (f) => ({ params: { orgId: f.clinic }, body: {} }),
   'GET /v1/organizations/{orgId}/phone-numbers': (f) => ({ params: { orgId: f.clinic } }),
   'POST /v1/organizations/{orgId}/bots': (f) => ({

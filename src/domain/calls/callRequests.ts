@@ -337,7 +337,7 @@ export async function createCallRequest(deps: ConversationDeps, actor: Actor, in
 /**
  * The organization calls are placed for, from their bot and caller id (a single call's, a batch's): both of one
  * organization within reach (else 404, as missing ones), the number attached to the bot (400), the organization
- * and the bot enabled (409).
+ * enabled and active (not archived) and the bot enabled (409).
  */
 export async function placingOrganization(
   deps: ScheduleDeps,
@@ -359,6 +359,7 @@ export async function placingOrganization(
     throw InvalidInput.of('phoneNumberId', 'is not attached to this bot (attach it first: POST /v1/phone-numbers/{id}/attach)');
   const org = await loadReachableOrganization(deps, actor, bot.orgId);
   if (!org.communicationsEnabled) throw new Conflict(`Organization ${org.id} has communications disabled; enable it before placing calls`);
+  if (org.archivedAt) throw new Conflict(`Organization ${org.id} is archived; unarchive it before placing calls`);
   if (!bot.enabled) throw new Conflict(`Bot ${bot.id} is disabled; enable it before placing calls`);
   return { org, botId, phoneNumberId };
 }

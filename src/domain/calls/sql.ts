@@ -254,7 +254,7 @@ export function pickDueWithinCapacity(
   return tx.$queryRaw`
     WITH family AS (
       SELECT o."id", o."parentId" FROM "Organization" o
-      WHERE (o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid) AND o."communicationsEnabled"
+      WHERE (o."id" = ${rootId}::uuid OR o."parentId" = ${rootId}::uuid) AND o."communicationsEnabled" AND o."archivedAt" IS NULL
     ), caps AS (
       SELECT f."id" AS "orgId", COALESCE(p."maxConcurrentCalls", CASE WHEN ap."orgId" IS NULL THEN ${defaultCap}::int END) AS cap,
         COALESCE(l."inProgress", 0) AS busy

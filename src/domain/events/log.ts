@@ -35,6 +35,8 @@ export const EVENT_TYPES = [
   'organization.updated',
   'organization.disabled',
   'organization.enabled',
+  'organization.archived',
+  'organization.unarchived',
   'office_hours.updated',
   'special_hours.created',
   'special_hours.updated',

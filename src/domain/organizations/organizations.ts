@@ -3,7 +3,7 @@
 // miss, none when warm); a record carries a child count and the first few child ids, never all of them,
 // so that reading an account costs the same with 20 locations or 20,000.
 import { z } from 'zod';
-import { absentToUndefined } from '../shared/inputParams.js';
+import { absentToUndefined, booleanParam } from '../shared/inputParams.js';
 import type { Prisma } from '../../generated/prisma/client.js';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../shared/readModel.js';
@@ -24,6 +24,8 @@ export interface OrganizationView {
   timezone: string;
   isAccount: boolean;
   communicationsEnabled: boolean;
+  /** When it was archived; null while active. */
+  archivedAt: string | null;
   /** Null when there is no parent or the parent is outside the caller's reach. */
   parentId: string | null;
   /** Child organizations within the caller's reach. */
@@ -43,11 +45,14 @@ export const organizationResponse = viewSchema<OrganizationView>()(
       timezone: z.string().describe('IANA time zone, e.g. America/New_York.'),
       isAccount: z.boolean().describe('An account organization may act on its child organizations.'),
       communicationsEnabled: z.boolean().describe('False while calls, chats and SMS are disabled.'),
+      archivedAt: instantView()
+        .nullable()
+        .describe('When it was archived (its calls stop, it leaves lists unless asked for); null while active.'),
       parentId: z.uuid().nullable().describe("Null when there is no parent or the parent is outside the caller's reach."),
       childCount: z
         .int()
         .describe(
-          "How many child organizations are within the caller's reach (0 for a location); list them with GET /v1/organizations/{id}/children.",
+          "How many active (not archived) child organizations are within the caller's reach (0 for a location); list them with GET /v1/organizations/{id}/children.",
         ),
       childIds: z
         .array(z.uuid())
@@ -78,6 +83,7 @@ export function organizationView(actor: Actor, org: OrganizationRecord, parentWi
     timezone: org.timezone,
     isAccount: org.isAccount,
     communicationsEnabled: org.communicationsEnabled,
+    archivedAt: org.archivedAt?.toISOString() ?? null,
     parentId: parentWithinReach ? org.parentId : null,
     childCount: children ? org.childCount : 0,
     childIds: children ? org.firstChildIds : [],
@@ -144,10 +150,11 @@ const sizeError = `must be an integer between 1 and ${CHILDREN_MAX_LIMIT}`;
 export const listChildrenInput = z.strictObject({
   limit: pageSize(sizeError).describe(`Page size (1..${CHILDREN_MAX_LIMIT}, default ${CHILDREN_DEFAULT_LIMIT}).`),
   cursor: pageCursor.describe('Continue after the page whose `pagination.nextCursor` this is (opaque; bound to the organization).'),
+  includeArchived: booleanParam.describe('Archived locations too (default: active ones only).'),
 });
 
 /** The arguments of GraphQL `Organization.childrenConnection`. */
-export const childrenConnectionInput = z.strictObject({ first: pageSize(sizeError), after: pageCursor });
+export const childrenConnectionInput = z.strictObject({ first: pageSize(sizeError), after: pageCursor, includeArchived: booleanParam });
 
 export interface ChildrenPage {
   children: OrganizationView[];
@@ -161,7 +168,7 @@ export const childrenPageSchema = viewSchema<ChildrenPage>()(
       children: z.array(organizationResponse).describe('Oldest first (creation time, ties by id).'),
       pagination: z.object({
         limit: z.int(),
-        totalCount: z.int().describe("Child organizations within the caller's reach, over all pages."),
+        totalCount: z.int().describe("Child organizations within the caller's reach, over all pages (archived ones when asked for)."),
         nextCursor: z.string().nullable().describe('The `cursor` of the next page; null on the last page.'),
       }),
     })
@@ -185,20 +192,25 @@ interface ChildPosition {
   i: string;
 }
 
-function cursorFilters(parentId: string) {
-  return { list: 'organizationChildren', parentId };
+function cursorFilters(parentId: string, includeArchived: boolean) {
+  // a page of active children does not continue a list with archived ones, nor the other way round
+  return includeArchived ? { list: 'organizationChildren', parentId, includeArchived } : { list: 'organizationChildren', parentId };
 }
 
-function openChildPosition(deps: ChildrenDeps, parentId: string, cursor: string, field: string): ChildPosition {
-  const p = openCursor(pageCursorKey(deps.tokens.key), cursor, cursorFilters(parentId), field) as Partial<ChildPosition>;
+function openChildPosition(deps: ChildrenDeps, parentId: string, includeArchived: boolean, cursor: string, field: string): ChildPosition {
+  const p = openCursor(pageCursorKey(deps.tokens.key), cursor, cursorFilters(parentId, includeArchived), field) as Partial<ChildPosition>;
   if (typeof p?.t !== 'number' || !Number.isFinite(p.t) || typeof p.i !== 'string' || !/^[0-9a-f-]{36}$/.test(p.i)) {
     throw InvalidInput.of(field, 'is not a cursor this service issued (altered or made up); start again without it');
   }
   return { t: p.t, i: p.i };
 }
 
-function sealChildPosition(deps: ChildrenDeps, parentId: string, child: OrganizationRecord): string {
-  return sealCursor(pageCursorKey(deps.tokens.key), { t: child.createdAt.getTime(), i: child.id }, cursorFilters(parentId));
+function sealChildPosition(deps: ChildrenDeps, parentId: string, includeArchived: boolean, child: OrganizationRecord): string {
+  return sealCursor(
+    pageCursorKey(deps.tokens.key),
+    { t: child.createdAt.getTime(), i: child.id },
+    cursorFilters(parentId, includeArchived),
+  );
 }
 
 /**
@@ -211,32 +223,43 @@ async function childrenAfter(
   parentId: string,
   after: ChildPosition | undefined,
   take: number,
+  includeArchived: boolean,
 ): Promise<OrganizationRecord[]> {
-  const rows = await childRows(deps.db, parentId, after, take);
+  const rows = await childRows(deps.db, parentId, after, take, includeArchived);
   // a child's own children are outside every reach (only the caller's own account has children within
   // reach), so they are neither counted nor listed
-  return rows.map((row) => ({ ...row, childCount: 0, firstChildIds: [] }));
+  return rows.map((row) => ({ ...row, childCount: 0, archivedChildCount: 0, firstChildIds: [] }));
 }
 
-async function childrenPage(deps: ChildrenDeps, actor: Actor, orgId: string, take: number, cursor: string | undefined, field: string) {
+async function childrenPage(
+  deps: ChildrenDeps,
+  actor: Actor,
+  orgId: string,
+  page: { take: number; cursor: string | undefined; includeArchived: boolean },
+  field: string,
+) {
   requireScope(actor, 'organizations:read');
+  const { take, cursor, includeArchived } = page;
   const org = await loadReachableOrganization(deps, actor, orgId);
-  const after = cursor === undefined ? undefined : openChildPosition(deps, org.id, cursor, field);
-  const rows = childrenWithinReach(actor, org) ? await childrenAfter(deps, org.id, after, take + 1) : [];
-  return { org, after, rows, totalCount: childrenWithinReach(actor, org) ? org.childCount : 0 };
+  const after = cursor === undefined ? undefined : openChildPosition(deps, org.id, includeArchived, cursor, field);
+  const within = childrenWithinReach(actor, org);
+  const rows = within ? await childrenAfter(deps, org.id, after, take + 1, includeArchived) : [];
+  const totalCount = within ? org.childCount + (includeArchived ? org.archivedChildCount : 0) : 0;
+  return { org, after, rows, totalCount };
 }
 
 /** One page of an organization's children within the caller's reach, oldest first. Scope organizations:read. */
 export async function listChildren(deps: ChildrenDeps, actor: Actor, orgId: string, input: unknown): Promise<ChildrenPage> {
   const query = parseInput(listChildrenInput, input ?? {});
-  const { org, rows, totalCount } = await childrenPage(deps, actor, orgId, query.limit, query.cursor, 'cursor');
-  const page = rows.slice(0, query.limit);
+  const page = { take: query.limit, cursor: query.cursor, includeArchived: query.includeArchived };
+  const { org, rows, totalCount } = await childrenPage(deps, actor, orgId, page, 'cursor');
+  const children = rows.slice(0, query.limit);
   return {
-    children: page.map((child) => organizationView(actor, child, true)),
+    children: children.map((child) => organizationView(actor, child, true)),
     pagination: {
       limit: query.limit,
       totalCount,
-      nextCursor: rows.length > query.limit ? sealChildPosition(deps, org.id, page.at(-1)!) : null,
+      nextCursor: rows.length > query.limit ? sealChildPosition(deps, org.id, query.includeArchived, children.at(-1)!) : null,
     },
   };
 }
@@ -244,8 +267,9 @@ export async function listChildren(deps: ChildrenDeps, actor: Actor, orgId: stri
 /** The same pages as a Relay connection (GraphQL). Scope organizations:read. */
 export async function childrenConnection(deps: ChildrenDeps, actor: Actor, orgId: string, input: unknown): Promise<ChildrenConnection> {
   const query = parseInput(childrenConnectionInput, input ?? {});
-  const { org, after, rows, totalCount } = await childrenPage(deps, actor, orgId, query.first, query.after, 'after');
-  const edges = rows.slice(0, query.first).map((node) => ({ cursor: sealChildPosition(deps, org.id, node), node }));
+  const page = { take: query.first, cursor: query.after, includeArchived: query.includeArchived };
+  const { org, after, rows, totalCount } = await childrenPage(deps, actor, orgId, page, 'after');
+  const edges = rows.slice(0, query.first).map((node) => ({ cursor: sealChildPosition(deps, org.id, query.includeArchived, node), node }));
   return {
     edges,
     pageInfo: {

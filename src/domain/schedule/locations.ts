@@ -13,6 +13,7 @@ import {
   type OrganizationView,
   updateOrganizationInput,
 } from '../organizations/organizations.js';
+import { assertAccountActive } from '../organizations/archive.js';
 import type { ScheduleDeps } from './deps.js';
 import { setWeeklyHoursSchema, writeWeek } from './officeHours.js';
 
@@ -57,10 +58,11 @@ export async function createLocation(
   if (!account.isAccount) throw new Conflict('A location cannot have locations: only an account organization has children');
   const { record, withHours } = await deps.db.$transaction(
     async (tx) => {
+      await assertAccountActive(tx, account.id);
       const created = await tx.organization.create({
         data: { name: parsed.name, timezone: parsed.timezone, isAccount: false, parentId: account.id },
       });
-      const record: OrganizationRecord = { ...created, childCount: 0, firstChildIds: [] };
+      const record: OrganizationRecord = { ...created, childCount: 0, archivedChildCount: 0, firstChildIds: [] };
       await recordEvent(tx, deps, actor, {
         type: 'organization.created',
         orgId: created.id,

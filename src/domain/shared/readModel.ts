@@ -12,10 +12,14 @@ export interface OrganizationRecord {
   timezone: string;
   isAccount: boolean;
   communicationsEnabled: boolean;
+  /** When it was archived (organizations/archive.ts); null while active. */
+  archivedAt: Date | null;
   parentId: string | null;
-  /** How many child organizations it has. */
+  /** How many active (not archived) child organizations it has. */
   childCount: number;
-  /** Its first CHILD_IDS_LIMIT children, oldest first (all of them are paged: organizations.ts listChildren). */
+  /** How many archived ones. */
+  archivedChildCount: number;
+  /** Its first CHILD_IDS_LIMIT active children, oldest first (all of them are paged: organizations.ts listChildren). */
   firstChildIds: string[];
   createdAt: Date;
   updatedAt: Date;

@@ -58,6 +58,8 @@ export const REST_CASES: Record<string, RestCase> = {
   'PATCH /v1/organizations/:orgId': { ids: { orgId: 'org' }, body: () => ({ name: 'Matrix name' }) },
   'POST /v1/organizations/:orgId/children': { ids: { orgId: 'org' }, body: () => ({ name: 'Matrix location', timezone: 'Europe/Berlin' }) },
   'POST /v1/organizations/:orgId/disable': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/archive': { ids: { orgId: 'org' } },
+  'POST /v1/organizations/:orgId/unarchive': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/enable': { ids: { orgId: 'org' } },
   'GET /v1/organizations/:orgId/closures': { ids: { orgId: 'org' } },
   'POST /v1/organizations/:orgId/closures': {
@@ -425,6 +427,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!) { updateOrganization(orgId: $orgId, input: {name: "Matrix name"}) { organization { id name } } }',
   },
+  'Mutation.archiveOrganization': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { archiveOrganization(orgId: $orgId) { organization { id archivedAt } } }',
+  },
+  'Mutation.unarchiveOrganization': {
+    ids: { orgId: 'org' },
+    query: 'mutation($orgId: ID!) { unarchiveOrganization(orgId: $orgId) { organization { id archivedAt } } }',
+  },
   'Mutation.disableOrganization': {
     ids: { orgId: 'org' },
     query: 'mutation($orgId: ID!) { disableOrganization(orgId: $orgId) { status changed } }',
@@ -560,6 +570,7 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
         ['timezone', 'timezone'],
         ['isAccount', 'isAccount'],
         ['communicationsEnabled', 'communicationsEnabled'],
+        ['archivedAt', 'archivedAt'],
         ['parent', 'parent { id name }'],
         ['children', 'children { id name }'],
         ['childCount', 'childCount'],

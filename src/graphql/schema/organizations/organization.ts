@@ -10,6 +10,7 @@ import {
   setCommunications,
 } from '../../../domain/organizations/organizations.js';
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../../../domain/shared/readModel.js';
+import { setArchived } from '../../../domain/organizations/archive.js';
 import { builder } from '../../builder.js';
 import { PageInfoRef } from '../calls/conversation.js';
 
@@ -21,6 +22,11 @@ export const OrganizationRef = builder.prismaObject('Organization', {
     timezone: t.exposeString('timezone', { description: 'IANA timezone in which office hours, breaks and annual closures are read.' }),
     isAccount: t.exposeBoolean('isAccount', { description: 'True for an account organization, which may act on its child organizations.' }),
     communicationsEnabled: t.exposeBoolean('communicationsEnabled', { description: 'False when calls, chats and SMS are disabled.' }),
+    archivedAt: t.expose('archivedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was archived (its calls stop, it leaves lists unless asked for); null while active.',
+    }),
   }),
 });
 
@@ -80,6 +86,7 @@ builder.prismaObjectFields(OrganizationRef, (t) => ({
     args: {
       first: t.arg.int({ description: 'Page size (1..200, default 50).' }),
       after: t.arg.string({ description: 'Continue after this cursor (an edge cursor or pageInfo.endCursor of the previous page).' }),
+      includeArchived: t.arg.boolean({ description: 'Archived locations too (default: active ones only).' }),
     },
     resolve: async (org, args, ctx) => childrenConnection(ctx.deps, await ctx.actor(), org.id, { ...args }),
   }),
@@ -132,6 +139,23 @@ const UpdateOrganizationInput = builder.inputType('UpdateOrganizationInput', {
 });
 
 builder.mutationFields((t) => ({
+  archiveOrganization: t.field({
+    type: OrganizationPayload,
+    description:
+      "Archives a location (its account's to do: FORBIDDEN to its own credential) or an account without active locations (CONFLICT otherwise): its calls stop and it leaves lists unless asked for. Scope organizations:write.",
+    args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
+    resolve: async (_root, args, ctx) => ({
+      organization: (await setArchived(ctx.deps, await ctx.actor(), String(args.orgId), true)).record,
+    }),
+  }),
+  unarchiveOrganization: t.field({
+    type: OrganizationPayload,
+    description: 'Brings an archived organization back (CONFLICT for a location whose account is archived). Scope organizations:write.',
+    args: { orgId: t.arg.id({ required: true, description: 'Organization id (UUID).' }) },
+    resolve: async (_root, args, ctx) => ({
+      organization: (await setArchived(ctx.deps, await ctx.actor(), String(args.orgId), false)).record,
+    }),
+  }),
   updateOrganization: t.field({
     type: OrganizationPayload,
     description:

@@ -12,6 +12,7 @@ import {
   updateOrganization,
   updateOrganizationInput,
 } from '../../../domain/organizations/organizations.js';
+import { archiveInput, setArchived } from '../../../domain/organizations/archive.js';
 import { defineRoute } from '../../route.js';
 
 export const organizationRoutes = [
@@ -78,5 +79,37 @@ export const organizationRoutes = [
       const data = await setCommunications(deps, actor, params.orgId!, true, body);
       return { data, message: data.changed ? 'Communications enabled' : 'Communications were already enabled' };
     },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/archive',
+    tag: 'Organizations',
+    summary: 'Archive a location (or an account without active locations)',
+    description:
+      "Its calls stop (placing one is a 409; its queued ones are not handed out and expire), it leaves its account's children list and `childCount` (`includeArchived=true` lists it), its data stays and is readable by id. A location is its account's to archive (its own credential gets 403); an account is refused (409) while it has active locations. Archiving an archived organization changes nothing. Event `organization.archived`.",
+    errors: {
+      403: "The credential lacks `organizations:write`, or is the location's own (its account archives it).",
+      409: 'An account with active locations.',
+    },
+    scope: 'organizations:write',
+    body: archiveInput,
+    response: organizationResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: (await setArchived(deps, actor, params.orgId!, true, body)).view }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/organizations/:orgId/unarchive',
+    tag: 'Organizations',
+    summary: 'Bring an archived organization back',
+    description:
+      'Its calls may be placed and handed out again and it is listed again. A location under an archived account is refused (409: unarchive the account first). Event `organization.unarchived`.',
+    errors: {
+      403: "The credential lacks `organizations:write`, or is the location's own (its account brings it back).",
+      409: "The location's account is archived.",
+    },
+    scope: 'organizations:write',
+    body: archiveInput,
+    response: organizationResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: (await setArchived(deps, actor, params.orgId!, false, body)).view }),
   }),
 ];
