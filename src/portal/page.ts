@@ -100,10 +100,21 @@ function portalHtml(script: string, stylesheet: string): string {
           <div id="children" hidden>
             <h3>Child organizations</h3>
             <table aria-label="Child organizations">
-              <thead><tr><th scope="col">Name</th><th scope="col">Time zone</th><th scope="col">Communications</th><th scope="col">Actions</th></tr></thead>
+              <thead><tr><th scope="col">Name</th><th scope="col">Time zone</th><th scope="col">Communications</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
               <tbody id="children-rows"></tbody>
             </table>
             <p class="pager"><span id="children-count"></span> <button type="button" id="children-first" class="secondary">First page</button> <button type="button" id="children-next" class="secondary">Next page</button></p>
+            <button type="button" id="location-add" class="secondary" hidden>Add a location</button>
+            <form id="location-form" class="panel" hidden>
+              <h3>A new location</h3>
+              <label for="location-name">Name of the location</label>
+              <input id="location-name" name="name" required maxlength="200" autocomplete="off" />
+              <label for="location-zone">Time zone (IANA, e.g. America/Chicago)</label>
+              <input id="location-zone" name="timezone" required list="location-zones" spellcheck="false" autocomplete="off" />
+              <datalist id="location-zones"></datalist>
+              <button type="submit">Add location</button>
+              <button type="button" class="secondary" data-cancel>Cancel</button>
+            </form>
           </div>
         </section>
 

@@ -278,6 +278,30 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     expect(((await after.json()) as { data: { suppressions: unknown[] } }).data.suppressions).toHaveLength(0);
   });
 
+  it('adds a location to the account, archives it and brings it back: the list and the service say each', async () => {
+    await page.getByRole('button', { name: 'Add a location' }).click();
+    await page.getByLabel('Name of the location').fill('Bright Smiles Uptown');
+    await page.getByLabel('Time zone (IANA, e.g. America/Chicago)').fill('America/Chicago');
+    await page.getByRole('button', { name: 'Add location' }).click();
+    await expect.poll(() => page.locator('#children-rows').innerText(), { timeout: 10_000 }).toContain('Bright Smiles Uptown');
+    const uptown = async () => {
+      const page = (await (await api(`/v1/organizations/${orgId}/children?limit=200&includeArchived=true`, demoKey)).json()) as {
+        data: { children: { id: string; name: string; timezone: string; archivedAt: string | null }[] };
+      };
+      return page.data.children.find((c) => c.name === 'Bright Smiles Uptown');
+    };
+    expect(await uptown()).toMatchObject({ timezone: 'America/Chicago', archivedAt: null });
+    await shot('01c-location-added');
+
+    await page.getByRole('button', { name: 'Archive Bright Smiles Uptown' }).click();
+    await expect.poll(async () => (await uptown())?.archivedAt, { timeout: 10_000 }).toEqual(expect.any(String));
+    await expect.poll(() => page.getByRole('button', { name: 'Unarchive Bright Smiles Uptown' }).count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator('#children-rows').innerText()).toMatch(/Bright Smiles Uptown[\s\S]*Archived/);
+    await page.getByRole('button', { name: 'Unarchive Bright Smiles Uptown' }).click();
+    await expect.poll(async () => (await uptown())?.archivedAt, { timeout: 10_000 }).toBeNull();
+    expect(problems).toEqual([]);
+  });
+
   it("changes a location's greeting: the numbers list and the service say it", async () => {
     await page.getByRole('button', { name: 'Manage Bright Smiles Downtown' }).click();
     await expect.poll(() => page.locator('#numbers-rows').innerText(), { timeout: 10_000 }).toContain('Downtown main line');

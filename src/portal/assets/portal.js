@@ -304,13 +304,15 @@
     add('Kind', org.isAccount ? `Account (${org.childCount} child organizations)` : 'Location');
     add('Communications', org.communicationsEnabled ? 'Enabled' : 'Disabled');
     add('Created', when(org.createdAt));
-    el('children').hidden = !(org.isAccount && org.childCount > 0);
-    if (org.isAccount && org.childCount > 0) await loadChildren();
+    el('children').hidden = !org.isAccount;
+    el('location-add').hidden = !holds('organizations:write');
+    if (org.isAccount) await loadChildren();
   }
 
   async function loadChildren() {
     const cursor = childCursors[childCursors.length - 1];
-    const query = `?limit=${CHILDREN_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    // archived locations are listed too, marked, so that they can be brought back
+    const query = `?limit=${CHILDREN_PAGE}&includeArchived=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const page = await rest('GET', `/v1/organizations/${encodeURIComponent(ownOrg.id)}/children${query}`);
     const rows = el('children-rows');
     rows.replaceChildren(
@@ -319,13 +321,15 @@
           h('td', { text: child.name }),
           h('td', { text: child.timezone }),
           h('td', { text: child.communicationsEnabled ? 'Enabled' : 'Disabled' }),
-          h('td', {}, [
+          h('td', { text: child.archivedAt ? `Archived ${when(child.archivedAt)}` : 'Active' }),
+          h('td', { className: 'actions' }, [
             button(
               'Manage',
               () => actFor({ id: child.id, name: child.name, timezone: child.timezone }),
               'secondary',
               `Manage ${child.name}`,
             ),
+            ...(holds('organizations:write') ? [archiveButton(child)] : []),
           ]),
         ]),
       ),
@@ -337,6 +341,46 @@
     next.dataset.cursor = page.pagination.nextCursor ?? '';
     /** @type {HTMLButtonElement} */ (el('children-first')).disabled = childCursors.length === 1;
   }
+  /** Archives a location, or brings an archived one back. @param {any} child */
+  function archiveButton(child) {
+    const action = child.archivedAt ? 'unarchive' : 'archive';
+    const label = child.archivedAt ? 'Unarchive' : 'Archive';
+    return button(
+      label,
+      () =>
+        run(async () => {
+          await rest('POST', `/v1/organizations/${encodeURIComponent(child.id)}/${action}`, {});
+          await loadChildren();
+          showStatus(child.archivedAt ? `${child.name} is active again.` : `Archived ${child.name}: its calls stop; its data stays.`);
+        }),
+      'secondary',
+      `${label} ${child.name}`,
+    );
+  }
+
+  el('location-add').addEventListener('click', () => {
+    const zones = el('location-zones');
+    if (zones.childElementCount === 0 && typeof Intl.supportedValuesOf === 'function')
+      zones.append(...Intl.supportedValuesOf('timeZone').map((zone) => h('option', { attrs: { value: zone } })));
+    /** @type {HTMLInputElement} */ (el('location-zone')).value = ownOrg.timezone;
+    el('location-form').hidden = false;
+    el('location-name').focus();
+  });
+
+  form('location-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = /** @type {HTMLInputElement} */ (el('location-name')).value;
+    const timezone = /** @type {HTMLInputElement} */ (el('location-zone')).value;
+    void run(async () => {
+      await rest('POST', `/v1/organizations/${encodeURIComponent(ownOrg.id)}/children`, { name, timezone });
+      el('location-form').hidden = true;
+      /** @type {HTMLInputElement} */ (el('location-name')).value = '';
+      childCursors = [null];
+      await loadOrganization();
+      showStatus(`Added ${name.trim()} (${timezone}). Set its week under Manage.`);
+    });
+  });
+
   el('children-next').addEventListener('click', () => {
     const cursor = el('children-next').dataset.cursor;
     if (!cursor) return;
