@@ -643,6 +643,16 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: mutation('$orgId: ID!, $input: UpdateOrganizationInput!', 'updateOrganization(orgId: $orgId, input: $input)'),
     variables: { orgId: f.clinic, input: { name: 'Main Street', timezone: 'America/Chicago' } },
   }),
+  'Mutation.archiveOrganization': (f) => ({
+    query: mutation('$orgId: ID!', 'archiveOrganization(orgId: $orgId)'),
+    variables: { orgId: f.clinic },
+    token: f.demo.organizations.account.apiKey,
+  }),
+  'Mutation.unarchiveOrganization': (f) => ({
+    query: mutation('$orgId: ID!', 'unarchiveOrganization(orgId: $orgId)'),
+    variables: { orgId: f.clinic },
+    token: f.demo.organizations.account.apiKey,
+  }),
   'Mutation.disableOrganization': (f) => ({
     query: mutation('$orgId: ID!', 'disableOrganization(orgId: $orgId)'),
     variables: { orgId: f.clinic },
