@@ -854,6 +854,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Query.callCapacity': (f) => ({ query: query('$orgId: ID!', 'callCapacity(orgId: $orgId)'), variables: { orgId: f.clinic } }),
   'Query.phoneNumber': (f) => ({ query: query('$id: ID!', 'phoneNumber(id: $id)'), variables: { id: f.demo.phoneNumbers.clinic[0] } }),
   'Query.template': (f) => ({ query: query('$id: ID!', 'template(id: $id)'), variables: { id: f.demo.templates.clinic[0] } }),
+  'Query.node': (f) => ({ query: query('$id: ID!', 'node(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
+  'Query.nodes': (f) => ({
+    query: query('$ids: [ID!]!', 'nodes(ids: $ids)'),
+    variables: { ids: [f.demo.bots.clinic[0], f.demo.phoneNumbers.clinic[0]] },
+  }),
   'Query.bot': (f) => ({ query: query('$id: ID!', 'bot(id: $id)'), variables: { id: f.demo.bots.clinic[0] } }),
   'Query.callRequest': (f) => ({
     query: query('$id: ID!', 'callRequest(id: $id)'),

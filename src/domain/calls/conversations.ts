@@ -12,6 +12,7 @@ import { childrenWithinReach } from '../organizations/organizations.js';
 import { type ConversationPosition, type ConversationRange, type ConversationRowFilter, positionOf } from './conversationPages.js';
 import { conversationsAfter, conversationsAtOffset } from './sql.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { uuidParam } from '../shared/ids.js';
 import { viewSchema } from '../shared/viewSchema.js';
 import { absentToUndefined, booleanParam, cursorParam, integerParam, optionalIntegerParam } from '../shared/inputParams.js';
 import { openInstantIdCursor, sealCursor, pageCursorKey } from '../shared/pageCursors.js';
@@ -157,6 +158,18 @@ export interface ConversationConnection {
 /** What the conversations list needs besides the database: the signing key its cursors' MAC key derives from. */
 export interface ConversationDeps extends ScheduleDeps {
   tokens: { key: KeyMaterial };
+}
+
+/**
+ * One conversation's list fields, by id (GraphQL `node`): no transcript, so no access-log entry. Scope
+ * conversations:read; outside reach a 404 like a missing one.
+ */
+export async function getConversationSummary(deps: ScheduleDeps, actor: Actor, conversationId: string): Promise<ConversationView> {
+  requireScope(actor, 'conversations:read');
+  const id = uuidParam('id', conversationId);
+  const row = await deps.db.conversation.findUnique({ where: { id } });
+  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Conversation');
+  return conversationView(row);
 }
 
 export function conversationView(row: Conversation): ConversationView {

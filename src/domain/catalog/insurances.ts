@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { DomainDeps } from '../shared/deps.js';
 import type { Insurance } from '../../generated/prisma/client.js';
-import { type Actor, requireScope } from '../shared/access.js';
+import { type Actor, canReach, requireScope } from '../shared/access.js';
 import { Conflict, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { withoutNulls } from '../shared/inputParams.js';
@@ -129,6 +129,15 @@ export async function listInsurances(deps: DomainDeps, actor: Actor, orgId: stri
   return rows
     .filter((row) => (type === undefined || row.type === type) && (status === undefined || row.status === status))
     .map(insuranceView);
+}
+
+/** One insurance within the caller's reach, by its id alone (GraphQL `node`). Scope insurances:read. */
+export async function getInsurance(deps: DomainDeps, actor: Actor, insuranceId: string): Promise<InsuranceView> {
+  requireScope(actor, 'insurances:read');
+  const id = uuidParam('insuranceId', insuranceId);
+  const row = await deps.db.insurance.findUnique({ where: { id } });
+  if (!row || !(await canReach(deps, actor, row.orgId))) throw new NotFound('Insurance');
+  return insuranceView(row);
 }
 
 /**

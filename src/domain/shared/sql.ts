@@ -1,4 +1,5 @@
-// The SQL the contexts share: the organization row's locks.
+// The SQL the contexts share: the organization row's locks, and which table holds an id.
+import { Prisma } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
 
 /**
@@ -12,4 +13,36 @@ export async function lockOrganizationNoKeyUpdate(tx: SqlRunner, orgId: string):
 /** Locks the organization's row (FOR UPDATE) for the rest of the transaction. */
 export async function lockOrganizationRow(tx: SqlRunner, orgId: string): Promise<void> {
   await tx.$queryRaw`SELECT "id" FROM "Organization" WHERE "id" = ${orgId}::uuid FOR UPDATE`;
+}
+
+/** The tables whose rows a global id (GraphQL `node`) may name: each keyed by a UUID primary key. */
+export const NODE_TABLES = [
+  'Organization',
+  'Bot',
+  'PhoneNumber',
+  'Insurance',
+  'WorkflowTemplate',
+  'CallRequest',
+  'CallBatch',
+  'Conversation',
+  'WebhookEndpoint',
+  'Event',
+] as const;
+export type NodeTable = (typeof NODE_TABLES)[number];
+
+/**
+ * Which of NODE_TABLES holds each of `ids`, with the organization that owns the row and that one's parent (reach is
+ * decided from them before anything else is read): one primary-key probe per table, in one statement. Ids found
+ * nowhere are left out.
+ */
+export function tablesOfIds(
+  db: SqlRunner,
+  ids: readonly string[],
+): Promise<{ id: string; table: NodeTable; orgId: string; parentId: string | null }[]> {
+  const probes = NODE_TABLES.map((table) => {
+    const owner = table === 'Organization' ? Prisma.raw('x."id"') : Prisma.raw('x."orgId"');
+    return Prisma.sql`SELECT x."id"::text AS "id", ${table}::text AS "table", o."id"::text AS "orgId", o."parentId"::text AS "parentId"
+      FROM ${Prisma.raw(`"${table}"`)} x JOIN "Organization" o ON o."id" = ${owner} WHERE x."id" = ANY(${[...ids]}::uuid[])`;
+  });
+  return db.$queryRaw`${Prisma.join(probes, ' UNION ALL ')}`;
 }

@@ -24,6 +24,7 @@ import './credentials/oauthClient.js';
 import './governance/accessLog.js';
 import './governance/retention.js';
 import './governance/redactionPolicy.js';
+import './node.js';
 
 // every root field counts against its REST twin's rate-limit budget (graphql/rateLimits.ts), then every
 // argument is checked to be storable text (graphql/storableArguments.ts) before a resolver reads it

@@ -235,6 +235,11 @@ export const REST_CASES: Record<string, RestCase> = {
 /** Root fields as "Query.field" / "Mutation.field" / "Subscription.field", Organization's fields as "Organization.field". */
 export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Query.organization': { ids: { id: 'org' }, query: 'query($id: ID!) { organization(id: $id) { id name timezone isAccount } }' },
+  'Query.node': { ids: { id: 'bot' }, query: 'query($id: ID!) { node(id: $id) { __typename id ... on Bot { name } } }' },
+  'Query.nodes': {
+    ids: { phone: 'phone', insurance: 'insurance' },
+    query: 'query($phone: ID!, $insurance: ID!) { nodes(ids: [$phone, $insurance]) { __typename id } }',
+  },
   'Query.bot': { ids: { id: 'bot' }, query: 'query($id: ID!) { bot(id: $id) { id name workflows { id title } } }' },
   'Query.callRequest': { ids: { id: 'callRequest' }, query: 'query($id: ID!) { callRequest(id: $id) { id status error { code } } }' },
   'Query.callRequests': {

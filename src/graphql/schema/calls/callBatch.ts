@@ -16,6 +16,7 @@ import {
 import { CALL_DISPOSITIONS } from '../../../domain/calls/callAttempts.js';
 import { CALL_REQUEST_STATUSES } from '../../../domain/calls/callRequests.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
 import {
   CallConsentInput,
@@ -86,6 +87,7 @@ const PlacementRef = builder.objectRef<{ index: number; callRequestId: string }>
 });
 
 const CallBatchRef = builder.objectRef<CallBatchView & Partial<Pick<CreatedCallBatch, 'callRequests'>>>('CallBatch').implement({
+  interfaces: [NodeRef],
   description: "Many calls placed in one request (a campaign): the shared defaults, the recipients skipped, and its requests' progress.",
   fields: (t) => ({
     id: t.id({ description: 'Call batch id (UUID); the same as callBatchId.', resolve: (b) => b.callBatchId }),

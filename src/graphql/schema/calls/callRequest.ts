@@ -25,6 +25,7 @@ import {
 } from '../../../domain/calls/callDispatch.js';
 import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { AvailabilityRef } from '../schedule/availability.js';
 import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
 import type { CallAttempt } from '../../../domain/calls/callAttempts.js';
@@ -191,6 +192,7 @@ const callRequestFields = <S extends CallRequestView>(t: PothosSchemaTypes.Objec
 });
 
 export const CallRequestRef = builder.objectRef<CallRequestView>('CallRequest').implement({
+  interfaces: [NodeRef],
   description:
     'A call placed by an integrator and worked by the agent runtime. A failed request is data (status failed with an error), not a GraphQL error.',
   fields: (t) => callRequestFields(t),

@@ -20,6 +20,7 @@ import {
   type TranscriptPage,
 } from '../../../domain/calls/conversationWrites.js';
 import { type ArgBuilderOf, builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { MediumEnum } from '../enums.js';
 import type { PatientWordsAnswerType } from '../../../domain/shared/shownOnce.js';
 
@@ -29,6 +30,7 @@ const ConversationStatusEnum = builder.enumType('ConversationStatus', {
 });
 
 export const ConversationRef = builder.objectRef<ConversationView>('Conversation').implement({
+  interfaces: [NodeRef],
   description: 'A conversation of a bot with a caller or visitor.',
   fields: (t) => ({
     id: t.exposeID('conversationId', { description: 'Conversation id (UUID); the same as conversationId.' }),

@@ -5,6 +5,7 @@ import { BOT_NAME_MAX, type BotView, createBot, getBot, listBots, updateBot } fr
 import { type BotDeletion, deleteBot } from '../../../domain/calls/botDeletion.js';
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { OrganizationRef } from '../organizations/organization.js';
 import { WorkflowStepType } from './template.js';
 
@@ -21,6 +22,7 @@ const BotWorkflowType = builder.objectRef<ExportedWorkflow>('BotWorkflow').imple
 });
 
 export const BotType = builder.objectRef<BotView>('Bot').implement({
+  interfaces: [NodeRef],
   description: 'An AI agent that answers phone calls, SMS and chats for an organization.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Bot id (UUID).' }),

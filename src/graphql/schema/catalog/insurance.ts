@@ -11,6 +11,7 @@ import {
   updateInsurance,
 } from '../../../domain/catalog/insurances.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { OrganizationRef } from '../organizations/organization.js';
 
 const InsuranceTypeEnum = builder.enumType('InsuranceType', {
@@ -24,6 +25,7 @@ const InsuranceStatusEnum = builder.enumType('InsuranceStatus', {
 });
 
 export const InsuranceRef = builder.objectRef<InsuranceView>('Insurance').implement({
+  interfaces: [NodeRef],
   description: 'An insurance acceptance setting of an organization.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Insurance id (UUID).' }),

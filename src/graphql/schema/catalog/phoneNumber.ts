@@ -15,6 +15,7 @@ import {
   VOICE_RANGES,
 } from '../../../domain/catalog/phoneNumbers.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { OrganizationRef } from '../organizations/organization.js';
 
 const LanguageEnum = builder.enumType('Language', {
@@ -28,6 +29,7 @@ const VoiceIdEnum = builder.enumType('VoiceId', {
 });
 
 export const PhoneNumberRef = builder.objectRef<PhoneNumberView>('PhoneNumber').implement({
+  interfaces: [NodeRef],
   description: "A phone number of an organization, attached to one of the organization's bots.",
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Phone number id (UUID).' }),

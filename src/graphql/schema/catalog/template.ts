@@ -14,6 +14,7 @@ import {
 } from '../../../domain/catalog/templates.js';
 import type { ActionMetadata, ChildStep, Step, TemplateWorkflow } from '../../../domain/catalog/workflowShape.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { MediumEnum, OfficeHoursAvailabilityEnum } from '../enums.js';
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -89,6 +90,7 @@ const TemplateVariableType = builder.objectRef<TemplateVariable>('TemplateVariab
 });
 
 export const WorkflowTemplateType = builder.objectRef<TemplateView>('WorkflowTemplate').implement({
+  interfaces: [NodeRef],
   description: 'A reusable workflow template of an organization.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Template id (UUID).' }),

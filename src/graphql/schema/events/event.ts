@@ -1,5 +1,6 @@
 import { type EventConnection, type EventView, eventsConnection, getEvent } from '../../../domain/events/queries.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { PageInfoRef } from '../calls/conversation.js';
 
 const EventActorKindEnum = builder.enumType('EventActorKind', {
@@ -25,6 +26,7 @@ const EventSubjectRef = builder.objectRef<EventView['subject']>('EventSubject').
 });
 
 export const EventRef = builder.objectRef<EventView>('Event').implement({
+  interfaces: [NodeRef],
   description:
     'One change, recorded in the transaction of the change: who changed what, when (the event log and audit trail; docs/rest.md "Event catalogue").',
   fields: (t) => ({

@@ -16,6 +16,7 @@ import {
 } from '../../../domain/events/webhookEndpoints.js';
 import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 
 type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -43,6 +44,7 @@ const endpointFields = <S extends WebhookEndpointView>(t: PothosSchemaTypes.Obje
 });
 
 const WebhookEndpointRef = builder.objectRef<WebhookEndpointView>('WebhookEndpoint').implement({
+  interfaces: [NodeRef],
   description: 'A receiver of events (Standard Webhooks signed POSTs). Its secret is shown only when made or rotated.',
   fields: (t) => endpointFields(t),
 });

@@ -12,9 +12,11 @@ import {
 import { CHILD_IDS_LIMIT, type OrganizationRecord } from '../../../domain/shared/readModel.js';
 import { setArchived } from '../../../domain/organizations/archive.js';
 import { builder } from '../../builder.js';
+import { NodeRef } from '../node.js';
 import { PageInfoRef } from '../calls/conversation.js';
 
 export const OrganizationRef = builder.prismaObject('Organization', {
+  interfaces: [NodeRef],
   description: 'A business location (or an account organization grouping child locations), with a timezone.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Organization id (UUID).' }),
