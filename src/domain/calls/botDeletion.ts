@@ -17,7 +17,7 @@ import { viewSchema } from '../shared/viewSchema.js';
 import { recordEvent } from '../events/log.js';
 import { botView } from '../catalog/bots.js';
 import { detachLockedNumber } from '../catalog/phoneNumbers.js';
-import { lockBot, lockLiveCallsOfBot, lockPhoneNumber } from '../catalog/sql.js';
+import { botWithParent, lockLiveCallsOfBot, lockPhoneNumber } from '../catalog/sql.js';
 import { cancelable, cancelLockedCallRequest } from './callRequests.js';
 
 /** Query of DELETE /v1/bots/{botId} and the arguments of GraphQL deleteBot. */
@@ -59,7 +59,7 @@ export async function deleteBot(deps: ScheduleDeps, actor: Actor, botId: string,
   const { force } = parseInput(deleteBotInput, withoutNulls(input));
   const now = deps.clock();
   const { answer, orgId } = await deps.db.$transaction(async (tx) => {
-    const [bot] = await lockBot(tx, id);
+    const [bot] = await botWithParent(tx, id, true);
     if (!bot || !reaches(actor, { id: bot.orgId, parentId: bot.parentId })) throw new NotFound('Bot');
     const numbers = await tx.phoneNumber.findMany({
       where: { botId: id },

@@ -22,7 +22,7 @@ import { changedFields, recordEvent } from '../events/log.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { insertWorkflows, loadReachableBot } from './workflows.js';
 import { canonicalTemplateWorkflow, type TemplateWorkflow, templateWorkflowInputSchema } from './workflowShape.js';
-import { lockBot } from './sql.js';
+import { botWithParent } from './sql.js';
 
 export const BOT_NAME_MAX = 200;
 
@@ -215,7 +215,7 @@ export async function updateBot(deps: DomainDeps, actor: Actor, botId: string, i
   const changes = parseInput(updateBotInput, input ?? {});
   return deps.db.$transaction(async (tx) => {
     // locked and read first: the event records the values it replaces, and reach is decided in the same statement
-    const [locked] = await lockBot(tx, id);
+    const [locked] = await botWithParent(tx, id, true);
     if (!locked || !reaches(actor, { id: locked.orgId, parentId: locked.parentId })) throw new NotFound('Bot');
     const before = botView(locked);
     const unlink = changes.templateId === null ? { templateId: null, templateVersion: null } : {};

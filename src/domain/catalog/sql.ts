@@ -1,6 +1,6 @@
 // Every SQL statement of the catalog context (bots, templates, workflows, phone numbers, insurances); the rest
 // of its reads and writes go through Prisma's client.
-import type { Bot, Insurance, PhoneNumber } from '../../generated/prisma/client.js';
+import { type Bot, type Insurance, type PhoneNumber, Prisma } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
 
 /** A row's organization and that organization's parent: reach is decided from them in the statement that locks the row. */
@@ -20,18 +20,14 @@ export function lockBotForShare(tx: SqlRunner, botId: string): Promise<(OwnedRow
     FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR SHARE OF b`;
 }
 
-/** A bot with its organization's parent (none when it is not there): reach is decided from them. */
-export function botWithParent(db: SqlRunner, botId: string): Promise<(Bot & { parentId: string | null })[]> {
+/**
+ * A bot with its organization's parent (none when it is not there): reach is decided from them. `lock`: the bot's
+ * row locked (FOR UPDATE) until the transaction ends.
+ */
+export function botWithParent(db: SqlRunner, botId: string, lock = false): Promise<(Bot & { parentId: string | null })[]> {
   return db.$queryRaw`
     SELECT b.*, o."parentId"::text AS "parentId"
-    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid`;
-}
-
-/** The same, the bot's row locked (FOR UPDATE) until the transaction ends. */
-export function lockBot(tx: SqlRunner, botId: string): Promise<(Bot & { parentId: string | null })[]> {
-  return tx.$queryRaw`
-    SELECT b.*, o."parentId"::text AS "parentId"
-    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR UPDATE OF b`;
+    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid ${lock ? Prisma.sql`FOR UPDATE OF b` : Prisma.empty}`;
 }
 
 /**
