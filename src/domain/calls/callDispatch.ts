@@ -33,6 +33,7 @@ import {
   lockCallRequest,
   placeFollowUp,
   placingOfRow,
+  statusAt,
 } from './callRequests.js';
 import {
   attemptsOf,
@@ -433,7 +434,7 @@ async function underLease(
   return deps.db.$transaction(async (tx) => {
     const row = await lockCallRequest(tx, id);
     if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
-    const status = callRequestView(row, now).status;
+    const status = statusAt(row, now);
     if (status !== 'in_progress') throw new Conflict(`Call request ${id} is ${status}; it is no longer being worked`);
     if (row.leaseId !== lease.toLowerCase() || row.leaseUntil === null || row.leaseUntil.getTime() <= now.getTime()) {
       throw new Conflict(`The lease ${lease} on call request ${id} is not held (it ended, or another runtime claimed the request)`);

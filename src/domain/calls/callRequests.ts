@@ -246,6 +246,11 @@ export function lapsed(row: Pick<CallRequest, 'status' | 'startedAt' | 'expiresA
   return (row.status === 'queued' || (row.status === 'in_progress' && row.startedAt === null)) && row.expiresAt.getTime() <= now.getTime();
 }
 
+/** The status a request answers at `now`: `expired` once it lapsed, else as stored (callRequestView's `status`). */
+export function statusAt(row: Pick<CallRequest, 'status' | 'startedAt' | 'expiresAt'>, now: Date): CallRequestStatus {
+  return lapsed(row, now) ? 'expired' : row.status;
+}
+
 /**
  * The record as answered at `now`. A request not started when its `expiresAt` has passed will never be
  * placed, so it reads as `expired` (finished at its expiry) even before the expiry job has written it.
@@ -259,7 +264,7 @@ export function callRequestView(row: CallRequest, now: Date): CallRequestView {
     botId: row.botId,
     phoneNumberId: row.phoneNumberId,
     to: row.to,
-    status: over ? 'expired' : row.status,
+    status: statusAt(row, now),
     officeHoursOnly: row.officeHoursOnly,
     metadata: (row.metadata ?? {}) as Record<string, string>,
     createdAt: row.createdAt.toISOString(),
@@ -633,7 +638,7 @@ export async function cancelCallRequest(
   return deps.db.$transaction(async (tx) => {
     const row = await lockCallRequest(tx, id);
     if (!row || !(await reachableInTransaction(tx, actor, row.orgId))) throw new NotFound('Call request');
-    const current = callRequestView(row, now).status;
+    const current = statusAt(row, now);
     if (!cancelable(row, now)) {
       throw new Conflict(
         `Call request ${id} is ${current === 'in_progress' ? 'in progress (started)' : current}; only a call not yet started can be canceled`,
@@ -644,8 +649,8 @@ export async function cancelCallRequest(
 }
 
 /** Whether a request may still be canceled: queued, or claimed and not started. */
-export function cancelable(row: CallRequest, now: Date): boolean {
-  const current = callRequestView(row, now).status;
+export function cancelable(row: Pick<CallRequest, 'status' | 'startedAt' | 'expiresAt'>, now: Date): boolean {
+  const current = statusAt(row, now);
   return current === 'queued' || (current === 'in_progress' && row.startedAt === null);
 }
 
@@ -660,7 +665,7 @@ export async function cancelLockedCallRequest(
   row: CallRequest,
   now: Date,
 ): Promise<CallRequestView> {
-  const previousStatus = callRequestView(row, now).status;
+  const previousStatus = statusAt(row, now);
   const updated = await tx.callRequest.update({
     where: { id: row.id },
     data: { status: 'canceled', finishedAt: now, leaseId: null, leaseUntil: null },

@@ -167,18 +167,9 @@ export async function createBot(deps: DomainDeps, actor: Actor, orgId: string, i
           templateVersion: template?.version ?? null,
         },
       });
+      // a template's workflow is a portable one with an `order`; the bot's first workflow takes order 1 instead
       const workflow = templateWorkflowOf(template);
-      const workflows = workflow
-        ? await insertWorkflows(tx, row.id, 1, [
-            {
-              title: workflow.title,
-              description: workflow.description,
-              enabled: workflow.enabled,
-              usageContext: workflow.usageContext,
-              steps: workflow.steps,
-            },
-          ])
-        : [];
+      const workflows = workflow ? await insertWorkflows(tx, row.id, 1, [workflow]) : [];
       const view = botView(row);
       await recordEvent(tx, deps, actor, {
         type: 'bot.created',

@@ -37,42 +37,47 @@ export async function setArchived(
   if (org.parentId !== null && actor.orgId === org.id)
     throw new Forbidden(`Only its account ${archive ? 'archives' : 'unarchives'} a location`);
   const now = deps.clock();
-  const changed = await deps.db.$transaction(async (tx) => {
+  const { record, changed } = await deps.db.$transaction(async (tx) => {
     const [state] = await lockArchiveState(tx, org.id);
     if (!state) throw new NotFound('Organization');
-    if ((state.archivedAt !== null) === archive) return null;
+    // already so: answered as the locked row says (the read model may not have heard of it yet)
+    if ((state.archivedAt !== null) === archive) return { record: { ...org, archivedAt: state.archivedAt }, changed: false };
     if (archive && state.isAccount) {
       const [{ active }] = (await activeChildCount(tx, org.id)) as [{ active: number }];
       if (active > 0) throw new Conflict(`Account ${org.id} has ${active} active location${active === 1 ? '' : 's'}; archive them first`);
     }
-    if (!archive && state.parentId !== null) {
-      const [parent] = await shareLockArchivedAt(tx, state.parentId);
-      if (parent?.archivedAt) throw new Conflict(`The account of ${org.id} is archived; unarchive its account first`);
-    }
+    if (!archive && state.parentId !== null)
+      await assertAccountActive(tx, state.parentId, `The account of ${org.id} is archived; unarchive its account first`);
     const archivedAt = archive ? now : null;
     const row = await tx.organization.update({ where: { id: org.id }, data: { archivedAt, updatedAt: now } });
-    const record: OrganizationRecord = { ...org, archivedAt: row.archivedAt, updatedAt: row.updatedAt };
+    const written: OrganizationRecord = { ...org, archivedAt: row.archivedAt, updatedAt: row.updatedAt };
     await recordEvent(tx, deps, actor, {
       type: archive ? 'organization.archived' : 'organization.unarchived',
       orgId: org.id,
       subject: { type: 'organization', id: org.id },
       // the parent is named in the event (within reach: only the account acts on a location), so that every
       // instance hears that the account's counts changed too
-      data: organizationView(actor, record, true),
+      data: organizationView(actor, written, true),
       previous: { archivedAt: state.archivedAt?.toISOString() ?? null },
     });
-    return record;
+    return { record: written, changed: true };
   });
   if (changed) {
     deps.changes.publish({ kind: 'organization', orgId: org.id });
     if (org.parentId) deps.changes.publish({ kind: 'organization', orgId: org.parentId });
   }
-  const record = changed ?? (await loadReachableOrganization(deps, actor, org.id));
   return { view: organizationView(actor, record, await canReach(deps, actor, record.parentId)), record };
 }
 
-/** Refuses (409) a location made under an archived account; call it in the creating transaction (it share-locks the account). */
-export async function assertAccountActive(tx: Parameters<typeof shareLockArchivedAt>[0], accountId: string): Promise<void> {
+/**
+ * Refuses (409, with `refusal`) a location made or brought back under an archived account; call it in the writing
+ * transaction (it share-locks the account).
+ */
+export async function assertAccountActive(
+  tx: Parameters<typeof shareLockArchivedAt>[0],
+  accountId: string,
+  refusal = `Account ${accountId} is archived; unarchive it before adding locations`,
+): Promise<void> {
   const [account] = await shareLockArchivedAt(tx, accountId);
-  if (account?.archivedAt) throw new Conflict(`Account ${accountId} is archived; unarchive it before adding locations`);
+  if (account?.archivedAt) throw new Conflict(refusal);
 }
