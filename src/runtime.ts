@@ -6,6 +6,7 @@ import { masterKeys } from './crypto/masterKeys.js';
 import { KeyUsage } from './auth/keyUsage.js';
 import { createChangeFeed } from './changes/createFeed.js';
 import { EventTail } from './changes/eventTail.js';
+import { LiveEventReader } from './changes/liveEvents.js';
 import { wakeAtRealTime } from './clock.js';
 import type { ChangeFeed } from './changes/feed.js';
 import type { Config } from './config.js';
@@ -74,6 +75,9 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       await tail.start();
       closers.push(() => tail.stop());
     }
+    // each event as it commits, for subscriptions that deliver every transition (read only while one is open)
+    const liveEvents = new LiveEventReader(database.prisma, { observers: database.observers, onNotice: (wake) => changes.onNotice(wake) });
+    closers.push(() => liveEvents.close());
     // API keys' last use: noted per request, written at most once a minute (auth/keyUsage.ts)
     const keyUsage = new KeyUsage(database.prisma);
     closers.push(() => keyUsage.close());
@@ -91,6 +95,7 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
+      liveEvents,
       tenantWork: new TenantWorkGate(),
     };
     // durable work: the server starts the poll loop once it listens; stopped before the database closes
@@ -109,6 +114,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     changes.onNotice(() => jobs.poke());
     // and after any commit that appended events (an insurance's notes, a call's outcome: writes that publish no change)
     database.observers.add({ onStatement: () => {}, onEventsCommitted: () => jobs.poke() });
+    // and the other instances' readers of the log (their webhook dispatchers, live subscriptions), for the same writes
+    database.observers.add({ onStatement: () => {}, onEventsCommitted: () => changes.announce() });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // erasures on request, in bounded batches (domain/calls/erasure.ts)
     for (const [kind, handler] of Object.entries(erasureJobHandlers(deps))) jobs.handle(kind, handler);

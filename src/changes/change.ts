@@ -70,3 +70,22 @@ export interface ChangeListener {
 export interface ChangeChannel extends ChangePublisher {
   subscribe(listener: ChangeListener): () => void;
 }
+
+/** An event of the log as live subscriptions hear it (liveEvents.ts): once each, in the log's order, from any instance. */
+export interface LiveEvent {
+  id: string;
+  type: string;
+  orgId: string;
+  occurredAt: Date;
+  /** The resource as answered after the change (domain/events/log.ts). */
+  data: unknown;
+}
+
+/** The events of the log as they commit, for live subscriptions. */
+export interface LiveEventSource {
+  /**
+   * Hears every event of `orgId` that commits from now on, on this instance or another; resolves once
+   * listening (nothing committed after it resolved is missed) to a function that stops.
+   */
+  watch(orgId: string, listener: (event: LiveEvent) => void): Promise<() => void>;
+}

@@ -25,6 +25,7 @@ export class ChangeFeed implements ChangeChannel {
   private isConnected = false;
   private isInSync = true;
   private lastWarnAt = -Infinity;
+  private announcing = false;
 
   constructor(
     readonly transport: ChangeTransport,
@@ -69,22 +70,39 @@ export class ChangeFeed implements ChangeChannel {
   /** A change whose event committed with this instance's write: heard here at once, a notice to the others. */
   publish(change: Change): void {
     this.deliver({ kind: change.kind, orgId: change.orgId }, true);
+    this.send({ kind: change.kind, orgId: change.orgId });
+  }
+
+  /**
+   * Events committed here that no change stands for (a call's transition, a turn): the other instances' readers of
+   * the log (live subscriptions, webhook deliveries) are woken too. The commits of one turn of the event loop share
+   * one notice.
+   */
+  announce(): void {
+    if (this.transport.name === 'local' || this.announcing) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      this.send({});
+    });
+  }
+
+  /** Sends a notice (what it names is for instances of earlier versions: change.ts Notice). */
+  private send(names: { kind?: string; orgId?: string }): void {
     if (this.transport.name === 'local') return;
-    const sending = this.transport
-      .send(JSON.stringify({ kind: change.kind, orgId: change.orgId, origin: this.instanceId }))
-      .catch((err: unknown) => {
-        // the others read the event at their next poll
-        const now = Date.now();
-        if (now - this.lastWarnAt > 30_000) {
-          this.lastWarnAt = now;
-          this.logger.warn('notice not sent to other instances: channel unavailable', {
-            transport: this.transport.name,
-            kind: change.kind,
-            ...errorFields(err),
-            stack: undefined,
-          });
-        }
-      });
+    const sending = this.transport.send(JSON.stringify({ ...names, origin: this.instanceId })).catch((err: unknown) => {
+      // the others read the event at their next poll
+      const now = Date.now();
+      if (now - this.lastWarnAt > 30_000) {
+        this.lastWarnAt = now;
+        this.logger.warn('notice not sent to other instances: channel unavailable', {
+          transport: this.transport.name,
+          kind: names.kind ?? 'events',
+          ...errorFields(err),
+          stack: undefined,
+        });
+      }
+    });
     this.pending.add(sending);
     void sending.finally(() => this.pending.delete(sending));
   }

@@ -19,6 +19,16 @@ export class LogPosition {
     private readonly gapMs: number,
   ) {}
 
+  /**
+   * A reader that starts now: the seqs present among the latest (`recent`, ascending; all of the log when fewer
+   * than `window`) count as read, and those missing between them as gaps, since a write may still commit them.
+   */
+  static startingAfter(recent: readonly number[], window: number, gapMs: number, now = Date.now()): LogPosition {
+    const position = new LogPosition(recent.length < window ? 0 : recent[0]! - 1, gapMs);
+    for (const seq of recent) position.saw(seq, now);
+    return position;
+  }
+
   /** The highest seq read so far. */
   get read(): number {
     return this.highest;

@@ -1,4 +1,5 @@
-// The change feed's statements: where the event log ends, the events a reader reads next, and the
+// The change feed's statements: where the event log ends, the events a reader (the change feed's tail, the live
+// subscriptions' reader) reads next, and the
 // LISTEN/NOTIFY of the PostgreSQL notice channel (on a pg client of its own, not Prisma's).
 import { Prisma } from '../generated/prisma/client.js';
 import type { SqlRunner } from '../db/sql.js';
@@ -35,6 +36,35 @@ export function unreadChangeEvents(db: SqlRunner, position: LogPosition, limit: 
     WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "type", "orgId", "data"`, limit)})
     SELECT "seq"::text AS "seq", "type", "orgId"::text AS "orgId",
            CASE WHEN "type" IN ('organization.created', 'organization.archived', 'organization.unarchived') THEN "data"->>'parentId' END AS "parentId"
+    FROM ev ORDER BY "seq" LIMIT ${limit}`;
+}
+
+/** The highest `count` seqs of the event log, ascending: where a live reader starts (liveEvents.ts). */
+export async function recentEventSeqs(db: SqlRunner, count: number): Promise<number[]> {
+  const rows = await db.$queryRaw<{ seq: string }[]>`
+    SELECT "seq"::text AS "seq" FROM (SELECT "seq" FROM "Event" ORDER BY "seq" DESC LIMIT ${count}) r ORDER BY "seq"`;
+  return rows.map((row) => Number(row.seq));
+}
+
+/** An event as a live subscription delivers it: `data` only for the organizations being watched (null otherwise). */
+export interface LiveEventRow {
+  seq: string;
+  id: string;
+  type: string;
+  orgId: string;
+  occurredAt: Date;
+  data: unknown;
+}
+
+/**
+ * The next `limit` events a live reader at `position` has not read, in seq order; the data (the resource as
+ * answered) is read only for the events of `orgIds`, the organizations someone watches.
+ */
+export function unreadLiveEvents(db: SqlRunner, position: LogPosition, orgIds: readonly string[], limit: number): Promise<LiveEventRow[]> {
+  return db.$queryRaw`
+    WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "id", "type", "orgId", "occurredAt", "data"`, limit)})
+    SELECT "seq"::text AS "seq", "id"::text AS "id", "type", "orgId"::text AS "orgId", "occurredAt",
+           CASE WHEN "orgId" = ANY(${[...orgIds]}::uuid[]) THEN "data" END AS "data"
     FROM ev ORDER BY "seq" LIMIT ${limit}`;
 }
 

@@ -8,12 +8,15 @@ import type { ScheduleDeps } from '../domain/schedule/deps.js';
 import type { HttpDeps } from '../http/deps.js';
 import type { ReadModel } from '../readmodel/readModel.js';
 import type { LiveStreams } from './liveStreams.js';
+import type { LiveEventSource } from '../changes/change.js';
 
 export interface GraphQLDeps extends ScheduleDeps, Pick<WebhookDeps, 'resolveHost' | 'jobs'>, AuthDeps, HttpDeps {
   /** The whole read model: authentication's reads and the domain's. */
   readModel: ReadModel;
   /** Live subscription streams open on this instance (bounded per credential, closed on shutdown). */
   liveStreams: LiveStreams;
+  /** The log's events as they commit, on any instance, for subscriptions that deliver each (changes/liveEvents.ts). */
+  liveEvents: LiveEventSource;
   /**
    * The Downtown clinic's demo API key, set only with GRAPHIQL_DEMO_KEY on the embedded demo database (never on
    * postgresql://): GraphiQL's headers hold it for a browser on this machine alone (yoga.ts).

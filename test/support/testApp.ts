@@ -21,6 +21,7 @@ import { createDemoData, type DemoData } from '../../src/demo/demoData.js';
 import { createLogger } from '../../src/logger.js';
 import { createRateLimiter } from '../../src/ratelimit/limiter.js';
 import { createChangeFeed } from '../../src/changes/createFeed.js';
+import { LiveEventReader } from '../../src/changes/liveEvents.js';
 import { ReadModel } from '../../src/readmodel/readModel.js';
 import { KeyUsage } from '../../src/auth/keyUsage.js';
 import { LiveStreams } from '../../src/graphql/liveStreams.js';
@@ -262,6 +263,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
       readModel,
       changes,
       liveStreams: new LiveStreams(config.subscriptionsPerCredential),
+      liveEvents: new LiveEventReader(t.db.prisma, { observers: t.db.observers, onNotice: (wake) => changes.onNotice(wake) }),
       tenantWork: new TenantWorkGate(),
       // written only when a test flushes it: a timer firing mid-test would add a statement to its count
       keyUsage: new KeyUsage(t.db.prisma, 24 * 60 * 60_000),
@@ -280,6 +282,7 @@ export function useTestApp(options: TestAppOptions = {}): TestApp {
 
   afterAll(async () => {
     await t.deps?.rateLimit?.close();
+    await (t.deps?.liveEvents as LiveEventReader | undefined)?.close();
     await t.deps?.changes?.close();
     await t.db?.close();
   });

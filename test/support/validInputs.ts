@@ -932,6 +932,11 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     variables: { endpointId: await f.endpointId() },
   }),
   'Query.webhookEndpoint': async (f) => ({ query: query('$id: ID!', 'webhookEndpoint(id: $id)'), variables: { id: await f.endpointId() } }),
+  'Subscription.callRequestChanged': (f) => ({
+    query: 'subscription($orgId: ID!) { callRequestChanged(orgId: $orgId) { type } }',
+    variables: { orgId: f.clinic },
+    subscription: true,
+  }),
   'Subscription.availabilityChanged': (f) => ({
     query: 'subscription($orgId: ID!, $phone: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phone) { state } }',
     variables: { orgId: f.clinic, phone: f.demo.phoneNumbers.clinic[0] },

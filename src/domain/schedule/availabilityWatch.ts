@@ -17,6 +17,7 @@ import type { ScheduleDeps } from './deps.js';
 import { parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
+import { LiveQueue } from '../shared/liveQueue.js';
 
 /** How often the caller's credential is checked again while nothing else happens. */
 const RECHECK_CREDENTIAL_MS = 60_000;
@@ -28,11 +29,9 @@ export interface WatchOptions {
   reauthenticate(): Promise<Actor>;
 }
 
-class AvailabilityWatch implements AsyncIterableIterator<Availability> {
-  private readonly buffered: Availability[] = [];
-  private waiting: { resolve: (r: IteratorResult<Availability>) => void; reject: (err: unknown) => void } | undefined;
-  private failure: Error | undefined;
-  private finished = false;
+class AvailabilityWatch {
+  /** What the client reads; a slow one loses the oldest answers (each is whole, the latest is what counts). */
+  readonly stream: LiveQueue<Availability>;
   private lastKey: string | undefined;
   private steps: Promise<void> = Promise.resolve();
   private cancelWake: (() => void) | undefined;
@@ -48,6 +47,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     private readonly options: WatchOptions,
     first: { availability: Availability; untilMs: number; now: number },
   ) {
+    this.stream = new LiveQueue({ max: MAX_BUFFERED, overflow: 'dropOldest', onEnd: () => this.stop() });
     // every change is heard, this instance's at once and the others' from the event log (even after a
     // time when the log could not be read: it is then read from where it was)
     this.unsubscribe = deps.changes.subscribe({ onChange: (change) => this.onChange(change) });
@@ -66,11 +66,11 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
 
   /** Steps run one after the other, so that answers go out in the order of the instants they are for. */
   private refresh(recheck: boolean): void {
-    this.steps = this.steps.then(() => this.step(recheck)).catch((err: unknown) => this.fail(err));
+    this.steps = this.steps.then(() => this.step(recheck)).catch((err: unknown) => this.stream.fail(err));
   }
 
   private async step(recheck: boolean): Promise<void> {
-    if (this.finished) return;
+    if (this.stream.finished) return;
     if (recheck) {
       const actor = await this.options.reauthenticate();
       requireScope(actor, 'office-hours:read');
@@ -83,7 +83,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
       this.medium,
       this.phoneNumberId,
     );
-    if (this.finished) return;
+    if (this.stream.finished) return;
     this.deliver(answer, untilMs, now, recheck);
   }
 
@@ -92,7 +92,7 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     const key = JSON.stringify({ ...answer, at: undefined, localTime: undefined });
     if (key !== this.lastKey) {
       this.lastKey = key;
-      this.push(answer);
+      this.stream.push(answer);
     }
     this.cancelWake?.();
     // not nextChangeAt: the break, the closure or the greeting can change before the state does
@@ -103,61 +103,10 @@ class AvailabilityWatch implements AsyncIterableIterator<Availability> {
     }
   }
 
-  private push(answer: Availability): void {
-    if (this.waiting) {
-      const { resolve } = this.waiting;
-      this.waiting = undefined;
-      resolve({ value: answer, done: false });
-      return;
-    }
-    this.buffered.push(answer);
-    if (this.buffered.length > MAX_BUFFERED) this.buffered.shift();
-  }
-
-  private fail(err: unknown): void {
-    if (this.finished) return;
-    this.failure = err instanceof Error ? err : new Error('the availability watch failed', { cause: err });
-    this.stop();
-    if (this.waiting) {
-      const { reject } = this.waiting;
-      this.waiting = undefined;
-      reject(err);
-    }
-  }
-
   private stop(): void {
-    this.finished = true;
     this.unsubscribe();
     this.cancelWake?.();
     this.cancelRecheck?.();
-  }
-
-  next(): Promise<IteratorResult<Availability>> {
-    const value = this.buffered.shift();
-    if (value) return Promise.resolve({ value, done: false });
-    if (this.failure !== undefined) {
-      const err = this.failure;
-      this.failure = undefined;
-      return Promise.reject(err);
-    }
-    if (this.finished) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
-      this.waiting = { resolve, reject };
-    });
-  }
-
-  return(): Promise<IteratorResult<Availability>> {
-    this.stop();
-    this.buffered.length = 0;
-    if (this.waiting) {
-      this.waiting.resolve({ value: undefined, done: true });
-      this.waiting = undefined;
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<Availability> {
-    return this;
   }
 }
 
@@ -179,5 +128,5 @@ export async function watchAvailability(
   const now = deps.clock().getTime();
   // a foreign phone number: 404 now; else the stream's first answer
   const first = answerFromSchedule(await loadSchedule(deps, org.id, now), now, parsed.medium, parsed.phoneNumberId);
-  return new AvailabilityWatch(deps, actor.orgId, org.id, parsed.medium, parsed.phoneNumberId, options, { ...first, now });
+  return new AvailabilityWatch(deps, actor.orgId, org.id, parsed.medium, parsed.phoneNumberId, options, { ...first, now }).stream;
 }

@@ -421,6 +421,10 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     query:
       'subscription($orgId: ID!, $phoneNumberId: ID) { availabilityChanged(orgId: $orgId, medium: PHONE, phoneNumberId: $phoneNumberId) { state greeting } }',
   },
+  'Subscription.callRequestChanged': {
+    ids: { orgId: 'org' },
+    query: 'subscription($orgId: ID!) { callRequestChanged(orgId: $orgId) { type callRequest { id status } } }',
+  },
   'Query.viewer': { ids: {}, query: '{ viewer { scopes organization { id children { id } parent { id } } } }' },
 
   'Mutation.createLocation': {

@@ -29,6 +29,7 @@ import { NodeRef } from '../node.js';
 import { AvailabilityRef } from '../schedule/availability.js';
 import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
 import type { CallAttempt } from '../../../domain/calls/callAttempts.js';
+import { type CallRequestChange, watchCallRequests } from '../../../domain/calls/callRequestWatch.js';
 
 export const CallRequestStatusEnum = builder.enumType('CallRequestStatus', {
   description: 'Where a call stands: queued, in_progress, then completed, failed, canceled or expired.',
@@ -400,3 +401,39 @@ builder.mutationFields((t) => ({
       failCallRequest(ctx.deps, await ctx.actor(), String(id), { leaseId: String(leaseId), error }),
   }),
 }));
+
+const CallRequestChangeRef = builder.objectRef<CallRequestChange>('CallRequestChange').implement({
+  description: 'One transition of a call request, as its event recorded it.',
+  fields: (t) => ({
+    eventId: t.id({ description: 'The event (the same id the event log and webhooks carry).', resolve: (c) => c.eventId }),
+    type: t.string({
+      description:
+        'The event type: call_request.queued, started, lease_extended, attempt_failed, retry_scheduled, completed, failed, canceled or expired.',
+      resolve: (c) => c.type,
+    }),
+    occurredAt: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (c) => c.occurredAt }),
+    callRequest: t.field({
+      type: CallRequestRef,
+      description: 'The request as it was after the transition.',
+      resolve: (c) => c.callRequest,
+    }),
+  }),
+});
+
+builder.subscriptionField('callRequestChanged', (t) =>
+  t.field({
+    type: CallRequestChangeRef,
+    description:
+      "Every transition of an organization's call requests from the subscription on, made on any instance, in order, each once: nothing is sent at first (read callRequests after subscribing). A subscriber more than 10,000 transitions behind gets UNAVAILABLE and subscribes again. A revoked credential, a lost scope or a lost reach ends the stream. At most SUBSCRIPTIONS_PER_CREDENTIAL streams per credential. Scope call-requests:read.",
+    args: { orgId: t.arg.id({ required: true, description: 'Organization id.' }) },
+    subscribe: async (_root, args, ctx) => {
+      const actor = await ctx.actor();
+      const stream = await watchCallRequests(ctx.deps, actor, String(args.orgId), { reauthenticate: () => ctx.reauthenticate() });
+      const tracked = ctx.deps.liveStreams.track(actor.credential.id, stream);
+      // the client went away (its connection closed, or its request was aborted): end the stream now
+      ctx.signal()?.addEventListener('abort', () => void tracked.return?.(), { once: true });
+      return tracked;
+    },
+    resolve: (change: CallRequestChange) => change,
+  }),
+);
