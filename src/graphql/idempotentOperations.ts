@@ -47,6 +47,8 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   createBot: 'bots:write',
   updateBot: 'bots:write',
   deleteBot: 'bots:write',
+  importWorkflows: 'templates:write',
+  replaceBotWorkflows: 'bots:write',
   createClosure: 'closures:write',
   updateClosure: 'closures:write',
   deleteClosure: 'closures:write',

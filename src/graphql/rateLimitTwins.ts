@@ -90,6 +90,8 @@ export const GRAPHQL_TWINS: Readonly<Record<string, string>> = {
   'Mutation.createBot': 'POST /v1/organizations/:orgId/bots',
   'Mutation.updateBot': 'PATCH /v1/bots/:botId',
   'Mutation.deleteBot': 'DELETE /v1/bots/:botId',
+  'Mutation.importWorkflows': 'POST /v1/bots/:botId/workflows/import',
+  'Mutation.replaceBotWorkflows': 'PUT /v1/bots/:botId/workflows',
   'Query.phoneNumber': 'GET /v1/phone-numbers/:phoneNumberId',
   'Mutation.createInsurance': 'POST /v1/organizations/:orgId/insurances',
   'Mutation.updateInsurance': 'PATCH /v1/organizations/:orgId/insurances/:insuranceId',

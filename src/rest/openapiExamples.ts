@@ -38,6 +38,7 @@ const frontDeskBot = {
   enabled: true,
   templateId: null,
   templateVersion: null,
+  workflowsVersion: 3,
   createdAt,
   updatedAt: createdAt,
 };
@@ -530,6 +531,7 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     name: 'Recall caller',
     templateId: ids.bookAppointment,
     templateVersion: 1,
+    workflowsVersion: 1,
   },
   'GET /v1/bots/:botId': frontDeskBot,
   'PATCH /v1/bots/:botId': { ...frontDeskBot, enabled: false, updatedAt: '2026-03-03T09:00:00.000Z' },
@@ -539,8 +541,13 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     detachedPhoneNumbers: [ids.mainLine],
     canceledCallRequests: [ids.callRequest],
   },
-  'GET /v1/bots/:botId/workflows': { workflows: [workflow] },
-  'POST /v1/bots/:botId/workflows/import': { workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d74' }] },
+  'GET /v1/bots/:botId/workflows': { version: 3, workflows: [workflow] },
+  'POST /v1/bots/:botId/workflows/import': { version: 4, workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d74' }] },
+  'PUT /v1/bots/:botId/workflows': {
+    version: 4,
+    changed: true,
+    workflows: [{ ...workflow, id: '6b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d75', usageContext: 'When a caller wants to book or move a visit' }],
+  },
   'GET /v1/organizations/:orgId': clinicOrganization,
   'POST /v1/organizations/:orgId/children': {
     ...clinicOrganization,
@@ -814,6 +821,18 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
         description: workflow.description,
         enabled: true,
         usageContext: workflow.usageContext,
+        steps: sampleWorkflow(workflow.title).steps,
+      },
+    ],
+  },
+  'PUT /v1/bots/:botId/workflows': {
+    version: 3,
+    workflows: [
+      {
+        title: workflow.title,
+        description: workflow.description,
+        enabled: true,
+        usageContext: 'When a caller wants to book or move a visit',
         steps: sampleWorkflow(workflow.title).steps,
       },
     ],

@@ -9,7 +9,7 @@ const t = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: UNLIMITED, CALL_REQUEST_REA
 
 const NOW = '2026-03-02T15:00:00Z';
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const FIELDS = ['id', 'orgId', 'name', 'enabled', 'templateId', 'templateVersion', 'createdAt', 'updatedAt'];
+const FIELDS = ['id', 'orgId', 'name', 'enabled', 'templateId', 'templateVersion', 'workflowsVersion', 'createdAt', 'updatedAt'];
 const SELECTION = FIELDS.join(' ');
 
 const clinicId = (t: TestApp) => t.demo.organizations.clinic.id;
@@ -51,6 +51,7 @@ describe('creating a bot', () => {
       enabled: true,
       templateId: null,
       templateVersion: null,
+      workflowsVersion: 1,
       createdAt: '2026-03-02T15:00:00.000Z',
       updatedAt: '2026-03-02T15:00:00.000Z',
     });

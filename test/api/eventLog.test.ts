@@ -626,6 +626,12 @@ const REST_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<voi
     orgId: clinic,
     subjectId: (t) => t.demo.bots.clinic[1]!,
   },
+  'PUT /v1/bots/:botId/workflows': {
+    run: async (t, token) => void (await restOk(t, token, 'PUT', `/v1/bots/${t.demo.bots.clinic[1]}/workflows`, { workflows: [] })),
+    type: 'workflows.replaced',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
   'POST /v1/conversations': {
     run: async (t) => void (await openConversation(t)),
     type: 'conversation.started',
@@ -1021,6 +1027,24 @@ const GRAPHQL_WRITES: Record<string, Write & { before?: (t: TestApp) => Promise<
     type: 'bot.updated',
     orgId: clinic,
     subjectId: (t) => t.demo.bots.clinic[0]!,
+  },
+  importWorkflows: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($b: ID!) { importWorkflows(botId: $b, workflows: [{title: "Recall"}]) { version } }', {
+        b: t.demo.bots.clinic[1],
+      })),
+    type: 'workflows.imported',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
+  },
+  replaceBotWorkflows: {
+    run: async (t, token) =>
+      void (await gqlOk(t, token, 'mutation($b: ID!) { replaceBotWorkflows(botId: $b, workflows: []) { version } }', {
+        b: t.demo.bots.clinic[1],
+      })),
+    type: 'workflows.replaced',
+    orgId: clinic,
+    subjectId: (t) => t.demo.bots.clinic[1]!,
   },
   deleteBot: {
     run: async (t, token) =>

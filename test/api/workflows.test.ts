@@ -1,5 +1,6 @@
 // Bots and their workflows through REST and GraphQL (spec §2 "Workflow", §4 "Workflows"): the list of an
-// organization's bots, the portable export of a bot's workflows, and its import into another bot.
+// organization's bots, the portable export of a bot's workflows, its import into another bot, and replacing a
+// bot's workflows under the version rule (it grows exactly when they change; a stale version is a 409).
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/testApp.js';
 import type { Schemas } from '../support/apiTypes.js';
@@ -22,6 +23,7 @@ const demoBot = (t: TestApp) => ({
   enabled: true,
   templateId: null,
   templateVersion: null,
+  workflowsVersion: 1,
   createdAt: expect.stringMatching(ISO),
   updatedAt: expect.stringMatching(ISO),
 });
@@ -40,7 +42,7 @@ describe('GET /v1/organizations/{orgId}/bots and Organization.bots', () => {
       },
     });
     const gql = await t.gql(
-      'query($id: ID!) { organization(id: $id) { bots { id name orgId enabled templateId templateVersion createdAt updatedAt } } }',
+      'query($id: ID!) { organization(id: $id) { bots { id name orgId enabled templateId templateVersion workflowsVersion createdAt updatedAt } } }',
       { id: t.demo.organizations.clinic.id },
     );
     expect(gql.body.errors).toBeUndefined();
@@ -209,7 +211,7 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
   it('accepts an empty list', async () => {
     const res = await t.rest('POST', `/v1/bots/${t.demo.bots.clinic[1]}/workflows/import`, { json: { workflows: [] } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ workflows: [] });
+    expect(res.body.data).toEqual({ version: 1, workflows: [] });
   });
 
   it("answers 404 for another tenant's bot and an unknown bot, and writes nothing there", async () => {
@@ -265,4 +267,104 @@ describe('POST /v1/bots/{botId}/workflows/import', () => {
       expect((await t.rest('GET', `/v1/bots/${t.demo.bots.clinic[1]}/workflows`)).body.data.workflows).toHaveLength(1);
     });
   }
+});
+
+describe('PUT /v1/bots/{botId}/workflows and replaceBotWorkflows', () => {
+  const REPLACE = `mutation($b: ID!, $w: [BotWorkflowInput!]!, $v: Int) {
+    replaceBotWorkflows(botId: $b, workflows: $w, version: $v) { version changed workflows { ${WORKFLOW_FIELDS} } }
+  }`;
+  const recall = {
+    title: 'Recall',
+    usageContext: 'Six-month recalls',
+    steps: [
+      { title: 'Greet', order: 2 },
+      { title: 'Check', order: 1 },
+    ],
+  };
+
+  it('replaces the workflows in order, moves the version by one, and answers what GET then answers', async () => {
+    const bot = t.demo.bots.clinic[0]!;
+    const before = (await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data;
+    expect(before.version).toBe(1);
+    const res = await t.rest('PUT', `/v1/bots/${bot}/workflows`, { json: { version: 1, workflows: [recall, { title: 'Billing' }] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ version: 2, changed: true });
+    expect(res.body.data.workflows.map((w: { title: string }) => w.title)).toEqual(['Recall', 'Billing']);
+    // steps sorted by order, defaults filled in
+    expect(res.body.data.workflows[0].steps.map((s: { title: string }) => s.title)).toEqual(['Check', 'Greet']);
+    expect(res.body.data.workflows[1]).toMatchObject({ description: '', enabled: true, usageContext: '', steps: [] });
+    const after = (await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data;
+    expect(after).toEqual({ version: 2, workflows: res.body.data.workflows });
+    expect((await t.rest('GET', `/v1/bots/${bot}`)).body.data.workflowsVersion).toBe(2);
+    // the old workflows are gone with their steps
+    expect(await t.db.prisma.workflow.count({ where: { id: { in: before.workflows.map((w: { id: string }) => w.id) } } })).toBe(0);
+    const event = await t.db.prisma.event.findFirstOrThrow({ where: { type: 'workflows.replaced', subjectId: bot } });
+    expect(event.previous).toEqual({ version: 1, workflowCount: before.workflows.length });
+    expect((event.data as { version: number }).version).toBe(2);
+  });
+
+  it('writes nothing when the workflows equal the stored ones (the export sent back as is): same version, no event', async () => {
+    const bot = t.demo.bots.clinic[0]!;
+    const exported = (await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data;
+    const res = await t.rest('PUT', `/v1/bots/${bot}/workflows`, { json: exported });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toEqual({ version: 1, changed: false, workflows: exported.workflows });
+    expect(await t.db.prisma.event.count({ where: { type: 'workflows.replaced' } })).toBe(0);
+  });
+
+  it('refuses a stale version with 409 on both surfaces and writes nothing; an import moves the version too', async () => {
+    const bot = t.demo.bots.clinic[1]!;
+    const imported = await t.rest('POST', `/v1/bots/${bot}/workflows/import`, { json: { workflows: [{ title: 'Extra' }] } });
+    expect(imported.body.data.version).toBe(2);
+    const stale = await t.rest('PUT', `/v1/bots/${bot}/workflows`, { json: { version: 1, workflows: [recall] } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toContain('version 2, not 1');
+    const gql = await t.gql(REPLACE, { b: bot, w: [recall], v: 1 });
+    expect(gql.body.errors[0].extensions.code).toBe('CONFLICT');
+    expect((await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data.workflows.map((w: { title: string }) => w.title)).not.toContain(
+      'Recall',
+    );
+    const fresh = await t.gql(REPLACE, { b: bot, w: [recall], v: 2 });
+    expect(fresh.body.errors).toBeUndefined();
+    expect(fresh.body.data.replaceBotWorkflows).toMatchObject({ version: 3, changed: true });
+    const rest = (await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data;
+    expect(fresh.body.data.replaceBotWorkflows.workflows).toEqual(rest.workflows);
+  });
+
+  it('lets one of two replaces naming the same version through, and the other is a 409', async () => {
+    const bot = t.demo.bots.clinic[0]!;
+    const answers = await Promise.all(
+      ['A', 'B'].map((title) => t.rest('PUT', `/v1/bots/${bot}/workflows`, { json: { version: 1, workflows: [{ title }] } })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const after = (await t.rest('GET', `/v1/bots/${bot}/workflows`)).body.data;
+    expect(after.version).toBe(2);
+    expect(after.workflows).toHaveLength(1);
+  });
+
+  it("needs bots:write, and answers another tenant's bot as a missing one", async () => {
+    const token = await t.accessToken('clinicReadOnly');
+    const readOnly = await t.rest('PUT', `/v1/bots/${t.demo.bots.clinic[0]}/workflows`, { token, json: { workflows: [] } });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body.message).toContain('bots:write');
+    const foreign = await t.rest('PUT', `/v1/bots/${t.demo.bots.other[0]}/workflows`, { json: { workflows: [] } });
+    const missing = await t.rest('PUT', `/v1/bots/${UNKNOWN}/workflows`, { json: { workflows: [] } });
+    expect([foreign.status, missing.status]).toEqual([404, 404]);
+    expect(foreign.body.message).toBe(missing.body.message);
+    expect(
+      (await t.rest('GET', `/v1/bots/${t.demo.bots.other[0]}/workflows`, { token: t.demo.organizations.other.apiKey })).body.data.version,
+    ).toBe(1);
+  });
+
+  it('names a bad version or workflow by its path, on both surfaces', async () => {
+    const bot = t.demo.bots.clinic[0]!;
+    for (const version of [0, 1.5, '2', 2 ** 31]) {
+      const res = await t.rest('PUT', `/v1/bots/${bot}/workflows`, { json: { version, workflows: [] } });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain('version: must be the version of the workflows read');
+    }
+    const gql = await t.gql(REPLACE, { b: bot, w: [{ title: '' }] });
+    expect(gql.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(gql.body.errors[0].extensions.issues[0].path).toBe('workflows.0.title');
+  });
 });

@@ -220,6 +220,10 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     params: { botId: f.demo.bots.clinic[0]! },
     body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
   }),
+  'PUT /v1/bots/{botId}/workflows': (f) => ({
+    params: { botId: f.demo.bots.clinic[0]! },
+    body: { workflows: [{ id: 'exported-1', ...WORKFLOW }] },
+  }),
   'GET /v1/organizations/{orgId}': (f) => ({ params: { orgId: f.clinic } }),
   'POST /v1/organizations/{orgId}/children': (f) => ({
     params: { orgId: f.demo.organizations.account.id },
@@ -521,6 +525,22 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   'Mutation.deleteBot': (f) => ({
     query: mutation('$botId: ID!', 'deleteBot(botId: $botId, force: true)', '{ id }'),
     variables: { botId: f.demo.bots.clinic[0] },
+  }),
+  'Mutation.importWorkflows': (f) => ({
+    query: mutation(
+      '$botId: ID!, $workflows: [BotWorkflowInput!]!',
+      'importWorkflows(botId: $botId, workflows: $workflows)',
+      '{ version }',
+    ),
+    variables: { botId: f.demo.bots.clinic[0], workflows: [{ id: 'exported-1', ...WORKFLOW }] },
+  }),
+  'Mutation.replaceBotWorkflows': (f) => ({
+    query: mutation(
+      '$botId: ID!, $workflows: [BotWorkflowInput!]!',
+      'replaceBotWorkflows(botId: $botId, workflows: $workflows)',
+      '{ version changed }',
+    ),
+    variables: { botId: f.demo.bots.clinic[0], workflows: [{ id: 'exported-1', ...WORKFLOW }] },
   }),
   'Organization.bots': (f) => ({
     query: query('$id: ID!, $template: ID', 'organization(id: $id)', '{ bots(enabled: true, templateId: $template) { id } }'),

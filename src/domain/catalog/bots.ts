@@ -78,6 +78,8 @@ export interface BotView {
   templateId: string | null;
   /** That template's version when the bot was created from it. */
   templateVersion: number | null;
+  /** The version of its workflows: grows by one with every change of them (workflows.ts). */
+  workflowsVersion: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -92,6 +94,10 @@ export const botResponse = viewSchema<BotView>()(
       enabled: z.boolean().describe('A disabled bot takes no new calls; its queued calls wait until it is enabled again.'),
       templateId: z.uuid().nullable().describe('The template the bot was created from; null for none.'),
       templateVersion: z.int().nullable().describe("That template's version when the bot was created from it."),
+      workflowsVersion: z
+        .int()
+        .min(1)
+        .describe('The version of its workflows: grows by one with every change of them (an import, a replace).'),
       createdAt: instantView(),
       updatedAt: instantView(),
     })
@@ -107,6 +113,7 @@ export function botView(row: Bot): BotView {
     enabled: row.enabled,
     templateId: row.templateId,
     templateVersion: row.templateVersion,
+    workflowsVersion: row.workflowsVersion,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -6,13 +6,6 @@ import type { SqlRunner } from '../../db/sql.js';
 /** A row's organization and that organization's parent: reach is decided from them in the statement that locks the row. */
 export type OwnedRow = { orgId: string; parentId: string | null };
 
-/** Locks a bot (FOR UPDATE) and answers its organization and that one's parent (none when it is not there). */
-export function lockBotForUpdate(tx: SqlRunner, botId: string): Promise<OwnedRow[]> {
-  return tx.$queryRaw`
-    SELECT b."orgId"::text AS "orgId", o."parentId"::text AS "parentId"
-    FROM "Bot" b JOIN "Organization" o ON o."id" = b."orgId" WHERE b."id" = ${botId}::uuid FOR UPDATE OF b`;
-}
-
 /** Share-locks a bot (it cannot move or vanish until the transaction ends) and answers its organization and that one's parent. */
 export function lockBotForShare(tx: SqlRunner, botId: string): Promise<(OwnedRow & { id: string })[]> {
   return tx.$queryRaw`

@@ -57,6 +57,7 @@ export const EVENT_TYPES = [
   'insurance.deleted',
   'availability.changed',
   'workflows.imported',
+  'workflows.replaced',
   'bot.created',
   'bot.updated',
   'bot.deleted',

@@ -132,6 +132,7 @@ export const REST_CASES: Record<string, RestCase> = {
   'DELETE /v1/bots/:botId': { ids: { botId: 'bot' }, query: () => ({ force: 'true' }) },
   'GET /v1/bots/:botId/workflows': { ids: { botId: 'bot' } },
   'POST /v1/bots/:botId/workflows/import': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
+  'PUT /v1/bots/:botId/workflows': { ids: { botId: 'bot' }, body: () => ({ workflows: [workflow] }) },
   'GET /v1/organizations/:orgId/phone-numbers': { ids: { orgId: 'org' } },
   'POST /v1/phone-numbers/:phoneNumberId/attach': { ids: { phoneNumberId: 'phone', botId: 'bot' }, body: (ids) => ({ botId: ids.botId }) },
   'GET /v1/phone-numbers/:phoneNumberId': { ids: { phoneNumberId: 'phone' } },
@@ -543,6 +544,14 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
   'Mutation.updateBot': {
     ids: { botId: 'bot' },
     query: 'mutation($botId: ID!) { updateBot(botId: $botId, input: {name: "Matrix bot"}) { id name } }',
+  },
+  'Mutation.importWorkflows': {
+    ids: { botId: 'bot' },
+    query: 'mutation($botId: ID!) { importWorkflows(botId: $botId, workflows: [{title: "Matrix workflow"}]) { version } }',
+  },
+  'Mutation.replaceBotWorkflows': {
+    ids: { botId: 'bot' },
+    query: 'mutation($botId: ID!) { replaceBotWorkflows(botId: $botId, workflows: [{title: "Matrix workflow"}]) { version changed } }',
   },
   'Mutation.deleteBot': {
     ids: { botId: 'bot' },

@@ -1,13 +1,20 @@
 // Bots and their workflows (spec §2 "Bot and organization", §4 "Workflows"): Query.bot(id) with its
-// workflows in the portable export form, and Organization.bots.
-import { type ExportedWorkflow, exportBotWorkflows } from '../../../domain/catalog/workflows.js';
+// workflows in the portable export form, Organization.bots, the bots' lifecycle, and importing and replacing workflows.
+import {
+  type BotWorkflows,
+  type ExportedWorkflow,
+  exportBotWorkflows,
+  importBotWorkflows,
+  replaceBotWorkflows,
+  type ReplacedWorkflows,
+} from '../../../domain/catalog/workflows.js';
 import { BOT_NAME_MAX, type BotView, createBot, getBot, listBots, updateBot } from '../../../domain/catalog/bots.js';
 import { type BotDeletion, deleteBot } from '../../../domain/calls/botDeletion.js';
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import { builder } from '../../builder.js';
 import { NodeRef } from '../node.js';
 import { OrganizationRef } from '../organizations/organization.js';
-import { WorkflowStepType } from './template.js';
+import { WorkflowStepInput, WorkflowStepType } from './template.js';
 
 const BotWorkflowType = builder.objectRef<ExportedWorkflow>('BotWorkflow').implement({
   description: 'A workflow of a bot in the portable export form: an ordered list of steps with optional child steps and actions.',
@@ -38,6 +45,9 @@ export const BotType = builder.objectRef<BotView>('Bot').implement({
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the bot was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the bot was last changed.' }),
+    workflowsVersion: t.exposeInt('workflowsVersion', {
+      description: 'The version of its workflows: grows by one with every change of them (an import, a replace).',
+    }),
     workflows: t.field({
       type: [BotWorkflowType],
       description: 'Every workflow of the bot in the portable export form, ordered by order. Scope bots:read.',
@@ -141,5 +151,67 @@ builder.mutationFields((t) => ({
       force: t.arg.boolean({ description: 'Detach its numbers and cancel its calls not yet started rather than refuse.' }),
     },
     resolve: async (_root, args, ctx) => deleteBot(ctx.deps, await ctx.actor(), String(args.botId), { force: args.force }),
+  }),
+}));
+
+const BotWorkflowInput = builder.inputType('BotWorkflowInput', {
+  description: 'A bot workflow in the portable export form (`Bot.workflows` as answered). At most 200 steps, child steps included.',
+  fields: (t) => ({
+    id: t.id({ description: 'Ignored (an exported workflow can be sent as is).' }),
+    title: t.field({ type: 'JSON', description: 'String, required: workflow title (1 to 255 characters).' }),
+    description: t.field({ type: 'JSON', description: 'String: workflow description (up to 2000 characters).' }),
+    enabled: t.field({ type: 'JSON', description: 'Boolean: whether the workflow is enabled (default true).' }),
+    usageContext: t.field({ type: 'JSON', description: 'String: when the agent should use this workflow (up to 2000 characters).' }),
+    steps: t.field({ type: [WorkflowStepInput], description: 'Steps.' }),
+  }),
+});
+
+const BotWorkflowsType = builder.objectRef<BotWorkflows>('BotWorkflows').implement({
+  description: "A bot's workflows with their version.",
+  fields: (t) => ({
+    version: t.exposeInt('version', { description: "The version of the bot's workflows: grows by one with every change of them." }),
+    workflows: t.expose('workflows', { type: [BotWorkflowType], description: 'The workflows, ordered by order.' }),
+  }),
+});
+
+const ReplacedBotWorkflowsType = builder.objectRef<ReplacedWorkflows>('ReplacedBotWorkflows').implement({
+  description: "A bot's workflows after a replace.",
+  fields: (t) => ({
+    version: t.exposeInt('version', { description: "The version of the bot's workflows after the replace." }),
+    changed: t.exposeBoolean('changed', {
+      description: 'False when the workflows given equal the stored ones: nothing was written and the version stays.',
+    }),
+    workflows: t.expose('workflows', { type: [BotWorkflowType], description: 'The workflows, ordered by order.' }),
+  }),
+});
+
+// the workflows go to the domain as sent (a step's fields are JSON there too), where they are validated once
+const workflowsArg = (workflows: readonly unknown[]) => workflows.map((wf) => ({ ...(wf as object) }));
+
+builder.mutationFields((t) => ({
+  importWorkflows: t.field({
+    type: BotWorkflowsType,
+    description: `Appends copies of workflows in the portable form to a bot (as POST /v1/bots/{botId}/workflows/import): at most 100; CONFLICT past ${LIST_LIMITS.workflows} per bot. Answers the copies and the version after. Scope templates:write.`,
+    args: {
+      botId: t.arg.id({ required: true, description: 'The bot.' }),
+      workflows: t.arg({ type: [BotWorkflowInput], required: true, description: 'The workflows, as exported.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      importBotWorkflows(ctx.deps, await ctx.actor(), String(args.botId), { workflows: workflowsArg(args.workflows) }),
+  }),
+  replaceBotWorkflows: t.field({
+    type: ReplacedBotWorkflowsType,
+    description:
+      "Replaces a bot's workflows with these, in this order, in one transaction (as PUT /v1/bots/{botId}/workflows): the version grows by one when they differ from the stored ones; nothing is written when they do not. With version (the one read), CONFLICT when they changed since. Scope bots:write.",
+    args: {
+      botId: t.arg.id({ required: true, description: 'The bot.' }),
+      workflows: t.arg({ type: [BotWorkflowInput], required: true, description: 'The workflows, in the portable form (at most 100).' }),
+      version: t.arg.int({ description: 'The version read: another is CONFLICT. Omitted: replaced whatever the version.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      replaceBotWorkflows(ctx.deps, await ctx.actor(), String(args.botId), {
+        workflows: workflowsArg(args.workflows),
+        ...(args.version == null ? {} : { version: args.version }),
+      }),
   }),
 }));

@@ -1,8 +1,11 @@
 import { LIST_LIMITS } from '../../../domain/shared/listLimits.js';
 import {
-  exportBotWorkflows,
   importBotWorkflows,
   importWorkflowsInputSchema,
+  readBotWorkflows,
+  replaceBotWorkflows,
+  replacedWorkflowsResponse,
+  replaceWorkflowsInputSchema,
   workflowListResponse,
 } from '../../../domain/catalog/workflows.js';
 import {
@@ -88,7 +91,7 @@ export const botRoutes = [
       'Workflows and steps ordered by `order`, child steps nested one level. The answer can be sent as is to the import of another bot.',
     scope: 'bots:read',
     response: workflowListResponse,
-    handler: async ({ actor, deps, params }) => ({ data: { workflows: await exportBotWorkflows(deps, actor, params.botId!) } }),
+    handler: async ({ actor, deps, params }) => ({ data: await readBotWorkflows(deps, actor, params.botId!) }),
   }),
   defineRoute({
     method: 'POST',
@@ -96,11 +99,24 @@ export const botRoutes = [
     tag: 'Workflows',
     summary: 'Import exported workflows into a bot',
     description:
-      "Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot's existing workflows, in one transaction. Answers the created workflows with their new ids.",
+      "Takes `{workflows: [...]}` as exported (ids are ignored; at most 100 workflows of at most 200 steps each) and creates copies after the bot's existing workflows, in one transaction. Answers the created workflows with their new ids, and the version of the bot's workflows after (one more than before when any was imported). Event `workflows.imported`.",
     scope: 'templates:write',
     errors: { 409: `The bot would pass ${LIST_LIMITS.workflows} workflows, the most a bot may have (nothing is imported).` },
     body: importWorkflowsInputSchema,
     response: workflowListResponse,
-    handler: async ({ actor, deps, params, body }) => ({ data: { workflows: await importBotWorkflows(deps, actor, params.botId!, body) } }),
+    handler: async ({ actor, deps, params, body }) => ({ data: await importBotWorkflows(deps, actor, params.botId!, body) }),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/v1/bots/:botId/workflows',
+    tag: 'Workflows',
+    summary: "Replace a bot's workflows",
+    description:
+      "Takes `{workflows: [...], version?}` in the export's form (ids are ignored; at most 100 workflows of at most 200 steps each): the bot's workflows become these, in this order, in one transaction. When they equal the stored ones (defaults filled in, steps ordered by `order`) nothing is written, `changed` is false and the version stays; otherwise the version grows by one and the workflows get new ids. With `version` (the one read by `GET`), a bot whose workflows changed since is a 409 and nothing is written. Event `workflows.replaced` with the version before.",
+    scope: 'bots:write',
+    errors: { 409: "`version` is not the version of the bot's workflows: someone changed them since they were read (nothing is written)." },
+    body: replaceWorkflowsInputSchema,
+    response: replacedWorkflowsResponse,
+    handler: async ({ actor, deps, params, body }) => ({ data: await replaceBotWorkflows(deps, actor, params.botId!, body) }),
   }),
 ];

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Bot" ADD COLUMN     "workflowsVersion" INTEGER NOT NULL DEFAULT 1;
