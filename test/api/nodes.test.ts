@@ -123,4 +123,55 @@ describe('nodes(ids)', () => {
     expect(budgets.map((b) => b.pattern)).toEqual(expect.arrayContaining(['QUERY nodes', 'GET /v1/bots/:botId']));
     expect(res.body.extensions.rateLimit.cost).toBe(3);
   });
+
+  it('takes 100 aliases of 100 ids each a few reads at a time: no 5xx, one lookup of the ids, and another tenant is answered meanwhile', async () => {
+    const d = t.demo;
+    const own = [d.organizations.clinic.id, ...d.bots.clinic, ...d.phoneNumbers.clinic, ...d.insurances.clinic];
+    const ids = Array.from({ length: 100 }, (_, i) => (i < own.length ? own[i]! : i % 2 ? d.bots.other[0]! : MISSING));
+    const query = `query($ids: [ID!]!) { ${Array.from({ length: 100 }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(' ')} }`;
+    let running = 0;
+    let most = 0;
+    const gate = t.db.gate;
+    const acquire = gate.acquire.bind(gate);
+    // how many statements wait or run at once, at most
+    gate.acquire = async () => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        const release = await acquire();
+        return () => {
+          running--;
+          release();
+        };
+      } catch (err) {
+        running--;
+        throw err;
+      }
+    };
+    try {
+      const { result, sql } = await t.statements(async () => {
+        const [big, other] = await Promise.all([
+          t.gql(query, { ids }),
+          // another tenant's ordinary read while the big one runs
+          new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
+            t.rest('GET', `/v1/organizations/${d.organizations.other.id}`, { token: d.organizations.other.apiKey }),
+          ),
+        ]);
+        return { big, other };
+      });
+      expect(result.big.status).toBe(200);
+      expect(result.big.body.errors).toBeUndefined();
+      const answered = Object.values(result.big.body.data as Record<string, ({ id: string } | null)[]>);
+      expect(answered).toHaveLength(100);
+      // every alias answers the own objects, and null for another tenant's and for missing ids
+      for (const items of answered) expect(items.map((item) => item?.id ?? null)).toEqual(ids.map((id, i) => (i < own.length ? id : null)));
+      expect(result.other.status).toBe(200);
+      // the ids were looked up once for the whole operation, not once per alias
+      expect(sql.filter((s) => s.includes('UNION ALL') && s.includes('"WebhookEndpoint"')).length).toBe(1);
+      // the reads went a few at a time: the operation never held more than its share of the database's queue
+      expect(most).toBeLessThanOrEqual(10);
+    } finally {
+      gate.acquire = acquire;
+    }
+  });
 });

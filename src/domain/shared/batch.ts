@@ -5,6 +5,7 @@
 import DataLoader from 'dataloader';
 import type { Db } from '../../db/client.js';
 import type { Bot, Closure, Insurance, PhoneNumber } from '../../generated/prisma/client.js';
+import { type NodeTableRow, tablesOfIds } from './sql.js';
 
 // a batch collects every load until the event loop turns (sibling resolvers arrive after different numbers of awaits)
 const options = { batchScheduleFn: (dispatch: () => void) => setImmediate(dispatch) };
@@ -15,11 +16,42 @@ function groupBy<T extends { orgId: string }>(rows: T[], keys: readonly string[]
   return keys.map((k) => groups.get(k)!);
 }
 
+/** Reads of one request that run at once when it fans out (RequestBatch.inTurn). */
+export const REQUEST_READ_SLOTS = 4;
+
 /** One loader per list, each made on first use (most operations read none of them). */
 export class RequestBatch {
   private loaders: Partial<Record<'closures' | 'phoneNumbers' | 'insurances' | 'bots', DataLoader<string, unknown[]>>> = {};
 
+  private nodeLoader: DataLoader<string, NodeTableRow | null> | undefined;
+  private readonly slots: { active: number; waiting: (() => void)[] } = { active: 0, waiting: [] };
+
   constructor(private readonly db: Db) {}
+
+  /** Which table holds each id, with its owner and the owner's parent (global ids: every alias of node/nodes in one statement). */
+  get nodeTables(): DataLoader<string, NodeTableRow | null> {
+    return (this.nodeLoader ??= new DataLoader(async (ids) => {
+      const found = new Map((await tablesOfIds(this.db, ids)).map((row) => [row.id, row]));
+      return ids.map((id) => found.get(id) ?? null);
+    }, options));
+  }
+
+  /**
+   * Runs `work` when fewer than REQUEST_READ_SLOTS reads of this request are running: an operation that fans out
+   * (100 aliases of `nodes`, each of 100 ids) takes its share of the database a few statements at a time, rather
+   * than filling the queue every request waits in.
+   */
+  async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.slots.active >= REQUEST_READ_SLOTS) await new Promise<void>((resolve) => this.slots.waiting.push(resolve));
+    else this.slots.active++;
+    try {
+      return await work();
+    } finally {
+      const next = this.slots.waiting.shift();
+      if (next) next();
+      else this.slots.active--;
+    }
+  }
 
   private loader<T extends { orgId: string }>(
     name: keyof RequestBatch['loaders'],

@@ -35,10 +35,14 @@ export type NodeTable = (typeof NODE_TABLES)[number];
  * decided from them before anything else is read): one primary-key probe per table, in one statement. Ids found
  * nowhere are left out.
  */
-export function tablesOfIds(
-  db: SqlRunner,
-  ids: readonly string[],
-): Promise<{ id: string; table: NodeTable; orgId: string; parentId: string | null }[]> {
+export interface NodeTableRow {
+  id: string;
+  table: NodeTable;
+  orgId: string;
+  parentId: string | null;
+}
+
+export function tablesOfIds(db: SqlRunner, ids: readonly string[]): Promise<NodeTableRow[]> {
   const probes = NODE_TABLES.map((table) => {
     const owner = table === 'Organization' ? Prisma.raw('x."id"') : Prisma.raw('x."orgId"');
     return Prisma.sql`SELECT x."id"::text AS "id", ${table}::text AS "table", o."id"::text AS "orgId", o."parentId"::text AS "parentId"

@@ -6,7 +6,8 @@
 import { type Actor, reaches } from '../../domain/shared/access.js';
 import { InvalidInput, NotFound } from '../../domain/shared/errors.js';
 import { uuidParam } from '../../domain/shared/ids.js';
-import { type NodeTable, tablesOfIds } from '../../domain/shared/sql.js';
+import type { NodeTable } from '../../domain/shared/sql.js';
+import { batchOf } from '../../domain/shared/batch.js';
 import { readOrganization } from '../../domain/organizations/organizations.js';
 import { getBot } from '../../domain/catalog/bots.js';
 import { getPhoneNumber } from '../../domain/catalog/phoneNumbers.js';
@@ -87,17 +88,20 @@ export const NodeRef = builder.interfaceRef<object>('Node').implement({
 async function resolveNodes(ctx: GraphQLContext, rawIds: readonly unknown[], field: string): Promise<(object | Error | null)[]> {
   const ids = rawIds.map((raw, i) => uuidParam(field === 'id' ? 'id' : `${field}.${i}`, raw));
   const actor = await ctx.actor();
-  const found = new Map((await tablesOfIds(ctx.deps.db, [...new Set(ids)])).map((row) => [row.id, row]));
+  // every alias's ids in one statement; then the reads a few at a time for the whole operation (batch.ts inTurn)
+  const batch = batchOf(ctx.deps);
+  const rows = await batch.nodeTables.loadMany(ids);
   return Promise.all(
-    ids.map(async (id) => {
-      const row = found.get(id);
+    ids.map(async (id, i) => {
+      const row = rows[i];
+      if (row instanceof Error) throw row;
       // outside reach is decided first, before a budget is drawn or a scope checked: what another tenant holds, and
       // of which kind, must not show in the answer (a budget in its extensions, a FORBIDDEN for a kind not held)
       if (!row || !reaches(actor, { id: row.orgId, parentId: row.parentId })) return null;
       const kind = KINDS[row.table];
       try {
         await limitRootField(ctx, actor.orgId, kind.budget[0], kind.budget[1], { id });
-        const object = await kind.read(ctx, actor, id);
+        const object = await batch.inTurn(() => kind.read(ctx, actor, id));
         typeOfNode.set(object, kind.type);
         return object;
       } catch (error) {
