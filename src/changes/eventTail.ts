@@ -13,6 +13,7 @@
 import type { Db } from '../db/client.js';
 import type { Change, ChangeKind } from './change.js';
 import type { ChangeFeed } from './feed.js';
+import { CoalescedRun } from './coalescedRun.js';
 import { LogPosition } from './logPosition.js';
 import { lastEventSeq, unreadChangeEvents } from './sql.js';
 
@@ -64,8 +65,6 @@ export interface EventTailOptions {
 
 export class EventTail {
   private position: LogPosition | null = null;
-  private running: Promise<void> | undefined;
-  private again = false;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
@@ -94,7 +93,7 @@ export class EventTail {
     this.stopped = true;
     clearTimeout(this.timer);
     this.unsubscribe?.();
-    await this.running;
+    await this.reads.settled();
   }
 
   /**
@@ -103,27 +102,22 @@ export class EventTail {
    */
   wake(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.catchUp();
-          this.feed.setInSync(true);
-        } catch {
-          // the database is away: the next wake-up or poll reads again from the same place; meanwhile
-          // changes may be going unheard, so nothing held may be trusted for long
-          if (!this.stopped) this.feed.setInSync(false);
-        }
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.reads.wake();
   }
+
+  private readonly reads = new CoalescedRun(
+    async () => {
+      try {
+        await this.catchUp();
+        this.feed.setInSync(true);
+      } catch {
+        // the database is away: the next wake-up or poll reads again from the same place; meanwhile
+        // changes may be going unheard, so nothing held may be trusted for long
+        if (!this.stopped) this.feed.setInSync(false);
+      }
+    },
+    () => !this.stopped,
+  );
 
   private schedule(): void {
     if (this.stopped) return;

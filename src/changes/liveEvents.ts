@@ -11,6 +11,7 @@
 import type { Db } from '../db/client.js';
 import type { DatabaseObserver } from '../db/instrumentedAdapter.js';
 import type { LiveEvent, LiveEventSource } from './change.js';
+import { CoalescedRun } from './coalescedRun.js';
 import { LogPosition } from './logPosition.js';
 import { recentEventSeqs, unreadLiveEvents } from './sql.js';
 
@@ -31,8 +32,6 @@ export class LiveEventReader implements LiveEventSource {
   private readonly watchers = new Map<string, Set<Listener>>();
   private position: LogPosition | null = null;
   private starting: Promise<void> | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
   private timer: NodeJS.Timeout | undefined;
   private stopWaking: (() => void) | undefined;
   private closed = false;
@@ -82,7 +81,7 @@ export class LiveEventReader implements LiveEventSource {
     this.closed = true;
     this.watchers.clear();
     this.halt();
-    await this.running;
+    await this.reads.settled();
   }
 
   private unwatch(orgId: string, listener: Listener): void {
@@ -136,24 +135,19 @@ export class LiveEventReader implements LiveEventSource {
 
   /** Reads what committed since the last read (a read under way is followed by another). */
   wake(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.catchUp();
-        } catch {
-          // the database is away: the next poll reads again from the same place
-        }
-      } while (this.again && this.position);
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.reads.wake();
   }
+
+  private readonly reads = new CoalescedRun(
+    async () => {
+      try {
+        await this.catchUp();
+      } catch {
+        // the database is away: the next poll reads again from the same place
+      }
+    },
+    () => this.position !== null,
+  );
 
   private async catchUp(): Promise<void> {
     for (;;) {
