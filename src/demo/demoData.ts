@@ -270,13 +270,17 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   };
 
   const inOneHour = new Date(now.getTime() + 3_600_000);
+  // placed as an integrator places one: a bot, its caller id and a destination (the simulated runtime's test numbers,
+  // docs/calls.md: +15005550006 answers and talks, +15005550001 is unreachable)
+  const placedBy = (orgId: string, botId: string, phoneNumberId: string, to: string) => ({ orgId, botId, phoneNumberId, to });
+  const clinicCall = (to: string) => placedBy(clinic.id, bots.clinic[0]!, phoneNumbers.clinic[0]!, to);
   const callRequests = {
     clinic: {
-      queued: (await db.callRequest.create({ data: { orgId: clinic.id, status: 'queued', expiresAt: inOneHour } })).id,
+      queued: (await db.callRequest.create({ data: { ...clinicCall('+15005550006'), status: 'queued', expiresAt: inOneHour } })).id,
       failed: (
         await db.callRequest.create({
           data: {
-            orgId: clinic.id,
+            ...clinicCall('+15005550001'),
             status: 'failed',
             expiresAt: inOneHour,
             finishedAt: now,
@@ -288,7 +292,13 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
       ).id,
       completed: '',
     },
-    other: { queued: (await db.callRequest.create({ data: { orgId: other.id, status: 'queued', expiresAt: inOneHour } })).id },
+    other: {
+      queued: (
+        await db.callRequest.create({
+          data: { ...placedBy(other.id, bots.other[0]!, phoneNumbers.other[0]!, '+493055501099'), status: 'queued', expiresAt: inOneHour },
+        })
+      ).id,
+    },
   };
   const base = new Date(Date.UTC(2026, 9, 1, 15, 0, 0));
   await createConversations(db, clinic.id, bots.clinic, 45, 5, base);
@@ -297,7 +307,13 @@ async function writeDemoData(db: Prisma.TransactionClient, oauthAudience: string
   const firstConversation = await db.conversation.findFirstOrThrow({ where: { orgId: clinic.id }, orderBy: { startTime: 'desc' } });
   callRequests.clinic.completed = (
     await db.callRequest.create({
-      data: { orgId: clinic.id, status: 'completed', expiresAt: inOneHour, finishedAt: now, conversationId: firstConversation.id },
+      data: {
+        ...clinicCall('+15005550006'),
+        status: 'completed',
+        expiresAt: inOneHour,
+        finishedAt: now,
+        conversationId: firstConversation.id,
+      },
     })
   ).id;
 

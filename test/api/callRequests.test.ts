@@ -52,12 +52,12 @@ const gqlPoll = (id: string, token?: string | null) => t.gql(QUERY, { id }, toke
 
 const isoInstant = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-/** The demo's requests predate placed calls: no bot, number or destination, never claimed. */
-const demoCall = () => ({
+/** The demo's requests: placed by the clinic's front desk from its main line (to a test number), never claimed. */
+const demoCall = (to = '+15005550006') => ({
   orgId: t.demo.organizations.clinic.id,
-  botId: null,
-  phoneNumberId: null,
-  to: '',
+  botId: t.demo.bots.clinic[0],
+  phoneNumberId: t.demo.phoneNumbers.clinic[0],
+  to,
   officeHoursOnly: false,
   metadata: {},
   notBefore: null,
@@ -122,7 +122,7 @@ describe('GET /v1/call-requests/{callRequestId}', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.data).toEqual({
-      ...demoCall(),
+      ...demoCall('+15005550001'),
       callRequestId: id,
       status: 'failed',
       createdAt: isoInstant,
