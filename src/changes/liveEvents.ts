@@ -99,6 +99,8 @@ export class LiveEventReader implements LiveEventSource {
     if (this.position) return Promise.resolve();
     this.starting ??= (async () => {
       const recent = await recentEventSeqs(this.db, this.startWindow);
+      // everyone left (or the reader closed) while the log's end was read: nothing to start
+      if (this.closed || this.watchers.size === 0) return;
       this.position = LogPosition.startingAfter(recent, this.startWindow, this.gapMs);
       const wake = () => void this.wake();
       const observer: DatabaseObserver = { onStatement: () => {}, onEventsCommitted: wake };
