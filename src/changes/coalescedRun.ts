@@ -18,15 +18,19 @@ export class CoalescedRun {
       this.again = true;
       return this.running;
     }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.read();
-      } while (this.again && this.active());
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    const run = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.read();
+        } while (this.again && this.active());
+      } finally {
+        // in the same turn as the last look at `again`: a wake-up after it starts a new run, none is lost between
+        this.running = undefined;
+      }
+    })();
+    this.running = run;
+    return run;
   }
 
   /** Resolves once no read runs (a reader that stops waits for it). */

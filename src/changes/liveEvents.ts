@@ -64,11 +64,15 @@ export class LiveEventReader implements LiveEventSource {
   async watch(orgId: string, listener: Listener): Promise<() => void> {
     if (this.closed) throw new Error('the live event reader is closed');
     let set = this.watchers.get(orgId);
+    const newOrganization = !set;
     if (!set) this.watchers.set(orgId, (set = new Set()));
     set.add(listener);
     const stop = () => this.unwatch(orgId, listener);
     try {
       await this.start();
+      // a read already under way was asked without this organization's data: what it returns of it is passed
+      // over as read, so the watcher listens from the read after it (which asks for it)
+      if (newOrganization) await this.reads.settled();
     } catch (err) {
       stop();
       throw err;

@@ -20,11 +20,13 @@ export class LogPosition {
   ) {}
 
   /**
-   * A reader that starts now: the seqs present among the latest (`recent`, ascending; all of the log when fewer
-   * than `window`) count as read, and those missing between them as gaps, since a write may still commit them.
+   * A reader that starts now: the seqs present among the latest (`recent`, ascending) count as read, and those
+   * missing within `window` seqs below the highest as gaps, since a write may still commit them (never more than
+   * `window` gaps, however far the first seqs of a short log were purged).
    */
   static startingAfter(recent: readonly number[], window: number, gapMs: number, now = Date.now()): LogPosition {
-    const position = new LogPosition(recent.length < window ? 0 : recent[0]! - 1, gapMs);
+    const highest = recent.at(-1) ?? 0;
+    const position = new LogPosition(Math.max(0, highest - window), gapMs);
     for (const seq of recent) position.saw(seq, now);
     return position;
   }

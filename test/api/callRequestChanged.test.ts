@@ -145,13 +145,39 @@ describe('subscription callRequestChanged', () => {
 
   it('stops reading the log once the last subscriber left', async () => {
     const reader = t.deps.liveEvents as LiveEventReader;
+    const observers = t.db.observers.size;
     const s = await watch();
     await place();
     await s.next();
     expect(reader.watched).toBe(1);
+    expect(t.db.observers.size).toBe(observers + 1); // woken by this process's commits while watched
     await s.close();
     await settle();
     expect(reader.watched).toBe(0);
+    expect(t.db.observers.size).toBe(observers);
+    // no read of the log after that, though events commit
+    const { sql } = await t.statements(async () => {
+      await place();
+      await settle();
+    });
+    expect(sql.filter((q) => q.includes('"occurredAt"') && q.includes('UNION ALL'))).toEqual([]);
+  });
+
+  it('refuses a subscription while the log cannot be read, and leaves nothing behind', async () => {
+    const reader = t.deps.liveEvents as LiveEventReader;
+    const watchOf = reader.watch.bind(reader);
+    reader.watch = () => Promise.reject(new Error('the database is away'));
+    try {
+      t.clock.set('2026-03-02T15:00:00Z'); // the credential's minute recheck is a wake-up on this clock
+      const wakeUps = t.clock.pendingWakeUps;
+      const s = await watch();
+      expect((await s.next()).data.errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
+      await s.ended;
+      expect(t.deps.liveStreams.count()).toBe(0);
+      expect(t.clock.pendingWakeUps).toBe(wakeUps); // no recheck left waiting for a stream that never was
+    } finally {
+      reader.watch = watchOf;
+    }
   });
 });
 

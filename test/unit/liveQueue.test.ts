@@ -47,6 +47,10 @@ describe('a live queue', () => {
     });
     for (let i = 1; i <= 5; i++) q.push(i);
     expect(ended).toBe(1);
+    // what was sent before the bound was passed is read first (the fourth too: it is what passed it)
+    const first = [];
+    for (let i = 0; i < 4; i++) first.push((await q.next()).value);
+    expect(first).toEqual([1, 2, 3, 4]);
     await expect(drain(q)).rejects.toThrow('fell behind');
     expect(await q.next()).toEqual({ value: undefined, done: true });
   });
@@ -61,12 +65,15 @@ describe('a live queue', () => {
 });
 
 describe('a reader of the log that starts now', () => {
-  it('takes the seqs missing among the latest as gaps, and all of a short log', () => {
+  it('takes the seqs missing within the window below the highest as gaps, never more', () => {
     const position = LogPosition.startingAfter([7, 8, 10, 12], 4, 60_000, 0);
     expect(position.read).toBe(12);
     expect(position.gapsToRead(1).sort((a, b) => a - b)).toEqual([9, 11]);
-    const short = LogPosition.startingAfter([3, 5], 4, 60_000, 0);
-    expect(short.gapsToRead(1).sort((a, b) => a - b)).toEqual([1, 2, 4]);
+    const short = LogPosition.startingAfter([2, 4], 4, 60_000, 0);
+    expect(short.gapsToRead(1).sort((a, b) => a - b)).toEqual([1, 3]);
+    // a short log whose first seqs were purged long ago: the gaps stay within the window
+    const purged = LogPosition.startingAfter([50_000, 50_002], 1_000, 60_000, 0);
+    expect(purged.gapsToRead(1)).toHaveLength(1_000 - 2);
     expect(LogPosition.startingAfter([], 4, 60_000).read).toBe(0);
   });
 });

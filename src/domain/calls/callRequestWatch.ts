@@ -95,10 +95,17 @@ export async function watchCallRequests(
   );
   everyMinute();
 
-  const stop = await deps.liveEvents.watch(org.id, (event: LiveEvent) => {
-    if (!CALL_REQUEST_EVENT.test(event.type)) return;
-    stream.push({ eventId: event.id, type: event.type, occurredAt: event.occurredAt, callRequest: event.data as CallRequestView });
-  });
+  let stop: () => void;
+  try {
+    stop = await deps.liveEvents.watch(org.id, (event: LiveEvent) => {
+      if (!CALL_REQUEST_EVENT.test(event.type)) return;
+      stream.push({ eventId: event.id, type: event.type, occurredAt: event.occurredAt, callRequest: event.data as CallRequestView });
+    });
+  } catch (err) {
+    // the log could not be read: nothing is streamed, and the rechecks set up above end with it
+    await stream.return();
+    throw err;
+  }
   if (stream.finished) stop();
   else ends.push(stop);
   return stream;

@@ -198,7 +198,7 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
 
     const ids = await insertWorkflows(tx, id, firstOrder, workflows);
     if (ids.length === 0) return { version: bot.workflowsVersion, workflows: [] };
-    const version = await bumpWorkflowsVersion(tx, id);
+    const version = await bumpWorkflowsVersion(tx, deps, id);
     // the answer is read in the transaction: the event's data is exactly what the caller gets
     const imported = await readWorkflows(tx, { id: { in: ids } });
     await recordEvent(tx, deps, actor, {
@@ -211,11 +211,11 @@ export async function importBotWorkflows(deps: DomainDeps, actor: Actor, botId: 
   }, TRANSACTION_OPTIONS);
 }
 
-/** Moves a bot's workflows to their next version (the bot's row is locked); answers it. */
-async function bumpWorkflowsVersion(tx: Pick<Db, 'bot'>, botId: string): Promise<number> {
+/** Moves a bot's workflows to their next version (the bot's row is locked), changed at the app's time; answers it. */
+async function bumpWorkflowsVersion(tx: Pick<Db, 'bot'>, deps: Pick<DomainDeps, 'clock'>, botId: string): Promise<number> {
   const row = await tx.bot.update({
     where: { id: botId },
-    data: { workflowsVersion: { increment: 1 } },
+    data: { workflowsVersion: { increment: 1 }, updatedAt: deps.clock() },
     select: { workflowsVersion: true },
   });
   return row.workflowsVersion;
@@ -251,7 +251,7 @@ export async function replaceBotWorkflows(deps: DomainDeps, actor: Actor, botId:
 
     await tx.workflow.deleteMany({ where: { botId: id } });
     await insertWorkflows(tx, id, 1, workflows);
-    const version = await bumpWorkflowsVersion(tx, id);
+    const version = await bumpWorkflowsVersion(tx, deps, id);
     const replaced = await readWorkflows(tx, { botId: id });
     await recordEvent(tx, deps, actor, {
       type: 'workflows.replaced',
