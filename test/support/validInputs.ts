@@ -264,7 +264,8 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
     body: { number: '+14155552671', botId: f.demo.bots.clinic[0], ...PHONE_SETTINGS },
   }),
   'POST /v1/phone-numbers/{phoneNumberId}/detach': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
-  'DELETE /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
+  // the billing line: no call uses it as caller id (the demo's calls use the main line)
+  'DELETE /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[1]! } }),
   'GET /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! } }),
   'PATCH /v1/phone-numbers/{phoneNumberId}': (f) => ({ params: { phoneNumberId: f.demo.phoneNumbers.clinic[0]! }, body: PHONE_SETTINGS }),
   'POST /v1/phone-numbers/{phoneNumberId}/attach': (f) => ({
@@ -552,7 +553,7 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
   }),
   'Mutation.deletePhoneNumber': (f) => ({
     query: mutation('$phoneNumberId: ID!', 'deletePhoneNumber(phoneNumberId: $phoneNumberId)', ''),
-    variables: { phoneNumberId: f.demo.phoneNumbers.clinic[0] },
+    variables: { phoneNumberId: f.demo.phoneNumbers.clinic[1] },
   }),
   'Mutation.updatePhoneNumber': (f) => ({
     query: mutation(
