@@ -58,6 +58,20 @@ export class LiveStreams {
 }
 
 /**
+ * What a subscription field's `subscribe` answers: `stream` counted against its credential's bound, and ended as
+ * soon as the client goes away (its connection closed, or its request aborted).
+ */
+export function openLiveStream<T>(
+  ctx: { deps: { liveStreams: LiveStreams }; signal(): AbortSignal | undefined },
+  credentialId: string,
+  stream: AsyncIterableIterator<T>,
+): AsyncIterableIterator<T> {
+  const tracked = ctx.deps.liveStreams.track(credentialId, stream);
+  ctx.signal()?.addEventListener('abort', () => void tracked.return?.(), { once: true });
+  return tracked;
+}
+
+/**
  * Ends a subscription's stream that no answer will carry: yoga answers 406 when the client accepts none
  * of the streaming media types (a subscription POSTed with `Accept: application/json`), after the stream
  * was opened and counted, and never ends it. Yoga's result processors run before the app's plugins, so a

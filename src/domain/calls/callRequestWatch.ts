@@ -12,13 +12,11 @@ import type { LiveEvent, LiveEventSource } from '../../changes/change.js';
 import { type Actor, assertReach, requireScope } from '../shared/access.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { Unavailable } from '../shared/errors.js';
-import { LiveQueue } from '../shared/liveQueue.js';
+import { LiveQueue, mayChangeCredential, RECHECK_CREDENTIAL_MS } from '../shared/liveQueue.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
 import { MAX_BATCH_RECIPIENTS } from './callBatches.js';
 import type { CallRequestView } from './callRequests.js';
 
-/** How often the caller's credential is checked again while nothing else happens. */
-const RECHECK_CREDENTIAL_MS = 60_000;
 /** Transitions held for a slow reader: two batches of the largest size (each queues its calls at once). */
 export const MAX_BUFFERED = 2 * MAX_BATCH_RECIPIENTS;
 
@@ -89,7 +87,7 @@ export async function watchCallRequests(
   ends.push(
     deps.changes.subscribe({
       onChange: (change) => {
-        if (change.orgId === actor.orgId && (change.kind === 'credentials' || change.kind === 'organization')) recheck();
+        if (mayChangeCredential(change, actor.orgId)) recheck();
       },
     }),
   );

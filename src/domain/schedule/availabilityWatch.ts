@@ -17,10 +17,8 @@ import type { ScheduleDeps } from './deps.js';
 import { parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
 import { loadReachableOrganization } from '../organizations/organizations.js';
-import { LiveQueue } from '../shared/liveQueue.js';
+import { LiveQueue, mayChangeCredential, RECHECK_CREDENTIAL_MS } from '../shared/liveQueue.js';
 
-/** How often the caller's credential is checked again while nothing else happens. */
-const RECHECK_CREDENTIAL_MS = 60_000;
 /** Answers waiting for a slow reader; older ones are dropped (each answer is whole, the latest is what counts). */
 const MAX_BUFFERED = 10;
 
@@ -61,7 +59,7 @@ class AvailabilityWatch {
 
   private onChange(change: Change): void {
     if (change.orgId === this.orgId && SCHEDULE_KINDS.has(change.kind)) this.refresh(false);
-    if (change.orgId === this.ownerOrgId && (change.kind === 'credentials' || change.kind === 'organization')) this.refresh(true);
+    if (mayChangeCredential(change, this.ownerOrgId)) this.refresh(true);
   }
 
   /** Steps run one after the other, so that answers go out in the order of the instants they are for. */

@@ -4,6 +4,16 @@
 // or, where every value matters (each transition of a call), ends with an error it can act on (subscribe
 // again and read the current state) rather than hold memory without end.
 
+import type { Change } from '../../changes/change.js';
+
+/** How often a live stream checks its caller's credential again while nothing else happens (an access token expires). */
+export const RECHECK_CREDENTIAL_MS = 60_000;
+
+/** Whether `change` may have revoked or narrowed the credentials of `ownerOrgId`, or its reach: its live streams check again. */
+export function mayChangeCredential(change: Change, ownerOrgId: string): boolean {
+  return change.orgId === ownerOrgId && (change.kind === 'credentials' || change.kind === 'organization');
+}
+
 export interface LiveQueueOptions {
   /** Values held for a slow reader. */
   max: number;

@@ -25,6 +25,7 @@ import {
 } from '../../../domain/calls/callDispatch.js';
 import { enforceCallRequestPollInterval } from '../../../ratelimit/callRequestPolling.js';
 import { builder } from '../../builder.js';
+import { openLiveStream } from '../../liveStreams.js';
 import { NodeRef } from '../node.js';
 import { AvailabilityRef } from '../schedule/availability.js';
 import { CallPurposeEnum, RetryPolicyInput, RetryPolicyRef } from './callingPolicy.js';
@@ -429,10 +430,7 @@ builder.subscriptionField('callRequestChanged', (t) =>
     subscribe: async (_root, args, ctx) => {
       const actor = await ctx.actor();
       const stream = await watchCallRequests(ctx.deps, actor, String(args.orgId), { reauthenticate: () => ctx.reauthenticate() });
-      const tracked = ctx.deps.liveStreams.track(actor.credential.id, stream);
-      // the client went away (its connection closed, or its request was aborted): end the stream now
-      ctx.signal()?.addEventListener('abort', () => void tracked.return?.(), { once: true });
-      return tracked;
+      return openLiveStream(ctx, actor.credential.id, stream);
     },
     resolve: (change: CallRequestChange) => change,
   }),

@@ -9,6 +9,7 @@ import {
 } from '../../../domain/schedule/availabilityQuery.js';
 import { watchAvailability } from '../../../domain/schedule/availabilityWatch.js';
 import { builder, type FieldBuilderOf } from '../../builder.js';
+import { openLiveStream } from '../../liveStreams.js';
 import { MediumEnum } from '../enums.js';
 import { OrganizationRef } from '../organizations/organization.js';
 
@@ -178,10 +179,7 @@ builder.subscriptionField('availabilityChanged', (t) =>
         { medium: args.medium, phoneNumberId: args.phoneNumberId == null ? undefined : String(args.phoneNumberId) },
         { reauthenticate: () => ctx.reauthenticate() },
       );
-      const tracked = ctx.deps.liveStreams.track(actor.credential.id, stream);
-      // the client went away (its connection closed, or its request was aborted): end the stream now
-      ctx.signal()?.addEventListener('abort', () => void tracked.return?.(), { once: true });
-      return tracked;
+      return openLiveStream(ctx, actor.credential.id, stream);
     },
     resolve: (answer: Availability) => answer,
   }),
