@@ -112,10 +112,15 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     // webhook dispatcher (and a look may be due) — look at once, not at the next poll
     changes.subscribe({ onChange: () => jobs.poke() });
     changes.onNotice(() => jobs.poke());
-    // and after any commit that appended events (an insurance's notes, a call's outcome: writes that publish no change)
-    database.observers.add({ onStatement: () => {}, onEventsCommitted: () => jobs.poke() });
-    // and the other instances' readers of the log (their webhook dispatchers, live subscriptions), for the same writes
-    database.observers.add({ onStatement: () => {}, onEventsCommitted: () => changes.announce() });
+    // and after any commit that appended events (an insurance's notes, a call's outcome: writes that publish no change),
+    // with the other instances' readers of the log (their webhook dispatchers, live subscriptions) woken too
+    database.observers.add({
+      onStatement: () => {},
+      onEventsCommitted: () => {
+        jobs.poke();
+        changes.announce();
+      },
+    });
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // erasures on request, in bounded batches (domain/calls/erasure.ts)
     for (const [kind, handler] of Object.entries(erasureJobHandlers(deps))) jobs.handle(kind, handler);

@@ -26,6 +26,8 @@ export class ChangeFeed implements ChangeChannel {
   private isInSync = true;
   private lastWarnAt = -Infinity;
   private announcing = false;
+  /** Notices sent so far (an announcement already covered by a write's own notice is not sent). */
+  private noticesSent = 0;
 
   constructor(
     readonly transport: ChangeTransport,
@@ -76,20 +78,23 @@ export class ChangeFeed implements ChangeChannel {
   /**
    * Events committed here that no change stands for (a call's transition, a turn): the other instances' readers of
    * the log (live subscriptions, webhook deliveries) are woken too. The commits of one turn of the event loop share
-   * one notice.
+   * one notice, and none is sent when a write's own `publish` sent one meanwhile (a notice wakes a reader of the
+   * whole log: one sent after the commit covers it).
    */
   announce(): void {
     if (this.transport.name === 'local' || this.announcing) return;
     this.announcing = true;
+    const sent = this.noticesSent;
     setImmediate(() => {
       this.announcing = false;
-      this.send({});
+      if (this.noticesSent === sent) this.send({});
     });
   }
 
   /** Sends a notice (what it names is for instances of earlier versions: change.ts Notice). */
   private send(names: { kind?: string; orgId?: string }): void {
     if (this.transport.name === 'local') return;
+    this.noticesSent++;
     const sending = this.transport.send(JSON.stringify({ ...names, origin: this.instanceId })).catch((err: unknown) => {
       // the others read the event at their next poll
       const now = Date.now();
