@@ -46,13 +46,14 @@ export async function recentEventSeqs(db: SqlRunner, count: number): Promise<num
   return rows.map((row) => Number(row.seq));
 }
 
-/** An event as a live subscription delivers it: `data` only for the organizations being watched (null otherwise). */
-export interface LiveEventRow {
+/** An event as a reader that delivers it reads it (the live subscriptions' reader, the webhook dispatcher). */
+export interface LogEventRow {
   seq: string;
   id: string;
   type: string;
   orgId: string;
   occurredAt: Date;
+  /** The resource as answered after the change; the live reader reads it only for the organizations watched (null otherwise). */
   data: unknown;
 }
 
@@ -60,7 +61,7 @@ export interface LiveEventRow {
  * The next `limit` events a live reader at `position` has not read, in seq order; the data (the resource as
  * answered) is read only for the events of `orgIds`, the organizations someone watches.
  */
-export function unreadLiveEvents(db: SqlRunner, position: LogPosition, orgIds: readonly string[], limit: number): Promise<LiveEventRow[]> {
+export function unreadLiveEvents(db: SqlRunner, position: LogPosition, orgIds: readonly string[], limit: number): Promise<LogEventRow[]> {
   return db.$queryRaw`
     WITH ev AS (${unreadEvents(position, Prisma.sql`"seq", "id", "type", "orgId", "occurredAt", "data"`, limit)})
     SELECT "seq"::text AS "seq", "id"::text AS "id", "type", "orgId"::text AS "orgId", "occurredAt",

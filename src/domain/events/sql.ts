@@ -3,7 +3,7 @@
 // through Prisma's client. Column lists are written once, here.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
-import { unreadEvents } from '../../changes/sql.js';
+import { type LogEventRow, unreadEvents } from '../../changes/sql.js';
 import type { LogPosition } from '../../changes/logPosition.js';
 
 // ---- the event log (log.ts)
@@ -103,13 +103,7 @@ export function lockWebhookDelivery(tx: SqlRunner, endpointId: string, id: strin
 // ---- the webhook dispatcher (webhooks/dispatcher.ts)
 
 /** An event read from the log with the endpoints subscribed to it (none: nothing to send). */
-export interface DispatchEventRow {
-  seq: string;
-  id: string;
-  type: string;
-  orgId: string;
-  occurredAt: Date;
-  data: unknown;
+export interface DispatchEventRow extends LogEventRow {
   endpoints:
     | {
         id: string;
