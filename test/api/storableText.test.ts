@@ -27,7 +27,7 @@ import { buildOpenApiDocument, openApiPath } from '../../src/rest/openapi.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import type { GraphQLErrorItem, Schemas } from '../support/apiTypes.js';
 import type { JsonSchema } from '../support/fuzz/jsonSchema.js';
-import { subscribe } from '../support/sse.js';
+import { firstAnswer, subscribe } from '../support/sse.js';
 import { changedTables, tableChecksumReader, type ChecksumReader, type TableChecksums } from '../support/tableChecksums.js';
 import { useTestApp } from '../support/testApp.js';
 import { Fixtures, GRAPHQL_REQUESTS, NOW, REST_REQUESTS, type GraphQLRequest, type RestRequest } from '../support/validInputs.js';
@@ -412,7 +412,7 @@ async function sendGraphQL(
   if (!request.subscription) return (await t.gql(request.query, variables, request.token ? { token: request.token } : {})).body;
   const stream = await subscribe(t.app, request.query, variables, request.token ?? t.demo.organizations.clinic.apiKey);
   try {
-    return (await stream.next(quietMs).catch(() => ({ data: {} }))).data;
+    return await firstAnswer(stream, quietMs);
   } finally {
     await stream.close();
   }

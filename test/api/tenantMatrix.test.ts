@@ -13,7 +13,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/schema/index.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { changedTables, tableChecksumReader, type ChecksumReader } from '../support/tableChecksums.js';
-import { subscribe } from '../support/sse.js';
+import { firstAnswer, subscribe } from '../support/sse.js';
 import { useTestApp, type TestResponse } from '../support/testApp.js';
 import { createEndpointRecord } from '../../src/domain/events/webhooks/endpoints.js';
 import { createApiKey, createOAuthClient } from '../../src/auth/provisioning.js';
@@ -270,8 +270,8 @@ async function callGraphQL(key: string, c: GraphQLCase, ids: Ids, token: string)
     // stream quiet for a second was accepted and says nothing yet (callRequestChanged until a transition)
     const stream = await subscribe(t.app, c.query, { ...c.variables, ...ids }, token, headers);
     try {
-      const first = await stream.next(1_000).catch(() => ({ data: {} }));
-      return { status: stream.status, body: first.data, text: JSON.stringify(first.data) };
+      const first = await firstAnswer(stream, 1_000);
+      return { status: stream.status, body: first, text: JSON.stringify(first) };
     } finally {
       await stream.close();
     }

@@ -105,3 +105,11 @@ export async function subscribe(
     },
   };
 }
+
+/**
+ * The first event's data of a stream that refuses with its first event but may, once accepted, say nothing for a
+ * while (callRequestChanged until a transition): `{}` when nothing came within `quietMs`.
+ */
+export async function firstAnswer(stream: Subscription, quietMs: number): Promise<UntypedBody> {
+  return (await stream.next(quietMs).catch(() => ({ data: {} as UntypedBody }))).data;
+}
