@@ -20,6 +20,7 @@ import { JobQueue } from './jobs/queue.js';
 import { handleWebhookDeliveries } from './domain/events/webhooks/delivery.js';
 import { AvailabilityEvents } from './domain/schedule/availabilityEvents.js';
 import { recordEndpointDisabled } from './domain/events/webhookEndpoints.js';
+import { webhookReplayJobHandlers } from './domain/events/webhookReplays.js';
 import { loadSchedules } from './readmodel/loaders.js';
 import type { Db } from './db/client.js';
 import { callRequestJobHandlers } from './domain/calls/callDispatch.js';
@@ -124,6 +125,8 @@ export async function openRuntime(config: Config, logger: Logger = createLogger(
     for (const [kind, handler] of Object.entries(callRequestJobHandlers(deps))) jobs.handle(kind, handler);
     // erasures on request, in bounded batches (domain/calls/erasure.ts)
     for (const [kind, handler] of Object.entries(erasureJobHandlers(deps))) jobs.handle(kind, handler);
+    // replays of an endpoint's failed deliveries, in bounded batches (domain/events/webhookReplays.ts)
+    for (const [kind, handler] of Object.entries(webhookReplayJobHandlers(deps))) jobs.handle(kind, handler);
     // retention (domain/governance/retention.ts): a daily sweep queues each organization's purge, in bounded batches;
     // the first sweep is added here unless one is waiting (one for all instances)
     for (const [kind, handler] of Object.entries(retentionJobHandlers(deps))) jobs.handle(kind, handler);

@@ -71,6 +71,7 @@ export const MUTATION_SCOPES: Readonly<Record<string, Scope>> = {
   rotateWebhookSecret: 'webhooks:write',
   testWebhookEndpoint: 'webhooks:write',
   retryWebhookDelivery: 'webhooks:write',
+  replayWebhookDeliveries: 'webhooks:write',
   setWeeklyHours: 'office-hours:write',
   createSpecialHours: 'office-hours:write',
   updateSpecialHours: 'office-hours:write',

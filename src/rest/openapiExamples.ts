@@ -130,6 +130,17 @@ const webhookDelivery = {
   nextAttemptAt: '2026-03-02T15:01:05.000Z',
   createdAt: '2026-03-02T15:01:00.000Z',
 };
+const webhookReplay = {
+  id: 'd2b4f6a8-3c5e-4a7b-9d1f-2e4a6c8e0b1d',
+  endpointId: webhookEndpoint.id,
+  from: '2026-03-01T00:00:00.000Z',
+  to: '2026-03-02T16:00:00.000Z',
+  status: 'pending',
+  replayed: 0,
+  skipped: 0,
+  createdAt: '2026-03-02T16:00:00.000Z',
+  completedAt: null,
+};
 const closedDay = (dayOfWeek: string) => ({ dayOfWeek, isClosed: true, open: null, close: null, breaks: [] });
 const specialDay = {
   id: ids.specialHours,
@@ -492,7 +503,28 @@ export const SUCCESS_EXAMPLES: Record<string, unknown> = {
     response: null,
     nextAttemptAt: '2026-03-02T15:01:00.000Z',
   },
-  'GET /v1/webhook-endpoints/:endpointId/deliveries': { deliveries: [webhookDelivery] },
+  'GET /v1/webhook-endpoints/:endpointId/deliveries': {
+    deliveries: [webhookDelivery],
+    pagination: { limit: 50, nextCursor: 'eyJwIjp7InQiOjE3NzI0NjM2NjAwMDB9LCJmIjoiN2MyZSJ9.w4e8b2' },
+  },
+  'GET /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId': {
+    ...webhookDelivery,
+    attempts: 2,
+    lastAttemptAt: '2026-03-02T15:01:05.000Z',
+    nextAttemptAt: '2026-03-02T15:06:05.000Z',
+    attemptLog: [
+      { at: '2026-03-02T15:01:00.000Z', statusCode: null, latencyMs: 10000, errorClass: 'timeout', response: null },
+      { at: '2026-03-02T15:01:05.000Z', statusCode: 503, latencyMs: 48, errorClass: null, response: 'Service Unavailable' },
+    ],
+  },
+  'POST /v1/webhook-endpoints/:endpointId/replays': webhookReplay,
+  'GET /v1/webhook-endpoints/:endpointId/replays/:replayId': {
+    ...webhookReplay,
+    status: 'completed',
+    replayed: 37,
+    skipped: 2,
+    completedAt: '2026-03-02T16:00:01.000Z',
+  },
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': {
     ...webhookDelivery,
     attempts: 0,
@@ -988,6 +1020,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /v1/webhook-endpoints/:endpointId/rotate-secret': {},
   'POST /v1/webhook-endpoints/:endpointId/test': {},
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': {},
+  'POST /v1/webhook-endpoints/:endpointId/replays': { from: '2026-03-01T00:00:00Z' },
   'POST /v1/api-keys': { name: apiKey.name, scopes: apiKey.scopes, expiresAt: apiKey.expiresAt },
   'POST /v1/api-keys/:keyId/roll': { expiresAt: '2026-03-04T09:00:00.000Z' },
   'POST /v1/api-keys/:keyId/revoke': {},

@@ -105,6 +105,15 @@ async function deliveryEchoing(t: TestApp, orgId: string): Promise<string> {
       attempts: 1,
       statusCode: 500,
       response: `{"error":"unknown callee ${NUMBER}"}`,
+      attemptLog: [
+        {
+          at: t.clock.now().toISOString(),
+          statusCode: 500,
+          latencyMs: 12,
+          errorClass: null,
+          response: `{"error":"unknown callee ${NUMBER}"}`,
+        },
+      ],
       createdAt: t.clock.now(),
     },
   });
@@ -173,7 +182,11 @@ describe('erasing a phone number', () => {
     expect(await t.db.prisma.conversation.count({ where: { id: { in: [call.conversationId, inbound] } } })).toBe(0);
     expect(await t.db.prisma.event.count({ where: { subjectId: inbound } })).toBeGreaterThan(0); // kept, without data
     expect((await t.db.prisma.event.findFirstOrThrow({ where: { subjectId: inbound } })).data).toEqual({ erased: true });
-    expect((await t.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery } })).response).toContain('[erased]');
+    const scrubbed = await t.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery } });
+    expect(scrubbed.response).toContain('[erased]');
+    // each attempt's kept answer too
+    expect(JSON.stringify(scrubbed.attemptLog)).toContain('[erased]');
+    expect(JSON.stringify(scrubbed.attemptLog)).not.toContain(NUMBER);
 
     // the call keeps its status and times, with the keyed hash for a number; the queued one could not be placed
     const kept = await t.db.prisma.callRequest.findUniqueOrThrow({ where: { id: call.id } });

@@ -83,6 +83,7 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      webhookReplay: '',
       conversation: '',
       special: '',
       apiKey: '',
@@ -102,6 +103,7 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      webhookReplay: '',
       conversation: '',
       special: '',
       apiKey: '',
@@ -121,6 +123,7 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      webhookReplay: '',
       conversation: '',
       special: '',
       apiKey: '',
@@ -140,6 +143,7 @@ beforeEach(async () => {
       event: '',
       webhookEndpoint: '',
       webhookDelivery: '',
+      webhookReplay: '',
       conversation: '',
       special: '',
       apiKey: '',
@@ -235,6 +239,20 @@ beforeEach(async () => {
           status: 'failed',
           attempts: 8,
           createdAt: new Date(),
+        },
+      })
+    ).id;
+    o.webhookReplay = (
+      await db.webhookReplay.create({
+        data: {
+          id: randomUUID(),
+          endpointId: o.webhookEndpoint,
+          orgId: o.org,
+          from: new Date(Date.now() - 3_600_000),
+          to: new Date(),
+          status: 'completed',
+          createdAt: new Date(),
+          completedAt: new Date(),
         },
       })
     ).id;

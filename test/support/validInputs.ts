@@ -104,6 +104,16 @@ export class Fixtures {
   specialHoursId = () => this.once('specialHours', () => this.create(`/v1/organizations/${this.clinic}/special-hours`, SPECIAL_HOURS));
   endpointId = () =>
     this.once('endpoint', () => this.create('/v1/webhook-endpoints', { url: this.webhookUrl(), eventTypes: ['webhook.test'] }));
+  /** An endpoint of its own for each call (one replay of an endpoint runs at a time, and none runs in these tests). */
+  freshEndpointId = () => this.create('/v1/webhook-endpoints', { url: this.webhookUrl(), eventTypes: ['webhook.test'] });
+  /** A replay (answered 202; pending: no queue runs in these tests), on an endpoint of its own. */
+  replay = () =>
+    this.once('replay', async () => {
+      const endpointId = await this.freshEndpointId();
+      const res = await this.t.rest('POST', `/v1/webhook-endpoints/${endpointId}/replays`, { json: { from: '2020-01-01T00:00:00Z' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return { endpointId, replayId: res.body.data.id as string };
+    });
   /** A delivery that failed (only a finished delivery may be retried). */
   deliveryId = () =>
     this.once('delivery', async () => {
@@ -476,7 +486,21 @@ export const REST_REQUESTS: Record<string, (f: Fixtures) => RestRequest | Promis
   'DELETE /v1/webhook-endpoints/{endpointId}': async (f) => ({ params: { endpointId: await f.endpointId() } }),
   'POST /v1/webhook-endpoints/{endpointId}/rotate-secret': async (f) => ({ params: { endpointId: await f.endpointId() }, body: {} }),
   'POST /v1/webhook-endpoints/{endpointId}/test': async (f) => ({ params: { endpointId: await f.endpointId() }, body: {} }),
-  'GET /v1/webhook-endpoints/{endpointId}/deliveries': async (f) => ({ params: { endpointId: await f.endpointId() } }),
+  'GET /v1/webhook-endpoints/{endpointId}/deliveries': async (f) => ({
+    params: { endpointId: await f.endpointId() },
+    query: { limit: '10', status: 'failed', eventType: 'webhook.test,closure.*', from: '2020-01-01T00:00:00Z', to: '2099-01-01T00:00:00Z' },
+  }),
+  'GET /v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}': async (f) => ({
+    params: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
+  }),
+  'POST /v1/webhook-endpoints/{endpointId}/replays': async (f) => ({
+    params: { endpointId: await f.freshEndpointId() },
+    body: { from: '2020-01-01T00:00:00Z', to: '2099-01-01T00:00:00Z' },
+  }),
+  'GET /v1/webhook-endpoints/{endpointId}/replays/{replayId}': async (f) => {
+    const { endpointId, replayId } = await f.replay();
+    return { params: { endpointId, replayId } };
+  },
   'POST /v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry': async (f) => ({
     params: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
     body: {},
@@ -700,6 +724,13 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
       variables: { id: callRequestId, leaseId },
     };
   },
+  'Mutation.replayWebhookDeliveries': async (f) => ({
+    query: mutation(
+      '$endpointId: ID!, $from: String!, $to: String',
+      'replayWebhookDeliveries(endpointId: $endpointId, from: $from, to: $to)',
+    ),
+    variables: { endpointId: await f.freshEndpointId(), from: '2020-01-01T00:00:00Z', to: hoursAfter(1) },
+  }),
   'Mutation.retryWebhookDelivery': async (f) => ({
     query: mutation('$endpointId: ID!, $deliveryId: ID!', 'retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId)'),
     variables: { endpointId: await f.endpointId(), deliveryId: await f.deliveryId() },
@@ -952,6 +983,25 @@ export const GRAPHQL_REQUESTS: Record<string, (f: Fixtures) => GraphQLRequest | 
     query: query('$endpointId: ID!', 'webhookDeliveries(endpointId: $endpointId)'),
     variables: { endpointId: await f.endpointId() },
   }),
+  'Query.webhookDeliveryPage': async (f) => ({
+    query: query(
+      '$endpointId: ID!, $after: String, $eventType: String, $from: String, $to: String',
+      'webhookDeliveryPage(endpointId: $endpointId, first: 10, after: $after, status: failed, eventType: $eventType, from: $from, to: $to)',
+      '{ items { id } nextCursor }',
+    ),
+    variables: { endpointId: await f.endpointId(), eventType: 'webhook.test,closure.*', from: '2020-01-01T00:00:00Z', to: hoursAfter(1) },
+  }),
+  'Query.webhookDelivery': async (f) => ({
+    query: query('$endpointId: ID!, $id: ID!', 'webhookDelivery(endpointId: $endpointId, id: $id)'),
+    variables: { endpointId: await f.endpointId(), id: await f.deliveryId() },
+  }),
+  'Query.webhookReplay': async (f) => {
+    const { endpointId, replayId } = await f.replay();
+    return {
+      query: query('$endpointId: ID!, $id: ID!', 'webhookReplay(endpointId: $endpointId, id: $id)'),
+      variables: { endpointId, id: replayId },
+    };
+  },
   'Query.webhookEndpoint': async (f) => ({ query: query('$id: ID!', 'webhookEndpoint(id: $id)'), variables: { id: await f.endpointId() } }),
   'Subscription.callRequestChanged': (f) => ({
     query: 'subscription($orgId: ID!) { callRequestChanged(orgId: $orgId) { type } }',

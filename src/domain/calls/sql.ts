@@ -715,9 +715,11 @@ export function scrubEventMentions(
 
 /** One batch of stored answers of webhook receivers naming the number (a receiver may echo what it was sent). */
 export function scrubDeliveryMentions(tx: SqlRunner, orgId: string, n: string, erased: string, batch: number): Promise<number> {
-  return tx.$executeRaw`UPDATE "WebhookDelivery" u SET "response" = ${scrubText(Prisma.sql`u."response"`, n, erased)}
+  return tx.$executeRaw`UPDATE "WebhookDelivery" u SET "response" = ${scrubText(Prisma.sql`u."response"`, n, erased)},
+      "attemptLog" = ${scrubJson(Prisma.sql`u."attemptLog"`, n, erased)}
     WHERE u."id" IN (SELECT d."id" FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w."id" = d."endpointId"
-      WHERE w."orgId" IN ${erasureReach(orgId)} AND strpos(d."response", ${n}) > 0 ORDER BY d."id" LIMIT ${batch}::int FOR UPDATE OF d)`;
+      WHERE w."orgId" IN ${erasureReach(orgId)} AND (strpos(d."response", ${n}) > 0 OR strpos(d."attemptLog"::text, ${n}) > 0)
+      ORDER BY d."id" LIMIT ${batch}::int FOR UPDATE OF d)`;
 }
 
 /** One batch of stored idempotent answers naming the number (a call request's, a suppression's). */

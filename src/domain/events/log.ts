@@ -66,6 +66,7 @@ export const EVENT_TYPES = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.disabled',
+  'webhook_endpoint.replayed',
   'webhook_delivery.retried',
   'webhook.test',
   'call_request.queued',

@@ -85,7 +85,8 @@ export const eventPageResponse = viewSchema<EventPage>()(
 // The REST query arrives as strings, GraphQL arguments typed (or null when sent as null).
 const absent = absentToUndefined;
 const limitParam = integerParam(1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
-const typeParam = z.preprocess(
+/** Event types, comma-separated, each a name or a family such as `closure.*` (sorted, without repeats). */
+export const typeParam = z.preprocess(
   absent,
   z
     .string()
@@ -113,7 +114,8 @@ const typeParam = z.preprocess(
     })
     .optional(),
 );
-const instantParam = z.preprocess(absent, instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z').optional());
+/** An optional instant filter. */
+export const instantParam = z.preprocess(absent, instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z').optional());
 
 const eventFilters = {
   type: typeParam.describe('Event types, comma-separated; a family such as `closure.*` selects all of its types.'),

@@ -1,7 +1,7 @@
 // Every SQL statement of the events context: the event log's append, webhook endpoints' locks, and the
 // webhook dispatcher's and deliveries lane's statements (webhooks/). The rest of its reads and writes go
 // through Prisma's client. Column lists are written once, here.
-import { Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type WebhookDelivery } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
 import { type LogEventRow, unreadEvents } from '../../changes/sql.js';
 import type { LogPosition } from '../../changes/logPosition.js';
@@ -100,6 +100,98 @@ export function lockWebhookDelivery(tx: SqlRunner, endpointId: string, id: strin
   return tx.$queryRaw`SELECT "status" FROM "WebhookDelivery" WHERE "id" = ${id}::uuid AND "endpointId" = ${endpointId}::uuid FOR UPDATE`;
 }
 
+// ---- an endpoint's deliveries and their replays (webhookDeliveries.ts, webhookReplays.ts)
+
+/** The filters of a page of an endpoint's deliveries: event types are names or families (`closure.*`). */
+export interface DeliveryListFilter {
+  endpointId: string;
+  status: string | null;
+  eventTypes: string[] | null;
+  from: string | null;
+  to: string | null;
+}
+
+/** Types named exactly, and families as LIKE patterns (`closure.*` → `closure.%`). */
+function eventTypeCondition(types: string[] | null): Prisma.Sql {
+  if (!types) return Prisma.empty;
+  const exact = types.filter((t) => !t.endsWith('.*'));
+  const families = types.filter((t) => t.endsWith('.*')).map((t) => `${t.slice(0, -1)}%`);
+  return Prisma.sql`AND ("eventType" = ANY(${exact}::text[]) OR "eventType" LIKE ANY(${families}::text[]))`;
+}
+
+/**
+ * One page of an endpoint's deliveries, newest first (createdAt desc, ties by id), after the position `after`;
+ * the log of attempts is left out (the list does not show it).
+ */
+export function deliveriesAfter(
+  db: SqlRunner,
+  filter: DeliveryListFilter,
+  after: { t: number; i: string } | undefined,
+  take: number,
+): Promise<Omit<WebhookDelivery, 'attemptLog' | 'lockedUntil'>[]> {
+  const status = filter.status ? Prisma.sql`AND "status" = ${filter.status}` : Prisma.empty;
+  const from = filter.from ? Prisma.sql`AND "createdAt" >= ${filter.from}::timestamp(3)` : Prisma.empty;
+  const to = filter.to ? Prisma.sql`AND "createdAt" < ${filter.to}::timestamp(3)` : Prisma.empty;
+  const at = after ? new Date(after.t).toISOString() : null;
+  // the first condition bounds the index scan (endpointId, createdAt desc), the second drops the rows at t up to i
+  const keyset = after
+    ? Prisma.sql`AND "createdAt" <= ${at}::timestamp(3) AND ("createdAt" < ${at}::timestamp(3) OR "id" > ${after.i}::uuid)`
+    : Prisma.empty;
+  return db.$queryRaw`
+    SELECT "id", "endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "statusCode", "latencyMs", "response",
+           "nextAttemptAt", "createdAt"
+    FROM "WebhookDelivery" WHERE "endpointId" = ${filter.endpointId}::uuid ${status} ${eventTypeCondition(filter.eventTypes)} ${from} ${to} ${keyset}
+    ORDER BY "createdAt" DESC, "id" ASC LIMIT ${take}::int`;
+}
+
+/** Locks a replay that has not completed; answers whether there was one. */
+export async function lockUnfinishedReplay(tx: SqlRunner, id: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "WebhookReplay" WHERE "id" = ${id}::uuid AND "status" <> 'completed' FOR UPDATE`;
+  return rows.length > 0;
+}
+
+/** What one batch of a replay did: deliveries made pending, skipped (event past retention), and the last one walked. */
+export interface ReplayBatch {
+  replayed: number;
+  skipped: number;
+  last: { createdAt: Date; id: string } | null;
+  walked: number;
+}
+
+/**
+ * One batch of a replay (in its transaction, the replay's row locked): the endpoint's next `batch` failed
+ * deliveries in [from, to) after the replay's position, in (createdAt, id) order, locked; those whose event is
+ * still kept are made pending, due now, with a fresh retry schedule; the others are skipped.
+ */
+export async function replayBatch(
+  tx: SqlRunner,
+  replay: { endpointId: string; from: Date; to: Date; positionAt: Date | null; positionId: string | null },
+  now: Date,
+  batch: number,
+): Promise<ReplayBatch> {
+  const after =
+    replay.positionAt && replay.positionId
+      ? Prisma.sql`AND (d."createdAt", d."id") > (${replay.positionAt.toISOString()}::timestamp(3), ${replay.positionId}::uuid)`
+      : Prisma.empty;
+  const rows = await tx.$queryRaw<{ id: string; createdAt: Date; kept: boolean }[]>`
+    SELECT d."id"::text AS "id", d."createdAt", EXISTS (SELECT 1 FROM "Event" ev WHERE ev."id" = d."eventId") AS "kept"
+    FROM "WebhookDelivery" d
+    WHERE d."endpointId" = ${replay.endpointId}::uuid AND d."status" = 'failed'
+      AND d."createdAt" >= ${replay.from.toISOString()}::timestamp(3) AND d."createdAt" < ${replay.to.toISOString()}::timestamp(3) ${after}
+    ORDER BY d."createdAt", d."id" LIMIT ${batch}::int FOR UPDATE OF d`;
+  const kept = rows.filter((r) => r.kept).map((r) => r.id);
+  if (kept.length > 0)
+    await tx.$executeRaw`UPDATE "WebhookDelivery" SET "status" = 'pending', "attempts" = 0, "nextAttemptAt" = ${now.toISOString()}::timestamp(3),
+      "lockedUntil" = NULL WHERE "id" = ANY(${kept}::uuid[])`;
+  const last = rows.at(-1);
+  return {
+    replayed: kept.length,
+    skipped: rows.length - kept.length,
+    last: last ? { createdAt: last.createdAt, id: last.id } : null,
+    walked: rows.length,
+  };
+}
+
 // ---- the webhook dispatcher (webhooks/dispatcher.ts)
 
 /** An event read from the log with the endpoints subscribed to it (none: nothing to send). */
@@ -164,6 +256,24 @@ export async function releaseDispatchLease(db: SqlRunner, owner: string): Promis
   await db.$executeRaw`UPDATE "WebhookDispatch" SET "owner" = NULL, "leaseUntil" = NULL WHERE "id" = 1 AND "owner" = ${owner}`;
 }
 
+/** One attempt as a delivery's log keeps it (WebhookDelivery.attemptLog), oldest first. */
+export interface AttemptEntry {
+  at: string;
+  statusCode: number | null;
+  latencyMs: number | null;
+  /** Why there was no answer (a timeout, a refused connection, …); null when there was one. */
+  errorClass: string | null;
+  /** The first 1 KB of the answer; null without one, and for a private target's (never kept). */
+  response: string | null;
+}
+
+/** The attempts a delivery's log keeps: the newest, the oldest dropped first (retries and replays can repeat without end). */
+export const ATTEMPTS_KEPT = 20;
+
+/** `log` (a jsonb array) with `entry` (jsonb) appended, its oldest entry dropped when it holds ATTEMPTS_KEPT already. */
+const withAttempt = (log: Prisma.Sql, entry: Prisma.Sql) =>
+  Prisma.sql`(CASE WHEN jsonb_array_length(${log}) >= ${ATTEMPTS_KEPT}::int THEN ${log} - 0 ELSE ${log} END) || jsonb_build_array(${entry})`;
+
 /** A delivery's row as the dispatcher writes it: what its first attempt recorded, or pending, handed to the lane. */
 export interface DispatchedDelivery {
   endpointId: string;
@@ -175,6 +285,8 @@ export interface DispatchedDelivery {
   statusCode: number | null;
   latencyMs: number | null;
   response: string | null;
+  /** Its first attempt's entry; null when it was handed to the lane untried. */
+  entry: AttemptEntry | null;
 }
 
 /**
@@ -188,10 +300,11 @@ export async function writeDispatched(db: SqlRunner, owner: string, cursor: numb
       SELECT * FROM unnest(${rows.map((r) => r.endpointId)}::uuid[], ${rows.map((r) => r.event.id)}::uuid[], ${rows.map((r) => r.event.type)}::text[],
                            ${rows.map((r) => r.status)}::text[], ${rows.map((r) => r.attempts)}::int[], ${rows.map((r) => iso(r.lastAttemptAt))}::timestamp(3)[],
                            ${rows.map((r) => iso(r.nextAttemptAt))}::timestamp(3)[], ${rows.map((r) => r.statusCode)}::int[], ${rows.map((r) => r.latencyMs)}::int[],
-                           ${rows.map((r) => r.response)}::text[], ${rows.map((r) => iso(r.event.occurredAt))}::timestamp(3)[])
-        AS v("endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt")
+                           ${rows.map((r) => r.response)}::text[], ${rows.map((r) => iso(r.event.occurredAt))}::timestamp(3)[],
+                           ${rows.map((r) => JSON.stringify(r.entry ? [r.entry] : []))}::jsonb[])
+        AS v("endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt", "attemptLog")
     ), inserted AS (
-      INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt")
+      INSERT INTO "WebhookDelivery" ("id", "endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "nextAttemptAt", "statusCode", "latencyMs", "response", "createdAt", "attemptLog")
       SELECT gen_random_uuid(), v.* FROM v WHERE EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e."id" = v."endpointId")
     )
     UPDATE "WebhookDispatch" SET "cursor" = GREATEST("cursor", ${cursor}::bigint) WHERE "id" = 1 AND "owner" = ${owner}`;
@@ -240,6 +353,7 @@ export interface Delivered {
   statusCode: number;
   latencyMs: number;
   response: string | null;
+  entry: AttemptEntry;
 }
 
 /** Records delivered attempts, one statement for all of them (each ends its lease). */
@@ -247,10 +361,34 @@ export async function recordDelivered(db: SqlRunner, list: readonly Delivered[])
   await db.$executeRaw`
     UPDATE "WebhookDelivery" AS d
     SET "status" = 'delivered', "attempts" = d."attempts" + 1, "lastAttemptAt" = v."at", "nextAttemptAt" = NULL, "lockedUntil" = NULL,
-        "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response"
+        "statusCode" = v."code", "latencyMs" = v."ms", "response" = v."response",
+        "attemptLog" = ${withAttempt(Prisma.sql`d."attemptLog"`, Prisma.sql`v."entry"`)}
     FROM unnest(${list.map((x) => x.id)}::uuid[], ${list.map((x) => x.at.toISOString())}::timestamp(3)[], ${list.map((x) => x.statusCode)}::int[],
-                ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[]) AS v("id", "at", "code", "ms", "response")
+                ${list.map((x) => x.latencyMs)}::int[], ${list.map((x) => x.response)}::text[], ${list.map((x) => JSON.stringify(x.entry))}::jsonb[])
+      AS v("id", "at", "code", "ms", "response", "entry")
     WHERE d."id" = v."id"`;
+}
+
+/** What an attempt that did not deliver leaves on its delivery's row (failed, or pending its next retry). */
+export interface AttemptOutcomeRow {
+  status: string;
+  attempts: number;
+  lastAttemptAt: Date;
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  latencyMs: number | null;
+  response: string | null;
+  entry: AttemptEntry;
+}
+
+/** Records one attempt on its delivery, its entry appended to the log, in one statement (ending its lease). */
+export async function recordAttempt(db: SqlRunner, id: string, r: AttemptOutcomeRow): Promise<void> {
+  await db.$executeRaw`
+    UPDATE "WebhookDelivery" SET "status" = ${r.status}, "attempts" = ${r.attempts}::int, "lastAttemptAt" = ${r.lastAttemptAt.toISOString()}::timestamp(3),
+      "nextAttemptAt" = ${r.nextAttemptAt?.toISOString() ?? null}::timestamp(3), "statusCode" = ${r.statusCode}::int, "latencyMs" = ${r.latencyMs}::int,
+      "response" = ${r.response}, "lockedUntil" = NULL,
+      "attemptLog" = ${withAttempt(Prisma.sql`"attemptLog"`, Prisma.sql`${JSON.stringify(r.entry)}::jsonb`)}
+    WHERE "id" = ${id}::uuid`;
 }
 
 /** A claimed delivery, and how many candidates the fair claim looked at (0 for the plain one). */

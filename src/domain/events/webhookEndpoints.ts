@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { KeyMaterial } from '../../crypto/derivedKeys.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../generated/prisma/client.js';
+import type { WebhookEndpoint } from '../../generated/prisma/client.js';
 import { encryptSecret, newWebhookSecret } from './webhooks/secrets.js';
 import { type HostLookup, targetProblem } from './webhooks/targets.js';
 import { type Actor, requireScope } from '../shared/access.js';
@@ -17,15 +17,9 @@ import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, lockOrganizationForLimit } fr
 import { uuidParam } from '../shared/ids.js';
 import { type SecretAnswerType, secretFields, showOnce, type WithSecret } from '../shared/shownOnce.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
-import { lockWebhookDelivery, lockWebhookEndpoint } from './sql.js';
+import { lockWebhookEndpoint } from './sql.js';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-const DELIVERIES_LISTED = 50;
-/** What a delivery's `response` holds (REST and GraphQL describe it alike). */
-export const DELIVERY_RESPONSE_DESCRIPTION =
-  'The first 1 KB of the last answer; null for a private target (its answer is never kept, only its status and latency); ' +
-  'without an answer, the error class: timeout, connection_refused, connection_reset, dns_failed, tls_failed, unreachable, ' +
-  'connection_failed or target_not_allowed (refused by policy: failed at once, never retried).';
 /** What a target URL may be (REST and GraphQL describe it alike). */
 export const TARGET_URL_DESCRIPTION =
   'https:// to a public address (its name resolving to public addresses only); ' +
@@ -56,21 +50,6 @@ export interface WebhookEndpointView {
 }
 
 export type WebhookEndpointWithSecret = WithSecret<WebhookEndpointView, 'secret'>;
-
-export interface WebhookDeliveryView {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastAttemptAt: string | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-  response: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-}
 
 export function endpointView(row: WebhookEndpoint, now: Date): WebhookEndpointView {
   const overlap =
@@ -103,23 +82,6 @@ export async function recordEndpointDisabled(tx: EventWriter, deps: Pick<Webhook
   });
 }
 
-export function deliveryView(row: WebhookDelivery): WebhookDeliveryView {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    eventId: row.eventId,
-    eventType: row.eventType,
-    status: row.status as WebhookDeliveryView['status'],
-    attempts: row.attempts,
-    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
-    statusCode: row.statusCode,
-    latencyMs: row.latencyMs,
-    response: row.response,
-    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
 const endpointFields = {
   id: z.uuid(),
   orgId: z.uuid().describe('The owner: the credential owner’s organization.'),
@@ -145,27 +107,6 @@ export const webhookEndpointWithSecretResponse = viewSchema<WebhookEndpointWithS
 );
 export const webhookEndpointListResponse = viewSchema<{ webhookEndpoints: WebhookEndpointView[] }>()(
   z.object({ webhookEndpoints: z.array(webhookEndpointResponse).describe('Oldest first.') }),
-);
-export const webhookDeliveryResponse = viewSchema<WebhookDeliveryView>()(
-  z
-    .object({
-      id: z.uuid(),
-      endpointId: z.uuid(),
-      eventId: z.uuid(),
-      eventType: z.string(),
-      status: z.enum(['pending', 'delivered', 'failed']),
-      attempts: z.int(),
-      lastAttemptAt: instantView().nullable(),
-      statusCode: z.int().nullable().describe('The status of the last answer; null when there was none.'),
-      latencyMs: z.int().nullable(),
-      response: z.string().nullable().describe(DELIVERY_RESPONSE_DESCRIPTION),
-      nextAttemptAt: instantView().nullable().describe('When the next retry is due; null when none is.'),
-      createdAt: instantView(),
-    })
-    .meta({ id: 'WebhookDelivery' }),
-);
-export const webhookDeliveryListResponse = viewSchema<{ deliveries: WebhookDeliveryView[] }>()(
-  z.object({ deliveries: z.array(webhookDeliveryResponse).describe(`Newest first, at most ${DELIVERIES_LISTED}.`) }),
 );
 export const deletedWebhookEndpointResponse = viewSchema<{ id: string; deleted: true }>()(
   z.object({ id: z.uuid(), deleted: z.literal(true) }),
@@ -206,7 +147,8 @@ async function checkUrl(deps: WebhookDeps, url: string | undefined): Promise<voi
   if (problem) throw InvalidInput.of('url', problem);
 }
 
-async function ownEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
+/** The caller's own endpoint (another organization's is a 404, as if absent). */
+export async function ownEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookEndpoint> {
   const row = await deps.db.webhookEndpoint.findFirst({ where: { id: uuidParam('endpointId', endpointId), orgId: actor.orgId } });
   if (!row) throw new NotFound('Webhook endpoint');
   return row;
@@ -351,91 +293,4 @@ export async function rotateWebhookSecret(
     return view;
   });
   return showOnce(view, 'secret', secret);
-}
-
-/**
- * Sends the endpoint a `webhook.test` event (recorded like any event, delivered to this endpoint only);
- * answers the delivery. Its row is written with the event, pending and due now, for the deliveries lane
- * (domain/events/webhooks/delivery.ts): the caller gets a delivery it can look up, which the dispatcher (which writes a
- * row only when an attempt ended) could not give it yet.
- */
-export async function testWebhookEndpoint(
-  deps: WebhookDeps,
-  actor: Actor,
-  endpointId: string,
-  input?: unknown,
-): Promise<WebhookDeliveryView> {
-  requireScope(actor, 'webhooks:write');
-  parseInput(emptyWebhookInput, input ?? {});
-  const endpoint = await ownEndpoint(deps, actor, endpointId);
-  if (!endpoint.enabled) throw InvalidInput.of('endpointId', 'the endpoint is disabled; enable it first');
-  const delivery = await deps.db.$transaction(async (tx) => {
-    const eventId = await recordEvent(tx, deps, actor, {
-      type: 'webhook.test',
-      orgId: actor.orgId,
-      subject: { type: 'webhook_endpoint', id: endpoint.id },
-      data: { endpointId: endpoint.id, message: 'A test event: the endpoint receives and verifies deliveries.' },
-    });
-    const now = deps.clock();
-    return tx.webhookDelivery.create({
-      data: {
-        id: randomUUID(),
-        endpointId: endpoint.id,
-        eventId,
-        eventType: 'webhook.test',
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-      },
-    });
-  });
-  deps.jobs?.poke();
-  return deliveryView(delivery);
-}
-
-export async function listWebhookDeliveries(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<WebhookDeliveryView[]> {
-  requireScope(actor, 'webhooks:read');
-  const endpoint = await ownEndpoint(deps, actor, endpointId);
-  const rows = await deps.db.webhookDelivery.findMany({
-    where: { endpointId: endpoint.id },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: DELIVERIES_LISTED,
-  });
-  return rows.map(deliveryView);
-}
-
-/** Delivers a delivery that failed or was delivered once more, at once, with a fresh retry schedule. */
-export async function retryWebhookDelivery(
-  deps: WebhookDeps,
-  actor: Actor,
-  endpointId: string,
-  deliveryId: string,
-  input?: unknown,
-): Promise<WebhookDeliveryView> {
-  requireScope(actor, 'webhooks:write');
-  parseInput(emptyWebhookInput, input ?? {});
-  const endpoint = await ownEndpoint(deps, actor, endpointId);
-  const id = uuidParam('deliveryId', deliveryId);
-  const now = deps.clock();
-  const row = await deps.db.$transaction(async (tx) => {
-    const rows = await lockWebhookDelivery(tx, endpoint.id, id);
-    if (rows.length === 0) throw new NotFound('Webhook delivery');
-    if (rows[0]!.status === 'pending') throw InvalidInput.of('deliveryId', 'the delivery is still pending; it is retried on its schedule');
-    // pending and due now: the job queue's deliveries lane claims it (domain/events/webhooks/delivery.ts)
-    const updated = await tx.webhookDelivery.update({
-      where: { id },
-      data: { status: 'pending', attempts: 0, nextAttemptAt: now, lockedUntil: null },
-    });
-    const view = deliveryView(updated);
-    await recordEvent(tx, deps, actor, {
-      type: 'webhook_delivery.retried',
-      orgId: actor.orgId,
-      subject: { type: 'webhook_delivery', id },
-      data: view,
-    });
-    return view;
-  });
-  deps.jobs?.poke();
-  return row;
 }

@@ -24,6 +24,7 @@ export class RequestBatch {
   private loaders: Partial<Record<'closures' | 'phoneNumbers' | 'insurances' | 'bots', DataLoader<string, unknown[]>>> = {};
 
   private nodeLoader: DataLoader<string, NodeTableRow | null> | undefined;
+  private attemptLogLoader: DataLoader<string, unknown> | undefined;
   private readonly slots: { active: number; waiting: (() => void)[] } = { active: 0, waiting: [] };
 
   constructor(private readonly db: Db) {}
@@ -85,6 +86,15 @@ export class RequestBatch {
     return this.loader('bots', (orgIds) =>
       this.db.bot.findMany({ where: { orgId: { in: orgIds } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
     );
+  }
+
+  /** The attempt logs of webhook deliveries already read (and checked) by id: a page's items ask for theirs in one statement. */
+  get webhookAttemptLogs(): DataLoader<string, unknown> {
+    return (this.attemptLogLoader ??= new DataLoader(async (ids) => {
+      const rows = await this.db.webhookDelivery.findMany({ where: { id: { in: [...ids] } }, select: { id: true, attemptLog: true } });
+      const byId = new Map(rows.map((row) => [row.id, row.attemptLog]));
+      return ids.map((id) => byId.get(id) ?? []);
+    }, options));
   }
 }
 

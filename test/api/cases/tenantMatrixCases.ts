@@ -17,6 +17,7 @@ export type Kind =
   | 'event'
   | 'webhookEndpoint'
   | 'webhookDelivery'
+  | 'webhookReplay'
   | 'conversation'
   | 'apiKey'
   | 'oauthClient'
@@ -225,6 +226,12 @@ export const REST_CASES: Record<string, RestCase> = {
   'POST /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry': {
     ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' },
   },
+  'GET /v1/webhook-endpoints/:endpointId/deliveries/:deliveryId': { ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' } },
+  'POST /v1/webhook-endpoints/:endpointId/replays': {
+    ids: { endpointId: 'webhookEndpoint' },
+    body: () => ({ from: '2020-01-01T00:00:00Z' }),
+  },
+  'GET /v1/webhook-endpoints/:endpointId/replays/:replayId': { ids: { endpointId: 'webhookEndpoint', replayId: 'webhookReplay' } },
   // templates belong to the credential owner's organization: no id names another tenant's list
   'GET /v1/templates': { ids: {} },
   'POST /v1/templates': { ids: {}, body: () => ({ name: 'Matrix template' }) },
@@ -416,6 +423,23 @@ export const GRAPHQL_CASES: Record<string, GraphQLCase> = {
     ids: { endpointId: 'webhookEndpoint', deliveryId: 'webhookDelivery' },
     query:
       'mutation($endpointId: ID!, $deliveryId: ID!) { retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId) { id status } }',
+  },
+  'Query.webhookDeliveryPage': {
+    ids: { endpointId: 'webhookEndpoint' },
+    query: 'query($endpointId: ID!) { webhookDeliveryPage(endpointId: $endpointId) { items { id attemptLog { at } } nextCursor } }',
+  },
+  'Query.webhookDelivery': {
+    ids: { endpointId: 'webhookEndpoint', id: 'webhookDelivery' },
+    query: 'query($endpointId: ID!, $id: ID!) { webhookDelivery(endpointId: $endpointId, id: $id) { id attemptLog { at errorClass } } }',
+  },
+  'Query.webhookReplay': {
+    ids: { endpointId: 'webhookEndpoint', id: 'webhookReplay' },
+    query: 'query($endpointId: ID!, $id: ID!) { webhookReplay(endpointId: $endpointId, id: $id) { id status replayed } }',
+  },
+  'Mutation.replayWebhookDeliveries': {
+    ids: { endpointId: 'webhookEndpoint' },
+    query: 'mutation($endpointId: ID!, $from: String!) { replayWebhookDeliveries(endpointId: $endpointId, from: $from) { id status } }',
+    variables: { from: '2020-01-01T00:00:00Z' },
   },
   'Subscription.availabilityChanged': {
     ids: { orgId: 'org', phoneNumberId: 'phone' },

@@ -50,7 +50,9 @@ import {
   type Delivered,
   type DeliveryRow,
   deliveryRows,
+  type AttemptEntry,
   type FairClaim,
+  recordAttempt,
   recordDelivered,
   undispatchedEvents,
 } from '../sql.js';
@@ -61,6 +63,17 @@ export const RETRY_GAPS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 *
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
 const KEPT_ANSWER_CHARS = 1024;
+
+/**
+ * The part of an answer that is kept: its first 1 KB, as text a database column and a JSON document can hold
+ * (a receiver may answer anything: a NUL becomes U+FFFD, and a character cut in half at the end is dropped).
+ */
+export function keptAnswer(body: string): string {
+  let kept = body.slice(0, KEPT_ANSWER_CHARS);
+  if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
+  return kept.replaceAll('\0', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+}
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 export const DELIVER_JOB = 'webhook.deliver';
 /** An endpoint whose every delivery failed for this long, since its first failure, is disabled. */
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 3_600_000;
@@ -565,6 +578,8 @@ export interface AttemptRecord {
   latencyMs: number | null;
   /** The first 1 KB of the answer, or the class of error why there was none; null for a private target's answer (never kept). */
   response: string | null;
+  /** The attempt as the delivery's log keeps it. */
+  entry: AttemptEntry;
 }
 
 /**
@@ -600,12 +615,16 @@ export async function attemptOnce(
     release?.();
   }
   const attempts = attemptsBefore + 1;
+  const latencyMs = Math.round(performance.now() - started);
+  const statusCode = answer?.status ?? null;
+  const kept = answer && !answer.fromPrivate ? keptAnswer(answer.body) : null;
   const base = {
     attempts,
     lastAttemptAt: now,
-    latencyMs: Math.round(performance.now() - started),
-    statusCode: answer?.status ?? null,
-    response: answer ? (answer.fromPrivate ? null : answer.body.slice(0, KEPT_ANSWER_CHARS)) : failure,
+    latencyMs,
+    statusCode,
+    response: answer ? kept : failure,
+    entry: { at: now.toISOString(), statusCode, latencyMs, errorClass: answer ? null : failure, response: kept },
   };
   const ended = (status: 'delivered' | 'failed', label: string, latencyMs?: number) => ({
     outcome: { done: true as const, label, ...(latencyMs === undefined ? {} : { latencyMs }) },
@@ -650,9 +669,11 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
   if (!row || row.status !== 'pending') return { done: true, label: 'skipped' };
   const { db } = deps;
   const now = deps.clock();
-  const write = (record: AttemptRecord) => db.webhookDelivery.update({ where: { id: row.id }, data: { ...record, lockedUntil: null } });
+  const write = (record: AttemptRecord) => recordAttempt(db, row.id, record);
   if (!row.enabled || !row.eventId || !row.eventType || !row.occurredAt || !row.orgId) {
-    const response = row.enabled ? 'the event is past retention' : 'the endpoint is disabled';
+    const [response, errorClass] = row.enabled
+      ? ['the event is past retention', 'event_past_retention']
+      : ['the endpoint is disabled', 'endpoint_disabled'];
     await write({
       status: 'failed',
       attempts: row.attempts + 1,
@@ -661,6 +682,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
       statusCode: null,
       latencyMs: null,
       response,
+      entry: { at: now.toISOString(), statusCode: null, latencyMs: null, errorClass, response: null },
     });
     return { done: true, label: 'failed' };
   }
@@ -682,6 +704,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: string | Del
       statusCode: record.statusCode!,
       latencyMs: record.latencyMs!,
       response: record.response,
+      entry: record.entry,
     });
   } else {
     await write(record);

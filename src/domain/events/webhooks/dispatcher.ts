@@ -63,12 +63,14 @@ const WRITE_RETRY_MS = 1_000;
 const CURSOR_WRITE_MS = 1_000;
 
 /** A delivery's row to write: what its attempt recorded, or (handed to the lane untried) pending, due now. */
-interface Row extends Omit<AttemptRecord, 'lastAttemptAt' | 'response'> {
+interface Row extends Omit<AttemptRecord, 'lastAttemptAt' | 'response' | 'entry'> {
   seq: number;
   endpointId: string;
   event: DeliveryEvent;
   lastAttemptAt: Date | null;
   response: string | null;
+  /** Its attempt's entry; null when handed over untried. */
+  entry: AttemptRecord['entry'] | null;
 }
 
 /** A timestamp of json_build_object (a `timestamp(3)` column, UTC without its zone) as a Date. */
@@ -311,5 +313,6 @@ function handedOver(seq: number, endpointId: string, event: DeliveryEvent, now: 
     statusCode: null,
     latencyMs: null,
     response,
+    entry: null,
   };
 }

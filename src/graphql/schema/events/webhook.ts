@@ -1,19 +1,28 @@
 import {
   createWebhookEndpoint,
-  DELIVERY_RESPONSE_DESCRIPTION,
   TARGET_URL_DESCRIPTION,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
-  listWebhookDeliveries,
   listWebhookEndpoints,
-  retryWebhookDelivery,
   rotateWebhookSecret,
-  testWebhookEndpoint,
   updateWebhookEndpoint,
-  type WebhookDeliveryView,
   type WebhookEndpointView,
   type WebhookEndpointWithSecret,
 } from '../../../domain/events/webhookEndpoints.js';
+import {
+  ATTEMPT_ERROR_CLASS_DESCRIPTION,
+  attemptLogOf,
+  DELIVERY_RESPONSE_DESCRIPTION,
+  DELIVERY_STATUSES,
+  getWebhookDelivery,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  testWebhookEndpoint,
+  type WebhookDeliveryPage,
+  type WebhookDeliveryView,
+} from '../../../domain/events/webhookDeliveries.js';
+import { createWebhookReplay, getWebhookReplay, REPLAY_STATUSES, type WebhookReplayView } from '../../../domain/events/webhookReplays.js';
+import type { AttemptEntry } from '../../../domain/events/sql.js';
 import { type SecretAnswerType, secretDescriptions } from '../../../domain/shared/shownOnce.js';
 import { builder } from '../../builder.js';
 import { NodeRef } from '../node.js';
@@ -62,7 +71,24 @@ const WebhookEndpointWithSecretRef = builder.objectRef<WebhookEndpointWithSecret
 
 const WebhookDeliveryStatusEnum = builder.enumType('WebhookDeliveryStatus', {
   description: 'pending until delivered (a 2xx) or failed (after the last retry, or 410 Gone).',
-  values: ['pending', 'delivered', 'failed'] as const,
+  values: DELIVERY_STATUSES,
+});
+
+const WebhookDeliveryAttemptRef = builder.objectRef<AttemptEntry>('WebhookDeliveryAttempt').implement({
+  description: 'One attempt of a delivery.',
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime', description: 'When the attempt was made.' }),
+    statusCode: t.exposeInt('statusCode', { nullable: true, description: 'The status the receiver answered; null when it did not.' }),
+    latencyMs: t.exposeInt('latencyMs', {
+      nullable: true,
+      description: 'From sending to the answer (or to giving up); null when nothing was sent.',
+    }),
+    errorClass: t.exposeString('errorClass', { nullable: true, description: ATTEMPT_ERROR_CLASS_DESCRIPTION }),
+    response: t.exposeString('response', {
+      nullable: true,
+      description: "The first 1 KB of the answer; null without one, and for a private target's (never kept).",
+    }),
+  }),
 });
 
 const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelivery').implement({
@@ -80,6 +106,43 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelive
     response: t.exposeString('response', { nullable: true, description: DELIVERY_RESPONSE_DESCRIPTION }),
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'When the next retry is due.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was recorded.' }),
+    attemptLog: t.field({
+      type: [WebhookDeliveryAttemptRef],
+      description: 'Its attempts, oldest first; retries and replays continue the log (the newest 20 kept).',
+      resolve: (d, _args, ctx) => attemptLogOf(ctx.deps, d),
+    }),
+  }),
+});
+
+const WebhookDeliveryPageRef = builder.objectRef<WebhookDeliveryPage>('WebhookDeliveryPage').implement({
+  description: "One page of an endpoint's deliveries, newest first.",
+  fields: (t) => ({
+    items: t.field({ type: [WebhookDeliveryRef], description: 'The deliveries of this page.', resolve: (p) => p.deliveries }),
+    nextCursor: t.string({
+      nullable: true,
+      description: 'Pass as `after` for the next page; null on the last page.',
+      resolve: (p) => p.pagination.nextCursor,
+    }),
+  }),
+});
+
+const WebhookReplayStatusEnum = builder.enumType('WebhookReplayStatus', {
+  description: 'pending (queued), running, completed (every failed delivery in range walked).',
+  values: REPLAY_STATUSES,
+});
+
+const WebhookReplayRef = builder.objectRef<WebhookReplayView>('WebhookReplay').implement({
+  description: "A replay of an endpoint's failed deliveries of a time range: each made pending again, at most once.",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Replay id (UUID).' }),
+    endpointId: t.exposeID('endpointId', { description: 'The endpoint.' }),
+    from: t.expose('from', { type: 'DateTime', description: 'Failed deliveries of events that occurred at or after this instant …' }),
+    to: t.expose('to', { type: 'DateTime', description: '… and before this one.' }),
+    status: t.expose('status', { type: WebhookReplayStatusEnum, description: 'pending, running or completed.' }),
+    replayed: t.exposeInt('replayed', { description: 'Failed deliveries made pending again so far.' }),
+    skipped: t.exposeInt('skipped', { description: "Failed deliveries passed over: their event is past the organization's retention." }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was asked for.' }),
+    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'When the walk ended.' }),
   }),
 });
 
@@ -117,9 +180,44 @@ builder.queryFields((t) => ({
   }),
   webhookDeliveries: t.field({
     type: [WebhookDeliveryRef],
-    description: "An endpoint's deliveries, newest first (at most 50). Scope webhooks:read.",
+    description: "An endpoint's newest 50 deliveries. Scope webhooks:read.",
+    deprecationReason: 'Use webhookDeliveryPage: cursor pages, with filters.',
     args: { endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }) },
-    resolve: async (_root, args, ctx) => listWebhookDeliveries(ctx.deps, await ctx.actor(), String(args.endpointId)),
+    resolve: async (_root, args, ctx) => (await listWebhookDeliveries(ctx.deps, await ctx.actor(), String(args.endpointId))).deliveries,
+  }),
+  webhookDeliveryPage: t.field({
+    type: WebhookDeliveryPageRef,
+    description:
+      "An endpoint's deliveries, newest first, by cursor (the twin of GET /v1/webhook-endpoints/{id}/deliveries). Scope webhooks:read.",
+    args: {
+      endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }),
+      first: t.arg.int({ description: 'Page size (1..100, default 50).' }),
+      after: t.arg.string({ description: 'The nextCursor of the previous page.' }),
+      status: t.arg({ type: WebhookDeliveryStatusEnum, description: 'Only deliveries in this status.' }),
+      eventType: t.arg.string({ description: 'Event types, comma-separated; a family such as `closure.*` selects all of its types.' }),
+      from: t.arg.string({ description: 'Deliveries of events that occurred at or after (ISO 8601).' }),
+      to: t.arg.string({ description: 'Deliveries of events that occurred before (ISO 8601).' }),
+    },
+    resolve: async (_root, { endpointId, first, after, ...filters }, ctx) =>
+      listWebhookDeliveries(ctx.deps, await ctx.actor(), String(endpointId), { ...filters, limit: first, cursor: after }),
+  }),
+  webhookDelivery: t.field({
+    type: WebhookDeliveryRef,
+    description: 'One delivery of an endpoint, with its attempts (`attemptLog`). Scope webhooks:read.',
+    args: {
+      endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }),
+      id: t.arg.id({ required: true, description: 'Delivery id.' }),
+    },
+    resolve: async (_root, args, ctx) => getWebhookDelivery(ctx.deps, await ctx.actor(), String(args.endpointId), String(args.id)),
+  }),
+  webhookReplay: t.field({
+    type: WebhookReplayRef,
+    description: 'How far a replay got. Scope webhooks:read.',
+    args: {
+      endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }),
+      id: t.arg.id({ required: true, description: 'Replay id.' }),
+    },
+    resolve: async (_root, args, ctx) => getWebhookReplay(ctx.deps, await ctx.actor(), String(args.endpointId), String(args.id)),
   }),
 }));
 
@@ -166,5 +264,16 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, args, ctx) =>
       retryWebhookDelivery(ctx.deps, await ctx.actor(), String(args.endpointId), String(args.deliveryId)),
+  }),
+  replayWebhookDeliveries: t.field({
+    type: WebhookReplayRef,
+    description:
+      'Delivers every failed delivery of events that occurred in [from, to) again, each at most once, by a durable job; answers the replay (pending). Scope webhooks:write.',
+    args: {
+      endpointId: t.arg.id({ required: true, description: 'Endpoint id.' }),
+      from: t.arg.string({ required: true, description: 'From this instant (ISO 8601) …' }),
+      to: t.arg.string({ description: '… to this one (default now).' }),
+    },
+    resolve: async (_root, { endpointId, ...input }, ctx) => createWebhookReplay(ctx.deps, await ctx.actor(), String(endpointId), input),
   }),
 }));

@@ -5,19 +5,30 @@ import {
   deleteWebhookEndpoint,
   emptyWebhookInput,
   getWebhookEndpoint,
-  listWebhookDeliveries,
   listWebhookEndpoints,
-  retryWebhookDelivery,
   rotateWebhookSecret,
-  testWebhookEndpoint,
   updateWebhookEndpoint,
   updateWebhookEndpointInput,
-  webhookDeliveryListResponse,
-  webhookDeliveryResponse,
   webhookEndpointListResponse,
   webhookEndpointResponse,
   webhookEndpointWithSecretResponse,
 } from '../../../domain/events/webhookEndpoints.js';
+import {
+  getWebhookDelivery,
+  listWebhookDeliveries,
+  listWebhookDeliveriesInput,
+  retryWebhookDelivery,
+  testWebhookEndpoint,
+  webhookDeliveryDetailResponse,
+  webhookDeliveryListResponse,
+  webhookDeliveryResponse,
+} from '../../../domain/events/webhookDeliveries.js';
+import {
+  createWebhookReplay,
+  createWebhookReplayInput,
+  getWebhookReplay,
+  webhookReplayResponse,
+} from '../../../domain/events/webhookReplays.js';
 import { defineRoute } from '../../route.js';
 
 const base = '/v1/webhook-endpoints';
@@ -101,10 +112,23 @@ export const webhookEndpointRoutes = [
     tag: 'Webhooks',
     summary: "List the endpoint's deliveries, newest first",
     description:
-      'Each with its event, status, attempts, the last answer (status code, latency, first 1 KB) and the next retry; a delivery is listed once its first attempt ended (a test delivery at once).',
+      'Cursor pages (`limit` 1..100, default 50; `pagination.nextCursor`), filtered by `status`, `eventType` (names or families such as `closure.*`, comma-separated) and `from`/`to` (when the event occurred). Each with its event, status, attempts, the last answer (status code, latency, first 1 KB) and the next retry; a delivery is listed once its first attempt ended (a test delivery at once). GET …/deliveries/{deliveryId} shows one with every attempt.',
     scope: 'webhooks:read',
+    query: listWebhookDeliveriesInput,
     response: webhookDeliveryListResponse,
-    handler: async ({ actor, deps, params }) => ({ data: { deliveries: await listWebhookDeliveries(deps, actor, params.endpointId!) } }),
+    handler: async ({ actor, deps, params, query }) => ({ data: await listWebhookDeliveries(deps, actor, params.endpointId!, query) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: `${base}/:endpointId/deliveries/:deliveryId`,
+    tag: 'Webhooks',
+    summary: 'One delivery with the log of its attempts',
+    description:
+      'Each attempt with when it was made, the status answered, the latency, why there was no answer (`errorClass`) and the first 1 KB of the answer (never for a private target), oldest first; retries and replays continue the log (the newest 20 kept).',
+    scope: 'webhooks:read',
+    response: webhookDeliveryDetailResponse,
+    errors: { 404: "The endpoint or the delivery is missing, or another organization's." },
+    handler: async ({ actor, deps, params }) => ({ data: await getWebhookDelivery(deps, actor, params.endpointId!, params.deliveryId!) }),
   }),
   defineRoute({
     method: 'POST',
@@ -117,5 +141,38 @@ export const webhookEndpointRoutes = [
     handler: async ({ actor, deps, params, body }) => ({
       data: await retryWebhookDelivery(deps, actor, params.endpointId!, params.deliveryId!, body),
     }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: `${base}/:endpointId/replays`,
+    tag: 'Webhooks',
+    summary: 'Deliver every failed delivery of a time range again',
+    description:
+      "Body: `from` (required) and `to` (default now): the failed deliveries of events that occurred in [from, to). Answers 202 with the replay (status `pending`); a durable job then makes each one pending again, due now, with a fresh retry schedule: each at most once per replay, whatever restarts. A failed delivery whose event is past the organization's retention is skipped (counted in `skipped`). Follow it with GET …/replays/{replayId}; event `webhook_endpoint.replayed` when it completes. One replay of an endpoint at a time.",
+    scope: 'webhooks:write',
+    body: createWebhookReplayInput,
+    bodyRequired: true,
+    response: webhookReplayResponse,
+    successStatus: 202,
+    errors: {
+      400: '`from` missing, not before `to`, or an instant the service cannot store; the endpoint is disabled.',
+      409: 'A replay of this endpoint is under way.',
+    },
+    handler: async ({ actor, deps, params, body }) => ({
+      data: await createWebhookReplay(deps, actor, params.endpointId!, body),
+      status: 202,
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: `${base}/:endpointId/replays/:replayId`,
+    tag: 'Webhooks',
+    summary: 'How far a replay got',
+    description:
+      '`status` (pending, running, completed), how many deliveries were made pending again (`replayed`) and passed over (`skipped`).',
+    scope: 'webhooks:read',
+    response: webhookReplayResponse,
+    errors: { 404: "The endpoint or the replay is missing, or another organization's." },
+    handler: async ({ actor, deps, params }) => ({ data: await getWebhookReplay(deps, actor, params.endpointId!, params.replayId!) }),
   }),
 ];
