@@ -217,10 +217,13 @@ function portalHtml(script: string, stylesheet: string): string {
             </table>
             <div id="deliveries" class="panel" hidden>
               <h3 id="deliveries-title">Recent deliveries</h3>
+              <label for="deliveries-status">Status</label>
+              <select id="deliveries-status"><option value="">Any</option><option value="failed">Failed</option><option value="pending">Pending</option><option value="delivered">Delivered</option></select>
               <table aria-labelledby="deliveries-title">
                 <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Answer</th><th scope="col">Next retry</th></tr></thead>
                 <tbody id="deliveries-rows"></tbody>
               </table>
+              <p class="pager"><button type="button" id="deliveries-first" class="secondary">First page</button> <button type="button" id="deliveries-next" class="secondary">Next page</button> <button type="button" id="deliveries-replay" class="secondary">Deliver the last 7 days' failures again</button></p>
               <button type="button" class="secondary" id="deliveries-close">Close</button>
             </div>
             <form id="webhook-form" class="panel">

@@ -251,6 +251,14 @@ describe.skipIf(chromiumMissing && !process.env.CI)('the developer portal in a b
     await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(0);
     // the list looks again by itself while a delivery is pending: its outcome appears without a click
     await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 15_000 }).toContain('delivered');
+    // each attempt, under its delivery
+    await page.getByRole('button', { name: /^Attempts of the webhook\.test delivery/ }).click();
+    await expect.poll(() => page.locator('#deliveries-rows tr.attempts').innerText(), { timeout: 10_000 }).toContain('answered 200');
+    // filtered: no failure to show, and a replay of the week's failures is asked for
+    await page.locator('#deliveries-status').selectOption('failed');
+    await expect.poll(() => page.locator('#deliveries-rows').innerText(), { timeout: 10_000 }).toContain('No deliveries yet.');
+    await page.getByRole('button', { name: "Deliver the last 7 days' failures again" }).click();
+    await expect.poll(() => page.locator('#status').innerText(), { timeout: 10_000 }).toContain('being delivered again');
     await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
     await expect.poll(() => page.locator('#webhooks-rows').innerText(), { timeout: 10_000 }).toContain('Disabled');
     await shot('09-webhooks');

@@ -772,37 +772,102 @@
 
   /** The next look at deliveries still pending (one panel, one timer). @type {ReturnType<typeof setTimeout> | undefined} */
   let deliveriesRefresh;
+  /** The endpoint whose deliveries the panel shows. @type {any} */
+  let deliveriesOf;
+  const deliveriesPager = cursorPager('deliveries', () => loadDeliveries(0));
   /**
-   * Shows an endpoint's recent deliveries; while one is pending it looks again every 2 s (at most `refreshes` times),
-   * so that a delivery's outcome appears without a click.
+   * Shows an endpoint's deliveries, newest first, a page at a time; while one of the page is pending it looks again
+   * every 2 s (at most `refreshes` times), so that a delivery's outcome appears without a click.
    * @param {any} endpoint @param {number} refreshes
    */
   async function showDeliveries(endpoint, refreshes = 15) {
+    if (deliveriesOf?.id !== endpoint.id) {
+      deliveriesPager.reset();
+      input('deliveries-status').value = '';
+    }
+    deliveriesOf = endpoint;
+    await loadDeliveries(refreshes);
+  }
+  /** @param {number} refreshes */
+  async function loadDeliveries(refreshes) {
     clearTimeout(deliveriesRefresh);
-    const { deliveries } = await rest('GET', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/deliveries`);
-    el('deliveries-title').textContent = `Recent deliveries to ${endpoint.url}`;
+    const endpoint = deliveriesOf;
+    const query = new URLSearchParams({ limit: '20' });
+    const status = input('deliveries-status').value;
+    if (status) query.set('status', status);
+    const cursor = deliveriesPager.cursor();
+    if (cursor) query.set('cursor', cursor);
+    const base = `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/deliveries`;
+    const { deliveries, pagination } = await rest('GET', `${base}?${query}`);
+    el('deliveries-title').textContent = `Deliveries to ${endpoint.url}`;
     el('deliveries-rows').replaceChildren(
-      ...deliveries.map((/** @type {any} */ d) =>
-        h('tr', {}, [
+      ...deliveries.map((/** @type {any} */ d) => {
+        const attempts = h('td', {}, [
+          button(
+            String(d.attempts),
+            () => run(() => showAttempts(base, d, row)),
+            'secondary',
+            `Attempts of the ${d.eventType} delivery of ${d.createdAt}`,
+          ),
+        ]);
+        const row = h('tr', {}, [
           h('td', {}, [when(d.createdAt)]),
           h('td', { text: d.eventType }),
           h('td', { text: d.status }),
-          h('td', { text: String(d.attempts) }),
+          attempts,
           h('td', {
             text: d.statusCode === null ? (d.response ?? '—') : `${d.statusCode}${d.latencyMs === null ? '' : ` in ${d.latencyMs} ms`}`,
           }),
           h('td', {}, [when(d.nextAttemptAt, '—')]),
-        ]),
-      ),
+        ]);
+        return row;
+      }),
     );
     if (deliveries.length === 0)
       el('deliveries-rows').append(h('tr', {}, [h('td', { text: 'No deliveries yet.', attrs: { colspan: '6' } })]));
+    deliveriesPager.shown(pagination.nextCursor);
     el('deliveries').hidden = false;
     if (refreshes > 0 && deliveries.some((/** @type {any} */ d) => d.status === 'pending'))
       deliveriesRefresh = setTimeout(() => {
-        if (!el('deliveries').hidden) void run(() => showDeliveries(endpoint, refreshes - 1));
+        if (!el('deliveries').hidden) void run(() => loadDeliveries(refreshes - 1));
       }, 2_000);
   }
+  /**
+   * Shows a delivery's attempts in a row under it (again: hides them).
+   * @param {string} base @param {any} delivery @param {HTMLElement} row
+   */
+  async function showAttempts(base, delivery, row) {
+    const shown = row.nextElementSibling;
+    if (shown?.classList.contains('attempts')) {
+      shown.remove();
+      return;
+    }
+    const { attemptLog } = await rest('GET', `${base}/${encodeURIComponent(delivery.id)}`);
+    const items = attemptLog.map((/** @type {any} */ a) =>
+      h('li', {}, [
+        when(a.at),
+        ` ${a.statusCode === null ? (a.errorClass ?? 'no answer') : `answered ${a.statusCode}`}`,
+        a.latencyMs === null ? '' : ` in ${a.latencyMs} ms`,
+        a.response ? h('pre', { text: a.response }) : '',
+      ]),
+    );
+    const list = items.length > 0 ? h('ol', {}, items) : h('p', { text: 'No attempt yet.' });
+    row.after(h('tr', { className: 'attempts' }, [h('td', { attrs: { colspan: '6' } }, [list])]));
+  }
+  input('deliveries-status').addEventListener('change', () => {
+    deliveriesPager.reset();
+    void run(() => loadDeliveries(15));
+  });
+  el('deliveries-replay').addEventListener('click', () =>
+    run(async () => {
+      const endpoint = deliveriesOf;
+      const from = new Date(Date.now() - WEEK_MS).toISOString();
+      await rest('POST', `/v1/webhook-endpoints/${encodeURIComponent(endpoint.id)}/replays`, { from });
+      showStatus(`The failed deliveries of the last 7 days to ${endpoint.url} are being delivered again.`);
+      deliveriesPager.reset();
+      await loadDeliveries(15);
+    }),
+  );
   el('deliveries-close').addEventListener('click', () => {
     clearTimeout(deliveriesRefresh);
     el('deliveries').hidden = true;
