@@ -304,6 +304,16 @@ describe('replays', () => {
     expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered']);
   });
 
+  it('starts one of two replays asked at the same instant', async () => {
+    t.clock.set('2026-03-03T12:00:00Z');
+    const { id: endpointId } = await endpoint();
+    const ask = () => t.rest('POST', `${base}/${endpointId}/replays`, { json: { from: '2026-03-01T00:00:00Z' } });
+    const answers = await Promise.all([ask(), ask(), ask()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409]);
+    expect(await t.db.prisma.webhookReplay.count({ where: { endpointId } })).toBe(1);
+    expect(await t.db.prisma.job.count({ where: { kind: 'webhook.replay' } })).toBe(1);
+  });
+
   it('refuses what cannot be a replay, naming the field', async () => {
     t.clock.set('2026-03-03T12:00:00Z');
     const { id: endpointId } = await endpoint();
