@@ -103,7 +103,9 @@ export const rollApiKeyInput = z.strictObject({
 });
 export const emptyApiKeyInput = z.strictObject({});
 export const listApiKeysInput = z.strictObject({
-  orgId: z.string().optional().describe("Whose keys: the caller's own organization (default) or, for an account, a child."),
+  orgId: z
+    .preprocess((v) => (v === null ? undefined : v), z.uuid({ error: 'must be a UUID' }).optional())
+    .describe("Whose keys: the caller's own organization (default) or, for an account, a child."),
 });
 
 export function maskedKey(prefix: string, suffix: string): string {

@@ -77,7 +77,9 @@ export const rotateOAuthClientSecretInput = z.strictObject({
 export const setOAuthClientScopesInput = z.strictObject({ scopes: scopesInput.describe('The new scopes (replacing the old).') });
 export const emptyOAuthClientInput = z.strictObject({});
 export const listOAuthClientsInput = z.strictObject({
-  orgId: z.string().optional().describe("Whose clients: the caller's own organization (default) or, for an account, a child."),
+  orgId: z
+    .preprocess((v) => (v === null ? undefined : v), z.uuid({ error: 'must be a UUID' }).optional())
+    .describe("Whose clients: the caller's own organization (default) or, for an account, a child."),
 });
 
 export function clientView(row: OAuthClient, now: Date): OAuthClientView {

@@ -75,17 +75,12 @@ export const webhookReplayResponse = viewSchema<WebhookReplayView>()(
     .meta({ id: 'WebhookReplay' }),
 );
 
-const instant = (what: string) =>
-  z
-    .preprocess(
-      (v) => (v instanceof Date ? v.toISOString() : absentToUndefined(v)),
-      instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z').optional(),
-    )
-    .describe(what);
+const instantSchema = instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z');
+const asInstant = (v: unknown) => (v instanceof Date ? v.toISOString() : absentToUndefined(v));
 
 export const createWebhookReplayInput = z.strictObject({
-  from: instant('Replay the failed deliveries of events that occurred at or after this instant (required).'),
-  to: instant('… and before this one (default: now).'),
+  from: z.preprocess(asInstant, instantSchema).describe('Replay the failed deliveries of events that occurred at or after this instant.'),
+  to: z.preprocess(asInstant, instantSchema.optional()).describe('… and before this one (default: now).'),
 });
 
 /** POST /v1/webhook-endpoints/{id}/replays: records the replay (pending) and its job; 409 while another is under way. */
@@ -93,7 +88,6 @@ export async function createWebhookReplay(deps: WebhookDeps, actor: Actor, endpo
   requireScope(actor, 'webhooks:write');
   const data = parseInput(createWebhookReplayInput, input ?? {});
   const id = uuidParam('endpointId', endpointId);
-  if (data.from === undefined) throw InvalidInput.of('from', 'is required: the instant from which failed deliveries are replayed');
   const now = deps.clock();
   const from = new Date(data.from);
   const to = data.to === undefined ? now : new Date(data.to);
