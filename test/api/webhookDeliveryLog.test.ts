@@ -314,6 +314,28 @@ describe('replays', () => {
     expect(await t.db.prisma.job.count({ where: { kind: 'webhook.replay' } })).toBe(1);
   });
 
+  it("keeps an endpoint's newest 50 replays", async () => {
+    t.clock.set('2026-03-03T12:00:00Z');
+    const { id: endpointId } = await endpoint();
+    const at = (i: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + i * 3_600_000);
+    await t.db.prisma.webhookReplay.createMany({
+      data: Array.from({ length: 55 }, (_, i) => ({
+        id: randomUUID(),
+        endpointId,
+        orgId: t.demo.organizations.clinic.id,
+        from: at(i),
+        to: at(i + 1),
+        status: 'completed',
+        createdAt: at(i),
+        completedAt: at(i),
+      })),
+    });
+    expect((await t.rest('POST', `${base}/${endpointId}/replays`, { json: { from: '2026-03-01T00:00:00Z' } })).status).toBe(202);
+    const kept = await t.db.prisma.webhookReplay.findMany({ where: { endpointId }, orderBy: { createdAt: 'asc' } });
+    expect(kept).toHaveLength(50);
+    expect(kept[0]!.createdAt).toEqual(at(6));
+  });
+
   it('refuses what cannot be a replay, naming the field', async () => {
     t.clock.set('2026-03-03T12:00:00Z');
     const { id: endpointId } = await endpoint();

@@ -144,6 +144,12 @@ export function deliveriesAfter(
     ORDER BY "createdAt" DESC, "id" ASC LIMIT ${take}::int`;
 }
 
+/** Deletes an endpoint's completed replays but its newest `keep` (each new replay keeps the history bounded). */
+export async function pruneReplays(tx: SqlRunner, endpointId: string, keep: number): Promise<void> {
+  await tx.$executeRaw`DELETE FROM "WebhookReplay" WHERE "endpointId" = ${endpointId}::uuid AND "status" = 'completed'
+    AND "id" NOT IN (SELECT "id" FROM "WebhookReplay" WHERE "endpointId" = ${endpointId}::uuid ORDER BY "createdAt" DESC, "id" DESC LIMIT ${keep}::int)`;
+}
+
 /** Locks a replay that has not completed; answers whether there was one. */
 export async function lockUnfinishedReplay(tx: SqlRunner, id: string): Promise<boolean> {
   const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "WebhookReplay" WHERE "id" = ${id}::uuid AND "status" <> 'completed' FOR UPDATE`;
@@ -369,15 +375,18 @@ export async function recordDelivered(db: SqlRunner, list: readonly Delivered[])
     WHERE d."id" = v."id"`;
 }
 
-/** What an attempt that did not deliver leaves on its delivery's row (failed, or pending its next retry). */
+/** What an attempt leaves on its delivery's row. */
 export interface AttemptOutcomeRow {
   status: string;
   attempts: number;
   lastAttemptAt: Date;
+  /** When it is tried again (pending), else null. */
   nextAttemptAt: Date | null;
   statusCode: number | null;
   latencyMs: number | null;
+  /** The first 1 KB of the answer, or the class of error why there was none; null for a private target's answer (never kept). */
   response: string | null;
+  /** The attempt as the delivery's log keeps it. */
   entry: AttemptEntry;
 }
 

@@ -6,7 +6,7 @@
 // repeated after a crash starts after the position its commit left). A failed delivery whose event is past the
 // organization's retention has nothing left to send: it is skipped (counted), not made pending. The
 // request is recorded as `webhook_endpoint.replayed` (with the range); GET …/replays/{id} follows its progress.
-// One replay of an endpoint runs at a time.
+// One replay of an endpoint runs at a time; its newest 50 are kept.
 // Scope webhooks:write.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -20,12 +20,14 @@ import { absentToUndefined } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 import { recordEvent } from './log.js';
-import { lockUnfinishedReplay, lockWebhookEndpoint, replayBatch } from './sql.js';
+import { lockUnfinishedReplay, lockWebhookEndpoint, pruneReplays, replayBatch } from './sql.js';
 import { ownEndpoint, type WebhookDeps } from './webhookEndpoints.js';
 
 export const WEBHOOK_REPLAY_JOB = 'webhook.replay';
 /** Deliveries one batch walks at most (one transaction). */
 export const REPLAY_BATCH_SIZE = 500;
+/** The replays of an endpoint kept (the newest; older completed ones go when another is asked for). */
+export const REPLAYS_KEPT = 50;
 /** Batches one run of the job makes before it gives the queue back (it continues at once, after other due work). */
 export const REPLAY_BATCHES_PER_RUN = 20;
 export const REPLAY_STATUSES = ['pending', 'running', 'completed'] as const;
@@ -101,6 +103,7 @@ export async function createWebhookReplay(deps: WebhookDeps, actor: Actor, endpo
     if (!endpoint.enabled) throw InvalidInput.of('endpointId', 'the endpoint is disabled; enable it first');
     const running = await tx.webhookReplay.findFirst({ where: { endpointId: id, status: { not: 'completed' } }, select: { id: true } });
     if (running) throw new Conflict(`A replay of this endpoint is under way (${running.id}); wait for it to complete`);
+    await pruneReplays(tx, id, REPLAYS_KEPT - 1);
     const row = await tx.webhookReplay.create({
       data: {
         id: randomUUID(),

@@ -50,7 +50,7 @@ import {
   type Delivered,
   type DeliveryRow,
   deliveryRows,
-  type AttemptEntry,
+  type AttemptOutcomeRow,
   type FairClaim,
   recordAttempt,
   recordDelivered,
@@ -567,19 +567,9 @@ export interface DeliveryEvent {
   data: unknown;
 }
 
-/** What a delivery's row says after an attempt. */
-export interface AttemptRecord {
+/** What a delivery's row says after an attempt (sql.ts writes it). */
+export interface AttemptRecord extends AttemptOutcomeRow {
   status: 'delivered' | 'failed' | 'pending';
-  attempts: number;
-  lastAttemptAt: Date;
-  /** When it is tried again (pending), else null. */
-  nextAttemptAt: Date | null;
-  statusCode: number | null;
-  latencyMs: number | null;
-  /** The first 1 KB of the answer, or the class of error why there was none; null for a private target's answer (never kept). */
-  response: string | null;
-  /** The attempt as the delivery's log keeps it. */
-  entry: AttemptEntry;
 }
 
 /**
