@@ -7,6 +7,7 @@ import { type EventRow, eventInsertFromSql, eventInsertSql } from '../events/sql
 import { jsonColumn, jsonInstant, type SqlRunner } from '../../db/sql.js';
 import { redactionPolicyRowsJson } from '../governance/sql.js';
 import type { Actor } from '../shared/access.js';
+import { afterInstantId } from '../shared/sql.js';
 import type { ConversationPosition, ConversationRange, ConversationRowFilter } from './conversationPages.js';
 
 // ---- conversations' pages
@@ -30,11 +31,7 @@ function rangeQuery(range: ConversationRange, after: ConversationPosition | unde
     : range.withChildren
       ? Prisma.sql`"orgId" IN (SELECT o."id" FROM "Organization" o WHERE o."id" = ${range.orgId}::uuid OR o."parentId" = ${range.orgId}::uuid)`
       : Prisma.sql`"orgId" = ${range.orgId}::uuid`;
-  // "after (t, i)" in (startTime desc, id asc) order. The first condition bounds the index scan (it
-  // starts at t); the second drops the rows at t up to and including i.
-  const keyset = after
-    ? Prisma.sql`AND "startTime" <= ${new Date(after.t).toISOString()}::timestamp(3) AND ("startTime" < ${new Date(after.t).toISOString()}::timestamp(3) OR "id" > ${after.i}::uuid)`
-    : Prisma.empty;
+  const keyset = afterInstantId('startTime', after);
   return Prisma.sql`(SELECT * FROM "Conversation" WHERE ${owner} AND "archived" = ${range.archived} ${rowFilterSql(range.where)} ${keyset} ORDER BY "startTime" DESC, "id" ASC LIMIT ${count(take)})`;
 }
 
@@ -543,12 +540,7 @@ export function callBatchesAfter(
           : Prisma.empty;
   const from = filter.createdFrom ? Prisma.sql`AND "createdAt" >= ${filter.createdFrom}::timestamp(3)` : Prisma.empty;
   const to = filter.createdTo ? Prisma.sql`AND "createdAt" < ${filter.createdTo}::timestamp(3)` : Prisma.empty;
-  // "after (t, i)" in (createdAt desc, id asc) order: the first condition bounds the index scan, the second drops
-  // the rows at t up to and including i (as the conversations' pages do)
-  const at = after ? new Date(after.t).toISOString() : null;
-  const keyset = after
-    ? Prisma.sql`AND "createdAt" <= ${at}::timestamp(3) AND ("createdAt" < ${at}::timestamp(3) OR "id" > ${after.i}::uuid)`
-    : Prisma.empty;
+  const keyset = afterInstantId('createdAt', after);
   return db.$queryRaw<CallBatch[]>`
     SELECT * FROM "CallBatch" WHERE "orgId" = ${filter.orgId}::uuid ${status} ${from} ${to} ${keyset}
     ORDER BY "createdAt" DESC, "id" ASC LIMIT ${take}::int`;

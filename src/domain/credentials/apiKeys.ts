@@ -16,6 +16,7 @@ import { type Actor, assertReach, isScope, SCOPES, type Scope } from '../shared/
 import { FULL_GRANT, type Grant, requireCredentialsWrite, requireMayGrant, requireMayManage } from './credentialGrants.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { absentToUndefined } from '../shared/inputParams.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
@@ -104,7 +105,7 @@ export const rollApiKeyInput = z.strictObject({
 export const emptyApiKeyInput = z.strictObject({});
 export const listApiKeysInput = z.strictObject({
   orgId: z
-    .preprocess((v) => (v === null ? undefined : v), z.uuid({ error: 'must be a UUID' }).optional())
+    .preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional())
     .describe("Whose keys: the caller's own organization (default) or, for an account, a child."),
 });
 

@@ -16,6 +16,7 @@ import { absent, instantInput, MAX_ROLL_OVERLAP_MS, scopesInput, targetOrg } fro
 import { requireCredentialsWrite, requireMayGrant, requireMayManage } from './credentialGrants.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
+import { absentToUndefined } from '../shared/inputParams.js';
 import { assertRoomFor, LIMIT_TRANSACTION_OPTIONS, LIST_LIMITS, lockOrganizationForLimit } from '../shared/listLimits.js';
 import { recordEvent } from '../events/log.js';
 import { uuidParam } from '../shared/ids.js';
@@ -78,7 +79,7 @@ export const setOAuthClientScopesInput = z.strictObject({ scopes: scopesInput.de
 export const emptyOAuthClientInput = z.strictObject({});
 export const listOAuthClientsInput = z.strictObject({
   orgId: z
-    .preprocess((v) => (v === null ? undefined : v), z.uuid({ error: 'must be a UUID' }).optional())
+    .preprocess(absentToUndefined, z.uuid({ error: 'must be a UUID' }).optional())
     .describe("Whose clients: the caller's own organization (default) or, for an account, a child."),
 });
 

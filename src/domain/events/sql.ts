@@ -3,6 +3,7 @@
 // through Prisma's client. Column lists are written once, here.
 import { Prisma, type WebhookDelivery } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
+import { afterInstantId } from '../shared/sql.js';
 import { type LogEventRow, unreadEvents } from '../../changes/sql.js';
 import type { LogPosition } from '../../changes/logPosition.js';
 
@@ -132,11 +133,7 @@ export function deliveriesAfter(
   const status = filter.status ? Prisma.sql`AND "status" = ${filter.status}` : Prisma.empty;
   const from = filter.from ? Prisma.sql`AND "createdAt" >= ${filter.from}::timestamp(3)` : Prisma.empty;
   const to = filter.to ? Prisma.sql`AND "createdAt" < ${filter.to}::timestamp(3)` : Prisma.empty;
-  const at = after ? new Date(after.t).toISOString() : null;
-  // the first condition bounds the index scan (endpointId, createdAt desc), the second drops the rows at t up to i
-  const keyset = after
-    ? Prisma.sql`AND "createdAt" <= ${at}::timestamp(3) AND ("createdAt" < ${at}::timestamp(3) OR "id" > ${after.i}::uuid)`
-    : Prisma.empty;
+  const keyset = afterInstantId('createdAt', after);
   return db.$queryRaw`
     SELECT "id", "endpointId", "eventId", "eventType", "status", "attempts", "lastAttemptAt", "statusCode", "latencyMs", "response",
            "nextAttemptAt", "createdAt"

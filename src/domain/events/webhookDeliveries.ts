@@ -11,7 +11,7 @@ import { batchOf } from '../shared/batch.js';
 import type { DomainDeps } from '../shared/deps.js';
 import { InvalidInput, NotFound, parseInput } from '../shared/errors.js';
 import { uuidParam } from '../shared/ids.js';
-import { cursorParam, integerParam } from '../shared/inputParams.js';
+import { absentToUndefined, cursorParam, integerParam } from '../shared/inputParams.js';
 import { openInstantIdCursor, pageCursorKey, sealCursor } from '../shared/pageCursors.js';
 import { cursorPaginationView, instantView, viewSchema } from '../shared/viewSchema.js';
 import { recordEvent } from './log.js';
@@ -145,10 +145,7 @@ export const webhookDeliveryListResponse = viewSchema<WebhookDeliveryPage>()(
 
 const deliveryFilters = {
   status: z
-    .preprocess(
-      (v) => (v === null ? undefined : v),
-      z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional(),
-    )
+    .preprocess(absentToUndefined, z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional())
     .describe('Only deliveries in this status.'),
   eventType: typeParam.describe('Event types, comma-separated; a family such as `closure.*` selects all of its types.'),
   from: instantParam.describe('Deliveries of events that occurred at or after this instant.'),

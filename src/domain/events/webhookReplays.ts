@@ -20,6 +20,7 @@ import { absentToUndefined } from '../shared/inputParams.js';
 import { instantInputSchema } from '../shared/timeFormats.js';
 import { instantView, viewSchema } from '../shared/viewSchema.js';
 import { recordEvent } from './log.js';
+import { instantParam } from './queries.js';
 import { lockUnfinishedReplay, lockWebhookEndpoint, pruneReplays, replayBatch } from './sql.js';
 import { ownEndpoint, type WebhookDeps } from './webhookEndpoints.js';
 
@@ -77,12 +78,11 @@ export const webhookReplayResponse = viewSchema<WebhookReplayView>()(
     .meta({ id: 'WebhookReplay' }),
 );
 
-const instantSchema = instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z');
-const asInstant = (v: unknown) => (v instanceof Date ? v.toISOString() : absentToUndefined(v));
-
 export const createWebhookReplayInput = z.strictObject({
-  from: z.preprocess(asInstant, instantSchema).describe('Replay the failed deliveries of events that occurred at or after this instant.'),
-  to: z.preprocess(asInstant, instantSchema.optional()).describe('… and before this one (default: now).'),
+  from: z
+    .preprocess(absentToUndefined, instantInputSchema('must be an ISO 8601 instant, e.g. 2026-03-01T00:00:00Z'))
+    .describe('Replay the failed deliveries of events that occurred at or after this instant.'),
+  to: instantParam.describe('… and before this one (default: now).'),
 });
 
 /** POST /v1/webhook-endpoints/{id}/replays: records the replay (pending) and its job; 409 while another is under way. */

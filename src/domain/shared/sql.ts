@@ -1,6 +1,8 @@
-// The SQL the contexts share: the organization row's locks, and which table holds an id.
+// The SQL the contexts share: the organization row's locks, which table holds an id, and the keyset of lists
+// ordered by an instant.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { SqlRunner } from '../../db/sql.js';
+import type { InstantIdPosition } from './pageCursors.js';
 
 /**
  * Locks an organization's row against other limit checks (FOR NO KEY UPDATE: inserts of rows that
@@ -49,4 +51,16 @@ export function tablesOfIds(db: SqlRunner, ids: readonly string[]): Promise<Node
       FROM ${Prisma.raw(`"${table}"`)} x JOIN "Organization" o ON o."id" = ${owner} WHERE x."id" = ANY(${[...ids]}::uuid[])`;
   });
   return db.$queryRaw`${Prisma.join(probes, ' UNION ALL ')}`;
+}
+
+/**
+ * The rows after `after` in a list ordered by the instant `column` descending, ties by id ascending (a page's
+ * keyset): the first condition bounds the index scan (it starts at t); the second drops the rows at t up to and
+ * including i. Nothing without a position (the first page).
+ */
+export function afterInstantId(column: 'createdAt' | 'startTime', after: InstantIdPosition | undefined): Prisma.Sql {
+  if (!after) return Prisma.empty;
+  const at = new Date(after.t).toISOString();
+  const col = Prisma.raw(`"${column}"`);
+  return Prisma.sql`AND ${col} <= ${at}::timestamp(3) AND (${col} < ${at}::timestamp(3) OR "id" > ${after.i}::uuid)`;
 }
